@@ -1,0 +1,204 @@
+package board
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// CreateBoard validates and stores a new board; ErrExists if the id is taken.
+func (s *Store) CreateBoard(ctx context.Context, b Board) (Board, error) {
+	b.Normalize()
+	if err := b.Validate(); err != nil {
+		return Board{}, err
+	}
+	now := s.now().UTC()
+	b.Created, b.Updated = now, now
+	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID)}, append([]any{"", 0, 0, "", "create"}, defFields(&b)...)...).Result()
+	if err != nil {
+		return Board{}, fmt.Errorf("board: create %q: %w", b.ID, err)
+	}
+	if st, _, err := status(reply); err != nil || st != "ok" {
+		if st == "exists" {
+			return Board{}, fmt.Errorf("board: create %q: %w", b.ID, ErrExists)
+		}
+		return Board{}, fmt.Errorf("board: create %q: %v %w", b.ID, st, err)
+	}
+	// The index of boards lives outside the board's hash slot, so it is a
+	// separate write; Boards skips ids whose definition is gone.
+	if err := s.rdb.SAdd(ctx, boardsKey, b.ID).Err(); err != nil {
+		return Board{}, fmt.Errorf("board: index %q: %w", b.ID, err)
+	}
+	return b, nil
+}
+
+// UpdateBoard replaces a board's definition. Order, tie-break and extra
+// fields are fixed at creation (ErrImmutable); periods, title, format, zone,
+// rank style and cap may change.
+func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
+	b.Normalize()
+	old, err := s.Board(ctx, b.ID)
+	if err != nil {
+		return Board{}, err
+	}
+	verr := b.Validate()
+	if ierr := checkImmutable(&old, &b); ierr != nil {
+		verr = errors.Join(verr, ierr)
+	}
+	if verr != nil {
+		return Board{}, verr
+	}
+	b.Created, b.Updated = old.Created, s.now().UTC()
+	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID)}, append([]any{"", 0, 0, "", "update"}, defFields(&b)...)...).Result()
+	if err != nil {
+		return Board{}, fmt.Errorf("board: update %q: %w", b.ID, err)
+	}
+	if st, _, _ := status(reply); st == "nf" {
+		return Board{}, fmt.Errorf("board: update %q: %w", b.ID, ErrNotFound)
+	}
+	return b, nil
+}
+
+// Board reads one board's definition; ErrNotFound if there is none.
+func (s *Store) Board(ctx context.Context, id string) (Board, error) {
+	m, err := s.rdb.HGetAll(ctx, defKey(id)).Result()
+	if err != nil {
+		return Board{}, fmt.Errorf("board: read %q: %w", id, err)
+	}
+	if len(m) == 0 {
+		return Board{}, fmt.Errorf("board %q: %w", id, ErrNotFound)
+	}
+	b, err := parseDef(m)
+	if err != nil {
+		return Board{}, fmt.Errorf("board: read %q: %w", id, err)
+	}
+	return b, nil
+}
+
+// Boards lists every board, ordered by title.
+func (s *Store) Boards(ctx context.Context) ([]Board, error) {
+	ids, err := s.rdb.SMembers(ctx, boardsKey).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: list: %w", err)
+	}
+	cmds := make([]*redis.MapStringStringCmd, len(ids))
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = p.HGetAll(ctx, defKey(id))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("board: list: %w", err)
+	}
+	out := make([]Board, 0, len(ids))
+	for _, c := range cmds {
+		if len(c.Val()) == 0 {
+			continue // deleted between the two reads, or a half-finished delete
+		}
+		b, err := parseDef(c.Val())
+		if err != nil {
+			return nil, fmt.Errorf("board: list: %w", err)
+		}
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b Board) int {
+		if c := strings.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// DeleteBoard removes a board and every score, name and change it holds.
+func (s *Store) DeleteBoard(ctx context.Context, id string) error {
+	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id)}
+	zsets, err := s.rdb.SMembers(ctx, periodsKey(id)).Result()
+	if err != nil {
+		return fmt.Errorf("board: delete %q: %w", id, err)
+	}
+	reply, err := scripts.dropboard.Run(ctx, s.rdb, keys, "", 0, 0, "").Result()
+	if err != nil {
+		return fmt.Errorf("board: delete %q: %w", id, err)
+	}
+	if st, _, _ := status(reply); st == "nf" {
+		return fmt.Errorf("board %q: %w", id, ErrNotFound)
+	}
+	if err := s.rdb.SRem(ctx, boardsKey, id).Err(); err != nil {
+		return fmt.Errorf("board: unindex %q: %w", id, err)
+	}
+	s.wrote(ctx, zsets...)
+	return nil
+}
+
+// defFields writes a definition as hash field/value pairs, readable in redis-cli.
+func defFields(b *Board) []any {
+	periods := make([]string, len(b.Periods))
+	for i, k := range b.Periods {
+		periods[i] = string(k)
+	}
+	fields := make([]string, len(b.Fields))
+	for i, f := range b.Fields {
+		dir := "asc"
+		if f.Desc {
+			dir = "desc"
+		}
+		fields[i] = f.Name + ":" + dir
+	}
+	return []any{
+		"id", b.ID,
+		"title", b.Title,
+		"format", string(b.Format.Type),
+		"decimals", strconv.Itoa(b.Format.Decimals),
+		"prefix", b.Format.Prefix,
+		"suffix", b.Format.Suffix,
+		"order", string(b.Order),
+		"periods", strings.Join(periods, ","),
+		"default_period", string(b.DefaultPeriod),
+		"time_zone", b.TimeZone,
+		"tie_break", string(b.TieBreak),
+		"rank_style", string(b.RankStyle),
+		"fields", strings.Join(fields, ","),
+		"cap", strconv.Itoa(b.Cap),
+		"created", b.Created.Format(time.RFC3339Nano),
+		"updated", b.Updated.Format(time.RFC3339Nano),
+	}
+}
+
+func parseDef(m map[string]string) (Board, error) {
+	b := Board{
+		ID:            m["id"],
+		Title:         m["title"],
+		Format:        Format{Type: FormatType(m["format"]), Prefix: m["prefix"], Suffix: m["suffix"]},
+		Order:         Order(m["order"]),
+		DefaultPeriod: Kind(m["default_period"]),
+		TimeZone:      m["time_zone"],
+		TieBreak:      TieBreak(m["tie_break"]),
+		RankStyle:     RankStyle(m["rank_style"]),
+	}
+	b.Format.Decimals, _ = strconv.Atoi(m["decimals"])
+	b.Cap, _ = strconv.Atoi(m["cap"])
+	for _, p := range strings.Split(m["periods"], ",") {
+		if p != "" {
+			b.Periods = append(b.Periods, Kind(p))
+		}
+	}
+	for _, f := range strings.Split(m["fields"], ",") {
+		if name, dir, ok := strings.Cut(f, ":"); ok {
+			b.Fields = append(b.Fields, Field{Name: name, Desc: dir == "desc"})
+		}
+	}
+	b.Created, _ = time.Parse(time.RFC3339Nano, m["created"])
+	b.Updated, _ = time.Parse(time.RFC3339Nano, m["updated"])
+	if err := b.Validate(); err != nil {
+		return Board{}, fmt.Errorf("stored definition of %q is invalid: %w", b.ID, err)
+	}
+	return b, nil
+}

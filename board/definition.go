@@ -1,0 +1,317 @@
+package board
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Order says which end of the board is the top.
+type Order string
+
+// Orders: points are higher-is-better, times and golf lower-is-better.
+const (
+	HigherIsBetter Order = "higher"
+	LowerIsBetter  Order = "lower"
+)
+
+// TieBreak orders members whose score and extra fields are equal.
+type TieBreak string
+
+// Tie-breaks. Earliest and Latest use the instant the member reached its
+// current score; Member is Redis' own order of equal scores (member bytes), for
+// boards that outside writers update with ZINCRBY.
+const (
+	Earliest TieBreak = "earliest"
+	Latest   TieBreak = "latest"
+	ByMember TieBreak = "member"
+)
+
+// RankStyle says how tied members are numbered.
+type RankStyle string
+
+// Rank styles: competition 1,2,2,4; dense 1,2,2,3; ordinal 1,2,3,4.
+const (
+	Competition RankStyle = "competition"
+	Dense       RankStyle = "dense"
+	Ordinal     RankStyle = "ordinal"
+)
+
+// FormatType says how a score is written for people.
+type FormatType string
+
+// Score formats.
+const (
+	Integer  FormatType = "integer"  // 1,234,567
+	Decimal  FormatType = "decimal"  // 1,234.50 with Format.Decimals places
+	Duration FormatType = "duration" // milliseconds shown as m:ss.mmm
+)
+
+// Format is how a board's scores are shown and which values it accepts.
+type Format struct {
+	Type     FormatType
+	Decimals int    // places for Decimal, 1-6
+	Prefix   string // shown before the number, e.g. "$"
+	Suffix   string // shown after the number, e.g. " pts"
+}
+
+// Field is an extra integer sort field that orders members whose primary
+// scores are equal ("clears desc, then revives asc").
+type Field struct {
+	Name string
+	Desc bool // higher values rank first
+}
+
+// Board is a leaderboard's definition. Order, TieBreak and Fields decide how
+// entries are encoded in Redis, so they cannot change once the board exists.
+type Board struct {
+	ID            string
+	Title         string
+	Format        Format
+	Order         Order
+	Periods       []Kind // enabled period kinds, kept in the order of Kinds
+	DefaultPeriod Kind   // the tab a board opens on; must be enabled
+	TimeZone      string // IANA name; periods are computed in it
+	TieBreak      TieBreak
+	RankStyle     RankStyle
+	Fields        []Field
+	Cap           int // keep only the best Cap members per period; 0 keeps all
+	Created       time.Time
+	Updated       time.Time
+
+	loc *time.Location
+}
+
+// Limits of a definition.
+const (
+	MaxFields     = 3
+	MaxTitleLen   = 120
+	MaxAffixLen   = 12
+	MaxCap        = 10_000_000
+	maxIDLen      = 64
+	maxDecimals   = 6
+	maxFieldName  = 32
+	defaultTZName = "UTC"
+)
+
+var (
+	boardIDPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	fieldNamePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+)
+
+// Location is the board's time zone; UTC until the board has been validated.
+func (b *Board) Location() *time.Location {
+	if b.loc == nil {
+		if loc, err := time.LoadLocation(b.TimeZone); err == nil && b.TimeZone != "" {
+			b.loc = loc
+		} else {
+			return time.UTC
+		}
+	}
+	return b.loc
+}
+
+// Enabled reports whether the board keeps periods of kind k.
+func (b *Board) Enabled(k Kind) bool { return slices.Contains(b.Periods, k) }
+
+// Current is the period of kind k that contains now in the board's zone.
+func (b *Board) Current(k Kind, now time.Time) Period {
+	return PeriodAt(k, now, b.Location())
+}
+
+// ParsePeriod reads a period of the board from its URL form: kind and key,
+// where an empty key means the current period.
+func (b *Board) ParsePeriod(kind, key string, now time.Time) (Period, error) {
+	k := b.DefaultPeriod
+	if kind != "" {
+		var err error
+		if k, err = ParseKind(kind); err != nil {
+			return Period{}, err
+		}
+	}
+	if !b.Enabled(k) {
+		return Period{}, fmt.Errorf("%w: board %q has no %s period", ErrPeriodDisabled, b.ID, k)
+	}
+	if key == "" {
+		return b.Current(k, now), nil
+	}
+	return ParsePeriod(k, key, b.Location())
+}
+
+// Normalize fills defaults: UTC, earliest tie-break, competition ranks, and a
+// default period. It runs before Validate.
+func (b *Board) Normalize() {
+	b.ID = strings.TrimSpace(b.ID)
+	b.Title = strings.TrimSpace(b.Title)
+	if b.TimeZone == "" {
+		b.TimeZone = defaultTZName
+	}
+	if b.TieBreak == "" {
+		b.TieBreak = Earliest
+	}
+	if b.RankStyle == "" {
+		b.RankStyle = Competition
+	}
+	if b.Order == "" {
+		b.Order = HigherIsBetter
+	}
+	if b.Format.Type == "" {
+		b.Format.Type = Integer
+	}
+	if len(b.Periods) == 0 {
+		b.Periods = []Kind{AllTime}
+	}
+	// Keep periods in canonical order without duplicates.
+	var ps []Kind
+	for _, k := range Kinds {
+		if slices.Contains(b.Periods, k) {
+			ps = append(ps, k)
+		}
+	}
+	for _, k := range b.Periods { // unknown kinds stay so Validate can name them
+		if !slices.Contains(Kinds, k) && !slices.Contains(ps, k) {
+			ps = append(ps, k)
+		}
+	}
+	b.Periods = ps
+	if b.DefaultPeriod == "" && len(ps) > 0 {
+		b.DefaultPeriod = ps[0]
+		if slices.Contains(ps, AllTime) {
+			b.DefaultPeriod = AllTime
+		}
+	}
+}
+
+// Validate checks every field and returns all problems at once, each a
+// *FieldError wrapping ErrInvalidBoard (see FieldErrors).
+func (b *Board) Validate() error {
+	var errs []error
+	add := func(field, format string, args ...any) {
+		errs = append(errs, fieldErr(ErrInvalidBoard, field, format, args...))
+	}
+	switch {
+	case b.ID == "":
+		add("id", "is required")
+	case len(b.ID) > maxIDLen:
+		add("id", "is longer than %d characters", maxIDLen)
+	case !boardIDPattern.MatchString(b.ID):
+		add("id", "may hold only lower-case letters, digits, '-' and '_', starting with a letter or digit")
+	}
+	switch {
+	case b.Title == "":
+		add("title", "is required")
+	case utf8.RuneCountInString(b.Title) > MaxTitleLen || !utf8.ValidString(b.Title) || hasControl(b.Title):
+		add("title", "must be printable text of at most %d characters", MaxTitleLen)
+	}
+	switch b.Format.Type {
+	case Integer, Duration:
+		if b.Format.Decimals != 0 {
+			add("format.decimals", "only decimal boards have decimal places")
+		}
+	case Decimal:
+		if b.Format.Decimals < 1 || b.Format.Decimals > maxDecimals {
+			add("format.decimals", "must be from 1 to %d", maxDecimals)
+		}
+	default:
+		add("format.type", "must be integer, decimal or duration")
+	}
+	for name, v := range map[string]string{"format.prefix": b.Format.Prefix, "format.suffix": b.Format.Suffix} {
+		if utf8.RuneCountInString(v) > MaxAffixLen || !utf8.ValidString(v) || hasControl(v) {
+			add(name, "must be printable text of at most %d characters", MaxAffixLen)
+		}
+	}
+	if b.Order != HigherIsBetter && b.Order != LowerIsBetter {
+		add("order", "must be higher or lower (which score is better)")
+	}
+	for _, k := range b.Periods {
+		if !slices.Contains(Kinds, k) {
+			add("periods", "%q is not one of day, week, month, year, all", k)
+		}
+	}
+	if len(b.Periods) == 0 {
+		add("periods", "enable at least one period")
+	}
+	if !b.Enabled(b.DefaultPeriod) {
+		add("default_period", "must be one of the enabled periods")
+	}
+	if loc, err := time.LoadLocation(b.TimeZone); err != nil || b.TimeZone == "Local" {
+		add("time_zone", "%q is not an IANA time zone such as Europe/Paris", b.TimeZone)
+	} else {
+		b.loc = loc
+	}
+	if b.TieBreak != Earliest && b.TieBreak != Latest && b.TieBreak != ByMember {
+		add("tie_break", "must be earliest, latest or member")
+	}
+	if b.RankStyle != Competition && b.RankStyle != Dense && b.RankStyle != Ordinal {
+		add("rank_style", "must be competition, dense or ordinal")
+	}
+	if len(b.Fields) > MaxFields {
+		add("fields", "at most %d extra sort fields", MaxFields)
+	}
+	seen := map[string]bool{}
+	for i, f := range b.Fields {
+		name := fmt.Sprintf("fields[%d].name", i)
+		switch {
+		case len(f.Name) == 0 || len(f.Name) > maxFieldName || !fieldNamePattern.MatchString(f.Name):
+			add(name, "must be 1-%d lower-case letters, digits or '_', starting with a letter", maxFieldName)
+		case seen[f.Name]:
+			add(name, "%q is used twice", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	if b.Cap < 0 || b.Cap > MaxCap {
+		add("cap", "must be from 0 (no cap) to %d", MaxCap)
+	}
+	return errors.Join(errs...)
+}
+
+// FieldErrors lists the field errors inside err, in order.
+func FieldErrors(err error) []*FieldError {
+	var out []*FieldError
+	var walk func(error)
+	walk = func(e error) {
+		if fe, ok := e.(*FieldError); ok {
+			out = append(out, fe)
+			return
+		}
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+		} else if u := errors.Unwrap(e); u != nil {
+			walk(u)
+		}
+	}
+	if err != nil {
+		walk(err)
+	}
+	return out
+}
+
+// checkImmutable refuses changes to what the stored entries were encoded with.
+func checkImmutable(old, upd *Board) error {
+	var errs []error
+	if old.Order != upd.Order {
+		errs = append(errs, fieldErr(ErrImmutable, "order", "cannot change after creation; create a new board"))
+	}
+	if old.TieBreak != upd.TieBreak {
+		errs = append(errs, fieldErr(ErrImmutable, "tie_break", "cannot change after creation; create a new board"))
+	}
+	if !slices.Equal(old.Fields, upd.Fields) {
+		errs = append(errs, fieldErr(ErrImmutable, "fields", "cannot change after creation; create a new board"))
+	}
+	return errors.Join(errs...)
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,36 @@
+package board
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors; callers map them to status codes with errors.Is.
+var (
+	ErrNotFound       = errors.New("not found")
+	ErrExists         = errors.New("already exists")
+	ErrInvalidBoard   = errors.New("invalid board definition")
+	ErrInvalidPeriod  = errors.New("invalid period")
+	ErrPeriodDisabled = errors.New("period not enabled on this board")
+	ErrInvalidScore   = errors.New("invalid score")
+	ErrInvalidMember  = errors.New("invalid member")
+	ErrInvalidInput   = errors.New("invalid input")
+	ErrImmutable      = errors.New("cannot change after creation")
+)
+
+// FieldError names the field of a definition or submission that is wrong, so a
+// form can show its message beside that field.
+type FieldError struct {
+	Field   string
+	Message string
+	kind    error
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Message) }
+
+// Unwrap lets errors.Is match the sentinel the field belongs to.
+func (e *FieldError) Unwrap() error { return e.kind }
+
+func fieldErr(kind error, field, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...), kind: kind}
+}

@@ -1,0 +1,76 @@
+package board
+
+import "strings"
+
+// Every Redis key the product uses is built here. A board's keys share the hash
+// tag {<board>} so that they sit on one Redis Cluster slot and one Lua script
+// may touch them all:
+//
+//	lb:boards                      set of board ids (the only untagged key)
+//	lb:{chess}:def                 hash: the board's definition
+//	lb:{chess}:names               hash: member id -> display name
+//	lb:{chess}:names:lc            hash: member id -> lower-cased name (to find its index entry)
+//	lb:{chess}:names:idx           zset, all scores 0: "<lower name>\x00<id>" for prefix search
+//	lb:{chess}:recent              list: recent changes, newest first, capped
+//	lb:{chess}:periods             set: the period zset keys that hold data
+//	lb:{chess}:idem:<key>          string with a TTL: the result of an idempotent submission
+//	lb:{chess}:all                 zset: all-time scores
+//	lb:{chess}:w:2026-W47          zset: that week's scores (d:2026-11-22, m:2026-11, y:2026)
+//	lb:{chess}:w:2026-W47:e        hash: member id -> its entry in the zset (tie-break boards)
+//	lb:{chess}:w:2026-W47:d        zset: one entry per tie group, for dense ranks
+//	lb:{chess}:w:2026-W47:c        hash: tie group -> how many members it holds
+const (
+	keyPrefix = "lb:"
+	boardsKey = keyPrefix + "boards"
+)
+
+// KeyPattern matches every key of every board; the live hub subscribes to it.
+const KeyPattern = keyPrefix + "*"
+
+func tagOf(id string) string { return keyPrefix + "{" + id + "}" }
+
+func defKey(id string) string          { return tagOf(id) + ":def" }
+func namesKey(id string) string        { return tagOf(id) + ":names" }
+func namesLowerKey(id string) string   { return tagOf(id) + ":names:lc" }
+func nameIndexKey(id string) string    { return tagOf(id) + ":names:idx" }
+func recentKey(id string) string       { return tagOf(id) + ":recent" }
+func periodsKey(id string) string      { return tagOf(id) + ":periods" }
+func idemKey(id, key string) string    { return tagOf(id) + ":idem:" + key }
+func entriesKey(zset string) string    { return zset + ":e" }
+func distinctKey(zset string) string   { return zset + ":d" }
+func groupCountKey(zset string) string { return zset + ":c" }
+
+// ZSetKey is the sorted set that holds a board's scores for one period.
+func ZSetKey(id string, p Period) string {
+	if p.Kind == AllTime {
+		return tagOf(id) + ":all"
+	}
+	return tagOf(id) + ":" + p.Kind.letter() + ":" + p.Key
+}
+
+// ParseZSetKey reads a board id, period kind and period key back from a score
+// sorted set's name; ok is false for every other key (definitions, indexes,
+// per-period helpers). The live hub uses it to map notifications to views.
+func ParseZSetKey(key string) (id string, k Kind, periodKey string, ok bool) {
+	rest, found := strings.CutPrefix(key, keyPrefix+"{")
+	if !found {
+		return "", "", "", false
+	}
+	id, rest, found = strings.Cut(rest, "}:")
+	if !found || id == "" {
+		return "", "", "", false
+	}
+	if rest == "all" {
+		return id, AllTime, "", true
+	}
+	letter, pk, found := strings.Cut(rest, ":")
+	if !found || strings.Contains(pk, ":") {
+		return "", "", "", false
+	}
+	for _, kind := range Kinds {
+		if kind != AllTime && kind.letter() == letter {
+			return id, kind, pk, true
+		}
+	}
+	return "", "", "", false
+}

@@ -1,0 +1,142 @@
+-- Prelude shared by every script (prepended at load time).
+-- ARGV[1] '1' when higher is better (read with ZREVRANGE), ARGV[2] prefix width
+-- (0: entries are bare member ids), ARGV[3] extra-fields width, ARGV[4] rank style.
+-- Positions are 0-based in read order (best first).
+local DESC = ARGV[1] == '1'
+local PW = tonumber(ARGV[2])
+local FW = tonumber(ARGV[3])
+local STYLE = ARGV[4]
+
+local function fmt(x) return string.format('%.17g', x) end
+
+local function entry_id(e)
+  if PW == 0 then return e end
+  return string.sub(e, PW + 2)
+end
+
+local function fields_of(e) return string.sub(e, 1, FW) end
+
+-- A tie group is the score with the extra fields; members in one group are tied.
+local function group_of(e, score) return fields_of(e) .. '@' .. fmt(tonumber(score)) end
+
+local function zrange(z, a, b)
+  if DESC then return redis.call('ZREVRANGE', z, a, b, 'WITHSCORES') end
+  return redis.call('ZRANGE', z, a, b, 'WITHSCORES')
+end
+
+local function pos_of(z, e)
+  local r
+  if DESC then r = redis.call('ZREVRANK', z, e) else r = redis.call('ZRANK', z, e) end
+  if r == false then return nil end
+  return r
+end
+
+-- Members whose score is strictly better than score (a Redis score string).
+local function count_better(z, score)
+  if DESC then return redis.call('ZCOUNT', z, '(' .. score, '+inf') end
+  return redis.call('ZCOUNT', z, '-inf', '(' .. score)
+end
+
+local function count_better_or_equal(z, score)
+  if DESC then return redis.call('ZCOUNT', z, score, '+inf') end
+  return redis.call('ZCOUNT', z, '-inf', score)
+end
+
+-- First position of the tie group of entry e at pos. Equal scores sit together
+-- ordered by entry bytes, whose leading part is the extra fields, so the group
+-- is a contiguous run ending at or after pos: a binary search by position
+-- finds its start in O(log(run) * log(N)).
+local function group_start(z, pos, e, score)
+  local lo = count_better(z, score)
+  if FW == 0 then return lo end
+  local f = fields_of(e)
+  local hi = pos
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if fields_of(zrange(z, mid, mid)[1]) == f then hi = mid else lo = mid + 1 end
+  end
+  return lo
+end
+
+local function group_end(z, pos, e, score)
+  local hi = count_better_or_equal(z, score) - 1
+  if FW == 0 then return hi end
+  local f = fields_of(e)
+  local lo = pos
+  while lo < hi do
+    local mid = math.floor((lo + hi + 1) / 2)
+    if fields_of(zrange(z, mid, mid)[1]) == f then lo = mid else hi = mid - 1 end
+  end
+  return lo
+end
+
+-- Dense rank from the zset of tie groups; 0 when the group is missing, which
+-- happens only when someone else wrote the zset (see Store.Reindex).
+local function dense_rank(d, e, score)
+  local g = group_of(e, score)
+  local r
+  if DESC then r = redis.call('ZREVRANK', d, g) else r = redis.call('ZRANK', d, g) end
+  if r == false then return 0 end
+  return r + 1
+end
+
+-- Rank of entry e (score string, position pos) in the board's style.
+local function rank_at(z, d, pos, e, score)
+  if STYLE == 'ordinal' then return pos + 1 end
+  if STYLE == 'dense' then return dense_rank(d, e, score) end
+  return group_start(z, pos, e, score) + 1
+end
+
+local function group_add(d, c, e, score)
+  local g = group_of(e, score)
+  if redis.call('HINCRBY', c, g, 1) == 1 then redis.call('ZADD', d, score, g) end
+end
+
+local function group_del(d, c, e, score)
+  local g = group_of(e, score)
+  if redis.call('HINCRBY', c, g, -1) <= 0 then
+    redis.call('HDEL', c, g)
+    redis.call('ZREM', d, g)
+  end
+end
+
+-- Rows from position offset: a flat list of entry, score, rank, name (false
+-- when unnamed). Only the first row's rank costs a lookup; later rows follow
+-- from whether they share the previous row's tie group.
+local function rows(z, d, names, offset, limit)
+  local out = {}
+  if limit <= 0 then return out end
+  local r = zrange(z, offset, offset + limit - 1)
+  local prev, rank
+  for i = 1, #r, 2 do
+    local e, s = r[i], r[i + 1]
+    local pos = offset + (i - 1) / 2
+    local g = group_of(e, s)
+    if i == 1 then
+      rank = rank_at(z, d, pos, e, s)
+    elseif STYLE == 'ordinal' then
+      rank = pos + 1
+    elseif g ~= prev then
+      if STYLE == 'dense' then
+        if rank > 0 then rank = rank + 1 end
+      else
+        rank = pos + 1
+      end
+    end
+    prev = g
+    out[#out + 1] = e
+    out[#out + 1] = s
+    out[#out + 1] = rank
+    out[#out + 1] = redis.call('HGET', names, entry_id(e))
+  end
+  return out
+end
+
+-- The entry a member holds in a period, or false.
+local function entry_of(z, e_key, id)
+  if PW == 0 then
+    if redis.call('ZSCORE', z, id) then return id end
+    return false
+  end
+  return redis.call('HGET', e_key, id)
+end

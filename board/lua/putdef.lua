@@ -1,0 +1,10 @@
+-- Create (ARGV[5] 'create') or update ('update') a board definition.
+-- KEYS: 1 def. ARGV: 6.. field, value pairs.
+-- Returns {'ok'}, {'exists'} or {'nf'}.
+local exists = redis.call('EXISTS', KEYS[1]) == 1
+if ARGV[5] == 'create' and exists then return {'exists'} end
+if ARGV[5] == 'update' and not exists then return {'nf'} end
+local args = {}
+for i = 6, #ARGV do args[#args + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(args))
+return {'ok'}

@@ -1,0 +1,47 @@
+-- Read a window of one period with ranks in one round trip.
+-- KEYS: 1 zset, 2 entries, 3 distinct, 4 names.
+-- ARGV (after the prelude's 4): 5 mode, then
+--   page:   6 offset, 7 limit
+--   around: 6 member id, 7 k (rows above and below)
+--   range:  6 min, 7 max (inclusive score bounds), 8 offset, 9 limit
+-- Returns {total, first position, matched, rows...}; around returns
+-- {'nf'} when the member is not on the board.
+local z, d, names = KEYS[1], KEYS[3], KEYS[4]
+local total = redis.call('ZCARD', z)
+local mode = ARGV[5]
+
+if mode == 'page' then
+  local offset, limit = tonumber(ARGV[6]), tonumber(ARGV[7])
+  local out = {total, offset, total}
+  for _, v in ipairs(rows(z, d, names, offset, limit)) do out[#out + 1] = v end
+  return out
+end
+
+if mode == 'around' then
+  local e = entry_of(z, KEYS[2], ARGV[6])
+  local pos = e and pos_of(z, e)
+  if not pos then return {'nf'} end
+  local k = tonumber(ARGV[7])
+  -- Keep the window full near either end by sliding it.
+  local start = pos - k
+  if start + 2 * k > total - 1 then start = total - 1 - 2 * k end
+  if start < 0 then start = 0 end
+  local out = {total, start, pos}
+  for _, v in ipairs(rows(z, d, names, start, 2 * k + 1)) do out[#out + 1] = v end
+  return out
+end
+
+if mode == 'range' then
+  local lo, hi = ARGV[6], ARGV[7]
+  local offset, limit = tonumber(ARGV[8]), tonumber(ARGV[9])
+  local first
+  if DESC then first = redis.call('ZCOUNT', z, '(' .. hi, '+inf')
+  else first = redis.call('ZCOUNT', z, '-inf', '(' .. lo) end
+  local matched = redis.call('ZCOUNT', z, lo, hi)
+  local n = matched - offset
+  if n > limit then n = limit end
+  local out = {total, first + offset, matched}
+  for _, v in ipairs(rows(z, d, names, first + offset, n)) do out[#out + 1] = v end
+  return out
+end
+return redis.error_reply('view: unknown mode ' .. tostring(mode))

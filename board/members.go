@@ -1,0 +1,191 @@
+package board
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Removed is one period a member was taken out of, with the score it had.
+type Removed struct {
+	Period Period
+	Score  float64
+}
+
+// RemoveMember takes a member out of one period, or, with a nil period, out
+// of every period that holds data (and forgets the display name).
+func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *Period) ([]Removed, error) {
+	b, err := s.Board(ctx, boardID)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckMember(member); err != nil {
+		return nil, fmt.Errorf("board: remove from %q: %w", boardID, err)
+	}
+	keys := []string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), periodsKey(b.ID)}
+	if p != nil {
+		z := ZSetKey(b.ID, *p)
+		keys = append(keys, z, entriesKey(z), distinctKey(z), groupCountKey(z))
+	}
+	reply, err := scripts.remove.Run(ctx, s.rdb, keys, append(prelude(&b), member)...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: remove %q from %q: %w", member, boardID, err)
+	}
+	st, rest, err := status(reply)
+	if err != nil {
+		return nil, fmt.Errorf("board: remove %q from %q: %w", member, boardID, err)
+	}
+	if st == "nf" {
+		return nil, fmt.Errorf("board %q: %w", boardID, ErrNotFound)
+	}
+	var out []Removed
+	var zsets []string
+	for i := 0; i+1 < len(rest); i += 2 {
+		z, _ := rest[i].(string)
+		score, _ := rest[i+1].(string)
+		_, k, key, ok := ParseZSetKey(z)
+		if !ok {
+			continue
+		}
+		per, err := ParsePeriod(k, key, b.Location())
+		if err != nil {
+			continue
+		}
+		v, _ := strconv.ParseFloat(score, 64)
+		out = append(out, Removed{Period: per, Score: v})
+		zsets = append(zsets, z)
+	}
+	s.wrote(ctx, zsets...)
+	return out, nil
+}
+
+// ResetPeriod empties one period of a board and returns how many members it held.
+func (s *Store) ResetPeriod(ctx context.Context, boardID string, p Period) (int, error) {
+	if _, err := s.Board(ctx, boardID); err != nil {
+		return 0, err
+	}
+	z := ZSetKey(boardID, p)
+	keys := []string{defKey(boardID), periodsKey(boardID), z, entriesKey(z), distinctKey(z), groupCountKey(z)}
+	reply, err := scripts.reset.Run(ctx, s.rdb, keys, "", 0, 0, "").Result()
+	if err != nil {
+		return 0, fmt.Errorf("board: reset %s of %q: %w", p, boardID, err)
+	}
+	st, rest, err := status(reply)
+	if err != nil {
+		return 0, fmt.Errorf("board: reset %s of %q: %w", p, boardID, err)
+	}
+	if st == "nf" {
+		return 0, fmt.Errorf("board %q: %w", boardID, ErrNotFound)
+	}
+	n, _ := rest[0].(int64)
+	s.wrote(ctx, z)
+	return int(n), nil
+}
+
+// SetName sets a member's display name and returns the previous one.
+func (s *Store) SetName(ctx context.Context, boardID, member, name string) (string, error) {
+	if err := CheckMember(member); err != nil {
+		return "", fmt.Errorf("board: rename in %q: %w", boardID, err)
+	}
+	if err := CheckName(name); err != nil {
+		return "", fmt.Errorf("board: rename %q in %q: %w", member, boardID, err)
+	}
+	keys := []string{defKey(boardID), namesKey(boardID), namesLowerKey(boardID), nameIndexKey(boardID)}
+	reply, err := scripts.rename.Run(ctx, s.rdb, keys, "", 0, 0, "", member, name, strings.ToLower(name)).Result()
+	if err != nil {
+		return "", fmt.Errorf("board: rename %q in %q: %w", member, boardID, err)
+	}
+	st, rest, err := status(reply)
+	if err != nil {
+		return "", fmt.Errorf("board: rename %q in %q: %w", member, boardID, err)
+	}
+	if st == "nf" {
+		return "", fmt.Errorf("board %q: %w", boardID, ErrNotFound)
+	}
+	prev, _ := rest[0].(string)
+	zsets, _ := s.rdb.SMembers(ctx, periodsKey(boardID)).Result()
+	s.wrote(ctx, zsets...) // names show on every period's page
+	return prev, nil
+}
+
+// Reindex rebuilds a period's tie-group index, which dense ranks read, from
+// its scores. The app keeps the index itself; a board that outside writers
+// change with ZINCRBY needs this (O(N)) before its dense ranks are right again.
+// Reads call it by themselves when they meet a group the index lacks.
+func (s *Store) Reindex(ctx context.Context, boardID string, p Period) (int, error) {
+	b, err := s.Board(ctx, boardID)
+	if err != nil {
+		return 0, err
+	}
+	return s.reindex(ctx, &b, p)
+}
+
+func (s *Store) reindex(ctx context.Context, b *Board, p Period) (int, error) {
+	z := ZSetKey(b.ID, p)
+	n, err := scripts.reindex.Run(ctx, s.rdb, []string{z, distinctKey(z), groupCountKey(z)}, prelude(b)...).Int()
+	if err != nil {
+		return 0, fmt.Errorf("board: reindex %s of %q: %w", p, b.ID, err)
+	}
+	return n, nil
+}
+
+// Activity is one entry of a board's recent changes.
+type Activity struct {
+	Time    time.Time
+	Member  string
+	Name    string
+	Op      Op
+	Value   float64
+	Changes []Change
+}
+
+// Recent lists up to n of a board's latest changes, newest first.
+func (s *Store) Recent(ctx context.Context, boardID string, n int) ([]Activity, error) {
+	b, err := s.Board(ctx, boardID)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.rdb.LRange(ctx, recentKey(boardID), 0, int64(n)-1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: recent of %q: %w", boardID, err)
+	}
+	out := make([]Activity, 0, len(raw))
+	var ids []string
+	for _, r := range raw {
+		var doc struct {
+			T       string       `json:"t"`
+			M       string       `json:"m"`
+			Op      string       `json:"op"`
+			V       string       `json:"v"`
+			Periods []changeJSON `json:"periods"`
+		}
+		if err := json.Unmarshal([]byte(r), &doc); err != nil {
+			continue // not ours; keep showing the rest
+		}
+		us, _ := strconv.ParseInt(doc.T, 10, 64)
+		v, _ := strconv.ParseFloat(doc.V, 64)
+		a := Activity{Time: time.UnixMicro(us), Member: doc.M, Op: Op(doc.Op), Value: v}
+		body, _ := json.Marshal(map[string]any{"periods": doc.Periods})
+		if res, err := decodeResult(&b, string(body)); err == nil {
+			a.Changes = res.Changes
+		}
+		out = append(out, a)
+		ids = append(ids, doc.M)
+	}
+	if len(ids) > 0 {
+		names, err := s.rdb.HMGet(ctx, namesKey(boardID), ids...).Result()
+		if err != nil {
+			return nil, fmt.Errorf("board: recent of %q: %w", boardID, err)
+		}
+		for i := range out {
+			out[i].Name, _ = names[i].(string)
+			if out[i].Name == "" {
+				out[i].Name = out[i].Member
+			}
+		}
+	}
+	return out, nil
+}

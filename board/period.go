@@ -1,0 +1,249 @@
+package board
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Kind is a period length. Its string form is what URLs and forms carry.
+type Kind string
+
+// The period kinds a board may enable.
+const (
+	Daily   Kind = "day"
+	Weekly  Kind = "week"
+	Monthly Kind = "month"
+	Yearly  Kind = "year"
+	AllTime Kind = "all"
+)
+
+// Kinds lists every kind from shortest to longest; pages show tabs in this order.
+var Kinds = []Kind{Daily, Weekly, Monthly, Yearly, AllTime}
+
+// ParseKind accepts the URL form of a kind ("day", "week", ...).
+func ParseKind(s string) (Kind, error) {
+	switch k := Kind(s); k {
+	case Daily, Weekly, Monthly, Yearly, AllTime:
+		return k, nil
+	}
+	return "", fmt.Errorf("%w: period %q is not one of day, week, month, year, all", ErrInvalidPeriod, s)
+}
+
+// letter is the kind's short form inside Redis keys.
+func (k Kind) letter() string {
+	switch k {
+	case Daily:
+		return "d"
+	case Weekly:
+		return "w"
+	case Monthly:
+		return "m"
+	case Yearly:
+		return "y"
+	}
+	return "all"
+}
+
+// Period is one concrete period of a kind: a day, an ISO week, a month, a year,
+// or all time. Start is inclusive and End exclusive, both in the zone the period
+// was computed in; the all-time period has zero Start and End.
+type Period struct {
+	Kind  Kind
+	Key   string // "2026-11-22", "2026-W47", "2026-11", "2026", or "" for all time
+	Start time.Time
+	End   time.Time
+}
+
+// String is the period's canonical identity, "week:2026-W47" or "all".
+func (p Period) String() string {
+	if p.Kind == AllTime {
+		return string(AllTime)
+	}
+	return string(p.Kind) + ":" + p.Key
+}
+
+// PeriodAt is the period of kind k that contains t, computed in loc.
+func PeriodAt(k Kind, t time.Time, loc *time.Location) Period {
+	t = t.In(loc)
+	y, m, d := t.Date()
+	switch k {
+	case Daily:
+		return dayPeriod(y, m, d, loc)
+	case Weekly:
+		wy, w := t.ISOWeek()
+		return weekPeriod(wy, w, loc)
+	case Monthly:
+		return monthPeriod(y, m, loc)
+	case Yearly:
+		return yearPeriod(y, loc)
+	}
+	return Period{Kind: AllTime}
+}
+
+// Prev is the period just before p; all time has none and returns itself.
+func (p Period) Prev() Period { return p.step(-1) }
+
+// Next is the period just after p; all time has none and returns itself.
+func (p Period) Next() Period { return p.step(1) }
+
+func (p Period) step(dir int) Period {
+	if p.Kind == AllTime {
+		return p
+	}
+	loc := p.Start.Location()
+	if dir < 0 {
+		// The last instant of the previous period is just before Start; stepping by
+		// period boundaries (never by subtracting one from a week number) keeps ISO
+		// week-years and DST right.
+		return PeriodAt(p.Kind, p.Start.Add(-time.Nanosecond), loc)
+	}
+	return PeriodAt(p.Kind, p.End, loc)
+}
+
+// Contains reports whether t falls inside p.
+func (p Period) Contains(t time.Time) bool {
+	if p.Kind == AllTime {
+		return true
+	}
+	return !t.Before(p.Start) && t.Before(p.End)
+}
+
+// midnight is the first instant of a calendar date in loc (y, m, d may be out
+// of range, as time.Date allows). Where a zone skips midnight (São Paulo's old
+// DST began at 00:00), time.Date lands in the previous day; the day then starts
+// at the transition instead.
+func midnight(y int, m time.Month, d int, loc *time.Location) time.Time {
+	y, m, d = time.Date(y, m, d, 12, 0, 0, 0, time.UTC).Date()
+	t := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	if ty, tm, td := t.Date(); ty != y || tm != m || td != d {
+		_, end := t.ZoneBounds()
+		if !end.IsZero() {
+			return end.In(loc)
+		}
+	}
+	return t
+}
+
+func dayPeriod(y int, m time.Month, d int, loc *time.Location) Period {
+	return Period{
+		Kind:  Daily,
+		Key:   fmt.Sprintf("%04d-%02d-%02d", y, int(m), d),
+		Start: midnight(y, m, d, loc),
+		End:   midnight(y, m, d+1, loc),
+	}
+}
+
+// isoWeekMonday is the Monday that starts ISO week w of ISO week-year wy:
+// 4 January is always in week 1.
+func isoWeekMonday(wy, w int, loc *time.Location) time.Time {
+	jan4 := time.Date(wy, time.January, 4, 12, 0, 0, 0, time.UTC)
+	back := (int(jan4.Weekday()) + 6) % 7 // days since Monday
+	return midnight(wy, time.January, 4-back+(w-1)*7, loc)
+}
+
+func weekPeriod(wy, w int, loc *time.Location) Period {
+	return Period{
+		Kind:  Weekly,
+		Key:   fmt.Sprintf("%04d-W%02d", wy, w),
+		Start: isoWeekMonday(wy, w, loc),
+		End:   isoWeekMonday(wy, w+1, loc),
+	}
+}
+
+// weeksIn is the number of ISO weeks of week-year wy: 53 when 28 December is in week 53.
+func weeksIn(wy int) int {
+	_, w := time.Date(wy, time.December, 28, 12, 0, 0, 0, time.UTC).ISOWeek()
+	return w
+}
+
+func monthPeriod(y int, m time.Month, loc *time.Location) Period {
+	return Period{
+		Kind:  Monthly,
+		Key:   fmt.Sprintf("%04d-%02d", y, int(m)),
+		Start: midnight(y, m, 1, loc),
+		End:   midnight(y, m+1, 1, loc),
+	}
+}
+
+func yearPeriod(y int, loc *time.Location) Period {
+	return Period{
+		Kind:  Yearly,
+		Key:   fmt.Sprintf("%04d", y),
+		Start: midnight(y, time.January, 1, loc),
+		End:   midnight(y+1, time.January, 1, loc),
+	}
+}
+
+// ParsePeriod reads a period key of kind k as it appears in URLs and Redis keys.
+// It accepts only the canonical form, so a key parses back to the same string it
+// was made from: "2026-11-22", "2026-W47", "2026-11", "2026"; all time takes ""
+// or "all". Years run from 1 to 9999.
+func ParsePeriod(k Kind, key string, loc *time.Location) (Period, error) {
+	bad := func(why string) (Period, error) {
+		return Period{}, fmt.Errorf("%w: %s key %q %s", ErrInvalidPeriod, k, key, why)
+	}
+	switch k {
+	case AllTime:
+		if key != "" && key != "all" {
+			return bad(`must be empty or "all"`)
+		}
+		return Period{Kind: AllTime}, nil
+	case Yearly:
+		y, ok := digits(key, 0, 4)
+		if !ok || len(key) != 4 || y < 1 {
+			return bad("is not a year like 2026")
+		}
+		return yearPeriod(y, loc), nil
+	case Monthly:
+		y, ok1 := digits(key, 0, 4)
+		m, ok2 := digits(key, 5, 2)
+		if !ok1 || !ok2 || len(key) != 7 || key[4] != '-' || y < 1 {
+			return bad("is not a month like 2026-11")
+		}
+		if m < 1 || m > 12 {
+			return bad("has no such month")
+		}
+		return monthPeriod(y, time.Month(m), loc), nil
+	case Weekly:
+		y, ok1 := digits(key, 0, 4)
+		w, ok2 := digits(key, 6, 2)
+		if !ok1 || !ok2 || len(key) != 8 || key[4] != '-' || key[5] != 'W' || y < 1 {
+			return bad("is not an ISO week like 2026-W47")
+		}
+		if w < 1 || w > weeksIn(y) {
+			return bad(fmt.Sprintf("is outside weeks 1-%d of %04d", weeksIn(y), y))
+		}
+		return weekPeriod(y, w, loc), nil
+	case Daily:
+		y, ok1 := digits(key, 0, 4)
+		m, ok2 := digits(key, 5, 2)
+		d, ok3 := digits(key, 8, 2)
+		if !ok1 || !ok2 || !ok3 || len(key) != 10 || key[4] != '-' || key[7] != '-' || y < 1 {
+			return bad("is not a date like 2026-11-22")
+		}
+		if m < 1 || m > 12 || d < 1 || d > daysIn(y, time.Month(m)) {
+			return bad("is not a date on the calendar")
+		}
+		return dayPeriod(y, time.Month(m), d, loc), nil
+	}
+	return Period{}, fmt.Errorf("%w: unknown period kind %q", ErrInvalidPeriod, k)
+}
+
+func daysIn(y int, m time.Month) int {
+	return time.Date(y, m+1, 0, 12, 0, 0, 0, time.UTC).Day()
+}
+
+// digits reads n ASCII digits of s at off; signs, spaces and short input fail.
+func digits(s string, off, n int) (int, bool) {
+	if off+n > len(s) {
+		return 0, false
+	}
+	for i := off; i < off+n; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	v, err := strconv.Atoi(s[off : off+n])
+	return v, err == nil
+}

@@ -1,0 +1,363 @@
+package board
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Read limits.
+const (
+	MaxPageSize    = 1000
+	MaxAround      = 100
+	MaxRankMembers = 1000
+	searchBudget   = 2000 // name-index entries one search may examine
+)
+
+// Entry is one row of a board.
+type Entry struct {
+	Rank     int
+	Position int // 0-based place in board order; differs from Rank-1 at ties
+	Member   string
+	Name     string
+	Score    float64
+	Fields   []int64 // extra sort field values, when the board has any
+}
+
+// Page is a window of one period of a board.
+type Page struct {
+	Period  Period
+	Total   int // members in the period
+	Offset  int // position of the first entry
+	Matched int // members a score-range query matched; Total for plain pages
+	Entries []Entry
+}
+
+func checkWindow(offset, limit int) error {
+	if offset < 0 {
+		return fieldErr(ErrInvalidInput, "offset", "must not be negative")
+	}
+	if limit < 1 || limit > MaxPageSize {
+		return fieldErr(ErrInvalidInput, "limit", "must be from 1 to %d", MaxPageSize)
+	}
+	return nil
+}
+
+// Page reads entries offset..offset+limit-1 of a period with ranks in the
+// board's style: one round trip, whatever the board's size and ties.
+func (s *Store) Page(ctx context.Context, b *Board, p Period, offset, limit int) (Page, error) {
+	if err := checkWindow(offset, limit); err != nil {
+		return Page{}, err
+	}
+	return s.view(ctx, b, p, "page", offset, limit)
+}
+
+// Top is the first n entries of a period.
+func (s *Store) Top(ctx context.Context, b *Board, p Period, n int) (Page, error) {
+	return s.Page(ctx, b, p, 0, n)
+}
+
+// Around is the k entries above and below a member, with the same tied ranks
+// as the full board; near either end the window slides to stay 2k+1 long.
+// Page.Offset is the window's first position; the member's own position is
+// returned beside it. ErrNotFound if the member has no score in the period.
+func (s *Store) Around(ctx context.Context, b *Board, p Period, member string, k int) (Page, int, error) {
+	if err := CheckMember(member); err != nil {
+		return Page{}, 0, err
+	}
+	if k < 0 || k > MaxAround {
+		return Page{}, 0, fieldErr(ErrInvalidInput, "radius", "must be from 0 to %d", MaxAround)
+	}
+	pg, err := s.view(ctx, b, p, "around", member, k)
+	if err != nil {
+		return Page{}, 0, err
+	}
+	return pg, pg.Matched, nil
+}
+
+// RangeByScore lists the members whose score lies in [min, max], best first,
+// offset and limit counting within the range. Page.Matched is the range's size.
+func (s *Store) RangeByScore(ctx context.Context, b *Board, p Period, min, max float64, offset, limit int) (Page, error) {
+	if err := checkWindow(offset, limit); err != nil {
+		return Page{}, err
+	}
+	lo, hi, err := scoreBounds(min, max)
+	if err != nil {
+		return Page{}, err
+	}
+	return s.view(ctx, b, p, "range", lo, hi, offset, limit)
+}
+
+// CountRange counts the members whose score lies in [min, max].
+func (s *Store) CountRange(ctx context.Context, b *Board, p Period, min, max float64) (int, error) {
+	lo, hi, err := scoreBounds(min, max)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.rdb.ZCount(ctx, ZSetKey(b.ID, p), lo, hi).Result()
+	if err != nil {
+		return 0, fmt.Errorf("board: count %s of %q: %w", p, b.ID, err)
+	}
+	return int(n), nil
+}
+
+// Total is the number of members in a period.
+func (s *Store) Total(ctx context.Context, b *Board, p Period) (int, error) {
+	n, err := s.rdb.ZCard(ctx, ZSetKey(b.ID, p)).Result()
+	if err != nil {
+		return 0, fmt.Errorf("board: total %s of %q: %w", p, b.ID, err)
+	}
+	return int(n), nil
+}
+
+func scoreBounds(min, max float64) (string, string, error) {
+	if math.IsNaN(min) || math.IsNaN(max) {
+		return "", "", fieldErr(ErrInvalidInput, "min", "score bounds must be numbers")
+	}
+	if min > max {
+		return "", "", fieldErr(ErrInvalidInput, "min", "must not be above max")
+	}
+	f := func(v float64) string {
+		switch {
+		case math.IsInf(v, 1):
+			return "+inf"
+		case math.IsInf(v, -1):
+			return "-inf"
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return f(min), f(max), nil
+}
+
+func (s *Store) view(ctx context.Context, b *Board, p Period, mode string, margs ...any) (Page, error) {
+	z := ZSetKey(b.ID, p)
+	keys := []string{z, entriesKey(z), distinctKey(z), namesKey(b.ID)}
+	args := append(append(prelude(b), mode), margs...)
+	for attempt := 0; ; attempt++ {
+		reply, err := scripts.view.Run(ctx, s.rdb, keys, args...).Result()
+		if err != nil {
+			return Page{}, fmt.Errorf("board: %s %s of %q: %w", mode, p, b.ID, err)
+		}
+		arr, _ := reply.([]any)
+		if len(arr) == 1 {
+			return Page{}, fmt.Errorf("board: member %q is not on %s of %q: %w", margs[0], p, b.ID, ErrNotFound)
+		}
+		if len(arr) < 3 {
+			return Page{}, fmt.Errorf("board: %s %s of %q: short reply", mode, p, b.ID)
+		}
+		pg := Page{Period: p, Total: toInt(arr[0]), Offset: toInt(arr[1]), Matched: toInt(arr[2])}
+		enc := encodingOf(b)
+		stale := false
+		for i := 3; i+3 < len(arr); i += 4 {
+			e := entryOf(enc, arr[i], arr[i+1], arr[i+3])
+			e.Rank = toInt(arr[i+2])
+			e.Position = pg.Offset + len(pg.Entries)
+			stale = stale || e.Rank == 0
+			pg.Entries = append(pg.Entries, e)
+		}
+		if !stale || attempt > 0 {
+			return pg, nil
+		}
+		if _, err := s.reindex(ctx, b, p); err != nil {
+			return Page{}, err
+		}
+	}
+}
+
+func entryOf(enc encoding, entry, score, name any) Entry {
+	es, _ := entry.(string)
+	ss, _ := score.(string)
+	id, fields := enc.split(es)
+	v, _ := strconv.ParseFloat(ss, 64)
+	n, _ := name.(string)
+	if n == "" {
+		n = id
+	}
+	return Entry{Member: id, Name: n, Score: v, Fields: fields}
+}
+
+func toInt(v any) int {
+	switch x := v.(type) {
+	case int64:
+		return int(x)
+	case string:
+		n, _ := strconv.Atoi(x)
+		return n
+	}
+	return 0
+}
+
+// Standing is a member's place in one period.
+type Standing struct {
+	Period   Period
+	Member   string
+	Name     string
+	Ranked   bool // false: no score in this period
+	Score    float64
+	Rank     int
+	Position int
+	Total    int // members in the period
+	Worse    int // members ranked strictly below (not tied)
+}
+
+// Percentile is the share of the other members that rank strictly below this
+// one, 0-100: the best member is at 100, the worst at 0, tied members equal.
+func (st Standing) Percentile() float64 {
+	if !st.Ranked {
+		return 0
+	}
+	if st.Total <= 1 {
+		return 100
+	}
+	return 100 * float64(st.Worse) / float64(st.Total-1)
+}
+
+// Ranks is the standing of each listed member (friends, a team) in a period,
+// in the order given; members without a score come back unranked.
+func (s *Store) Ranks(ctx context.Context, b *Board, p Period, members []string) ([]Standing, error) {
+	if len(members) > MaxRankMembers {
+		return nil, fieldErr(ErrInvalidInput, "members", "at most %d at once", MaxRankMembers)
+	}
+	for _, m := range members {
+		if err := CheckMember(m); err != nil {
+			return nil, err
+		}
+	}
+	out, err := s.standings(ctx, b, []Period{p}, members)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// Member is a member's standing in the current period of every enabled kind.
+func (s *Store) Member(ctx context.Context, b *Board, member string) ([]Standing, error) {
+	if err := CheckMember(member); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	ps := make([]Period, len(b.Periods))
+	for i, k := range b.Periods {
+		ps[i] = b.Current(k, now)
+	}
+	out, err := s.standings(ctx, b, ps, []string{member})
+	if err != nil {
+		return nil, err
+	}
+	sts := make([]Standing, len(out))
+	for i := range out {
+		sts[i] = out[i][0]
+	}
+	return sts, nil
+}
+
+// PageOf is the 1-based page a member is on at the given page size.
+func (s *Store) PageOf(ctx context.Context, b *Board, p Period, member string, size int) (int, error) {
+	if size < 1 || size > MaxPageSize {
+		return 0, fieldErr(ErrInvalidInput, "size", "must be from 1 to %d", MaxPageSize)
+	}
+	sts, err := s.Ranks(ctx, b, p, []string{member})
+	if err != nil {
+		return 0, err
+	}
+	if !sts[0].Ranked {
+		return 0, fmt.Errorf("board: member %q is not on %s of %q: %w", member, p, b.ID, ErrNotFound)
+	}
+	return sts[0].Position/size + 1, nil
+}
+
+func (s *Store) standings(ctx context.Context, b *Board, ps []Period, members []string) ([][]Standing, error) {
+	keys := []string{namesKey(b.ID)}
+	for _, p := range ps {
+		z := ZSetKey(b.ID, p)
+		keys = append(keys, z, entriesKey(z), distinctKey(z))
+	}
+	args := prelude(b)
+	for _, m := range members {
+		args = append(args, m)
+	}
+	for attempt := 0; ; attempt++ {
+		reply, err := scripts.standing.Run(ctx, s.rdb, keys, args...).Result()
+		if err != nil {
+			return nil, fmt.Errorf("board: ranks in %q: %w", b.ID, err)
+		}
+		periods, _ := reply.([]any)
+		if len(periods) != len(ps) {
+			return nil, fmt.Errorf("board: ranks in %q: reply has %d periods, want %d", b.ID, len(periods), len(ps))
+		}
+		out := make([][]Standing, len(ps))
+		stale := -1
+		for i, raw := range periods {
+			per, _ := raw.([]any)
+			if len(per) != len(members)+1 {
+				return nil, fmt.Errorf("board: ranks in %q: short reply", b.ID)
+			}
+			total := toInt(per[0])
+			for j, m := range members {
+				row, _ := per[j+1].([]any)
+				st := Standing{Period: ps[i], Member: m, Total: total}
+				if len(row) == 5 {
+					st.Name, _ = row[4].(string)
+					if sc, ok := row[0].(string); ok {
+						st.Ranked = true
+						st.Score, _ = strconv.ParseFloat(sc, 64)
+						st.Rank, st.Position, st.Worse = toInt(row[1]), toInt(row[2]), toInt(row[3])
+						if st.Rank == 0 {
+							stale = i
+						}
+					}
+				}
+				if st.Name == "" {
+					st.Name = m
+				}
+				out[i] = append(out[i], st)
+			}
+		}
+		if stale < 0 || attempt > 0 {
+			return out, nil
+		}
+		if _, err := s.reindex(ctx, b, ps[stale]); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Search finds members of a period whose display name starts with prefix
+// (case-insensitive) through the name index, never scanning the scores. It
+// returns at most limit entries, best first; complete is false when it
+// stopped after examining its budget of index entries.
+func (s *Store) Search(ctx context.Context, b *Board, p Period, prefix string, limit int) (entries []Entry, complete bool, err error) {
+	if limit < 1 || limit > MaxPageSize {
+		return nil, false, fieldErr(ErrInvalidInput, "limit", "must be from 1 to %d", MaxPageSize)
+	}
+	if strings.TrimSpace(prefix) == "" || hasControl(prefix) || len(prefix) > MaxMemberLen {
+		return nil, false, fieldErr(ErrInvalidInput, "q", "must be 1-%d printable characters", MaxMemberLen)
+	}
+	z := ZSetKey(b.ID, p)
+	keys := []string{z, entriesKey(z), distinctKey(z), namesKey(b.ID), nameIndexKey(b.ID)}
+	args := append(prelude(b), strings.ToLower(prefix), limit, searchBudget)
+	reply, err := scripts.search.Run(ctx, s.rdb, keys, args...).Result()
+	if err != nil {
+		return nil, false, fmt.Errorf("board: search %s of %q: %w", p, b.ID, err)
+	}
+	arr, _ := reply.([]any)
+	if len(arr) == 0 {
+		return nil, false, errors.New("board: search: empty reply")
+	}
+	for i := 1; i+4 < len(arr); i += 5 {
+		id, _ := arr[i].(string)
+		sc, _ := arr[i+1].(string)
+		v, _ := strconv.ParseFloat(sc, 64)
+		name, _ := arr[i+4].(string)
+		if name == "" {
+			name = id
+		}
+		entries = append(entries, Entry{Member: id, Name: name, Score: v, Rank: toInt(arr[i+2]), Position: toInt(arr[i+3])})
+	}
+	slices.SortFunc(entries, func(a, b Entry) int { return a.Position - b.Position })
+	return entries, toInt(arr[0]) == 1, nil
+}
