@@ -27,6 +27,7 @@ lint: vet
 # Short fuzzing sessions of every parser of outside input.
 fuzz: deps-test
 	$(GO) test ./board -run '^$$' -fuzz FuzzParsePeriod -fuzztime 30s
+	$(GO) test ./board -run '^$$' -fuzz FuzzCheckScore -fuzztime 30s
 
 # Benchmarks on a 1,000,000-member board next to redis-benchmark on the same machine.
 bench: deps-test

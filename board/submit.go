@@ -99,35 +99,7 @@ func (s *Store) Submit(ctx context.Context, boardID string, sub Submission) (Res
 	if err := CheckSubmission(&b, &sub); err != nil {
 		return Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID, err)
 	}
-	enc := encodingOf(&b)
-	now := s.now()
-	name := sub.Name
-	lower := strings.ToLower(sub.Member)
-	if name != "" {
-		lower = strings.ToLower(name)
-	}
-	fields := ""
-	if sub.Fields != nil {
-		fields = enc.fieldsPart(sub.Fields)
-	}
-	decimals := -1
-	if b.Format.Type == Decimal {
-		decimals = b.Format.Decimals
-	}
-	idem := idemKey(b.ID, sub.IdempotencyKey)
-	keys := []string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idem}
-	args := append(prelude(&b),
-		string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, enc.fieldsPart(nil), enc.timePart(now),
-		sub.Member, name, lower, decimals, strconv.FormatFloat(b.Format.MaxScore(), 'g', -1, 64), b.Cap,
-		sub.IdempotencyKey, int(s.idemTTL.Seconds()), now.UnixMicro(), s.recentLen)
-	var zsets []string
-	for _, k := range b.Periods {
-		p := b.Current(k, now)
-		z := ZSetKey(b.ID, p)
-		zsets = append(zsets, z)
-		keys = append(keys, z, entriesKey(z), distinctKey(z), groupCountKey(z))
-		args = append(args, p.String())
-	}
+	keys, args, zsets := s.submitCall(&b, &sub, s.now())
 	reply, err := scripts.submit.Run(ctx, s.rdb, keys, args...).Result()
 	if err != nil {
 		return Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID, err)
@@ -156,6 +128,38 @@ func (s *Store) Submit(ctx context.Context, boardID string, sub Submission) (Res
 		s.wrote(ctx, zsets...)
 	}
 	return res, nil
+}
+
+// submitCall builds the submit script's keys and arguments for a checked
+// submission at now, and names the score keys it writes.
+func (s *Store) submitCall(b *Board, sub *Submission, now time.Time) (keys []string, args []any, zsets []string) {
+	enc := encodingOf(b)
+	name := sub.Name
+	lower := strings.ToLower(sub.Member)
+	if name != "" {
+		lower = strings.ToLower(name)
+	}
+	fields := ""
+	if sub.Fields != nil {
+		fields = enc.fieldsPart(sub.Fields)
+	}
+	decimals := -1
+	if b.Format.Type == Decimal {
+		decimals = b.Format.Decimals
+	}
+	keys = []string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idemKey(b.ID, sub.IdempotencyKey)}
+	args = append(prelude(b),
+		string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, enc.fieldsPart(nil), enc.timePart(now),
+		sub.Member, name, lower, decimals, strconv.FormatFloat(b.Format.MaxScore(), 'g', -1, 64), b.Cap,
+		sub.IdempotencyKey, int(s.idemTTL.Seconds()), now.UnixMicro(), s.recentLen)
+	for _, k := range b.Periods {
+		p := b.Current(k, now)
+		z := ZSetKey(b.ID, p)
+		zsets = append(zsets, z)
+		keys = append(keys, z, entriesKey(z), distinctKey(z), groupCountKey(z))
+		args = append(args, p.String())
+	}
+	return keys, args, zsets
 }
 
 // changeJSON is one period of the submit script's result; empty scores and

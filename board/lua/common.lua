@@ -107,6 +107,7 @@ local function rows(z, d, names, offset, limit)
   local out = {}
   if limit <= 0 then return out end
   local r = zrange(z, offset, offset + limit - 1)
+  local ids = {}
   local prev, rank
   for i = 1, #r, 2 do
     local e, s = r[i], r[i + 1]
@@ -127,7 +128,12 @@ local function rows(z, d, names, offset, limit)
     out[#out + 1] = e
     out[#out + 1] = s
     out[#out + 1] = rank
-    out[#out + 1] = redis.call('HGET', names, entry_id(e))
+    out[#out + 1] = false
+    ids[#ids + 1] = entry_id(e)
+  end
+  if #ids > 0 then
+    local ns = redis.call('HMGET', names, unpack(ids))
+    for j = 1, #ids do out[4 * j] = ns[j] end
   end
   return out
 end

@@ -1,0 +1,139 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// bulkLoad submits n generated scores through the real submit script, pipelined
+// in batches: how the benchmarks and cost tests fill big boards quickly.
+func bulkLoad(tb testing.TB, s *Store, b *Board, n int, gen func(i int) Submission, now time.Time) {
+	tb.Helper()
+	ctx := context.Background()
+	if err := scripts.submit.Load(ctx, s.rdb).Err(); err != nil {
+		tb.Fatal(err)
+	}
+	const batch = 5000
+	for start := 0; start < n; start += batch {
+		pipe := s.rdb.Pipeline()
+		for i := start; i < min(n, start+batch); i++ {
+			sub := gen(i)
+			if err := CheckSubmission(b, &sub); err != nil {
+				tb.Fatal(err)
+			}
+			keys, args, _ := s.submitCall(b, &sub, now.Add(time.Duration(i)*time.Microsecond))
+			scripts.submit.EvalSha(ctx, pipe, keys, args...)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			tb.Fatalf("load: %v", err)
+		}
+	}
+}
+
+// commandCounter counts round trips (a pipeline is one).
+type commandCounter struct{ n atomic.Int64 }
+
+func (c *commandCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c *commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { c.n.Add(1); return next(ctx, cmd) }
+}
+func (c *commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
+}
+
+// serverCalls sums the calls of every command Redis ran, scripts' inner calls
+// included, as INFO commandstats reports them.
+func serverCalls(t *testing.T, rdb *redis.Client) int {
+	t.Helper()
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, line := range strings.Split(info, "\n") {
+		if !strings.HasPrefix(line, "cmdstat_") || strings.HasPrefix(line, "cmdstat_info:") {
+			continue
+		}
+		_, rest, _ := strings.Cut(line, "calls=")
+		n, _ := strconv.Atoi(strings.SplitN(rest, ",", 2)[0])
+		total += n
+	}
+	return total
+}
+
+// TestPageCostInAHugeTieGroup shows that ranks cost no scan: a 50-row page in
+// the middle of 100,000 members tied at 0 is one round trip, and Redis runs a
+// few dozen commands for it, not tens of thousands.
+func TestPageCostInAHugeTieGroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 100,000 members; run without -short")
+	}
+	f := newFixture(t)
+	b := f.board(Board{Fields: []Field{{Name: "level", Desc: true}}})
+	now := f.clock.Now()
+	const tied = 100_000
+	bulkLoad(t, f.store, b, tied+200, func(i int) Submission {
+		switch {
+		case i < 100: // above the group
+			return Submission{Member: fmt.Sprintf("top%03d", i), Score: float64(1000 - i), Op: Set}
+		case i < 200: // same score, but a better extra field: ranks above the group
+			return Submission{Member: fmt.Sprintf("lvl%03d", i), Score: 0, Op: Set, Fields: []int64{int64(i)}}
+		}
+		return Submission{Member: fmt.Sprintf("m%06d", i), Score: 0, Op: Set}
+	}, now)
+	all := b.Current(AllTime, now)
+	if _, err := f.store.Page(f.ctx, b, all, 0, 1); err != nil { // loads the script once (EVALSHA falls back to EVAL)
+		t.Fatal(err)
+	}
+	stats := srv.Client(t) // INFO on its own connection, outside the count
+	counter := &commandCounter{}
+	f.rdb.AddHook(counter)
+	for _, style := range []RankStyle{Competition, Dense, Ordinal} {
+		b.RankStyle = style
+		for _, offset := range []int{0, 150, 250, 50_000, tied + 150} {
+			calls := serverCalls(t, stats)
+			before := counter.n.Load()
+			pg, err := f.store.Page(f.ctx, b, all, offset, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			trips := counter.n.Load() - before
+			inner := serverCalls(t, stats) - calls - 1 // less the first INFO
+			if trips != 1 || inner > 40 {
+				t.Fatalf("%s page at %d: %d round trips, %d Redis commands", style, offset, trips, inner)
+			}
+			t.Logf("%-11s page of 50 at %6d: %d round trip, %d commands inside Redis", style, offset, trips, inner)
+			if len(pg.Entries) != 50 || pg.Total != tied+200 {
+				t.Fatalf("%s page at %d: %d rows of %d", style, offset, len(pg.Entries), pg.Total)
+			}
+			var want int
+			switch {
+			case style == Ordinal:
+				want = offset + 1
+			case offset < 200:
+				want = offset + 1 // distinct scores and levels down to position 199
+			case style == Competition:
+				want = 201
+			default:
+				want = 201 // 100 scores + 100 levels above, then the group
+			}
+			if got := pg.Entries[0].Rank; got != want {
+				t.Fatalf("%s page at %d: first rank %d, want %d", style, offset, got, want)
+			}
+			if style != Ordinal && offset >= 200 && pg.Entries[49].Rank != want {
+				t.Fatalf("%s: tied rows ranked differently: %d", style, pg.Entries[49].Rank)
+			}
+		}
+		st, err := f.store.Ranks(f.ctx, b, all, []string{"m050000"})
+		if err != nil || !st[0].Ranked {
+			t.Fatal(st, err)
+		}
+	}
+}
