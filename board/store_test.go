@@ -719,3 +719,89 @@ func TestDisplay(t *testing.T) {
 		}
 	}
 }
+
+func TestRecentChangesAndWriteHook(t *testing.T) {
+	f := newFixture(t)
+	var mu sync.Mutex
+	var written []string
+	f.store = NewStore(f.rdb, WithClock(f.clock.Now), WithRecentLen(3), WithWriteHook(func(_ context.Context, keys ...string) {
+		mu.Lock()
+		written = append(written, keys...)
+		mu.Unlock()
+	}))
+	b := f.board(Board{Periods: []Kind{Weekly, AllTime}})
+	for i := range 5 {
+		if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: fmt.Sprintf("p%d", i), Name: fmt.Sprintf("Player %d", i), Score: float64(i + 1), Op: Set}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acts, err := f.store.Recent(f.ctx, b.ID, 10)
+	if err != nil || len(acts) != 3 {
+		t.Fatalf("recent: %d entries, %v (capped at 3)", len(acts), err)
+	}
+	a := acts[0]
+	if a.Member != "p4" || a.Name != "Player 4" || a.Op != Set || a.Value != 5 || len(a.Changes) != 2 || a.Changes[1].After != (Place{true, 5, 1}) {
+		t.Fatalf("newest change: %+v", a)
+	}
+	if !a.Time.After(acts[1].Time) {
+		t.Fatalf("not newest first: %v then %v", a.Time, acts[1].Time)
+	}
+	week := ZSetKey(b.ID, b.Current(Weekly, f.clock.Now()))
+	if len(written) != 10 || written[0] != week {
+		t.Fatalf("write hook saw %v", written)
+	}
+}
+
+func TestBoardParsePeriod(t *testing.T) {
+	b := &Board{ID: "x", Title: "x", Periods: []Kind{Weekly, AllTime}, DefaultPeriod: Weekly, TimeZone: "America/New_York"}
+	b.Normalize()
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC) // Sunday evening in New York
+	p, err := b.ParsePeriod("", "", now)
+	if err != nil || p.Key != "2026-W47" {
+		t.Fatalf("default period: %+v %v", p, err)
+	}
+	if p, err = b.ParsePeriod("week", "2021-W01", now); err != nil || p.Start.Format(time.RFC3339) != "2021-01-04T00:00:00-05:00" {
+		t.Fatalf("past week: %+v %v", p, err)
+	}
+	if _, err := b.ParsePeriod("day", "", now); !errors.Is(err, ErrPeriodDisabled) {
+		t.Fatalf("disabled kind: %v", err)
+	}
+	if _, err := b.ParsePeriod("week", "2021-W99", now); !errors.Is(err, ErrInvalidPeriod) {
+		t.Fatalf("bad key: %v", err)
+	}
+	if _, err := b.ParsePeriod("fortnight", "", now); !errors.Is(err, ErrInvalidPeriod) {
+		t.Fatalf("bad kind: %v", err)
+	}
+}
+
+func TestParseZSetKey(t *testing.T) {
+	tests := []struct {
+		key  string
+		id   string
+		kind Kind
+		pk   string
+		ok   bool
+	}{
+		{"lb:{chess}:all", "chess", AllTime, "", true},
+		{"lb:{chess}:w:2026-W47", "chess", Weekly, "2026-W47", true},
+		{"lb:{chess}:d:2026-11-22", "chess", Daily, "2026-11-22", true},
+		{"lb:{chess}:w:2026-W47:e", "", "", "", false},
+		{"lb:{chess}:def", "", "", "", false},
+		{"lb:{chess}:names", "", "", "", false},
+		{"lb:boards", "", "", "", false},
+		{"other:{chess}:all", "", "", "", false},
+	}
+	for _, tc := range tests {
+		id, k, pk, ok := ParseZSetKey(tc.key)
+		if id != tc.id || k != tc.kind || pk != tc.pk || ok != tc.ok {
+			t.Errorf("ParseZSetKey(%q) = %q %q %q %v", tc.key, id, k, pk, ok)
+		}
+	}
+	p := PeriodAt(Monthly, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), time.UTC)
+	if id, k, pk, ok := ParseZSetKey(ZSetKey("a-b", p)); id != "a-b" || k != Monthly || pk != "2026-11" || !ok {
+		t.Errorf("round trip of %s", ZSetKey("a-b", p))
+	}
+}
