@@ -1,0 +1,170 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Config is everything the binary is told, parsed once at start and
+// validated; it is passed down, never read from globals.
+type Config struct {
+	Addr         string
+	RedisURL     string
+	Demo         bool
+	BaseURL      string
+	TimeZone     string
+	EmbedOrigins []string
+	LogFormat    string
+	LogLevel     slog.Level
+	Shutdown     time.Duration
+}
+
+// setting is one configuration entry: a flag, its environment variable, and
+// its default. --help and the README list the same table.
+type setting struct {
+	flag, env, def, help string
+	boolean              bool // a switch: --demo alone means true
+}
+
+var settings = []setting{
+	{"addr", "ADDR", ":8080", "address to listen on", false},
+	{"redis-url", "REDIS_URL", "", "Redis to use, e.g. redis://localhost:6379/0; empty runs on the embedded in-memory store", false},
+	{"demo", "DEMO", "false", "create three demo boards and keep submitting scores to them", true},
+	{"base-url", "BASE_URL", "", "public URL of the site, used in embed snippets (default: each request's own host)", false},
+	{"timezone", "DEFAULT_TZ", "UTC", "IANA time zone for boards created without one (the demo boards too)", false},
+	{"embed-origins", "EMBED_ORIGINS", "*", "origins that may frame /embed/ widgets, comma-separated (https://a.example,https://b.example), or * for any", false},
+	{"log-format", "LOG_FORMAT", "text", "log format: text or json", false},
+	{"log-level", "LOG_LEVEL", "info", "log level: debug, info, warn or error", false},
+	{"shutdown-timeout", "SHUTDOWN_TIMEOUT", "10s", "how long to wait for requests to finish on SIGINT/SIGTERM", false},
+}
+
+// parseConfig reads flags over environment variables over defaults. It
+// returns flag.ErrHelp after printing usage for --help.
+func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
+	fs := flag.NewFlagSet("web", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	vals := map[string]*string{}
+	bools := map[string]*bool{}
+	var envErrs []error
+	for _, s := range settings {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		if s.boolean {
+			b, err := strconv.ParseBool(def)
+			if err != nil {
+				envErrs = append(envErrs, fmt.Errorf("%s %q must be true or false (1 or 0)", s.env, def))
+			}
+			bools[s.flag] = fs.Bool(s.flag, b, s.help)
+			continue
+		}
+		vals[s.flag] = fs.String(s.flag, def, s.help)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(out)
+			return Config{}, err
+		}
+		return Config{}, fmt.Errorf("%w (see --help)", err)
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	if len(envErrs) > 0 {
+		return Config{}, errors.Join(envErrs...)
+	}
+	var cfg Config
+	var errs []error
+	cfg.Addr = *vals["addr"]
+	if cfg.Addr == "" {
+		errs = append(errs, errors.New("--addr/ADDR must not be empty"))
+	}
+	cfg.RedisURL = *vals["redis-url"]
+	if cfg.RedisURL != "" {
+		if u, err := url.Parse(cfg.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss" && u.Scheme != "unix") {
+			errs = append(errs, fmt.Errorf("--redis-url/REDIS_URL %q must be a redis://, rediss:// or unix:// URL", redact(cfg.RedisURL)))
+		}
+	}
+	cfg.Demo = *bools["demo"]
+	cfg.BaseURL = strings.TrimRight(*vals["base-url"], "/")
+	if cfg.BaseURL != "" {
+		if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
+			errs = append(errs, fmt.Errorf("--base-url/BASE_URL %q must be an absolute http(s) URL such as https://scores.example.com", cfg.BaseURL))
+		}
+	}
+	cfg.TimeZone = *vals["timezone"]
+	if _, err := time.LoadLocation(cfg.TimeZone); err != nil || cfg.TimeZone == "" || cfg.TimeZone == "Local" {
+		errs = append(errs, fmt.Errorf("--timezone/DEFAULT_TZ %q is not an IANA time zone such as Europe/Paris", cfg.TimeZone))
+	}
+	for _, o := range strings.Split(*vals["embed-origins"], ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		if o != "*" && o != "'self'" {
+			u, err := url.Parse(o)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || strings.ContainsAny(o, " ;'\"") {
+				errs = append(errs, fmt.Errorf("--embed-origins/EMBED_ORIGINS: %q is not an origin such as https://blog.example.com", o))
+				continue
+			}
+			o = u.Scheme + "://" + u.Host
+		}
+		cfg.EmbedOrigins = append(cfg.EmbedOrigins, o)
+	}
+	if len(cfg.EmbedOrigins) == 0 {
+		errs = append(errs, errors.New("--embed-origins/EMBED_ORIGINS must list at least one origin, or *"))
+	}
+	cfg.LogFormat = *vals["log-format"]
+	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("--log-format/LOG_FORMAT %q must be text or json", cfg.LogFormat))
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(*vals["log-level"])); err != nil {
+		errs = append(errs, fmt.Errorf("--log-level/LOG_LEVEL %q must be debug, info, warn or error", *vals["log-level"]))
+	}
+	var err error
+	cfg.Shutdown, err = time.ParseDuration(*vals["shutdown-timeout"])
+	if err != nil || cfg.Shutdown <= 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-timeout/SHUTDOWN_TIMEOUT %q must be a duration such as 10s", *vals["shutdown-timeout"]))
+	}
+	return cfg, errors.Join(errs...)
+}
+
+func usage(out io.Writer) {
+	fmt.Fprintln(out, "Usage: web [flags]\n\nPodium serves live leaderboards kept in Redis. Every flag may also be set by its")
+	fmt.Fprintln(out, "environment variable; a flag wins over the variable.")
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "flag\tenvironment\tdefault\tmeaning")
+	for _, s := range settings {
+		def := s.def
+		if def == "" {
+			def = "(none)"
+		}
+		fmt.Fprintf(tw, "--%s\t%s\t%s\t%s\n", s.flag, s.env, def, s.help)
+	}
+	tw.Flush()
+}
+
+// redact hides a password in a Redis URL before it reaches a log or error.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an unreadable URL)"
+	}
+	if u.User == nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}

@@ -1,0 +1,120 @@
+// Command web serves Podium: live leaderboards on Redis.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"podium/board"
+	"podium/web"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "web:", err)
+		os.Exit(1)
+	}
+}
+
+// run starts everything, serves until ctx ends, then shuts down in order:
+// stop taking requests, wait for them, stop the demo, close Redis.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig(args, getenv, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr)
+
+	rdb, storeOpts, closeRedis, err := openRedis(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeRedis()
+	store := board.NewStore(rdb, storeOpts...)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	demoDone := make(chan struct{})
+	if cfg.Demo {
+		go func() {
+			defer close(demoDone)
+			runDemo(ctx, store, rdb, cfg, log)
+		}()
+	} else {
+		close(demoDone)
+	}
+
+	srv := web.New(web.Options{
+		Store:        store,
+		Ready:        func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		BaseURL:      cfg.BaseURL,
+		EmbedOrigins: cfg.EmbedOrigins,
+		Logger:       log,
+	})
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	httpSrv := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpSrv.Serve(ln) }()
+	log.Info("podium is up", slog.String("url", localURL(ln.Addr())), slog.Bool("demo", cfg.Demo))
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", slog.Duration("timeout", cfg.Shutdown))
+	sctx, scancel := context.WithTimeout(context.Background(), cfg.Shutdown)
+	defer scancel()
+	err = httpSrv.Shutdown(sctx)
+	cancel()
+	<-demoDone
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func newLogger(cfg Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// localURL is the address a person on this machine can open.
+func localURL(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	host := tcp.IP.String()
+	if tcp.IP.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, fmt.Sprint(tcp.Port))
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Stages what playwright-go needs without downloading at run time:
+#   - Chromium from Debian (apt-get install -y chromium),
+#   - the playwright-core npm package at the version playwright-go pins,
+#   - a driver folder: package -> playwright-core, node -> this machine's node.
+# Idempotent and quick when done. Prints the driver folder on stdout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD/.cache/playwright"
+# The playwright-go release in go.mod pins its driver version (run.go).
+pwgo="$(go list -m -f '{{.Dir}}' github.com/playwright-community/playwright-go)"
+version="$(sed -n 's/^const playwrightCliVersion = "\(.*\)"/\1/p' "$pwgo/run.go")"
+[ -n "$version" ] || { echo "playwright-setup: cannot read playwrightCliVersion from $pwgo/run.go" >&2; exit 1; }
+
+chromium="${CHROMIUM:-}"
+if [ -z "$chromium" ]; then
+  chromium="$(command -v chromium || command -v chromium-browser || true)"
+fi
+if [ -z "$chromium" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "playwright-setup: installing Debian's chromium" >&2
+    apt-get update -qq >/dev/null || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    chromium="$(command -v chromium)"
+  else
+    echo "playwright-setup: Chromium is not installed. Install it (Debian: sudo apt-get install -y chromium) or set CHROMIUM to its path." >&2
+    exit 1
+  fi
+fi
+
+node="$(command -v node || true)"
+[ -n "$node" ] || { echo "playwright-setup: node is not installed; install Node.js 18 or newer" >&2; exit 1; }
+
+pkg="$root/node_modules/playwright-core"
+if [ "$(node -p "try{require('$pkg/package.json').version}catch(e){''}" 2>/dev/null)" != "$version" ]; then
+  echo "playwright-setup: installing playwright-core@$version from npm" >&2
+  mkdir -p "$root"
+  [ -f "$root/package.json" ] || echo '{"name":"podium-e2e-driver","private":true}' > "$root/package.json"
+  npm install --prefix "$root" --no-audit --no-fund --loglevel=error "playwright-core@$version" >&2
+fi
+
+driver="$root/driver-$version"
+mkdir -p "$driver"
+ln -sfn "$pkg" "$driver/package"
+ln -sfn "$node" "$driver/node"
+echo "$driver"

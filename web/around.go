@@ -1,0 +1,60 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/board"
+	"podium/web/templates"
+)
+
+const defaultRadius = 5
+
+// aroundPage shows the members just above and below one member.
+func (s *Server) aroundPage(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	p, current, err := s.periodOf(c, &b)
+	if err != nil {
+		return err
+	}
+	k, err := intParam(c.QueryParam("k"), "k", defaultRadius, 1, 25)
+	if err != nil {
+		return err
+	}
+	member := param(c, "member")
+	if err := board.CheckMember(member); err != nil {
+		return badRequest("That member id is not valid: " + reason(err))
+	}
+	label := templates.PeriodTitle(p)
+	pg, pos, err := s.opts.Store.Around(c.Request().Context(), &b, p, member, k)
+	if errors.Is(err, board.ErrNotFound) {
+		return notFound("Not on this board", fmt.Sprintf("“%s” has no score in %s of %s.", member, label, b.Title),
+			templates.Link{Label: "Back to " + b.Title, Href: boardURL(b.ID, p, current, 1, 0, "")},
+			templates.Link{Label: "Their other periods", Href: memberURL(b.ID, member)})
+	}
+	if err != nil {
+		return err
+	}
+	me := pg.Entries[pos-pg.Offset]
+	v := templates.AroundView{
+		BoardTitle:  b.Title,
+		BoardHref:   boardURL(b.ID, p, current, pos/defaultSize+1, 0, ""),
+		Name:        me.Name,
+		MemberHref:  memberURL(b.ID, member),
+		Headline:    fmt.Sprintf("%s of %s in %s · %s", templates.Ordinal(me.Rank), templates.Group(pg.Total), label, b.Format.Display(me.Score)),
+		PeriodTitle: label,
+		Table:       tableOf(&b, pg.Entries, member, "Around "+me.Name+" in "+label),
+		Live:        templates.LiveInfo{Board: b.ID, Period: string(p.Kind), Member: member, Radius: k},
+	}
+	if !current {
+		v.Live.Key = p.Key
+	}
+	v.Tabs = tabs(&b, p.Kind, s, func(x board.Period) string { return aroundURL(b.ID, member, x, true) + "&k=" + url.QueryEscape(fmt.Sprint(k)) })
+	return render(c, 200, templates.Page(me.Name+" · "+b.Title, templates.AroundPage(v)))
+}

@@ -1,0 +1,140 @@
+package web
+
+import (
+	"fmt"
+	"html"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/board"
+	"podium/web/templates"
+)
+
+const (
+	recentOnBoard = 8
+	searchLimit   = 50
+)
+
+// boardPage shows a board in one period, a page at a time, or the members
+// whose names start with ?q=.
+func (s *Server) boardPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	p, current, err := s.periodOf(c, &b)
+	if err != nil {
+		return err
+	}
+	size, err := intParam(c.QueryParam("size"), "size", defaultSize, 1, maxSize)
+	if err != nil {
+		return err
+	}
+	page, err := intParam(c.QueryParam("page"), "page", 1, 1, 1_000_000)
+	if err != nil {
+		return err
+	}
+	q := strings.TrimSpace(c.QueryParam("q"))
+	if len(q) > board.MaxMemberLen {
+		return badRequest(fmt.Sprintf("A search may be at most %d characters.", board.MaxMemberLen))
+	}
+	label := templates.PeriodTitle(p)
+	v := templates.BoardView{
+		Title:       b.Title,
+		ID:          b.ID,
+		Meta:        boardMeta(&b),
+		PeriodTitle: label,
+		Query:       q,
+		Searching:   q != "",
+		ClearSearch: boardURL(b.ID, p, current, 1, size, ""),
+		Live:        templates.LiveInfo{Board: b.ID, Period: string(p.Kind), Offset: (page - 1) * size, Limit: size},
+	}
+	if !current {
+		v.Live.Key = p.Key
+	}
+	now := s.opts.Store.Now()
+	v.Tabs = tabs(&b, p.Kind, s, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
+	if p.Kind != board.AllTime {
+		prev := p.Prev()
+		v.Prev = &templates.Link{Label: templates.ShortPeriod(prev), Href: boardURL(b.ID, prev, false, 1, size, "")}
+		if next := p.Next(); !next.Start.After(now) {
+			cur := b.Current(p.Kind, now).Key == next.Key
+			v.Next = &templates.Link{Label: templates.ShortPeriod(next), Href: boardURL(b.ID, next, cur, 1, size, "")}
+		}
+	}
+	if q != "" {
+		found, complete, err := s.opts.Store.Search(ctx, &b, p, q, searchLimit)
+		if err != nil {
+			return err
+		}
+		v.Table = tableOf(&b, found, "", "Members of "+b.Title+" named "+q)
+		v.Incomplete = !complete || len(found) == searchLimit
+		v.Empty = "Nobody whose name starts with “" + q + "” has a score in this period."
+		total, err := s.opts.Store.Page(ctx, &b, p, 0, 1)
+		if err != nil {
+			return err
+		}
+		v.Total = total.Total
+	} else {
+		pg, err := s.opts.Store.Page(ctx, &b, p, (page-1)*size, size)
+		if err != nil {
+			return err
+		}
+		pages := max(1, (pg.Total+size-1)/size)
+		if page > pages {
+			return notFound("Page not found", fmt.Sprintf("%s has %d %s in %s at %d a page.", b.Title, pages, plural(pages, "page", "pages"), label, size),
+				templates.Link{Label: "First page", Href: boardURL(b.ID, p, current, 1, size, "")})
+		}
+		v.Total = pg.Total
+		v.Table = tableOf(&b, pg.Entries, "", b.Title+", "+label)
+		v.Empty = "No scores in " + label + " yet."
+		v.PageLabel = fmt.Sprintf("Page %d of %d", page, pages)
+		if page > 1 {
+			v.PrevPage = boardURL(b.ID, p, current, page-1, size, "")
+		}
+		if page < pages {
+			v.NextPage = boardURL(b.ID, p, current, page+1, size, "")
+		}
+	}
+	acts, err := s.opts.Store.Recent(ctx, b.ID, recentOnBoard)
+	if err != nil {
+		return err
+	}
+	v.Recent = activities(&b, acts, now)
+	v.EmbedHref = embedURL(b.ID, p, true, 10)
+	v.Snippet = s.snippet(c, &b, p)
+	return render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))
+}
+
+// snippet is the copy-paste embed code: the iframe, and a listener that sizes
+// it from the height the widget reports.
+func (s *Server) snippet(c echo.Context, b *board.Board, p board.Period) string {
+	base := s.baseURL(c)
+	src := base + embedURL(b.ID, p, true, 10)
+	return fmt.Sprintf(`<iframe src="%s" title="%s" data-podium style="width:100%%;max-width:480px;border:0;height:480px" loading="lazy"></iframe>
+<script>
+addEventListener("message", function (e) {
+  if (e.origin !== "%s" || !e.data || e.data.type !== "podium:height") return;
+  document.querySelectorAll("iframe[data-podium]").forEach(function (f) {
+    if (f.contentWindow === e.source) f.style.height = e.data.height + "px";
+  });
+});
+</script>`, html.EscapeString(src), html.EscapeString(b.Title+" leaderboard"), base)
+}
+
+// baseURL is the configured public URL, or this request's scheme and host.
+func (s *Server) baseURL(c echo.Context) string {
+	if s.opts.BaseURL != "" {
+		return s.opts.BaseURL
+	}
+	return c.Scheme() + "://" + c.Request().Host
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,70 @@
+package web
+
+import (
+	"errors"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/board"
+	"podium/web/templates"
+)
+
+// embedPage is the iframe widget: the top of a period, or the members around
+// ?member= with that member highlighted.
+func (s *Server) embedPage(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	p, current, err := s.periodOf(c, &b)
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(c.QueryParam("limit"), "limit", 10, 1, 50)
+	if err != nil {
+		return err
+	}
+	theme := c.QueryParam("theme")
+	if theme != "" && theme != "light" && theme != "dark" {
+		return badRequest("theme must be light or dark (or left out to follow the reader's setting).")
+	}
+	member := c.QueryParam("member")
+	if member != "" {
+		if err := board.CheckMember(member); err != nil {
+			return badRequest("That member id is not valid: " + reason(err))
+		}
+	}
+	ctx := c.Request().Context()
+	label := templates.PeriodTitle(p)
+	var pg board.Page
+	if member != "" {
+		pg, _, err = s.opts.Store.Around(ctx, &b, p, member, limit/2)
+		if errors.Is(err, board.ErrNotFound) {
+			member = "" // not on the board yet: show the top instead
+		} else if err != nil {
+			return err
+		}
+	}
+	if member == "" {
+		if pg, err = s.opts.Store.Page(ctx, &b, p, 0, limit); err != nil {
+			return err
+		}
+	}
+	v := templates.EmbedView{
+		Title:       b.Title,
+		BoardHref:   s.baseURL(c) + boardURL(b.ID, p, current, 1, 0, ""),
+		PeriodTitle: label,
+		Theme:       theme,
+		Table:       tableOf(&b, pg.Entries, member, b.Title+", "+label),
+		Empty:       "No scores in " + label + " yet.",
+		Board:       b.ID,
+		Live:        templates.LiveInfo{Board: b.ID, Period: string(p.Kind), Member: member, Limit: limit},
+	}
+	for i := range v.Table.Rows { // links leave the frame
+		v.Table.Rows[i].Href = s.baseURL(c) + memberURL(b.ID, v.Table.Rows[i].Member)
+	}
+	if !current {
+		v.Live.Key = p.Key
+	}
+	return render(c, 200, templates.EmbedPage(b.Title, theme, b.ID, templates.Widget(v)))
+}

@@ -1,0 +1,108 @@
+package web
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"podium/board"
+	"podium/web/templates"
+)
+
+// tableOf turns entries into table rows; tied rows are marked when a
+// neighbour on the page shares their rank.
+func tableOf(b *board.Board, entries []board.Entry, me string, label string) templates.Table {
+	t := templates.Table{Label: label}
+	for _, f := range b.Fields {
+		t.Fields = append(t.Fields, f.Name)
+	}
+	for i, e := range entries {
+		r := templates.Row{
+			Rank:   e.Rank,
+			Member: e.Member,
+			Name:   e.Name,
+			Score:  b.Format.Display(e.Score),
+			Href:   memberURL(b.ID, e.Member),
+			Me:     me != "" && e.Member == me,
+		}
+		if b.RankStyle != board.Ordinal {
+			r.Tied = (i > 0 && entries[i-1].Rank == e.Rank) || (i+1 < len(entries) && entries[i+1].Rank == e.Rank)
+		}
+		for _, v := range e.Fields {
+			r.Fields = append(r.Fields, templates.Group(int(v)))
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	return t
+}
+
+// boardMeta describes a board in a line: "Points · higher is better".
+func boardMeta(b *board.Board) string {
+	kind := map[board.FormatType]string{board.Integer: "Points", board.Decimal: "Amounts", board.Duration: "Times"}[b.Format.Type]
+	order := "higher is better"
+	if b.Order == board.LowerIsBetter {
+		order = "lower is better"
+	}
+	s := kind + " · " + order
+	if b.TimeZone != "UTC" {
+		s += " · " + b.TimeZone
+	}
+	return s
+}
+
+// activities turns recent changes into panel lines, measured in the board's
+// default period.
+func activities(b *board.Board, acts []board.Activity, now time.Time) []templates.Activity {
+	out := make([]templates.Activity, 0, len(acts))
+	for _, a := range acts {
+		v := templates.Activity{Name: a.Name, Href: memberURL(b.ID, a.Member), When: a.Time, Ago: templates.Ago(a.Time, now)}
+		val := b.Format.Display(a.Value)
+		switch a.Op {
+		case board.Incr:
+			v.Delta = "+" + val
+		case board.Decr:
+			v.Delta = "−" + val
+		case board.Set:
+			v.Delta = "set " + val
+		}
+		c, ok := pickChange(b, a.Changes)
+		if a.Op == board.Best {
+			v.Delta = val + " (no improvement)"
+			if ok && c.After.Ranked && c.After.Score == a.Value && (!c.Before.Ranked || c.Before.Score != a.Value) {
+				v.Delta = "new best " + val
+			}
+		}
+		if ok && c.After.Ranked {
+			v.After = b.Format.Display(c.After.Score)
+			v.Rank = templates.Ordinal(c.After.Rank)
+			if c.Before.Ranked {
+				v.Up = c.After.Rank < c.Before.Rank
+				v.Down = c.After.Rank > c.Before.Rank
+				if d := c.Before.Rank - c.After.Rank; d != 0 {
+					v.Rank += fmt.Sprintf(" (%s%s)", map[bool]string{true: "▲", false: "▼"}[d > 0], strconv.Itoa(abs(d)))
+				}
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func pickChange(b *board.Board, cs []board.Change) (board.Change, bool) {
+	for _, c := range cs {
+		if c.Period.Kind == b.DefaultPeriod {
+			return c, true
+		}
+	}
+	if len(cs) > 0 {
+		return cs[len(cs)-1], true
+	}
+	return board.Change{}, false
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

@@ -1,0 +1,84 @@
+// Package web is the HTTP side of Podium: Echo routes, middleware and one
+// handler per page. Handlers read the request, call the board store and
+// render a templ component.
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"podium/board"
+	"podium/web/static"
+)
+
+// Store is what the pages need from the board engine.
+type Store interface {
+	Now() time.Time
+	Boards(ctx context.Context) ([]board.Board, error)
+	Board(ctx context.Context, id string) (board.Board, error)
+	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
+	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
+	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) ([]board.Entry, bool, error)
+	Recent(ctx context.Context, boardID string, n int) ([]board.Activity, error)
+}
+
+// Options configure the server.
+type Options struct {
+	Store Store
+	// Ready reports whether Redis answers, for /readyz.
+	Ready func(ctx context.Context) error
+	// BaseURL is the public URL of the site, used in embed snippets; empty
+	// means the scheme and host of each request.
+	BaseURL string
+	// EmbedOrigins may frame /embed/ pages; "*" (the default) means any.
+	EmbedOrigins []string
+	Logger       *slog.Logger
+}
+
+// Server is the HTTP application.
+type Server struct {
+	echo *echo.Echo
+	opts Options
+	log  *slog.Logger
+}
+
+// New builds the server and its routes.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if len(opts.EmbedOrigins) == 0 {
+		opts.EmbedOrigins = []string{"*"}
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	s := &Server{echo: e, opts: opts, log: opts.Logger}
+	e.HTTPErrorHandler = s.handleError
+
+	e.Use(middleware.Recover())
+	e.Use(s.requestLog())
+	e.Use(s.securityHeaders())
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Level: 5, MinLength: 1024}))
+
+	read := []string{http.MethodGet, http.MethodHead}
+	e.Match(read, "/", s.home)
+	e.Match(read, "/b/:board", s.boardPage)
+	e.Match(read, "/b/:board/around/:member", s.aroundPage)
+	e.Match(read, "/b/:board/m/:member", s.memberPage)
+	e.Match(read, "/embed/:board", s.embedPage)
+	e.Match(read, "/healthz", s.healthz)
+	e.Match(read, "/readyz", s.readyz)
+	e.Match(read, static.Prefix+"*", echo.WrapHandler(static.Handler()))
+	return s
+}
+
+// ServeHTTP makes the server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }

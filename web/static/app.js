@@ -1,0 +1,25 @@
+// Small progressive enhancements; every page works without this file.
+(function () {
+  "use strict";
+  // Copy buttons: <button data-copy="id-of-textarea">.
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest && e.target.closest("[data-copy]");
+    if (!b) return;
+    var src = document.getElementById(b.getAttribute("data-copy"));
+    if (!src) return;
+    var done = function () {
+      var label = b.textContent;
+      b.textContent = "Copied";
+      setTimeout(function () { b.textContent = label; }, 1500);
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(src.value).then(done);
+    } else {
+      src.select();
+      document.execCommand("copy");
+      done();
+    }
+  });
+  // Show copy buttons only where they can work.
+  document.querySelectorAll("[data-copy]").forEach(function (b) { b.hidden = false; });
+})();

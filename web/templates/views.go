@@ -1,0 +1,256 @@
+// Package templates renders the site's pages with templ. Handlers fill the
+// view structs below; components only display them.
+package templates
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"podium/board"
+)
+
+// Link is a labelled URL; Current marks the page being shown.
+type Link struct {
+	Label   string
+	Href    string
+	Current bool
+}
+
+// Row is one line of a standings table.
+type Row struct {
+	Rank   int
+	Tied   bool
+	Member string
+	Name   string
+	Score  string
+	Fields []string
+	Href   string // member page
+	Me     bool   // the member an around-me view or widget is about
+	Gap    bool   // a "…" separator row instead of a member
+}
+
+// Table is a standings table: rows and the extra field headings.
+type Table struct {
+	Fields []string
+	Rows   []Row
+	Label  string // accessible caption
+}
+
+// Activity is one line of the recent-changes panel.
+type Activity struct {
+	Name  string
+	Href  string
+	Delta string // "+120", "set 9.58", "best 0:09.580"
+	Up    bool
+	Down  bool
+	After string // score after
+	Rank  string // rank after, "3rd"
+	When  time.Time
+	Ago   string
+}
+
+// Card is a board on the home page.
+type Card struct {
+	Title  string
+	Href   string
+	Period string
+	Meta   string
+	Rows   []Row
+}
+
+// BoardView is the board page.
+type BoardView struct {
+	Title       string
+	ID          string
+	Meta        string
+	Tabs        []Link
+	PeriodTitle string
+	Prev, Next  *Link
+	Table       Table
+	Total       int
+	Query       string
+	Searching   bool
+	Incomplete  bool // the search stopped early
+	PageLabel   string
+	PrevPage    string
+	NextPage    string
+	Recent      []Activity
+	Snippet     string
+	EmbedHref   string
+	Empty       string
+	ClearSearch string
+	Live        LiveInfo
+}
+
+// LiveInfo tells the browser script which view a page shows.
+type LiveInfo struct {
+	Board, Period, Key, Member string
+	Offset, Limit, Radius      int
+}
+
+// AroundView is the around-me page.
+type AroundView struct {
+	BoardTitle  string
+	BoardHref   string
+	Name        string
+	MemberHref  string
+	Headline    string
+	PeriodTitle string
+	Tabs        []Link
+	Table       Table
+	Live        LiveInfo
+}
+
+// MemberPeriod is one period on a member's page.
+type MemberPeriod struct {
+	Label      string
+	Key        string
+	Ranked     bool
+	Rank       string
+	Score      string
+	Of         string
+	Percentile string
+	AroundHref string
+}
+
+// MemberView is a member's page.
+type MemberView struct {
+	BoardTitle string
+	BoardHref  string
+	Name       string
+	Member     string
+	Periods    []MemberPeriod
+}
+
+// EmbedView is the widget.
+type EmbedView struct {
+	Title       string
+	BoardHref   string
+	PeriodTitle string
+	Theme       string
+	Table       Table
+	Empty       string
+	Board       string
+	Live        LiveInfo
+}
+
+// ErrorView is a 404 or 500 page.
+type ErrorView struct {
+	Code    int
+	Title   string
+	Message string
+	Links   []Link
+}
+
+// Ordinal writes 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st...
+func Ordinal(n int) string {
+	suffix := "th"
+	switch n % 100 {
+	case 11, 12, 13:
+	default:
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
+}
+
+// Group writes an integer with thousands separators.
+func Group(n int) string { return board.Format{Type: board.Integer}.Display(float64(n)) }
+
+// TabLabel names a period kind as a tab: "Today", "This week", "All time".
+func TabLabel(k board.Kind) string {
+	switch k {
+	case board.Daily:
+		return "Today"
+	case board.Weekly:
+		return "This week"
+	case board.Monthly:
+		return "This month"
+	case board.Yearly:
+		return "This year"
+	}
+	return "All time"
+}
+
+// PeriodTitle says which period a page shows: "Week 47, 16–22 Nov 2026".
+func PeriodTitle(p board.Period) string {
+	switch p.Kind {
+	case board.Daily:
+		return p.Start.Format("Monday 2 January 2006")
+	case board.Weekly:
+		last := p.End.Add(-time.Hour)
+		return fmt.Sprintf("Week %s, %s", p.Key[6:], dateRange(p.Start, last))
+	case board.Monthly:
+		return p.Start.Format("January 2006")
+	case board.Yearly:
+		return p.Key
+	}
+	return "All time"
+}
+
+// ShortPeriod is a compact name for previous/next links: "Week 46", "21 Nov".
+func ShortPeriod(p board.Period) string {
+	switch p.Kind {
+	case board.Daily:
+		return p.Start.Format("2 Jan 2006")
+	case board.Weekly:
+		return "Week " + trimZero(p.Key[6:]) + ", " + p.Key[:4]
+	case board.Monthly:
+		return p.Start.Format("January 2006")
+	case board.Yearly:
+		return p.Key
+	}
+	return "All time"
+}
+
+func trimZero(s string) string {
+	if len(s) > 1 && s[0] == '0' {
+		return s[1:]
+	}
+	return s
+}
+
+func dateRange(a, b time.Time) string {
+	switch {
+	case a.Year() != b.Year():
+		return a.Format("2 Jan 2006") + " – " + b.Format("2 Jan 2006")
+	case a.Month() != b.Month():
+		return a.Format("2 Jan") + " – " + b.Format("2 Jan 2006")
+	}
+	return fmt.Sprintf("%d–%s", a.Day(), b.Format("2 Jan 2006"))
+}
+
+// Ago writes how long ago t was, coarsely: "just now", "5 min ago", "3 h ago".
+func Ago(t, now time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 45*time.Second:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()+0.5))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()+0.5))
+	}
+	return t.Format("2 Jan 15:04")
+}
+
+func rankClass(rank int) string {
+	if rank >= 1 && rank <= 3 {
+		return "rank-badge r" + strconv.Itoa(rank)
+	}
+	return "rank-badge"
+}
+
+func rankLabel(r Row) string {
+	if r.Tied {
+		return "Rank " + strconv.Itoa(r.Rank) + ", tied"
+	}
+	return "Rank " + strconv.Itoa(r.Rank)
+}

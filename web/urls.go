@@ -1,0 +1,67 @@
+package web
+
+import (
+	"net/url"
+	"strconv"
+
+	"podium/board"
+)
+
+// Page sizes of the board page.
+const (
+	defaultSize = 25
+	maxSize     = 100
+)
+
+// boardURL links to a board in a period; the current period carries no key
+// so the link keeps meaning "now" when the period turns over.
+func boardURL(id string, p board.Period, current bool, page, size int, q string) string {
+	v := url.Values{}
+	v.Set("period", string(p.Kind))
+	if !current && p.Kind != board.AllTime {
+		v.Set("at", p.Key)
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	if size != defaultSize && size > 0 {
+		v.Set("size", strconv.Itoa(size))
+	}
+	if q != "" {
+		v.Set("q", q)
+	}
+	return "/b/" + url.PathEscape(id) + "?" + v.Encode()
+}
+
+func periodQuery(p board.Period, current bool) string {
+	v := url.Values{}
+	v.Set("period", string(p.Kind))
+	if !current && p.Kind != board.AllTime {
+		v.Set("at", p.Key)
+	}
+	return v.Encode()
+}
+
+func memberURL(id, member string) string {
+	return "/b/" + url.PathEscape(id) + "/m/" + url.PathEscape(member)
+}
+
+func aroundURL(id, member string, p board.Period, current bool) string {
+	return "/b/" + url.PathEscape(id) + "/around/" + url.PathEscape(member) + "?" + periodQuery(p, current)
+}
+
+func embedURL(id string, p board.Period, current bool, limit int) string {
+	return "/embed/" + url.PathEscape(id) + "?" + periodQuery(p, current) + "&limit=" + strconv.Itoa(limit)
+}
+
+// intParam reads an optional positive integer query parameter within [lo, hi].
+func intParam(raw, name string, def, lo, hi int) (int, error) {
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < lo || n > hi {
+		return 0, badRequest(name + " must be a whole number from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi) + ".")
+	}
+	return n, nil
+}
