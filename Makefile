@@ -1,23 +1,48 @@
-# Podium: live leaderboards on Redis. `make test` runs every test; `make bench`
-# runs the benchmarks (never part of `make test`).
-GO        ?= go
-PKGS      := ./...
-BENCHTIME ?= 2000x
+# Podium: live leaderboards on Redis.
+#   make run    the dashboard on the embedded store with demo boards (http://localhost:8080)
+#   make test   every test, browser tests included; installs what they need
+GO      ?= go
+PKGS    := ./...
+ADDR    ?= :8080
+RUNARGS ?= --demo
 
-.PHONY: test unit fuzz bench lint fmt vet deps-test
+.PHONY: run build test unit e2e e2e-setup deps-test vet generate check-generated fmt lint fuzz bench
 
-test: deps-test vet
-	$(GO) test -race -count=1 $(PKGS)
+run: build
+	./bin/web --addr $(ADDR) $(RUNARGS)
 
+build: generate
+	$(GO) build -o bin/web ./cmd/web
+
+# Every test, with the race detector, against private redis-server processes
+# and a real Chromium; browser test failures leave screenshots in e2e/screenshots/.
+test: deps-test e2e-setup vet check-generated
+	PLAYWRIGHT_DRIVER_PATH="$$(scripts/playwright-setup.sh)" $(GO) test -race -count=1 $(PKGS)
+
+# Quick: no browser, no 100,000-member tie test.
 unit: deps-test
-	$(GO) test -race -count=1 -short $(PKGS)
+	$(GO) test -race -count=1 -short $$($(GO) list ./... | grep -v /e2e)
+
+e2e: deps-test e2e-setup
+	PLAYWRIGHT_DRIVER_PATH="$$(scripts/playwright-setup.sh)" $(GO) test -count=1 -v ./e2e
 
 deps-test:
 	@scripts/need-redis.sh
 
+e2e-setup:
+	@scripts/playwright-setup.sh >/dev/null
+
 vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
+
+# templ output is committed; CI fails when it is stale.
+generate:
+	$(GO) tool templ generate
+
+check-generated:
+	@$(GO) tool templ generate >/dev/null 2>&1
+	@git diff --exit-code --stat -- '*_templ.go' || { echo "generated templ files are stale: run make generate and commit"; exit 1; }
 
 fmt:
 	gofmt -w .
@@ -29,6 +54,6 @@ fuzz: deps-test
 	$(GO) test ./board -run '^$$' -fuzz FuzzParsePeriod -fuzztime 30s
 	$(GO) test ./board -run '^$$' -fuzz FuzzCheckScore -fuzztime 30s
 
-# Benchmarks on a 1,000,000-member board next to redis-benchmark on the same machine.
+# Benchmarks on a 1,000,000-member board next to redis-benchmark on this machine.
 bench: deps-test
 	scripts/bench.sh

@@ -55,6 +55,8 @@ func (s *Server) aroundPage(c echo.Context) error {
 	if !current {
 		v.Live.Key = p.Key
 	}
-	v.Tabs = tabs(&b, p.Kind, s, func(x board.Period) string { return aroundURL(b.ID, member, x, true) + "&k=" + url.QueryEscape(fmt.Sprint(k)) })
+	v.Tabs = tabs(&b, p.Kind, s, func(x board.Period) string {
+		return aroundURL(b.ID, member, x, true) + "&k=" + url.QueryEscape(fmt.Sprint(k))
+	})
 	return render(c, 200, templates.Page(me.Name+" · "+b.Title, templates.AroundPage(v)))
 }

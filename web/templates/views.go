@@ -186,7 +186,7 @@ func PeriodTitle(p board.Period) string {
 		return p.Start.Format("Monday 2 January 2006")
 	case board.Weekly:
 		last := p.End.Add(-time.Hour)
-		return fmt.Sprintf("Week %s, %s", p.Key[6:], dateRange(p.Start, last))
+		return fmt.Sprintf("Week %s, %s", trimZero(p.Key[6:]), dateRange(p.Start, last))
 	case board.Monthly:
 		return p.Start.Format("January 2006")
 	case board.Yearly:

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"podium/internal/redistest"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestParseConfig(t *testing.T) {
+	cfg, err := parseConfig(nil, env(nil), io.Discard)
+	if err != nil || cfg.Addr != ":8080" || cfg.RedisURL != "" || cfg.Demo || !slices.Equal(cfg.EmbedOrigins, []string{"*"}) || cfg.TimeZone != "UTC" || cfg.Shutdown != 10*time.Second {
+		t.Fatalf("defaults: %+v %v", cfg, err)
+	}
+	cfg, err = parseConfig([]string{"--addr", ":9000", "--demo"}, env(map[string]string{
+		"ADDR": ":7000", "DEMO": "0", "REDIS_URL": "redis://:secret@cache:6379/2", "EMBED_ORIGINS": "https://a.example, https://b.example/",
+		"BASE_URL": "https://scores.example.com/", "LOG_FORMAT": "json", "LOG_LEVEL": "debug", "DEFAULT_TZ": "Europe/Paris",
+	}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != ":9000" || !cfg.Demo || cfg.BaseURL != "https://scores.example.com" || !slices.Equal(cfg.EmbedOrigins, []string{"https://a.example", "https://b.example"}) || cfg.LogFormat != "json" || cfg.TimeZone != "Europe/Paris" {
+		t.Fatalf("flags over env: %+v", cfg)
+	}
+	bad := []struct {
+		args []string
+		env  map[string]string
+		says string
+	}{
+		{[]string{"--timezone", "Mars/Base"}, nil, "DEFAULT_TZ"},
+		{nil, map[string]string{"DEMO": "maybe"}, "DEMO"},
+		{nil, map[string]string{"REDIS_URL": "http://x:secret@host"}, "REDIS_URL"},
+		{nil, map[string]string{"EMBED_ORIGINS": "blog.example.com"}, "EMBED_ORIGINS"},
+		{nil, map[string]string{"EMBED_ORIGINS": "https://x.example; script-src *"}, "EMBED_ORIGINS"},
+		{[]string{"--base-url", "scores.example.com"}, nil, "BASE_URL"},
+		{[]string{"--log-format", "xml"}, nil, "LOG_FORMAT"},
+		{[]string{"--shutdown-timeout", "soon"}, nil, "SHUTDOWN_TIMEOUT"},
+		{[]string{"--nope"}, nil, "flag provided but not defined"},
+		{[]string{"extra"}, nil, "unexpected argument"},
+	}
+	for _, tc := range bad {
+		_, err := parseConfig(tc.args, env(tc.env), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%v %v: %v, want an error naming %s", tc.args, tc.env, err, tc.says)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("error leaks a password: %v", err)
+		}
+	}
+	var help bytes.Buffer
+	if _, err := parseConfig([]string{"--help"}, env(nil), &help); err == nil || !strings.Contains(help.String(), "EMBED_ORIGINS") {
+		t.Fatalf("help: %v\n%s", err, help.String())
+	}
+}
+
+// syncBuffer is a log sink the server goroutine writes while the test reads.
+type syncBuffer struct {
+	ch chan string
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	select {
+	case b.ch <- string(p):
+	default:
+	}
+	return len(p), nil
+}
+
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestRunServesAndShutsDown starts the binary's run on the embedded store with
+// the demo, checks it serves, then cancels as SIGTERM would.
+func TestRunServesAndShutsDown(t *testing.T) {
+	addr := freeAddr(t)
+	logs := &syncBuffer{ch: make(chan string, 1000)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"--addr", addr, "--demo"}, env(nil), io.Discard, logs) }()
+	first := <-logs.ch
+	if !strings.Contains(first, "embedded in-memory store") {
+		t.Fatalf("first log line does not say the store is embedded: %s", first)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var body string
+	for time.Now().Before(deadline) {
+		res, err := http.Get("http://" + addr + "/")
+		if err == nil {
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			body = string(b)
+			if strings.Count(body, `data-testid="board-card"`) == 3 && !strings.Contains(body, "No scores yet") {
+				break
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, title := range []string{"Neon Arcade", "100 m Sprint", "Monthly Sales"} {
+		if !strings.Contains(body, title) {
+			t.Fatalf("demo board %q missing from the home page", title)
+		}
+	}
+	// The demo keeps submitting: the arcade's recent changes move on.
+	recent := func() string {
+		res, err := http.Get("http://" + addr + "/b/arcade?period=all")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return regexp.MustCompile(`(?s)<ul class="activity".*?</ul>`).FindString(string(b))
+	}
+	before := recent()
+	for changed := false; !changed; changed = recent() != before {
+		if time.Now().After(deadline.Add(10 * time.Second)) {
+			t.Fatal("the demo stopped submitting")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("run did not stop after cancel")
+	}
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Fatal("still serving after shutdown")
+	}
+}
+
+// TestRunOnRedis uses REDIS_URL and refuses an unreachable one clearly.
+func TestRunOnRedis(t *testing.T) {
+	srv, err := redistest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", addr}, env(map[string]string{"REDIS_URL": "redis://" + srv.Addr + "/0"}), io.Discard, io.Discard)
+	}()
+	ok := false
+	for range 100 {
+		if res, err := http.Get("http://" + addr + "/readyz"); err == nil {
+			res.Body.Close()
+			ok = res.StatusCode == 200
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil || !ok {
+		t.Fatalf("ready %v, run: %v", ok, err)
+	}
+	err = run(context.Background(), []string{"--addr", freeAddr(t)}, env(map[string]string{"REDIS_URL": "redis://127.0.0.1:1/0"}), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "cannot reach Redis at 127.0.0.1:1") {
+		t.Fatalf("unreachable Redis: %v", err)
+	}
+}

@@ -1,0 +1,231 @@
+// Package e2e drives a real Chromium against the real server and a private
+// redis-server, asserting on what a person sees. `make test` stages the
+// playwright driver from npm and Chromium from Debian (scripts/playwright-setup.sh);
+// a failing test leaves a screenshot in e2e/screenshots/.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"podium/board"
+	"podium/internal/redistest"
+	"podium/web"
+)
+
+var (
+	redisSrv *redistest.Server
+	pw       *playwright.Playwright
+	browser  playwright.Browser
+	expect   = playwright.NewPlaywrightAssertions(10_000)
+)
+
+// testNow is the app's clock in browser tests: Wednesday of ISO week 2027-W01,
+// so the previous week is 2026-W53, across the year boundary.
+var testNow = time.Date(2027, 1, 6, 12, 0, 0, 0, time.UTC)
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	var err error
+	if redisSrv, err = redistest.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer redisSrv.Close()
+	driver, err := driverDir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	pw, err = playwright.Run(&playwright.RunOptions{DriverDirectory: driver, SkipInstallBrowsers: true, Verbose: false, Stdout: io.Discard})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: start playwright (driver %s): %v\nRun scripts/playwright-setup.sh, or `make test` which does.\n", driver, err)
+		return 1
+	}
+	defer pw.Stop()
+	browser, err = pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath: playwright.String(chromiumPath()),
+		Headless:       playwright.Bool(true),
+		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+			"--disable-sync", "--no-first-run", "--disable-quic"},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: launch Chromium at %s: %v\nInstall it (apt-get install -y chromium) or set CHROMIUM.\n", chromiumPath(), err)
+		return 1
+	}
+	defer browser.Close()
+	return m.Run()
+}
+
+// driverDir is PLAYWRIGHT_DRIVER_PATH, or what the setup script stages.
+func driverDir() (string, error) {
+	if d := os.Getenv("PLAYWRIGHT_DRIVER_PATH"); d != "" {
+		return d, nil
+	}
+	out, err := exec.Command("../scripts/playwright-setup.sh").Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return "", fmt.Errorf("scripts/playwright-setup.sh: %v: %s", err, ee.Stderr)
+		}
+		return "", fmt.Errorf("scripts/playwright-setup.sh: %w", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1], nil
+}
+
+func chromiumPath() string {
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	return "/usr/bin/chromium"
+}
+
+// app is the real server over the private Redis, emptied for each test.
+type app struct {
+	URL   string
+	store *board.Store
+	t     *testing.T
+}
+
+func startApp(t *testing.T, origins ...string) *app {
+	t.Helper()
+	rdb := redisSrv.Client(t)
+	if err := rdb.FlushDB(context.Background()).Err(); err != nil { // our private server
+		t.Fatal(err)
+	}
+	var ticks atomic.Int64 // each reading a millisecond later, so ties have an order
+	store := board.NewStore(rdb, board.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) }))
+	srv := httptest.NewServer(web.New(web.Options{
+		Store:        store,
+		EmbedOrigins: origins,
+		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}))
+	t.Cleanup(srv.Close)
+	return &app{URL: srv.URL, store: store, t: t}
+}
+
+// board creates a board and sets scores, in the given order, at the app's now.
+func (a *app) board(def board.Board, scores ...any) *board.Board {
+	a.t.Helper()
+	b, err := a.store.CreateBoard(context.Background(), def)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	a.scores(b.ID, a.store, scores...)
+	return &b
+}
+
+// scores submits member/score pairs ("ann", 10.0, "bob", 7.0) through s.
+func (a *app) scores(id string, s *board.Store, pairs ...any) {
+	a.t.Helper()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		sub := board.Submission{Member: pairs[i].(string), Score: toFloat(pairs[i+1]), Op: board.Set}
+		if _, err := s.Submit(context.Background(), id, sub); err != nil {
+			a.t.Fatal(err)
+		}
+	}
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case float64:
+		return x
+	}
+	panic(fmt.Sprintf("score %T", v))
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// newPage opens a browser tab for the test; if the test fails, the tab's
+// last state is saved as e2e/screenshots/<test>.png.
+func newPage(t *testing.T) playwright.Page {
+	t.Helper()
+	ctx, err := browser.NewContext(playwright.BrowserNewContextOptions{
+		Viewport: &playwright.Size{Width: 1280, Height: 900},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := ctx.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			dir, _ := filepath.Abs("screenshots")
+			_ = os.MkdirAll(dir, 0o755)
+			path := filepath.Join(dir, unsafeName.ReplaceAllString(t.Name(), "_")+".png")
+			if _, err := page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(path), FullPage: playwright.Bool(true)}); err == nil {
+				t.Logf("screenshot: %s", path)
+			}
+		}
+		ctx.Close()
+	})
+	return page
+}
+
+// open loads a page and checks its HTTP status.
+func open(t *testing.T, page playwright.Page, url string, status int) {
+	t.Helper()
+	res, err := page.Goto(url)
+	if err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+	if res.Status() != status {
+		t.Fatalf("open %s: status %d, want %d", url, res.Status(), status)
+	}
+}
+
+// texts is the inner text of every match, trimmed.
+func texts(t *testing.T, loc playwright.Locator) []string {
+	t.Helper()
+	all, err := loc.AllInnerTexts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range all {
+		all[i] = strings.TrimSpace(all[i])
+	}
+	return all
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hostPage serves one HTML page from another origin (another port), to frame
+// the app as a third-party site would.
+func hostPage(t *testing.T, html string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, html)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}

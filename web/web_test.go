@@ -1,0 +1,236 @@
+package web
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"podium/board"
+	"podium/internal/redistest"
+	"podium/web/static"
+)
+
+var srv *redistest.Server
+
+func TestMain(m *testing.M) { redistest.Main(m, &srv) }
+
+// fixture serves the real pages over a private Redis, at a fixed instant
+// (Wednesday of ISO week 2027-W01).
+type fixture struct {
+	t     *testing.T
+	store *board.Store
+	http  *httptest.Server
+	ready error
+}
+
+var testNow = time.Date(2027, 1, 6, 12, 0, 0, 0, time.UTC)
+
+func newFixture(t *testing.T, origins ...string) *fixture {
+	t.Helper()
+	rdb := srv.Client(t)
+	if err := rdb.FlushDB(context.Background()).Err(); err != nil { // our own private server
+		t.Fatal(err)
+	}
+	clock := testNow
+	f := &fixture{t: t, store: board.NewStore(rdb, board.WithClock(func() time.Time { clock = clock.Add(time.Millisecond); return clock }))}
+	s := New(Options{
+		Store:        f.store,
+		Ready:        func(context.Context) error { return f.ready },
+		EmbedOrigins: origins,
+		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	f.http = httptest.NewServer(s)
+	t.Cleanup(f.http.Close)
+	return f
+}
+
+func (f *fixture) board(def board.Board, scores map[string]float64) *board.Board {
+	f.t.Helper()
+	b, err := f.store.CreateBoard(context.Background(), def)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for m, v := range scores {
+		if _, err := f.store.Submit(context.Background(), b.ID, board.Submission{Member: m, Score: v, Op: board.Set}); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	return &b
+}
+
+func (f *fixture) get(path string, hdr ...string) (*http.Response, string) {
+	f.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, f.http.URL+path, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var r io.Reader = res.Body
+	if res.Header.Get("Content-Encoding") == "gzip" {
+		if r, err = gzip.NewReader(res.Body); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	body, _ := io.ReadAll(r)
+	return res, string(body)
+}
+
+func TestStatusCodes(t *testing.T) {
+	f := newFixture(t)
+	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10, "bob": 7})
+	tests := []struct {
+		path   string
+		status int
+		says   string
+	}{
+		{"/", 200, "Chess"},
+		{"/b/chess", 200, "ann"},
+		{"/b/chess?period=week", 200, "Week 1, 4–10 Jan 2027"},
+		{"/b/chess?period=week&at=2026-W53", 200, "Week 53, 28 Dec 2026 – 3 Jan 2027"},
+		{"/b/nope", 404, "There is no board called “nope”."},
+		{"/b/chess?period=day", 404, "Chess has no “day” period"},
+		{"/b/chess?period=hour", 404, "Period not found"},
+		{"/b/chess?period=week&at=2026-W54", 404, "outside weeks 1-53 of 2026"},
+		{"/b/chess?period=week&at=next-week", 404, "is not an ISO week like 2026-W47"},
+		{"/b/chess?size=0", 400, "size must be a whole number from 1 to 100"},
+		{"/b/chess?page=x", 400, "page must be a whole number"},
+		{"/b/chess?page=3", 404, "Chess has 1 page"},
+		{"/b/chess?q=an", 200, "1 match for “an”"},
+		{"/b/chess/around/ann", 200, "1st of 2"},
+		{"/b/chess/around/ghost", 404, "“ghost” has no score in All time of Chess."},
+		{"/b/chess/around/ann?k=99", 400, "k must be a whole number from 1 to 25"},
+		{"/b/chess/m/bob", 200, "2nd"},
+		{"/b/chess/m/ghost", 404, "“ghost” has no score on Chess"},
+		{"/embed/chess", 200, "Full board on Podium"},
+		{"/embed/chess?theme=pink", 400, "theme must be light or dark"},
+		{"/embed/chess?limit=500", 400, "limit must be a whole number from 1 to 50"},
+		{"/embed/nope", 404, "There is no board called “nope”."},
+		{"/nowhere", 404, "Page not found"},
+		{"/healthz", 200, "ok"},
+		{"/readyz", 200, "ok"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			res, body := f.get(tc.path)
+			if res.StatusCode != tc.status || !strings.Contains(body, tc.says) {
+				t.Fatalf("GET %s: %d, want %d with %q in:\n%s", tc.path, res.StatusCode, tc.status, tc.says, excerpt(body))
+			}
+			if ct := res.Header.Get("Content-Type"); tc.path != "/healthz" && tc.path != "/readyz" && !strings.HasPrefix(ct, "text/html") {
+				t.Fatalf("content type %q", ct)
+			}
+		})
+	}
+	f.ready = errors.New("redis down")
+	if res, _ := f.get("/readyz"); res.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("readyz with Redis down: %d", res.StatusCode)
+	}
+}
+
+var tagRe = regexp.MustCompile(`<[^>]+>`)
+
+func excerpt(body string) string {
+	s := strings.Join(strings.Fields(tagRe.ReplaceAllString(body, " ")), " ")
+	if len(s) > 600 {
+		s = s[:600]
+	}
+	return s
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	f := newFixture(t, "https://blog.example.com", "https://news.example.org")
+	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	for _, path := range []string{"/", "/b/chess", "/b/nope", "/b/chess/m/x"} {
+		res, _ := f.get(path)
+		csp := res.Header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "frame-ancestors 'none'") || res.Header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("%s may be framed: CSP %q, XFO %q", path, csp, res.Header.Get("X-Frame-Options"))
+		}
+		if res.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(csp, "script-src 'self'") {
+			t.Errorf("%s: missing headers %v", path, res.Header)
+		}
+	}
+	res, _ := f.get("/embed/chess")
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors https://blog.example.com https://news.example.org") || res.Header.Get("X-Frame-Options") != "" {
+		t.Errorf("embed framing: CSP %q XFO %q", csp, res.Header.Get("X-Frame-Options"))
+	}
+}
+
+func TestStaticAssets(t *testing.T) {
+	f := newFixture(t)
+	path := static.Path("app.css")
+	if !regexp.MustCompile(`^/static/app\.[0-9a-f]{10}\.css$`).MatchString(path) {
+		t.Fatalf("path %q has no content hash", path)
+	}
+	res, body := f.get(path)
+	if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Cache-Control"), "immutable") || res.Header.Get("ETag") == "" || !strings.Contains(body, ".standings") {
+		t.Fatalf("static: %d %v", res.StatusCode, res.Header)
+	}
+	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/css") {
+		t.Fatalf("content type %q", res.Header.Get("Content-Type"))
+	}
+	if res, _ := f.get(path, "If-None-Match", res.Header.Get("ETag")); res.StatusCode != http.StatusNotModified {
+		t.Fatalf("conditional get: %d", res.StatusCode)
+	}
+	for _, p := range []string{"/static/app.css", "/static/app.0000000000.css", "/static/../go.mod"} {
+		if res, _ := f.get(p); res.StatusCode != 404 {
+			t.Fatalf("%s: %d", p, res.StatusCode)
+		}
+	}
+	_, home := f.get("/")
+	if !strings.Contains(home, path) {
+		t.Fatal("pages do not link the hashed stylesheet")
+	}
+}
+
+func TestGzipAndHead(t *testing.T) {
+	f := newFixture(t)
+	scores := map[string]float64{}
+	for _, m := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
+		scores["player-"+m] = float64(len(scores))
+	}
+	f.board(board.Board{ID: "big", Title: "Big"}, scores)
+	res, body := f.get("/b/big", "Accept-Encoding", "gzip")
+	if res.Header.Get("Content-Encoding") != "gzip" || !strings.Contains(body, "player-j") {
+		t.Fatalf("no gzip: %v", res.Header)
+	}
+	req, _ := http.NewRequest(http.MethodHead, f.http.URL+"/b/big", nil)
+	hres, err := http.DefaultClient.Do(req)
+	if err != nil || hres.StatusCode != 200 {
+		t.Fatalf("HEAD: %v %v", hres, err)
+	}
+	hres.Body.Close()
+}
+
+func TestTiedRanksAndPeriodLinks(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(board.Board{ID: "golf", Title: "Golf", Order: board.LowerIsBetter, RankStyle: board.Competition, Periods: []board.Kind{board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly},
+		map[string]float64{"ann": 70, "bob": 68, "cat": 70, "dan": 75})
+	_, body := f.get("/b/golf")
+	ranks := regexp.MustCompile(`data-member="([^"]+)" data-rank="(\d+)"`).FindAllStringSubmatch(body, -1)
+	var got []string
+	for _, m := range ranks {
+		got = append(got, m[1]+"="+m[2])
+	}
+	if strings.Join(got, " ") != "bob=1 ann=2 cat=2 dan=4" {
+		t.Fatalf("ranks %v", got)
+	}
+	if !strings.Contains(body, `href="/b/golf?at=2026-W53&amp;period=week"`) {
+		t.Fatalf("previous week link missing:\n%s", excerpt(body))
+	}
+	if strings.Contains(body, `rel="next"`) && strings.Contains(body, "2027-W02") {
+		t.Fatal("links to a future week")
+	}
+	_ = b
+}
