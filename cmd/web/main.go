@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	_ "time/tzdata" // boards name IANA zones; the binary must know them on any host
 
 	"podium/board"
 	"podium/web"
