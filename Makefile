@@ -41,8 +41,10 @@ generate:
 	$(GO) tool templ generate
 
 check-generated:
-	@$(GO) tool templ generate >/dev/null 2>&1
-	@git diff --exit-code --stat -- '*_templ.go' || { echo "generated templ files are stale: run make generate and commit"; exit 1; }
+	@before="$$(cat web/templates/*_templ.go | sha256sum)"; \
+	$(GO) tool templ generate >/dev/null 2>&1 || { echo "templ generate failed: run make generate"; exit 1; }; \
+	after="$$(cat web/templates/*_templ.go | sha256sum)"; \
+	[ "$$before" = "$$after" ] || { echo "generated templ files were stale (now regenerated): commit web/templates/*_templ.go"; exit 1; }
 
 fmt:
 	gofmt -w .
