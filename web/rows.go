@@ -67,7 +67,7 @@ func activities(b *board.Board, acts []board.Activity, now time.Time) []template
 		}
 		c, ok := pickChange(b, a.Changes)
 		if a.Op == board.Best {
-			v.Delta = val + " (no improvement)"
+			v.Delta = "tried " + val
 			if ok && c.After.Ranked && c.After.Score == a.Value && (!c.Before.Ranked || c.Before.Score != a.Value) {
 				v.Delta = "new best " + val
 			}

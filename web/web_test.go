@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"podium/board"
 	"podium/internal/redistest"
 	"podium/web/static"
@@ -233,4 +235,29 @@ func TestTiedRanksAndPeriodLinks(t *testing.T) {
 		t.Fatal("links to a future week")
 	}
 	_ = b
+}
+
+// TestServerErrorPage: when Redis is gone, pages answer 500 in the site's
+// style, say nothing internal, and log the cause.
+func TestServerErrorPage(t *testing.T) {
+	var logs strings.Builder
+	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	t.Cleanup(func() { dead.Close() })
+	s := New(Options{Store: board.NewStore(dead), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	h := httptest.NewServer(s)
+	t.Cleanup(h.Close)
+	for _, path := range []string{"/", "/b/chess", "/embed/chess"} {
+		res, err := http.Get(h.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 500 || !strings.Contains(string(body), "Something went wrong") || strings.Contains(string(body), "127.0.0.1:1") {
+			t.Fatalf("%s: %d\n%s", path, res.StatusCode, excerpt(string(body)))
+		}
+	}
+	if !strings.Contains(logs.String(), "request failed") || !strings.Contains(logs.String(), "connection refused") {
+		t.Fatalf("cause not logged:\n%s", logs.String())
+	}
 }
