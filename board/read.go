@@ -142,23 +142,14 @@ func (s *Store) view(ctx context.Context, b *Board, p Period, mode string, margs
 		if err != nil {
 			return Page{}, fmt.Errorf("board: %s %s of %q: %w", mode, p, b.ID, err)
 		}
-		arr, _ := reply.([]any)
-		if len(arr) == 1 {
+		pg, _, err := decodeView(b, p, reply)
+		if errors.Is(err, ErrNotFound) {
 			return Page{}, fmt.Errorf("board: member %q is not on %s of %q: %w", margs[0], p, b.ID, ErrNotFound)
 		}
-		if len(arr) < 3 {
-			return Page{}, fmt.Errorf("board: %s %s of %q: short reply", mode, p, b.ID)
+		if err != nil {
+			return Page{}, err
 		}
-		pg := Page{Period: p, Total: toInt(arr[0]), Offset: toInt(arr[1]), Matched: toInt(arr[2])}
-		enc := encodingOf(b)
-		stale := false
-		for i := 3; i+3 < len(arr); i += 4 {
-			e := entryOf(enc, arr[i], arr[i+1], arr[i+3])
-			e.Rank = toInt(arr[i+2])
-			e.Position = pg.Offset + len(pg.Entries)
-			stale = stale || e.Rank == 0
-			pg.Entries = append(pg.Entries, e)
-		}
+		stale := hasUnranked(pg)
 		if !stale || attempt > 0 {
 			return pg, nil
 		}

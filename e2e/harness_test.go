@@ -24,6 +24,7 @@ import (
 
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/live"
 	"podium/web"
 )
 
@@ -115,12 +116,18 @@ func startApp(t *testing.T, origins ...string) *app {
 	}
 	var ticks atomic.Int64 // each reading a millisecond later, so ties have an order
 	store := board.NewStore(rdb, board.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) }))
-	srv := httptest.NewServer(web.New(web.Options{
+	hub := live.New(rdb, store, live.Options{Tick: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan struct{})
+	go func() { defer close(hubDone); hub.Run(hubCtx) }()
+	srv := httptest.NewUnstartedServer(web.New(web.Options{
 		Store:        store,
 		EmbedOrigins: origins,
+		Live:         hub,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}))
-	t.Cleanup(srv.Close)
+	srv.Start()
+	t.Cleanup(func() { stopHub(); <-hubDone; srv.CloseClientConnections(); srv.Close() })
 	return &app{URL: srv.URL, store: store, t: t}
 }
 

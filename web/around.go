@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -50,10 +51,13 @@ func (s *Server) aroundPage(c echo.Context) error {
 		Headline:    fmt.Sprintf("%s of %s in %s · %s", templates.Ordinal(me.Rank), templates.Group(pg.Total), label, b.Format.Display(me.Score)),
 		PeriodTitle: label,
 		Table:       tableOf(&b, pg.Entries, member, "Around "+me.Name+" in "+label),
-		Live:        templates.LiveInfo{Board: b.ID, Period: string(p.Kind), Member: member, Radius: k},
+		Live:        templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/", Me: member},
 	}
 	if !current {
 		v.Live.Key = p.Key
+	}
+	if s.opts.Live != nil {
+		v.Live.Query = liveQuery(b.ID, p, current, url.Values{"member": {member}, "radius": {strconv.Itoa(k)}})
 	}
 	v.Tabs = tabs(&b, p.Kind, s, func(x board.Period) string {
 		return aroundURL(b.ID, member, x, true) + "&k=" + url.QueryEscape(fmt.Sprint(k))

@@ -3,6 +3,8 @@ package web
 import (
 	"fmt"
 	"html"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -49,10 +51,13 @@ func (s *Server) boardPage(c echo.Context) error {
 		Query:       q,
 		Searching:   q != "",
 		ClearSearch: boardURL(b.ID, p, current, 1, size, ""),
-		Live:        templates.LiveInfo{Board: b.ID, Period: string(p.Kind), Offset: (page - 1) * size, Limit: size},
+		Live:        templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/"},
 	}
 	if !current {
 		v.Live.Key = p.Key
+	}
+	if s.opts.Live != nil && q == "" {
+		v.Live.Query = liveQuery(b.ID, p, current, url.Values{"offset": {strconv.Itoa((page - 1) * size)}, "limit": {strconv.Itoa(size)}})
 	}
 	now := s.opts.Store.Now()
 	v.Tabs = tabs(&b, p.Kind, s, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })

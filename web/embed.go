@@ -2,6 +2,8 @@ package web
 
 import (
 	"errors"
+	"net/url"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -58,13 +60,21 @@ func (s *Server) embedPage(c echo.Context) error {
 		Table:       tableOf(&b, pg.Entries, member, b.Title+", "+label),
 		Empty:       "No scores in " + label + " yet.",
 		Board:       b.ID,
-		Live:        templates.LiveInfo{Board: b.ID, Period: string(p.Kind), Member: member, Limit: limit},
+		Live:        templates.LiveInfo{Period: string(p.Kind), MemberHref: s.baseURL(c) + "/b/" + url.PathEscape(b.ID) + "/m/", NewTab: true, Me: member},
 	}
+	v.Table.NewTab = true
 	for i := range v.Table.Rows { // links leave the frame
 		v.Table.Rows[i].Href = s.baseURL(c) + memberURL(b.ID, v.Table.Rows[i].Member)
 	}
 	if !current {
 		v.Live.Key = p.Key
+	}
+	if s.opts.Live != nil {
+		extra := url.Values{"offset": {"0"}, "limit": {strconv.Itoa(limit)}}
+		if member != "" {
+			extra = url.Values{"member": {member}, "radius": {strconv.Itoa(limit / 2)}}
+		}
+		v.Live.Query = liveQuery(b.ID, p, current, extra)
 	}
 	return render(c, 200, templates.EmbedPage(b.Title, theme, b.ID, templates.Widget(v)))
 }

@@ -6,32 +6,23 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/live"
 	"podium/web/templates"
 )
 
-// tableOf turns entries into table rows; tied rows are marked when a
-// neighbour on the page shares their rank.
+// tableOf turns entries into table rows, through the same builder as live
+// frames, so a page and its updates agree on formatting and ties.
 func tableOf(b *board.Board, entries []board.Entry, me string, label string) templates.Table {
 	t := templates.Table{Label: label}
 	for _, f := range b.Fields {
 		t.Fields = append(t.Fields, f.Name)
 	}
-	for i, e := range entries {
-		r := templates.Row{
-			Rank:   e.Rank,
-			Member: e.Member,
-			Name:   e.Name,
-			Score:  b.Format.Display(e.Score),
-			Href:   memberURL(b.ID, e.Member),
-			Me:     me != "" && e.Member == me,
-		}
-		if b.RankStyle != board.Ordinal {
-			r.Tied = (i > 0 && entries[i-1].Rank == e.Rank) || (i+1 < len(entries) && entries[i+1].Rank == e.Rank)
-		}
-		for _, v := range e.Fields {
-			r.Fields = append(r.Fields, templates.Group(int(v)))
-		}
-		t.Rows = append(t.Rows, r)
+	for _, r := range live.Rows(b, entries) {
+		t.Rows = append(t.Rows, templates.Row{
+			Rank: r.Rank, Tied: r.Tied, Member: r.Member, Name: r.Name, Score: r.Score, Fields: r.Fields,
+			Href: memberURL(b.ID, r.Member),
+			Me:   me != "" && r.Member == me,
+		})
 	}
 	return t
 }

@@ -39,7 +39,9 @@ type Options struct {
 	BaseURL string
 	// EmbedOrigins may frame /embed/ pages; "*" (the default) means any.
 	EmbedOrigins []string
-	Logger       *slog.Logger
+	// Live streams views over WebSockets; nil serves pages without live updates.
+	Live   Live
+	Logger *slog.Logger
 }
 
 // Server is the HTTP application.
@@ -66,7 +68,8 @@ func New(opts Options) *Server {
 	e.Use(middleware.Recover())
 	e.Use(s.requestLog())
 	e.Use(s.securityHeaders())
-	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Level: 5, MinLength: 1024}))
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Level: 5, MinLength: 1024,
+		Skipper: func(c echo.Context) bool { return c.Request().URL.Path == "/live" }}))
 
 	read := []string{http.MethodGet, http.MethodHead}
 	e.Match(read, "/", s.home)
@@ -77,6 +80,10 @@ func New(opts Options) *Server {
 	e.Match(read, "/healthz", s.healthz)
 	e.Match(read, "/readyz", s.readyz)
 	e.Match(read, static.Prefix+"*", echo.WrapHandler(static.Handler()))
+	if opts.Live != nil {
+		e.GET("/live", s.liveSocket)
+		e.GET("/metrics", s.metrics)
+	}
 	return s
 }
 

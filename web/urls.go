@@ -65,3 +65,17 @@ func intParam(raw, name string, def, lo, hi int) (int, error) {
 	}
 	return n, nil
 }
+
+// liveQuery is the /live query string of a view.
+func liveQuery(id string, p board.Period, current bool, extra url.Values) string {
+	v := url.Values{}
+	v.Set("board", id)
+	v.Set("period", string(p.Kind))
+	if !current && p.Kind != board.AllTime {
+		v.Set("at", p.Key)
+	}
+	for k, vals := range extra {
+		v[k] = vals
+	}
+	return v.Encode()
+}

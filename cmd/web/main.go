@@ -17,6 +17,7 @@ import (
 	_ "time/tzdata" // boards name IANA zones; the binary must know them on any host
 
 	"podium/board"
+	"podium/live"
 	"podium/web"
 )
 
@@ -30,7 +31,8 @@ func main() {
 }
 
 // run starts everything, serves until ctx ends, then shuts down in order:
-// stop taking requests, wait for them, stop the demo, close Redis.
+// stop taking requests, wait for them, stop the hub (closing WebSockets),
+// stop the demo, close Redis.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := parseConfig(args, getenv, stdout)
 	if errors.Is(err, flag.ErrHelp) {
@@ -47,6 +49,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer closeRedis()
 	store := board.NewStore(rdb, storeOpts...)
+	hub := live.New(rdb, store, live.Options{SelfPublished: cfg.RedisURL == "", DB: rdb.Options().DB, Logger: log})
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan struct{})
+	go func() { defer close(hubDone); hub.Run(hubCtx) }()
+	defer func() { stopHub(); <-hubDone }()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -65,6 +72,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Ready:        func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		BaseURL:      cfg.BaseURL,
 		EmbedOrigins: cfg.EmbedOrigins,
+		Live:         hub,
 		Logger:       log,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -90,6 +98,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	sctx, scancel := context.WithTimeout(context.Background(), cfg.Shutdown)
 	defer scancel()
 	err = httpSrv.Shutdown(sctx)
+	// Shutdown does not wait for hijacked connections: stopping the hub
+	// closes every WebSocket with "going away".
+	stopHub()
+	<-hubDone
 	cancel()
 	<-demoDone
 	if err != nil {

@@ -35,6 +35,7 @@ type Table struct {
 	Fields []string
 	Rows   []Row
 	Label  string // accessible caption
+	NewTab bool   // member links open a new tab (inside the widget)
 }
 
 // Activity is one line of the recent-changes panel.
@@ -83,10 +84,15 @@ type BoardView struct {
 	Live        LiveInfo
 }
 
-// LiveInfo tells the browser script which view a page shows.
+// LiveInfo tells the browser script which view a page shows; an empty
+// Query means the page is not live.
 type LiveInfo struct {
-	Board, Period, Key, Member string
-	Offset, Limit, Radius      int
+	Query      string // the /live query: board=…&period=…
+	MemberHref string // prefix of member links built by the script
+	NewTab     bool   // links open outside the frame (the widget)
+	Me         string // the member whose rank changes are announced
+	Period     string // kind shown, for forms
+	Key        string // period key when not the current one
 }
 
 // AroundView is the around-me page.
@@ -180,52 +186,10 @@ func TabLabel(k board.Kind) string {
 }
 
 // PeriodTitle says which period a page shows: "Week 47, 16–22 Nov 2026".
-func PeriodTitle(p board.Period) string {
-	switch p.Kind {
-	case board.Daily:
-		return p.Start.Format("Monday 2 January 2006")
-	case board.Weekly:
-		last := p.End.Add(-time.Hour)
-		return fmt.Sprintf("Week %s, %s", trimZero(p.Key[6:]), dateRange(p.Start, last))
-	case board.Monthly:
-		return p.Start.Format("January 2006")
-	case board.Yearly:
-		return p.Key
-	}
-	return "All time"
-}
+func PeriodTitle(p board.Period) string { return p.Title() }
 
-// ShortPeriod is a compact name for previous/next links: "Week 46", "21 Nov".
-func ShortPeriod(p board.Period) string {
-	switch p.Kind {
-	case board.Daily:
-		return p.Start.Format("2 Jan 2006")
-	case board.Weekly:
-		return "Week " + trimZero(p.Key[6:]) + ", " + p.Key[:4]
-	case board.Monthly:
-		return p.Start.Format("January 2006")
-	case board.Yearly:
-		return p.Key
-	}
-	return "All time"
-}
-
-func trimZero(s string) string {
-	if len(s) > 1 && s[0] == '0' {
-		return s[1:]
-	}
-	return s
-}
-
-func dateRange(a, b time.Time) string {
-	switch {
-	case a.Year() != b.Year():
-		return a.Format("2 Jan 2006") + " – " + b.Format("2 Jan 2006")
-	case a.Month() != b.Month():
-		return a.Format("2 Jan") + " – " + b.Format("2 Jan 2006")
-	}
-	return fmt.Sprintf("%d–%s", a.Day(), b.Format("2 Jan 2006"))
-}
+// ShortPeriod is a compact name for previous/next links: "Week 46, 2026".
+func ShortPeriod(p board.Period) string { return p.Short() }
 
 // Ago writes how long ago t was, coarsely: "just now", "5 min ago", "3 h ago".
 func Ago(t, now time.Time) string {

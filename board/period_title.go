@@ -1,0 +1,50 @@
+package board
+
+import (
+	"fmt"
+	"time"
+)
+
+// Title names the period for people: "Sunday 22 November 2026",
+// "Week 47, 16–22 Nov 2026", "November 2026", "2026", "All time".
+func (p Period) Title() string {
+	switch p.Kind {
+	case Daily:
+		return p.Start.Format("Monday 2 January 2006")
+	case Weekly:
+		return fmt.Sprintf("Week %s, %s", trimZero(p.Key[6:]), dateRange(p.Start, p.End.Add(-time.Hour)))
+	case Monthly:
+		return p.Start.Format("January 2006")
+	case Yearly:
+		return p.Key
+	}
+	return "All time"
+}
+
+// Short is a compact name for previous/next links: "2 Jan 2027", "Week 46, 2026".
+func (p Period) Short() string {
+	switch p.Kind {
+	case Daily:
+		return p.Start.Format("2 Jan 2006")
+	case Weekly:
+		return "Week " + trimZero(p.Key[6:]) + ", " + p.Key[:4]
+	}
+	return p.Title()
+}
+
+func trimZero(s string) string {
+	if len(s) > 1 && s[0] == '0' {
+		return s[1:]
+	}
+	return s
+}
+
+func dateRange(a, b time.Time) string {
+	switch {
+	case a.Year() != b.Year():
+		return a.Format("2 Jan 2006") + " – " + b.Format("2 Jan 2006")
+	case a.Month() != b.Month():
+		return a.Format("2 Jan") + " – " + b.Format("2 Jan 2006")
+	}
+	return fmt.Sprintf("%d–%s", a.Day(), b.Format("2 Jan 2006"))
+}

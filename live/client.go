@@ -1,0 +1,134 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/coder/websocket"
+)
+
+// conn is what a client writes to: a WebSocket, or a fake in tests.
+type conn interface {
+	Write(ctx context.Context, typ websocket.MessageType, p []byte) error
+	Close(code websocket.StatusCode, reason string) error
+	CloseNow() error
+}
+
+// client is one browser tab. The hub queues frames without blocking; the
+// client's own goroutine writes them with a timeout.
+type client struct {
+	conn     conn
+	send     chan []byte
+	view     *view // set and read under the hub's lock
+	quit     chan struct{}
+	stopOnce sync.Once
+}
+
+func newClient(c conn, queue int) *client {
+	return &client{conn: c, send: make(chan []byte, queue), quit: make(chan struct{})}
+}
+
+func (c *client) stop() { c.stopOnce.Do(func() { close(c.quit) }) }
+
+// writeLoop sends queued frames until the client goes away, the hub stops, or
+// a write takes longer than the timeout (a reader that stopped reading).
+func (h *Hub) writeLoop(ctx context.Context, c *client) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.quit:
+			return nil
+		case msg := <-c.send:
+			wctx, cancel := context.WithTimeout(ctx, h.opts.WriteTimeout)
+			err := c.conn.Write(wctx, websocket.MessageText, msg)
+			cancel()
+			if err != nil {
+				return err
+			}
+			h.stats.frames.Add(1)
+		}
+	}
+}
+
+// Serve upgrades a request to a WebSocket and streams the view to it until
+// either side goes away. origins are the extra origins allowed to connect
+// (full origins such as https://blog.example.com); "*" allows any.
+func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins []string) {
+	opts := &websocket.AcceptOptions{}
+	for _, o := range origins {
+		if o == "*" {
+			opts.InsecureSkipVerify = true // public, read-only data: any site may read it
+		}
+	}
+	if !opts.InsecureSkipVerify {
+		opts.OriginPatterns = origins
+	}
+	ws, err := websocket.Accept(w, r, opts)
+	if err != nil {
+		h.log.Info("live: refused websocket", slog.String("origin", r.Header.Get("Origin")), slog.Any("error", err))
+		return // Accept has answered (403 for a foreign origin)
+	}
+	// Nothing is read from browsers; CloseRead handles pings and the close
+	// handshake, and its context ends when the browser goes away.
+	ctx := ws.CloseRead(context.WithoutCancel(r.Context()))
+	c := newClient(ws, h.opts.QueueSize)
+	if err := h.attach(ctx, c, spec); err != nil {
+		ws.Close(websocket.StatusPolicyViolation, truncate(err.Error(), 120))
+		return
+	}
+	err = h.writeLoop(ctx, c)
+	h.detach(c)
+	switch {
+	case err == nil:
+		ws.Close(websocket.StatusGoingAway, "server shutting down")
+	case errors.Is(err, context.DeadlineExceeded):
+		h.stats.slowDisconnects.Add(1)
+		h.log.Info("live: dropped a client that stopped reading", slog.String("board", spec.Board))
+		ws.CloseNow()
+	default:
+		ws.CloseNow()
+	}
+}
+
+// truncate keeps a close reason within the protocol's 123 bytes.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// counters are the hub's running totals, for /metrics.
+type counters struct {
+	clients, frames, dropped, events, reads, lastReads, slowDisconnects atomic.Int64
+}
+
+// Stats is a copy of the hub's counters.
+type Stats struct {
+	Clients         int64 // connected now
+	Views           int64 // distinct views now
+	Frames          int64 // frames written to clients
+	Dropped         int64 // frames dropped for lagging clients (each replaced by a snapshot)
+	Events          int64 // keyspace notifications received
+	Reads           int64 // view reads
+	LastTickReads   int64 // view reads in the last tick that read any
+	SlowDisconnects int64 // clients dropped for not reading
+	Polling         bool  // notifications unavailable: polling watched keys
+}
+
+// Stats reads the counters.
+func (h *Hub) Stats() Stats {
+	h.mu.Lock()
+	views := int64(len(h.views))
+	h.mu.Unlock()
+	return Stats{
+		Clients: h.stats.clients.Load(), Views: views, Frames: h.stats.frames.Load(), Dropped: h.stats.dropped.Load(),
+		Events: h.stats.events.Load(), Reads: h.stats.reads.Load(), LastTickReads: h.stats.lastReads.Load(),
+		SlowDisconnects: h.stats.slowDisconnects.Load(), Polling: h.polling.Load(),
+	}
+}

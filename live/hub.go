@@ -1,0 +1,429 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"podium/board"
+)
+
+// Reader is what the hub needs from the board engine.
+type Reader interface {
+	Now() time.Time
+	Board(ctx context.Context, id string) (board.Board, error)
+	ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult
+}
+
+// Options tune the hub; zero values take the defaults.
+type Options struct {
+	Tick         time.Duration // how often dirty views are re-read (100ms)
+	PollInterval time.Duration // re-read everything this often when notifications are off (1s)
+	QueueSize    int           // frames a client may have waiting (16)
+	WriteTimeout time.Duration // a client that takes longer to accept a frame is dropped (5s)
+	// SelfPublished says the store publishes the keyspace messages itself (the
+	// embedded store, which has neither notifications nor CONFIG).
+	SelfPublished bool
+	DB            int // the Redis database whose keyspace is watched
+	Logger        *slog.Logger
+}
+
+// Spec identifies a view; clients with equal specs share one read and one
+// encoded frame.
+type Spec struct {
+	Board  string
+	Kind   board.Kind
+	Key    string // "" follows the current period across roll-overs
+	Offset int
+	Limit  int
+	Member string // around-me when set
+	Radius int
+}
+
+// Hub owns the views and their clients.
+type Hub struct {
+	rdb    redis.UniversalClient
+	reader Reader
+	opts   Options
+	log    *slog.Logger
+
+	mu     sync.Mutex
+	views  map[Spec]*view
+	byKey  map[string]map[*view]struct{} // zset key -> views reading it
+	dirty  map[string]struct{}
+	resync bool // re-read everything and send snapshots (after a reconnect)
+
+	polling  atomic.Bool
+	lastPoll time.Time
+	stats    counters
+}
+
+// view is one watched window and the clients watching it.
+type view struct {
+	spec    Spec
+	board   board.Board
+	period  board.Period
+	zkey    string
+	clients map[*client]struct{}
+	last    *Snapshot
+	snapMsg []byte // last snapshot, encoded: what a lagging client gets
+	rolled  bool
+}
+
+// New makes a hub; Run starts it.
+func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
+	if opts.Tick <= 0 {
+		opts.Tick = 100 * time.Millisecond
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = time.Second
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = 16
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 5 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Hub{
+		rdb: rdb, reader: reader, opts: opts, log: opts.Logger,
+		views: map[Spec]*view{}, byKey: map[string]map[*view]struct{}{}, dirty: map[string]struct{}{},
+	}
+}
+
+// Run listens and ticks until ctx ends, then disconnects every client.
+func (h *Hub) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); h.listen(ctx) }()
+	t := time.NewTicker(h.opts.Tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			h.closeAll()
+			return
+		case <-t.C:
+			h.tick(ctx)
+		}
+	}
+}
+
+// keyspacePrefix is the channel prefix of the watched database's notifications.
+func (h *Hub) keyspacePrefix() string { return fmt.Sprintf("__keyspace@%d__:", h.opts.DB) }
+
+// listen subscribes to the board keys' notifications and marks keys dirty.
+// It never blocks on a browser: it only takes the hub's lock to mark a key.
+// Every subscription after the first (Redis restarted or the connection
+// dropped) asks for a full re-read, since notifications are fire-and-forget.
+func (h *Hub) listen(ctx context.Context) {
+	backoff := 100 * time.Millisecond
+	subscribed := false
+	for ctx.Err() == nil {
+		if !h.opts.SelfPublished {
+			h.ensureNotifications(ctx)
+		}
+		ps := h.rdb.PSubscribe(ctx, h.keyspacePrefix()+board.KeyPattern)
+		// Receive does not return on cancellation while it waits for a
+		// message; closing the subscription does.
+		stop := context.AfterFunc(ctx, func() { ps.Close() })
+		for {
+			msg, err := ps.Receive(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					h.log.Warn("live: keyspace subscription lost; resubscribing", slog.Any("error", err), slog.Duration("after", backoff))
+				}
+				break
+			}
+			switch m := msg.(type) {
+			case *redis.Subscription:
+				if subscribed {
+					h.log.Info("live: resubscribed; re-reading every view")
+				}
+				h.mu.Lock()
+				h.resync = h.resync || subscribed
+				h.mu.Unlock()
+				subscribed = true
+				backoff = 100 * time.Millisecond
+			case *redis.Message:
+				h.stats.events.Add(1)
+				h.markDirty(strings.TrimPrefix(m.Channel, h.keyspacePrefix()))
+			}
+		}
+		stop()
+		ps.Close()
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+func (h *Hub) markDirty(key string) {
+	if _, _, _, ok := board.ParseZSetKey(key); !ok {
+		return
+	}
+	h.mu.Lock()
+	if _, watched := h.byKey[key]; watched {
+		h.dirty[key] = struct{}{}
+	}
+	h.mu.Unlock()
+}
+
+// ensureNotifications turns on keyspace events for zsets, generic and expired
+// commands. Where Redis refuses CONFIG (managed services), it says which
+// setting to change and polls watched keys instead.
+func (h *Hub) ensureNotifications(ctx context.Context) {
+	cur, err := h.rdb.ConfigGet(ctx, "notify-keyspace-events").Result()
+	flags := cur["notify-keyspace-events"]
+	want := flags
+	for _, f := range "Kzgx" {
+		if !strings.ContainsRune(want, f) && !(f != 'K' && strings.ContainsRune(want, 'A')) {
+			want += string(f)
+		}
+	}
+	if err == nil && want != flags {
+		err = h.rdb.ConfigSet(ctx, "notify-keyspace-events", want).Err()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		if !h.polling.Swap(true) {
+			h.log.Warn("live: Redis refused CONFIG for keyspace notifications; set notify-keyspace-events to include Kzgx "+
+				"(redis.conf or your provider's settings). Until then watched boards are polled.",
+				slog.Any("error", err), slog.Duration("poll", h.opts.PollInterval))
+		}
+		return
+	}
+	if h.polling.Swap(false) {
+		h.log.Info("live: keyspace notifications are on; polling stopped")
+	}
+}
+
+// Polling reports whether the hub has fallen back to polling.
+func (h *Hub) Polling() bool { return h.polling.Load() }
+
+// tick re-reads the views of dirty keys, new views and rolled-over views,
+// in one pipeline, and sends each changed view's frame to its clients.
+func (h *Hub) tick(ctx context.Context) {
+	now := h.reader.Now()
+	h.mu.Lock()
+	resync := h.resync
+	h.resync = false
+	poll := h.polling.Load() && now.Sub(h.lastPoll) >= h.opts.PollInterval
+	if poll {
+		h.lastPoll = now
+	}
+	var work []*view
+	for _, v := range h.views {
+		if v.spec.Key == "" && v.spec.Kind != board.AllTime {
+			if cur := v.board.Current(v.spec.Kind, now); cur.Key != v.period.Key {
+				h.rekey(v, cur)
+			}
+		}
+		_, dirty := h.dirty[v.zkey]
+		if resync || poll || dirty || v.rolled || v.last == nil {
+			work = append(work, v)
+		}
+	}
+	clear(h.dirty)
+	h.mu.Unlock()
+	if len(work) == 0 {
+		return
+	}
+	qs := make([]board.ViewQuery, len(work))
+	for i, v := range work {
+		qs[i] = board.ViewQuery{Board: &v.board, Period: v.period, Offset: v.spec.Offset, Limit: v.spec.Limit, Member: v.spec.Member, Radius: v.spec.Radius}
+	}
+	h.stats.reads.Add(int64(len(qs)))
+	h.stats.lastReads.Store(int64(len(qs)))
+	results := h.reader.ReadViews(ctx, qs)
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, v := range work {
+		res := results[i]
+		if res.Err != nil && !errors.Is(res.Err, board.ErrNotFound) {
+			if ctx.Err() == nil {
+				h.log.Warn("live: read view", slog.String("board", v.spec.Board), slog.String("period", v.period.String()), slog.Any("error", res.Err))
+			}
+			h.resync = true // try every view again next tick, with snapshots
+			continue
+		}
+		snap := h.snapshot(v, res)
+		h.publish(v, snap, resync || v.rolled || v.last == nil)
+		v.rolled = false
+	}
+}
+
+// rekey moves a "current period" view to a new period key at roll-over.
+func (h *Hub) rekey(v *view, p board.Period) {
+	h.unindex(v)
+	v.period = p
+	v.zkey = board.ZSetKey(v.board.ID, p)
+	v.rolled = true
+	h.index(v)
+}
+
+func (h *Hub) index(v *view) {
+	if h.byKey[v.zkey] == nil {
+		h.byKey[v.zkey] = map[*view]struct{}{}
+	}
+	h.byKey[v.zkey][v] = struct{}{}
+}
+
+func (h *Hub) unindex(v *view) {
+	delete(h.byKey[v.zkey], v)
+	if len(h.byKey[v.zkey]) == 0 {
+		delete(h.byKey, v.zkey)
+	}
+}
+
+func (h *Hub) snapshot(v *view, res board.ViewResult) *Snapshot {
+	s := &Snapshot{Period: string(v.period.Kind), Key: v.period.Key, Title: v.period.Title(), Rows: []Row{}}
+	if errors.Is(res.Err, board.ErrNotFound) {
+		s.Missing = true
+		return s
+	}
+	s.Total, s.Offset = res.Page.Total, res.Page.Offset
+	s.Rows = Rows(&v.board, res.Page.Entries)
+	return s
+}
+
+// Frames sent to browsers: {"type":"snapshot",...Snapshot} or
+// {"type":"diff",...Delta}. (One struct embedding both would make encoding/json
+// drop the fields they share.)
+type snapshotFrame struct {
+	Type string `json:"type"`
+	*Snapshot
+}
+
+type diffFrame struct {
+	Type string `json:"type"`
+	*Delta
+}
+
+// publish sends a view's new state: whole when asked (new view, roll-over,
+// resync), else as a diff, and nothing when nothing changed. Each frame is
+// encoded once and the same bytes go to every client.
+func (h *Hub) publish(v *view, snap *Snapshot, whole bool) {
+	snapMsg, err := json.Marshal(snapshotFrame{Type: "snapshot", Snapshot: snap})
+	if err != nil {
+		h.log.Error("live: encode snapshot", slog.Any("error", err))
+		return
+	}
+	msg := snapMsg
+	if !whole {
+		d, changed := Diff(v.last, snap)
+		if !changed {
+			return
+		}
+		if msg, err = json.Marshal(diffFrame{Type: "diff", Delta: &d}); err != nil {
+			h.log.Error("live: encode diff", slog.Any("error", err))
+			return
+		}
+	}
+	v.last, v.snapMsg = snap, snapMsg
+	for c := range v.clients {
+		h.deliver(c, msg, snapMsg)
+	}
+}
+
+// deliver queues a frame without ever blocking the hub. A client whose queue
+// is full is behind: its backlog is replaced by one fresh snapshot.
+func (h *Hub) deliver(c *client, msg, snapshot []byte) {
+	select {
+	case c.send <- msg:
+		return
+	default:
+	}
+	h.stats.dropped.Add(1)
+	for {
+		select {
+		case <-c.send:
+			continue
+		default:
+		}
+		break
+	}
+	select {
+	case c.send <- snapshot:
+	default:
+	}
+}
+
+// attach registers a client for a spec, creating the view if needed; a view
+// that already has a snapshot sends it to the newcomer at once.
+func (h *Hub) attach(ctx context.Context, c *client, spec Spec) error {
+	b, err := h.reader.Board(ctx, spec.Board)
+	if err != nil {
+		return err
+	}
+	p := b.Current(spec.Kind, h.reader.Now())
+	if spec.Key != "" {
+		if p, err = board.ParsePeriod(spec.Kind, spec.Key, b.Location()); err != nil {
+			return err
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v := h.views[spec]
+	if v == nil {
+		v = &view{spec: spec, board: b, period: p, zkey: board.ZSetKey(b.ID, p), clients: map[*client]struct{}{}}
+		h.views[spec] = v
+		h.index(v)
+	}
+	v.clients[c] = struct{}{}
+	c.view = v
+	h.stats.clients.Add(1)
+	if v.snapMsg != nil {
+		h.deliver(c, v.snapMsg, v.snapMsg)
+	}
+	return nil
+}
+
+// detach removes a client; a view left without clients is dropped.
+func (h *Hub) detach(c *client) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v := c.view
+	if v == nil {
+		return
+	}
+	if _, ok := v.clients[c]; !ok {
+		return
+	}
+	delete(v.clients, c)
+	h.stats.clients.Add(-1)
+	if len(v.clients) == 0 {
+		h.unindex(v)
+		delete(h.views, v.spec)
+	}
+}
+
+func (h *Hub) closeAll() {
+	h.mu.Lock()
+	var all []*client
+	for _, v := range h.views {
+		for c := range v.clients {
+			all = append(all, c)
+		}
+	}
+	h.mu.Unlock()
+	for _, c := range all {
+		c.stop()
+	}
+}

@@ -1,0 +1,175 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/redis/go-redis/v9"
+
+	"podium/board"
+	"podium/internal/redistest"
+)
+
+var srv *redistest.Server
+
+func TestMain(m *testing.M) { redistest.Main(m, &srv) }
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+type liveFixture struct {
+	t     *testing.T
+	rdb   *redis.Client
+	store *board.Store
+	hub   *Hub
+	http  *httptest.Server
+}
+
+func newLiveFixture(t *testing.T, opts Options) *liveFixture {
+	t.Helper()
+	rdb := srv.Client(t)
+	if err := rdb.FlushDB(context.Background()).Err(); err != nil { // our private server
+		t.Fatal(err)
+	}
+	store := board.NewStore(rdb)
+	if opts.Logger == nil {
+		opts.Logger = quiet
+	}
+	if opts.Tick == 0 {
+		opts.Tick = 20 * time.Millisecond
+	}
+	hub := New(rdb, store, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); hub.Run(ctx) }()
+	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		spec := Spec{Board: q.Get("board"), Kind: board.Kind(q.Get("period")), Limit: 10, Member: q.Get("member"), Radius: 2}
+		hub.Serve(w, r, spec, []string{"*"})
+	}))
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Error("hub did not stop")
+		}
+		h.Close()
+	})
+	return &liveFixture{t: t, rdb: rdb, store: store, hub: hub, http: h}
+}
+
+func (f *liveFixture) board(id string, scores ...any) *board.Board {
+	f.t.Helper()
+	b, err := f.store.CreateBoard(context.Background(), board.Board{ID: id, Title: id, TieBreak: board.ByMember})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for i := 0; i+1 < len(scores); i += 2 {
+		if err := f.rdb.ZAdd(context.Background(), board.ZSetKey(id, board.Period{Kind: board.AllTime}), redis.Z{Member: scores[i], Score: float64(scores[i+1].(int))}).Err(); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	return &b
+}
+
+// wsClient is a test WebSocket client that keeps the state it is sent.
+type wsClient struct {
+	t      *testing.T
+	c      *websocket.Conn
+	state     Snapshot
+	frames    int
+	snapshots int
+}
+
+func (f *liveFixture) dial(query string) *wsClient {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, strings.Replace(f.http.URL, "http", "ws", 1)+"/?"+query, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	c.SetReadLimit(1 << 20)
+	f.t.Cleanup(func() { c.CloseNow() })
+	return &wsClient{t: f.t, c: c}
+}
+
+// next reads one frame and applies it.
+func (w *wsClient) next(timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	_, data, err := w.c.Read(ctx)
+	if err != nil {
+		return "", err
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		w.t.Fatalf("bad frame %s: %v", data, err)
+	}
+	w.frames++
+	switch head.Type {
+	case "snapshot":
+		var s Snapshot
+		if err := json.Unmarshal(data, &s); err != nil {
+			w.t.Fatalf("bad snapshot %s: %v", data, err)
+		}
+		w.state = s
+		w.snapshots++
+	case "diff":
+		var d Delta
+		if err := json.Unmarshal(data, &d); err != nil {
+			w.t.Fatalf("bad diff %s: %v", data, err)
+		}
+		w.state = Apply(&w.state, d)
+	default:
+		w.t.Fatalf("unknown frame type %q", head.Type)
+	}
+	return head.Type, nil
+}
+
+// until reads frames until the state satisfies ok, or fails at the deadline.
+func (w *wsClient) until(what string, ok func(s Snapshot) bool) {
+	w.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !ok(w.state) {
+		left := time.Until(deadline)
+		if left <= 0 {
+			w.t.Fatalf("timed out waiting for %s; state %+v", what, w.state)
+		}
+		if _, err := w.next(left); err != nil {
+			w.t.Fatalf("waiting for %s: %v; state %+v", what, err, w.state)
+		}
+	}
+}
+
+func order(s Snapshot) string {
+	var out []string
+	for _, r := range s.Rows {
+		out = append(out, fmt.Sprintf("%s:%d", r.Member, r.Rank))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestOutsideZIncrByReachesClient(t *testing.T) {
+	f := newLiveFixture(t, Options{})
+	b := f.board("game", "ann", 50, "bob", 40, "cat", 30)
+	ws := f.dial("board=game&period=all")
+	ws.until("first snapshot", func(s Snapshot) bool { return order(s) == "ann:1 bob:2 cat:3" })
+	start := time.Now()
+	if err := f.rdb.ZIncrBy(context.Background(), board.ZSetKey(b.ID, board.Period{Kind: board.AllTime}), 25, "cat").Err(); err != nil {
+		t.Fatal(err)
+	}
+	ws.until("cat to move up", func(s Snapshot) bool { return order(s) == "cat:1 ann:2 bob:3" })
+	t.Logf("outside ZINCRBY reached the client in %v", time.Since(start).Round(time.Millisecond))
+}
