@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,8 +84,8 @@ func (f *liveFixture) board(id string, scores ...any) *board.Board {
 
 // wsClient is a test WebSocket client that keeps the state it is sent.
 type wsClient struct {
-	t      *testing.T
-	c      *websocket.Conn
+	t         *testing.T
+	c         *websocket.Conn
 	state     Snapshot
 	frames    int
 	snapshots int
@@ -173,3 +174,120 @@ func TestOutsideZIncrByReachesClient(t *testing.T) {
 	ws.until("cat to move up", func(s Snapshot) bool { return order(s) == "cat:1 ann:2 bob:3" })
 	t.Logf("outside ZINCRBY reached the client in %v", time.Since(start).Round(time.Millisecond))
 }
+
+func TestBurstIsCoalescedAndEndsExact(t *testing.T) {
+	f := newLiveFixture(t, Options{Tick: 100 * time.Millisecond})
+	b := f.board("burst", "seed", 1)
+	ws := f.dial("board=burst&period=all")
+	ws.until("first snapshot", func(s Snapshot) bool { return s.Total == 1 })
+	key := board.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
+	frames := ws.frames
+	start := time.Now()
+	for batch := range 10 { // 10,000 writes over about a second
+		pipe := f.rdb.Pipeline()
+		for i := range 1000 {
+			pipe.ZIncrBy(context.Background(), key, float64(i%7+1), fmt.Sprintf("p%02d", (batch*1000+i)%40))
+		}
+		if _, err := pipe.Exec(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(90 * time.Millisecond)
+	}
+	burst := time.Since(start)
+	want, err := f.store.Page(context.Background(), b, board.Period{Kind: board.AllTime}, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows := Rows(b, want.Entries)
+	ws.until("the final state", func(s Snapshot) bool {
+		return s.Total == want.Total && len(s.Rows) == len(wantRows) && order(s) == order(Snapshot{Rows: wantRows}) && s.Rows[0].Value == wantRows[0].Value
+	})
+	for i := range wantRows {
+		if !ws.state.Rows[i].equal(wantRows[i]) {
+			t.Fatalf("row %d: %+v, want %+v", i, ws.state.Rows[i], wantRows[i])
+		}
+	}
+	n := ws.frames - frames
+	limit := int(burst/(100*time.Millisecond)) + 3
+	t.Logf("10,000 writes in %v became %d frames (ticks in that time: %d)", burst.Round(time.Millisecond), n, int(burst/(100*time.Millisecond)))
+	if n > limit {
+		t.Fatalf("%d frames for a %v burst; want at most %d", n, burst, limit)
+	}
+}
+
+func TestRedisRestartEndsWithRightSnapshots(t *testing.T) {
+	f := newLiveFixture(t, Options{Tick: 50 * time.Millisecond})
+	b := f.board("restart", "ann", 50, "bob", 40)
+	page := f.dial("board=restart&period=all")
+	around := f.dial("board=restart&period=all&member=bob")
+	page.until("first snapshot", func(s Snapshot) bool { return order(s) == "ann:1 bob:2" })
+	around.until("first snapshot", func(s Snapshot) bool { return order(s) == "ann:1 bob:2" })
+	before := page.snapshots
+	srv.Stop()
+	time.Sleep(300 * time.Millisecond) // the hub notices: reads and the subscription fail
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	// The restarted Redis is empty (tests keep nothing on disk); a real one
+	// would come back with its data. Put the board back as it was, changed.
+	def := *b
+	def.Created = time.Time{}
+	if _, err := f.store.CreateBoard(context.Background(), def); err != nil {
+		t.Fatal(err)
+	}
+	key := board.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
+	f.rdb.ZAdd(context.Background(), key, redis.Z{Member: "bob", Score: 90}, redis.Z{Member: "ann", Score: 50}, redis.Z{Member: "cat", Score: 10})
+	page.until("the state after the restart", func(s Snapshot) bool { return order(s) == "bob:1 ann:2 cat:3" })
+	around.until("the state after the restart", func(s Snapshot) bool { return order(s) == "bob:1 ann:2 cat:3" })
+	if page.snapshots == before {
+		t.Fatal("no full snapshot after the reconnect")
+	}
+	// And live updates flow again through the new subscription.
+	f.rdb.ZIncrBy(context.Background(), key, 100, "cat")
+	page.until("an update after the restart", func(s Snapshot) bool { return order(s) == "cat:1 bob:2 ann:3" })
+}
+
+// TestPollingWhenConfigIsRefused acts like a managed Redis: CONFIG renamed
+// away and notifications off. The hub says so once and polls.
+func TestPollingWhenConfigIsRefused(t *testing.T) {
+	managed, err := redistest.StartWith("--rename-command", "CONFIG", "", "--notify-keyspace-events", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer managed.Close()
+	rdb := managed.Client(t)
+	store := board.NewStore(rdb)
+	var logs syncLog
+	hub := New(rdb, store, Options{Tick: 20 * time.Millisecond, PollInterval: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); hub.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hub.Serve(w, r, Spec{Board: "managed", Kind: board.AllTime, Limit: 10}, nil)
+	}))
+	defer h.Close()
+	b, err := store.CreateBoard(context.Background(), board.Board{ID: "managed", Title: "Managed", TieBreak: board.ByMember})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &liveFixture{t: t, rdb: rdb, store: store, hub: hub, http: h}
+	ws := f.dial("")
+	ws.until("first snapshot", func(s Snapshot) bool { return s.Title == "All time" })
+	rdb.ZIncrBy(context.Background(), board.ZSetKey(b.ID, board.Period{Kind: board.AllTime}), 5, "ann")
+	ws.until("the polled change", func(s Snapshot) bool { return order(s) == "ann:1" })
+	if !hub.Polling() || !strings.Contains(logs.String(), "set notify-keyspace-events to include Kzgx") {
+		t.Fatalf("polling %v; log:\n%s", hub.Polling(), logs.String())
+	}
+	if n := strings.Count(logs.String(), "refused CONFIG"); n != 1 {
+		t.Fatalf("warned %d times", n)
+	}
+}
+
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
+func (l *syncLog) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/live"
 	"podium/web/static"
 )
 
@@ -221,12 +223,12 @@ func TestTiedRanksAndPeriodLinks(t *testing.T) {
 		map[string]float64{"ann": 70, "bob": 68, "cat": 70, "dan": 75})
 	_, body := f.get("/b/golf")
 	ranks := regexp.MustCompile(`data-member="([^"]+)" data-rank="(\d+)"`).FindAllStringSubmatch(body, -1)
-	var got []string
+	got := map[string]string{}
 	for _, m := range ranks {
-		got = append(got, m[1]+"="+m[2])
+		got[m[1]] = m[2]
 	}
-	if strings.Join(got, " ") != "bob=1 ann=2 cat=2 dan=4" {
-		t.Fatalf("ranks %v", got)
+	if !reflect.DeepEqual(got, map[string]string{"bob": "1", "ann": "2", "cat": "2", "dan": "4"}) || ranks[0][1] != "bob" || ranks[3][1] != "dan" {
+		t.Fatalf("ranks %v", ranks)
 	}
 	if !strings.Contains(body, `href="/b/golf?at=2026-W53&amp;period=week"`) {
 		t.Fatalf("previous week link missing:\n%s", excerpt(body))
@@ -259,5 +261,76 @@ func TestServerErrorPage(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "request failed") || !strings.Contains(logs.String(), "connection refused") {
 		t.Fatalf("cause not logged:\n%s", logs.String())
+	}
+}
+
+// fakeLive stands in for the hub where only the page side is under test.
+type fakeLive struct{ specs []live.Spec }
+
+func (f *fakeLive) Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string) {
+	f.specs = append(f.specs, spec)
+	w.WriteHeader(http.StatusSwitchingProtocols)
+}
+func (f *fakeLive) Stats() live.Stats { return live.Stats{Clients: 3, Frames: 42, Polling: true} }
+
+func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
+	f := newFixture(t)
+	fl := &fakeLive{}
+	s := New(Options{Store: f.store, Live: fl, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := httptest.NewServer(s)
+	t.Cleanup(h.Close)
+	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 1})
+	for _, tc := range []struct {
+		query  string
+		status int
+	}{
+		{"board=nope", 404},
+		{"board=chess&period=day", 404},
+		{"board=chess&period=week&at=2026-W99", 404},
+		{"board=chess&limit=0", 400},
+		{"board=chess&member=%0A", 400},
+		{"board=chess&member=ann&radius=500", 400},
+		{"board=chess&period=week&at=2026-W52&offset=25&limit=25", 101},
+		{"board=chess&member=ann&radius=3", 101},
+	} {
+		res, err := http.Get(h.URL + "/live?" + tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tc.status {
+			t.Errorf("/live?%s: %d, want %d", tc.query, res.StatusCode, tc.status)
+		}
+	}
+	want := []live.Spec{
+		{Board: "chess", Kind: board.Weekly, Key: "2026-W52", Offset: 25, Limit: 25},
+		{Board: "chess", Kind: board.AllTime, Member: "ann", Radius: 3},
+	}
+	if !reflect.DeepEqual(fl.specs, want) {
+		t.Fatalf("specs %+v", fl.specs)
+	}
+	res, err := http.Get(h.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, line := range []string{"podium_live_clients 3", "podium_live_frames_total 42", "podium_live_polling 1", "# TYPE podium_live_dropped_total counter"} {
+		if !strings.Contains(string(body), line) {
+			t.Fatalf("metrics lack %q:\n%s", line, body)
+		}
+	}
+	// Live pages say which view to stream; without a hub they do not.
+	res, err = http.Get(h.URL + "/b/chess?period=week")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(page), `data-live="board=chess&amp;limit=25&amp;offset=0&amp;period=week"`) {
+		t.Fatalf("board page has no live view:\n%s", excerpt(string(page)))
+	}
+	if _, plain := f.get("/b/chess"); strings.Contains(plain, "data-live=") {
+		t.Fatal("a server without a hub renders live attributes")
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"podium/internal/redistest"
 )
@@ -133,7 +136,32 @@ func TestRunServesAndShutsDown(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// Live updates work on the embedded store: the app publishes its own
+	// keyspace messages, so a WebSocket gets the snapshot, then diffs.
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer wcancel()
+	ws, _, err := websocket.Dial(wctx, "ws://"+addr+"/live?board=arcade&period=all&limit=10", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for len(types) < 2 {
+		_, data, err := ws.Read(wctx)
+		if err != nil {
+			t.Fatalf("live frames %v: %v", types, err)
+		}
+		var head struct{ Type string }
+		_ = json.Unmarshal(data, &head)
+		types = append(types, head.Type)
+	}
+	if types[0] != "snapshot" || types[1] != "diff" {
+		t.Fatalf("live frames %v", types)
+	}
 	cancel()
+	// Shutdown closes the WebSocket with "going away".
+	if _, _, err := ws.Read(wctx); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Fatalf("websocket after shutdown: %v", err)
+	}
 	select {
 	case err := <-done:
 		if err != nil {

@@ -21,15 +21,20 @@ import (
 
 // Server is a private redis-server.
 type Server struct {
-	Addr string
-	port int
-	dir  string
-	cmd  *exec.Cmd
+	Addr  string
+	port  int
+	dir   string
+	cmd   *exec.Cmd
+	extra []string
 }
 
 // Start launches redis-server on a free port. It fails with instructions when
 // redis-server is not installed: a skipped test would hide the gap.
-func Start() (*Server, error) {
+func Start() (*Server, error) { return StartWith() }
+
+// StartWith launches redis-server with extra arguments after the defaults,
+// e.g. "--rename-command", "CONFIG", "" to act like a managed Redis.
+func StartWith(extra ...string) (*Server, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, fmt.Errorf("redistest: redis-server not on PATH; install it (apt-get install -y redis-server) or run `make test`, which does")
@@ -38,7 +43,7 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redistest: %w", err)
 	}
-	s := &Server{dir: dir}
+	s := &Server{dir: dir, extra: extra}
 	var lastErr error
 	for range 5 {
 		port, err := freePort()
@@ -56,11 +61,13 @@ func Start() (*Server, error) {
 }
 
 func (s *Server) launch(bin string) error {
-	cmd := exec.Command(bin,
+	args := []string{
 		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", s.dir,
 		"--notify-keyspace-events", "Kzgx",
-		"--logfile", filepath.Join(s.dir, "redis.log"))
+		"--logfile", filepath.Join(s.dir, "redis.log"),
+	}
+	cmd := exec.Command(bin, append(args, s.extra...)...)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("redistest: start redis-server: %w", err)
 	}
