@@ -6,7 +6,7 @@ PKGS    := ./...
 ADDR    ?= :8080
 RUNARGS ?= --demo
 
-.PHONY: run build test unit e2e e2e-setup deps-test vet generate check-generated fmt lint fuzz bench
+.PHONY: run build test unit e2e e2e-setup deps-test vet generate check-generated fmt lint fuzz bench bench-live
 
 run: build
 	./bin/web --addr $(ADDR) $(RUNARGS)
@@ -59,3 +59,9 @@ fuzz: deps-test
 # Benchmarks on a 1,000,000-member board next to redis-benchmark on this machine.
 bench: deps-test
 	scripts/bench.sh
+
+# Live updates under load (loopback only, stops by itself): 2,000 WebSocket
+# clients on one board while writes run; prints latency and memory per client.
+bench-live: deps-test
+	$(GO) build -o bin/liveload ./cmd/liveload
+	./bin/liveload -clients $${CLIENTS:-2000} -rate $${RATE:-500} -duration $${DURATION:-20s}
