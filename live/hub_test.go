@@ -291,3 +291,39 @@ type syncLog struct {
 
 func (l *syncLog) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
 func (l *syncLog) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+func TestWebSocketOriginCheck(t *testing.T) {
+	f := newLiveFixture(t, Options{})
+	f.board("origins", "ann", 1)
+	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.hub.Serve(w, r, Spec{Board: "origins", Kind: board.AllTime, Limit: 10}, []string{"https://blog.example.com"})
+	}))
+	defer h.Close()
+	url := strings.Replace(h.URL, "http", "ws", 1)
+	for _, tc := range []struct {
+		origin string
+		ok     bool
+	}{
+		{"", true},                         // not a browser
+		{h.URL, true},                      // the site itself
+		{"https://blog.example.com", true}, // in the embed allow-list
+		{"https://evil.example.net", false},
+		{"http://blog.example.com", false}, // scheme matters
+	} {
+		hdr := http.Header{}
+		if tc.origin != "" {
+			hdr.Set("Origin", tc.origin)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		c, res, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: hdr})
+		cancel()
+		if (err == nil) != tc.ok {
+			t.Errorf("origin %q: err %v, want allowed=%v", tc.origin, err, tc.ok)
+		}
+		if err == nil {
+			c.CloseNow()
+		} else if res != nil && res.StatusCode != http.StatusForbidden {
+			t.Errorf("origin %q refused with %d, want 403", tc.origin, res.StatusCode)
+		}
+	}
+}

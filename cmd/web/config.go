@@ -25,6 +25,7 @@ type Config struct {
 	LogFormat    string
 	LogLevel     slog.Level
 	Shutdown     time.Duration
+	LiveTick     time.Duration
 }
 
 // setting is one configuration entry: a flag, its environment variable, and
@@ -44,6 +45,7 @@ var settings = []setting{
 	{"log-format", "LOG_FORMAT", "text", "log format: text or json", false},
 	{"log-level", "LOG_LEVEL", "info", "log level: debug, info, warn or error", false},
 	{"shutdown-timeout", "SHUTDOWN_TIMEOUT", "10s", "how long to wait for requests to finish on SIGINT/SIGTERM", false},
+	{"live-tick", "LIVE_TICK", "100ms", "how often changed boards are re-read and pushed to browsers (10ms-10s)", false},
 }
 
 // parseConfig reads flags over environment variables over defaults. It
@@ -134,6 +136,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	cfg.Shutdown, err = time.ParseDuration(*vals["shutdown-timeout"])
 	if err != nil || cfg.Shutdown <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout/SHUTDOWN_TIMEOUT %q must be a duration such as 10s", *vals["shutdown-timeout"]))
+	}
+	cfg.LiveTick, err = time.ParseDuration(*vals["live-tick"])
+	if err != nil || cfg.LiveTick < 10*time.Millisecond || cfg.LiveTick > 10*time.Second {
+		errs = append(errs, fmt.Errorf("--live-tick/LIVE_TICK %q must be a duration from 10ms to 10s", *vals["live-tick"]))
 	}
 	return cfg, errors.Join(errs...)
 }

@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer closeRedis()
 	store := board.NewStore(rdb, storeOpts...)
-	hub := live.New(rdb, store, live.Options{SelfPublished: cfg.RedisURL == "", DB: rdb.Options().DB, Logger: log})
+	hub := live.New(rdb, store, live.Options{Tick: cfg.LiveTick, SelfPublished: cfg.RedisURL == "", DB: rdb.Options().DB, Logger: log})
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	hubDone := make(chan struct{})
 	go func() { defer close(hubDone); hub.Run(hubCtx) }()

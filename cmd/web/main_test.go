@@ -48,6 +48,7 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"--base-url", "scores.example.com"}, nil, "BASE_URL"},
 		{[]string{"--log-format", "xml"}, nil, "LOG_FORMAT"},
 		{[]string{"--shutdown-timeout", "soon"}, nil, "SHUTDOWN_TIMEOUT"},
+		{[]string{"--live-tick", "1ms"}, nil, "LIVE_TICK"},
 		{[]string{"--nope"}, nil, "flag provided but not defined"},
 		{[]string{"extra"}, nil, "unexpected argument"},
 	}
