@@ -168,8 +168,7 @@ func (s *Store) Recent(ctx context.Context, boardID string, n int) ([]Activity, 
 		us, _ := strconv.ParseInt(doc.T, 10, 64)
 		v, _ := strconv.ParseFloat(doc.V, 64)
 		a := Activity{Time: time.UnixMicro(us), Member: doc.M, Op: Op(doc.Op), Value: v}
-		body, _ := json.Marshal(map[string]any{"periods": doc.Periods})
-		if res, err := decodeResult(&b, string(body)); err == nil {
+		if res, err := decodeChanges(&b, doc.Periods); err == nil {
 			a.Changes = res.Changes
 		}
 		out = append(out, a)

@@ -805,3 +805,55 @@ func TestParseZSetKey(t *testing.T) {
 		t.Errorf("round trip of %s", ZSetKey("a-b", p))
 	}
 }
+
+func TestSubmitBatch(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{Daily, AllTime}})
+	f.submit(b, "big", MaxExact-1, Set)
+	before := dumpBoard(t, f, b.ID)
+	// A later item that would overflow refuses the whole batch.
+	_, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{
+		{Member: "ann", Score: 5},
+		{Member: "big", Score: 1},
+		{Member: "big", Score: 1}, // 2^53 + 1 only with the item before it
+	}, "")
+	var be *BatchError
+	if !errors.As(err, &be) || be.Index != 2 || !errors.Is(err, ErrInvalidScore) {
+		t.Fatalf("overflow in item 2: %v", err)
+	}
+	// So does an invalid item, before Redis is asked.
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 5}, {Member: "", Score: 1}}, ""); !errors.As(err, &be) || be.Index != 1 {
+		t.Fatalf("invalid item 1: %v", err)
+	}
+	if after := dumpBoard(t, f, b.ID); !maps2Equal(before, after) {
+		t.Fatal("a refused batch wrote")
+	}
+	// Items apply in order; later ones see earlier ones; each reports its ranks.
+	res, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{
+		{Member: "ann", Score: 10, Name: "Ann"},
+		{Member: "bob", Score: 20},
+		{Member: "ann", Score: 15, IdempotencyKey: "ann-bonus"},
+	}, "batch-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := res[2].Change(AllTime); c.Before != (Place{true, 10, 3}) || c.After != (Place{true, 25, 2}) {
+		t.Fatalf("third item: %+v", c)
+	}
+	// The same batch again is a replay, applied once.
+	again, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 10}, {Member: "bob", Score: 20}, {Member: "ann", Score: 15}}, "batch-1")
+	if err != nil || !again[0].Replayed || again[2].Changes[1].After != res[2].Changes[1].After {
+		t.Fatalf("replayed batch: %+v %v", again, err)
+	}
+	// An item whose own key was used is skipped inside a new batch.
+	mixed, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 15, IdempotencyKey: "ann-bonus"}, {Member: "cat", Score: 1}}, "")
+	if err != nil || !mixed[0].Replayed || mixed[1].Replayed {
+		t.Fatalf("mixed batch: %+v %v", mixed, err)
+	}
+	if got := rows(f.page(b, AllTime, 0, 5)); !slices.Equal(got, []string{"1 big 9007199254740991", "2 ann 25", "3 bob 20", "4 cat 1"}) {
+		t.Fatalf("after batches: %v", got)
+	}
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, make([]Submission, MaxBatch+1), ""); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("oversized batch: %v", err)
+	}
+}

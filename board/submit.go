@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -80,84 +81,139 @@ func CheckSubmission(b *Board, sub *Submission) error {
 	if len(sub.Fields) != 0 && len(sub.Fields) != len(b.Fields) {
 		return fieldErr(ErrInvalidInput, "fields", "board %q has %d extra fields, got %d values", b.ID, len(b.Fields), len(sub.Fields))
 	}
-	if k := sub.IdempotencyKey; k != "" {
-		if len(k) > maxIdemKeyLen || strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
-			return fieldErr(ErrInvalidInput, "idempotency_key", "must be 1-%d printable ASCII characters without spaces", maxIdemKeyLen)
-		}
+	if k := sub.IdempotencyKey; k != "" && !validIdemKey(k) {
+		return fieldErr(ErrInvalidInput, "idempotency_key", "must be 1-%d printable ASCII characters without spaces", maxIdemKeyLen)
 	}
 	return nil
 }
+
+func validIdemKey(k string) bool {
+	return len(k) > 0 && len(k) <= maxIdemKeyLen && !strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r >= 0x7f })
+}
+
+// MaxBatch is the most submissions one SubmitBatch takes.
+const MaxBatch = 1000
+
+// BatchError says which item of a batch was refused; nothing was written.
+type BatchError struct {
+	Index int // 0-based
+	Err   error
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("item %d: %v", e.Index, e.Err) }
+
+// Unwrap exposes the item's error to errors.Is and errors.As.
+func (e *BatchError) Unwrap() error { return e.Err }
 
 // Submit applies one score to every enabled period of the board at once.
 // Nothing is written if any check fails, including a result that would leave
 // the range the board keeps exactly.
 func (s *Store) Submit(ctx context.Context, boardID string, sub Submission) (Result, error) {
+	res, err := s.SubmitBatch(ctx, boardID, []Submission{sub}, "")
+	var be *BatchError
+	if errors.As(err, &be) {
+		err = be.Err
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID, err)
+	}
+	return res[0], nil
+}
+
+// SubmitBatch applies many submissions to one board in one atomic step: all
+// are checked first (later items see earlier ones), and a single refused item
+// refuses the batch (a *BatchError) with nothing written. batchKey, when set,
+// makes a retried batch return its first results without applying again;
+// each item's own IdempotencyKey does the same for that item.
+func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submission, batchKey string) ([]Result, error) {
+	if len(subs) == 0 || len(subs) > MaxBatch {
+		return nil, fieldErr(ErrInvalidInput, "scores", "a batch holds 1 to %d submissions", MaxBatch)
+	}
+	if batchKey != "" && !validIdemKey(batchKey) {
+		return nil, fieldErr(ErrInvalidInput, "idempotency_key", "must be 1-%d printable ASCII characters without spaces", maxIdemKeyLen)
+	}
 	b, err := s.Board(ctx, boardID)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	if err := CheckSubmission(&b, &sub); err != nil {
-		return Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID, err)
+	for i := range subs {
+		if err := CheckSubmission(&b, &subs[i]); err != nil {
+			return nil, &BatchError{Index: i, Err: err}
+		}
 	}
-	keys, args, zsets := s.submitCall(&b, &sub, s.now())
+	keys, args, zsets := s.submitCall(&b, subs, batchKey, s.now())
 	reply, err := scripts.submit.Run(ctx, s.rdb, keys, args...).Result()
 	if err != nil {
-		return Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID, err)
+		return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
 	}
 	st, rest, err := status(reply)
 	if err != nil {
-		return Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID, err)
+		return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
 	}
 	switch st {
 	case "nf":
-		return Result{}, fmt.Errorf("board %q: %w", boardID, ErrNotFound)
+		return nil, fmt.Errorf("board %q: %w", boardID, ErrNotFound)
 	case "range":
-		return Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID,
-			fieldErr(ErrInvalidScore, "score", "would make the %v score %s, beyond ±%s that this board keeps exactly",
-				rest[0], exactResult(rest[1], sub), strconv.FormatFloat(b.Format.MaxScore(), 'f', -1, 64)))
+		i := toInt(rest[0]) - 1
+		return nil, &BatchError{Index: i, Err: fieldErr(ErrInvalidScore, "score", "would make the %v score %s, beyond ±%s that this board keeps exactly",
+			rest[1], exactResult(rest[2], subs[i]), strconv.FormatFloat(b.Format.MaxScore(), 'f', -1, 64))}
 	case "ok", "replay":
 	default:
-		return Result{}, fmt.Errorf("board: submit %q to %q: unexpected reply %q", sub.Member, boardID, st)
+		return nil, fmt.Errorf("board: submit to %q: unexpected reply %q", boardID, st)
 	}
-	res, err := decodeResult(&b, rest[0].(string))
-	if err != nil {
-		return Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID, err)
+	raw, _ := rest[0].(string)
+	var docs []struct {
+		Periods  []changeJSON `json:"periods"`
+		Replayed bool         `json:"replayed"`
 	}
-	res.Member, res.Replayed = sub.Member, st == "replay"
-	if !res.Replayed {
+	if err := json.Unmarshal([]byte(raw), &docs); err != nil || len(docs) != len(subs) {
+		return nil, fmt.Errorf("board: submit to %q: decode %d results for %d items: %v", boardID, len(docs), len(subs), err)
+	}
+	out := make([]Result, len(subs))
+	for i, d := range docs {
+		r, err := decodeChanges(&b, d.Periods)
+		if err != nil {
+			return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
+		}
+		r.Member, r.Replayed = subs[i].Member, d.Replayed || st == "replay"
+		out[i] = r
+	}
+	if st == "ok" {
 		s.wrote(ctx, zsets...)
 	}
-	return res, nil
+	return out, nil
 }
 
-// submitCall builds the submit script's keys and arguments for a checked
-// submission at now, and names the score keys it writes.
-func (s *Store) submitCall(b *Board, sub *Submission, now time.Time) (keys []string, args []any, zsets []string) {
+// submitCall builds the submit script's keys and arguments for checked
+// submissions at now, and names the score keys it writes.
+func (s *Store) submitCall(b *Board, subs []Submission, batchKey string, now time.Time) (keys []string, args []any, zsets []string) {
 	enc := encodingOf(b)
-	name := sub.Name
-	lower := strings.ToLower(sub.Member)
-	if name != "" {
-		lower = strings.ToLower(name)
-	}
-	fields := ""
-	if sub.Fields != nil {
-		fields = enc.fieldsPart(sub.Fields)
-	}
 	decimals := -1
 	if b.Format.Type == Decimal {
 		decimals = b.Format.Decimals
 	}
-	keys = []string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idemKey(b.ID, sub.IdempotencyKey)}
+	keys = []string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idemKey(b.ID, "batch:"+batchKey)}
 	args = append(prelude(b),
-		string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, enc.fieldsPart(nil), enc.timePart(now),
-		sub.Member, name, lower, decimals, strconv.FormatFloat(b.Format.MaxScore(), 'g', -1, 64), b.Cap,
-		sub.IdempotencyKey, int(s.idemTTL.Seconds()), now.UnixMicro(), s.recentLen)
+		enc.fieldsPart(nil), enc.timePart(now), decimals, strconv.FormatFloat(b.Format.MaxScore(), 'g', -1, 64), b.Cap,
+		batchKey, int(s.idemTTL.Seconds()), now.UnixMicro(), s.recentLen, len(b.Periods), len(subs))
 	for _, k := range b.Periods {
 		p := b.Current(k, now)
 		z := ZSetKey(b.ID, p)
 		zsets = append(zsets, z)
 		keys = append(keys, z, entriesKey(z), distinctKey(z), groupCountKey(z))
 		args = append(args, p.String())
+	}
+	for _, sub := range subs {
+		lower := strings.ToLower(sub.Member)
+		if sub.Name != "" {
+			lower = strings.ToLower(sub.Name)
+		}
+		fields := ""
+		if sub.Fields != nil {
+			fields = enc.fieldsPart(sub.Fields)
+		}
+		keys = append(keys, idemKey(b.ID, sub.IdempotencyKey))
+		args = append(args, string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, sub.Member, sub.Name, lower, sub.IdempotencyKey)
 	}
 	return keys, args, zsets
 }
@@ -172,15 +228,9 @@ type changeJSON struct {
 	AR int    `json:"ar"`
 }
 
-func decodeResult(b *Board, raw string) (Result, error) {
-	var doc struct {
-		Periods []changeJSON `json:"periods"`
-	}
-	if err := json.Unmarshal([]byte(raw), &doc); err != nil {
-		return Result{}, fmt.Errorf("decode result: %w", err)
-	}
+func decodeChanges(b *Board, periods []changeJSON) (Result, error) {
 	var res Result
-	for _, c := range doc.Periods {
+	for _, c := range periods {
 		p, err := parseLabel(c.P, b.Location())
 		if err != nil {
 			return Result{}, err
