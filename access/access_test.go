@@ -1,0 +1,188 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"podium/internal/redistest"
+)
+
+var srv *redistest.Server
+
+func TestMain(m *testing.M) { redistest.Main(m, &srv) }
+
+func TestAccounts(t *testing.T) {
+	rdb := srv.Client(t)
+	ctx := context.Background()
+	rdb.FlushDB(ctx)
+	a := NewAccounts(rdb, bcrypt.MinCost)
+	if err := a.Create(ctx, "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Create(ctx, "alice", "another password"); !errors.Is(err, ErrExists) {
+		t.Fatalf("duplicate: %v", err)
+	}
+	for _, bad := range [][2]string{{"Alice", "long enough pw"}, {"bob", "short"}, {"", "long enough pw"}, {"b b", "long enough pw"}} {
+		if err := a.Create(ctx, bad[0], bad[1]); !errors.Is(err, ErrInvalid) {
+			t.Errorf("create %q: %v", bad[0], err)
+		}
+	}
+	if err := a.Verify(ctx, "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Verify(ctx, "alice", "wrong"); !errors.Is(err, ErrBadCredentials) {
+		t.Fatal(err)
+	}
+	if err := a.Verify(ctx, "nobody", "whatever"); !errors.Is(err, ErrBadCredentials) {
+		t.Fatal(err)
+	}
+	if hash, _ := rdb.HGet(ctx, adminsKey, "alice").Result(); !strings.HasPrefix(hash, "$2") {
+		t.Fatalf("not a bcrypt hash: %q", hash)
+	}
+	if err := a.Delete(ctx, "alice"); !errors.Is(err, ErrLastAdmin) {
+		t.Fatalf("deleting the last admin: %v", err)
+	}
+	a.Create(ctx, "bob", "bob's password!")
+	if err := a.Delete(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if users, _ := a.List(ctx); !slices.Equal(users, []string{"bob"}) {
+		t.Fatalf("users %v", users)
+	}
+}
+
+func TestSessions(t *testing.T) {
+	rdb := srv.Client(t)
+	ctx := context.Background()
+	s := NewSessions(rdb)
+	now := time.Now()
+	s.now = func() time.Time { return now }
+	token, err := s.Create(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Get(ctx, token)
+	if err != nil || sess.User != "alice" {
+		t.Fatal(sess, err)
+	}
+	if !sess.CheckCSRF(sess.CSRF()) || sess.CheckCSRF("") || sess.CheckCSRF(strings.Repeat("0", 64)) {
+		t.Fatal("csrf check")
+	}
+	other, _ := s.Create(ctx, "alice")
+	if o, _ := s.Get(ctx, other); o.CSRF() == sess.CSRF() {
+		t.Fatal("two sessions share a CSRF token")
+	}
+	if n, _ := rdb.Keys(ctx, sessionKey+"*").Result(); slices.ContainsFunc(n, func(k string) bool { return strings.Contains(k, token) }) {
+		t.Fatal("the raw token is stored")
+	}
+	now = now.Add(13 * time.Hour) // past the absolute limit
+	if _, err := s.Get(ctx, token); !errors.Is(err, ErrNoSession) {
+		t.Fatalf("absolute expiry: %v", err)
+	}
+	s.Idle = 100 * time.Millisecond
+	now = time.Now()
+	short, _ := s.Create(ctx, "bob")
+	time.Sleep(250 * time.Millisecond)
+	if _, err := s.Get(ctx, short); !errors.Is(err, ErrNoSession) {
+		t.Fatalf("idle expiry: %v", err)
+	}
+	if err := s.Delete(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, other); !errors.Is(err, ErrNoSession) {
+		t.Fatal("logged out session still valid")
+	}
+}
+
+func TestLoginLockout(t *testing.T) {
+	rdb := srv.Client(t)
+	ctx := context.Background()
+	rdb.FlushDB(ctx)
+	l := NewLimiter(rdb)
+	var slowest time.Duration
+	for range 5 {
+		if wait, _ := l.LoginLocked(ctx, "alice", "10.0.0.1"); wait > 0 {
+			t.Fatal("locked too early")
+		}
+		slowest = max(slowest, l.LoginFailed(ctx, "alice", "10.0.0.1"))
+	}
+	if slowest == 0 {
+		t.Fatal("failures are not slowed")
+	}
+	wait, _ := l.LoginLocked(ctx, "alice", "10.0.0.2")
+	if wait < 14*time.Minute {
+		t.Fatalf("not locked after 5 failures: %v", wait)
+	}
+	if wait, _ := l.LoginLocked(ctx, "bob", "10.0.0.1"); wait > 0 {
+		t.Fatal("another user locked by alice's failures")
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	rdb := srv.Client(t)
+	ctx := context.Background()
+	l := NewLimiter(rdb)
+	now := time.Date(2026, 11, 22, 10, 0, 30, 0, time.UTC)
+	l.now = func() time.Time { return now }
+	for i := range 3 {
+		if ok, _, _ := l.Allow(ctx, "key:t", 3); !ok {
+			t.Fatalf("request %d refused", i)
+		}
+	}
+	ok, retry, _ := l.Allow(ctx, "key:t", 3)
+	if ok || retry != 30*time.Second {
+		t.Fatalf("4th request: %v retry %v", ok, retry)
+	}
+	now = now.Add(31 * time.Second)
+	if ok, _, _ := l.Allow(ctx, "key:t", 3); !ok {
+		t.Fatal("new window refused")
+	}
+}
+
+func TestAPIKeys(t *testing.T) {
+	rdb := srv.Client(t)
+	ctx := context.Background()
+	k := NewKeys(rdb)
+	key, secret, err := k.Create(ctx, "CI bot", "chess")
+	if err != nil || !strings.HasPrefix(secret, "pdm_"+key.ID+"_") {
+		t.Fatal(key, secret, err)
+	}
+	got, err := k.Authenticate(ctx, secret)
+	if err != nil || got.Name != "CI bot" || !got.Allows("chess") || got.Allows("golf") || got.LastUsed.IsZero() {
+		t.Fatalf("authenticate: %+v %v", got, err)
+	}
+	for _, bad := range []string{"", "pdm_", "pdm_" + key.ID + "_wrong", secret + "x", "Bearer " + secret, strings.Replace(secret, key.ID, "zzzzzzzz", 1)} {
+		if _, err := k.Authenticate(ctx, bad); !errors.Is(err, ErrBadKey) {
+			t.Errorf("%q accepted: %v", bad, err)
+		}
+	}
+	if stored, _ := rdb.HGetAll(ctx, apiKeyKey+key.ID).Result(); strings.Contains(strings.Join(mapValues(stored), " "), secret) {
+		t.Fatal("the secret is stored")
+	}
+	if list, _ := k.List(ctx); len(list) == 0 || list[0].ID != key.ID {
+		t.Fatalf("list %v", list)
+	}
+	if _, err := k.Revoke(ctx, key.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Authenticate(ctx, secret); !errors.Is(err, ErrBadKey) {
+		t.Fatal("revoked key still works")
+	}
+	if _, _, err := k.Create(ctx, " ", ""); !errors.Is(err, ErrInvalid) {
+		t.Fatal("blank name accepted")
+	}
+}
+
+func mapValues(m map[string]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}

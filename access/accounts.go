@@ -1,0 +1,98 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Accounts are the admins.
+type Accounts struct {
+	rdb  redis.UniversalClient
+	cost int
+}
+
+// NewAccounts uses bcrypt at cost (bcrypt.DefaultCost when 0).
+func NewAccounts(rdb redis.UniversalClient, cost int) *Accounts {
+	if cost == 0 {
+		cost = bcrypt.DefaultCost
+	}
+	return &Accounts{rdb: rdb, cost: cost}
+}
+
+// Create adds an admin; ErrExists if the name is taken.
+func (a *Accounts) Create(ctx context.Context, user, password string) error {
+	if err := CheckUser(user); err != nil {
+		return err
+	}
+	if err := CheckPassword(password); err != nil {
+		return err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), a.cost)
+	if err != nil {
+		return fmt.Errorf("access: hash password: %w", err)
+	}
+	ok, err := a.rdb.HSetNX(ctx, adminsKey, user, hash).Result()
+	if err != nil {
+		return fmt.Errorf("access: create admin %q: %w", user, err)
+	}
+	if !ok {
+		return fmt.Errorf("admin %q: %w", user, ErrExists)
+	}
+	return nil
+}
+
+// dummy is compared against when the user does not exist, so a wrong name
+// takes as long as a wrong password.
+var dummy, _ = bcrypt.GenerateFromPassword([]byte("podium-dummy-password"), bcrypt.MinCost)
+
+// Verify checks a user's password.
+func (a *Accounts) Verify(ctx context.Context, user, password string) error {
+	hash, err := a.rdb.HGet(ctx, adminsKey, user).Bytes()
+	if errors.Is(err, redis.Nil) {
+		_ = bcrypt.CompareHashAndPassword(dummy, []byte(password))
+		return ErrBadCredentials
+	}
+	if err != nil {
+		return fmt.Errorf("access: verify %q: %w", user, err)
+	}
+	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil {
+		return ErrBadCredentials
+	}
+	return nil
+}
+
+// List names every admin, sorted.
+func (a *Accounts) List(ctx context.Context) ([]string, error) {
+	users, err := a.rdb.HKeys(ctx, adminsKey).Result()
+	if err != nil {
+		return nil, fmt.Errorf("access: list admins: %w", err)
+	}
+	slices.Sort(users)
+	return users, nil
+}
+
+// deleteScript removes an admin unless it is the last one.
+var deleteScript = redis.NewScript(`
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 'nf' end
+if redis.call('HLEN', KEYS[1]) <= 1 then return 'last' end
+redis.call('HDEL', KEYS[1], ARGV[1])
+return 'ok'`)
+
+// Delete removes an admin; the last one stays (ErrLastAdmin).
+func (a *Accounts) Delete(ctx context.Context, user string) error {
+	st, err := deleteScript.Run(ctx, a.rdb, []string{adminsKey}, user).Text()
+	switch {
+	case err != nil:
+		return fmt.Errorf("access: delete admin %q: %w", user, err)
+	case st == "nf":
+		return fmt.Errorf("admin %q: %w", user, ErrNotFound)
+	case st == "last":
+		return ErrLastAdmin
+	}
+	return nil
+}

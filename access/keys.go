@@ -1,0 +1,134 @@
+package access
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// APIKey is a program's credential. The secret is shown once at creation;
+// Redis keeps only its SHA-256.
+type APIKey struct {
+	ID       string
+	Name     string
+	Board    string // "" means every board, and boards as code
+	Created  time.Time
+	LastUsed time.Time
+}
+
+// AllBoards reports whether the key may act on every board.
+func (k APIKey) AllBoards() bool { return k.Board == "" }
+
+// Allows reports whether the key may write to a board.
+func (k APIKey) Allows(board string) bool { return k.Board == "" || k.Board == board }
+
+// Keys manages API keys.
+type Keys struct {
+	rdb redis.UniversalClient
+	now func() time.Time
+}
+
+// NewKeys makes the key store.
+func NewKeys(rdb redis.UniversalClient) *Keys { return &Keys{rdb: rdb, now: time.Now} }
+
+// Create makes a key and returns it with its secret, "pdm_<id>_<secret>".
+func (k *Keys) Create(ctx context.Context, name, board string) (APIKey, string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || utf8.RuneCountInString(name) > 64 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return APIKey{}, "", errors.Join(ErrInvalid, errors.New("name must be 1-64 printable characters"))
+	}
+	id := strings.ToLower(randomToken(6))
+	id = strings.NewReplacer("-", "a", "_", "b").Replace(id)
+	secret := "pdm_" + id + "_" + randomToken(32)
+	key := APIKey{ID: id, Name: name, Board: board, Created: k.now().UTC()}
+	_, err := k.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, apiKeyKey+id, "name", name, "board", board, "hash", sha(secret), "created", key.Created.Format(time.RFC3339))
+		p.SAdd(ctx, apiKeysKey, id)
+		return nil
+	})
+	if err != nil {
+		return APIKey{}, "", fmt.Errorf("access: create API key: %w", err)
+	}
+	return key, secret, nil
+}
+
+// Authenticate finds the key of a secret and notes its use (at most once a
+// minute, to keep reads cheap).
+func (k *Keys) Authenticate(ctx context.Context, secret string) (APIKey, error) {
+	parts := strings.SplitN(secret, "_", 3)
+	if len(parts) != 3 || parts[0] != "pdm" || parts[1] == "" || len(secret) > 200 {
+		return APIKey{}, ErrBadKey
+	}
+	m, err := k.rdb.HGetAll(ctx, apiKeyKey+parts[1]).Result()
+	if err != nil {
+		return APIKey{}, fmt.Errorf("access: read API key: %w", err)
+	}
+	if len(m) == 0 || subtle.ConstantTimeCompare([]byte(m["hash"]), []byte(sha(secret))) != 1 {
+		return APIKey{}, ErrBadKey
+	}
+	key := keyOf(parts[1], m)
+	if now := k.now(); now.Sub(key.LastUsed) > time.Minute {
+		k.rdb.HSet(ctx, apiKeyKey+key.ID, "last_used", now.UTC().Format(time.RFC3339))
+		key.LastUsed = now
+	}
+	return key, nil
+}
+
+func keyOf(id string, m map[string]string) APIKey {
+	k := APIKey{ID: id, Name: m["name"], Board: m["board"]}
+	k.Created, _ = time.Parse(time.RFC3339, m["created"])
+	k.LastUsed, _ = time.Parse(time.RFC3339, m["last_used"])
+	return k
+}
+
+// List returns every key, newest first.
+func (k *Keys) List(ctx context.Context) ([]APIKey, error) {
+	ids, err := k.rdb.SMembers(ctx, apiKeysKey).Result()
+	if err != nil {
+		return nil, fmt.Errorf("access: list API keys: %w", err)
+	}
+	cmds := make([]*redis.MapStringStringCmd, len(ids))
+	_, err = k.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = p.HGetAll(ctx, apiKeyKey+id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("access: list API keys: %w", err)
+	}
+	var out []APIKey
+	for i, c := range cmds {
+		if len(c.Val()) > 0 {
+			out = append(out, keyOf(ids[i], c.Val()))
+		}
+	}
+	slices.SortFunc(out, func(a, b APIKey) int { return b.Created.Compare(a.Created) })
+	return out, nil
+}
+
+// Revoke deletes a key; its secret stops working at once.
+func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
+	m, err := k.rdb.HGetAll(ctx, apiKeyKey+id).Result()
+	if err != nil {
+		return APIKey{}, fmt.Errorf("access: revoke API key: %w", err)
+	}
+	if len(m) == 0 {
+		return APIKey{}, fmt.Errorf("API key %q: %w", id, ErrNotFound)
+	}
+	if _, err := k.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Del(ctx, apiKeyKey+id)
+		p.SRem(ctx, apiKeysKey, id)
+		return nil
+	}); err != nil {
+		return APIKey{}, fmt.Errorf("access: revoke API key: %w", err)
+	}
+	return keyOf(id, m), nil
+}

@@ -1,0 +1,55 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"podium/internal/redistest"
+)
+
+var srv *redistest.Server
+
+func TestMain(m *testing.M) { redistest.Main(m, &srv) }
+
+func TestRecordAndFilter(t *testing.T) {
+	rdb := srv.Client(t)
+	ctx := context.Background()
+	rdb.FlushDB(ctx)
+	l := New(rdb)
+	for i := range 25 {
+		e := Entry{Time: time.Unix(int64(1000+i), 0), Actor: []string{"admin:alice", "key:bot"}[i%2], Action: "score.incr",
+			Board: []string{"chess", "golf", "chess"}[i%3], Member: fmt.Sprintf("m%d", i), Before: "1", After: "2", Reason: "test"}
+		if err := l.Record(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, next, err := l.List(ctx, Filter{}, "", 10)
+	if err != nil || len(all) != 10 || next == "" || all[0].Member != "m24" || all[9].Member != "m15" {
+		t.Fatalf("first page: %d, next %q, %v", len(all), next, err)
+	}
+	page2, _, _ := l.List(ctx, Filter{}, next, 10)
+	if page2[0].Member != "m14" {
+		t.Fatalf("second page starts at %s", page2[0].Member)
+	}
+	golf, _, _ := l.List(ctx, Filter{Board: "golf"}, "", 100)
+	if len(golf) != 8 {
+		t.Fatalf("golf entries %d", len(golf))
+	}
+	both, _, _ := l.List(ctx, Filter{Board: "chess", Actor: "key:bot"}, "", 3)
+	for _, e := range both {
+		if e.Board != "chess" || e.Actor != "key:bot" {
+			t.Fatalf("filter leaked %+v", e)
+		}
+	}
+	if len(both) != 3 {
+		t.Fatalf("board+actor: %d", len(both))
+	}
+	if actors, _ := l.Actors(ctx); len(actors) != 2 || actors[0] != "admin:alice" {
+		t.Fatalf("actors %v", actors)
+	}
+	if e := all[0]; e.Time.Unix() != 1024 || e.Reason != "test" || e.Before != "1" {
+		t.Fatalf("entry %+v", e)
+	}
+}
