@@ -30,8 +30,8 @@ const (
 	prefix       = "podium:"
 	adminsKey    = prefix + "admins" // hash: user -> bcrypt hash
 	sessionKey   = prefix + "session:"
-	apiKeyKey    = prefix + "apikey:"  // hash per key
-	apiKeysKey   = prefix + "apikeys"  // set of key ids
+	apiKeyKey    = prefix + "apikey:" // hash per key
+	apiKeysKey   = prefix + "apikeys" // set of key ids
 	failUserKey  = prefix + "fail:user:"
 	failAddrKey  = prefix + "fail:addr:"
 	rateLimitKey = prefix + "rl:"

@@ -49,6 +49,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.Error("error after response started", slog.String("uri", c.Request().RequestURI), slog.Any("error", err))
 		return
 	}
+	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+		s.apiError(err, c)
+		return
+	}
 	var pe *pageError
 	var he *echo.HTTPError
 	switch {

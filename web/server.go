@@ -40,15 +40,22 @@ type Options struct {
 	// EmbedOrigins may frame /embed/ pages; "*" (the default) means any.
 	EmbedOrigins []string
 	// Live streams views over WebSockets; nil serves pages without live updates.
-	Live   Live
-	Logger *slog.Logger
+	Live Live
+	// Admin enables the admin console and the JSON API's writes; nil serves
+	// public pages and reads only.
+	Admin *Admin
+	// TrustProxy takes the client address from X-Forwarded-For and TLS from
+	// X-Forwarded-Proto; leave it off unless a proxy you run sets them.
+	TrustProxy bool
+	Logger     *slog.Logger
 }
 
 // Server is the HTTP application.
 type Server struct {
-	echo *echo.Echo
-	opts Options
-	log  *slog.Logger
+	echo  *echo.Echo
+	opts  Options
+	admin *Admin
+	log   *slog.Logger
 }
 
 // New builds the server and its routes.
@@ -62,8 +69,12 @@ func New(opts Options) *Server {
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{echo: e, opts: opts, log: opts.Logger}
+	s := &Server{echo: e, opts: opts, admin: opts.Admin, log: opts.Logger}
 	e.HTTPErrorHandler = s.handleError
+	e.IPExtractor = echo.ExtractIPDirect()
+	if opts.TrustProxy {
+		e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	}
 
 	e.Use(middleware.Recover())
 	e.Use(s.requestLog())
@@ -83,6 +94,15 @@ func New(opts Options) *Server {
 	if opts.Live != nil {
 		e.GET("/live", s.liveSocket)
 		e.GET("/metrics", s.metrics)
+	}
+	if opts.Admin != nil {
+		if opts.Admin.KeyLimit == 0 {
+			opts.Admin.KeyLimit = 1200
+		}
+		if opts.Admin.AddrLimit == 0 {
+			opts.Admin.AddrLimit = 600
+		}
+		s.apiRoutes()
 	}
 	return s
 }

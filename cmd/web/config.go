@@ -26,6 +26,11 @@ type Config struct {
 	LogLevel     slog.Level
 	Shutdown     time.Duration
 	LiveTick     time.Duration
+	TrustProxy   bool
+	AdminUser    string // first admin, created at start if missing
+	AdminPass    string
+	KeyLimit     int
+	AddrLimit    int
 }
 
 // setting is one configuration entry: a flag, its environment variable, and
@@ -46,6 +51,11 @@ var settings = []setting{
 	{"log-level", "LOG_LEVEL", "info", "log level: debug, info, warn or error", false},
 	{"shutdown-timeout", "SHUTDOWN_TIMEOUT", "10s", "how long to wait for requests to finish on SIGINT/SIGTERM", false},
 	{"live-tick", "LIVE_TICK", "100ms", "how often changed boards are re-read and pushed to browsers (10ms-10s)", false},
+	{"trust-proxy", "TRUST_PROXY", "false", "take client addresses from X-Forwarded-For and TLS from X-Forwarded-Proto (only behind your own proxy)", true},
+	{"admin-user", "ADMIN_USER", "", "create this admin at start if it does not exist (with ADMIN_PASSWORD)", false},
+	{"admin-password", "ADMIN_PASSWORD", "", "password of ADMIN_USER, at least 10 characters (prefer the environment to the flag)", false},
+	{"api-key-limit", "API_KEY_LIMIT", "1200", "API requests per minute per key", false},
+	{"api-addr-limit", "API_ADDR_LIMIT", "600", "API requests per minute per client address", false},
 }
 
 // parseConfig reads flags over environment variables over defaults. It
@@ -136,6 +146,21 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	cfg.Shutdown, err = time.ParseDuration(*vals["shutdown-timeout"])
 	if err != nil || cfg.Shutdown <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout/SHUTDOWN_TIMEOUT %q must be a duration such as 10s", *vals["shutdown-timeout"]))
+	}
+	cfg.TrustProxy = *bools["trust-proxy"]
+	cfg.AdminUser, cfg.AdminPass = *vals["admin-user"], *vals["admin-password"]
+	if (cfg.AdminUser == "") != (cfg.AdminPass == "") {
+		errs = append(errs, errors.New("ADMIN_USER and ADMIN_PASSWORD go together: set both or neither"))
+	}
+	for _, lim := range []struct {
+		name string
+		dst  *int
+	}{{"api-key-limit", &cfg.KeyLimit}, {"api-addr-limit", &cfg.AddrLimit}} {
+		n, err := strconv.Atoi(*vals[lim.name])
+		if err != nil || n < 1 {
+			errs = append(errs, fmt.Errorf("--%s %q must be a whole number of requests a minute, at least 1", lim.name, *vals[lim.name]))
+		}
+		*lim.dst = n
 	}
 	cfg.LiveTick, err = time.ParseDuration(*vals["live-tick"])
 	if err != nil || cfg.LiveTick < 10*time.Millisecond || cfg.LiveTick > 10*time.Second {

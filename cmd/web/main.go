@@ -16,6 +16,7 @@ import (
 	"time"
 	_ "time/tzdata" // boards name IANA zones; the binary must know them on any host
 
+	"podium/access"
 	"podium/board"
 	"podium/live"
 	"podium/web"
@@ -34,6 +35,9 @@ func main() {
 // stop taking requests, wait for them, stop the hub (closing WebSockets),
 // stop the demo, close Redis.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "admin" || args[0] == "apikey") {
+		return runCommand(ctx, args, getenv, os.Stdin, stdout, stderr)
+	}
 	cfg, err := parseConfig(args, getenv, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -67,12 +71,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		close(demoDone)
 	}
 
+	admin := newAdmin(rdb, store, cfg)
+	if cfg.AdminUser != "" {
+		switch err := admin.Accounts.Create(ctx, cfg.AdminUser, cfg.AdminPass); {
+		case err == nil:
+			log.Info("created admin from ADMIN_USER", slog.String("user", cfg.AdminUser))
+		case errors.Is(err, access.ErrExists):
+		default:
+			return fmt.Errorf("ADMIN_USER: %w", err)
+		}
+	}
+	if users, err := admin.Accounts.List(ctx); err == nil && len(users) == 0 {
+		log.Warn("no admin account yet: set ADMIN_USER and ADMIN_PASSWORD, or run `web admin create`, to use /admin")
+	}
 	srv := web.New(web.Options{
 		Store:        store,
 		Ready:        func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		BaseURL:      cfg.BaseURL,
 		EmbedOrigins: cfg.EmbedOrigins,
 		Live:         hub,
+		Admin:        admin,
+		TrustProxy:   cfg.TrustProxy,
 		Logger:       log,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"podium/access"
 	"podium/internal/redistest"
 )
 
@@ -205,5 +206,40 @@ func TestRunOnRedis(t *testing.T) {
 	err = run(context.Background(), []string{"--addr", freeAddr(t)}, env(map[string]string{"REDIS_URL": "redis://127.0.0.1:1/0"}), io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "cannot reach Redis at 127.0.0.1:1") {
 		t.Fatalf("unreachable Redis: %v", err)
+	}
+}
+
+func TestCommands(t *testing.T) {
+	srv, err := redistest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	getenv := env(map[string]string{"REDIS_URL": "redis://" + srv.Addr})
+	var out, errOut bytes.Buffer
+	if err := runCommand(ctx, []string{"admin", "create", "--user", "alice"}, getenv, strings.NewReader("a long password\n"), &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	rdb := srv.Client(t)
+	if err := access.NewAccounts(rdb, 0).Verify(ctx, "alice", "a long password"); err != nil {
+		t.Fatalf("created admin cannot log in: %v", err)
+	}
+	if err := runCommand(ctx, []string{"admin", "create", "--user", "bob"}, getenv, strings.NewReader("short\n"), &out, &errOut); err == nil {
+		t.Fatal("short password accepted")
+	}
+	out.Reset()
+	if err := runCommand(ctx, []string{"apikey", "create", "--name", "game server"}, getenv, nil, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	key, err := access.NewKeys(rdb).Authenticate(ctx, strings.TrimSpace(out.String()))
+	if err != nil || key.Name != "game server" || !key.AllBoards() {
+		t.Fatalf("printed key %q: %+v %v", out.String(), key, err)
+	}
+	if err := runCommand(ctx, []string{"apikey", "create", "--name", "x", "--board", "nope"}, getenv, nil, &out, &errOut); err == nil {
+		t.Fatal("a key for an unknown board")
+	}
+	if err := runCommand(ctx, []string{"apikey", "create", "--name", "x"}, env(nil), nil, &out, &errOut); err == nil || !strings.Contains(err.Error(), "REDIS_URL") {
+		t.Fatalf("without REDIS_URL: %v", err)
 	}
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"podium/access"
+	"podium/audit"
+	"podium/board"
+	"podium/web"
+)
+
+func newAdmin(rdb *redis.Client, store *board.Store, cfg Config) *web.Admin {
+	return &web.Admin{
+		Store: store, Accounts: access.NewAccounts(rdb, 0), Sessions: access.NewSessions(rdb),
+		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb),
+		KeyLimit: cfg.KeyLimit, AddrLimit: cfg.AddrLimit,
+	}
+}
+
+// runCommand runs the set-up subcommands:
+//
+//	web admin create --user NAME        (password read from standard input)
+//	web apikey create --name NAME [--board BOARD]
+//
+// They talk to REDIS_URL: the embedded store lives inside a running server,
+// where the admin console does the same.
+func runCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) < 2 || args[1] != "create" {
+		return fmt.Errorf("usage: web admin create --user NAME | web apikey create --name NAME [--board BOARD]")
+	}
+	fs := flag.NewFlagSet(args[0]+" create", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	user := fs.String("user", "", "admin user name (admin create)")
+	name := fs.String("name", "", "what the key is for, e.g. \"game server\" (apikey create)")
+	boardID := fs.String("board", "", "the one board the key may write to; empty for all boards (apikey create)")
+	if err := fs.Parse(args[2:]); err != nil {
+		return err
+	}
+	url := getenv("REDIS_URL")
+	if url == "" {
+		return errors.New("set REDIS_URL to the Redis the server uses; with the embedded store, create admins with ADMIN_USER/ADMIN_PASSWORD and keys in the admin console")
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return fmt.Errorf("REDIS_URL %s: %w", redact(url), err)
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("cannot reach Redis at %s: %w", opt.Addr, err)
+	}
+	log := audit.New(rdb)
+	switch args[0] {
+	case "admin":
+		if *user == "" {
+			return errors.New("admin create needs --user NAME")
+		}
+		fmt.Fprintf(stderr, "Password for %s (at least %d characters), then Enter: ", *user, access.MinPassword)
+		line, err := bufio.NewReader(stdin).ReadString('\n')
+		if err != nil && line == "" {
+			return fmt.Errorf("read the password from standard input: %w", err)
+		}
+		if err := access.NewAccounts(rdb, 0).Create(ctx, *user, strings.TrimRight(line, "\r\n")); err != nil {
+			return err
+		}
+		_ = log.Record(ctx, audit.Entry{Actor: "cli", Action: "admin.create", After: *user})
+		fmt.Fprintf(stdout, "created admin %s\n", *user)
+	case "apikey":
+		if *boardID != "" {
+			if _, err := board.NewStore(rdb).Board(ctx, *boardID); err != nil {
+				return err
+			}
+		}
+		key, secret, err := access.NewKeys(rdb).Create(ctx, *name, *boardID)
+		if err != nil {
+			return err
+		}
+		scope := "all boards"
+		if key.Board != "" {
+			scope = "board " + key.Board
+		}
+		_ = log.Record(ctx, audit.Entry{Actor: "cli", Action: "apikey.create", Board: key.Board, After: key.Name + " (" + key.ID + ")"})
+		fmt.Fprintf(stderr, "API key %q for %s (shown once; keep it secret):\n", key.Name, scope)
+		fmt.Fprintln(stdout, secret)
+	}
+	return nil
+}

@@ -1,0 +1,360 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"podium/access"
+	"podium/audit"
+	"podium/board"
+)
+
+type apiFixture struct {
+	*fixture
+	admin *Admin
+	api   *httptest.Server
+}
+
+func newAPIFixture(t *testing.T, keyLimit, addrLimit int) *apiFixture {
+	t.Helper()
+	f := newFixture(t)
+	rdb := srv.Client(t)
+	adm := &Admin{
+		Store: f.store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
+		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb),
+		KeyLimit: keyLimit, AddrLimit: addrLimit,
+	}
+	s := New(Options{Store: f.store, Admin: adm, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := httptest.NewServer(s)
+	t.Cleanup(h.Close)
+	return &apiFixture{fixture: f, admin: adm, api: h}
+}
+
+func (f *apiFixture) key(name, boardID string) string {
+	f.t.Helper()
+	_, secret, err := f.admin.Keys.Create(context.Background(), name, boardID)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return secret
+}
+
+// call sends a request and decodes the JSON answer.
+func (f *apiFixture) call(method, path, key, body string, hdr ...string) (int, map[string]any, http.Header) {
+	f.t.Helper()
+	req, _ := http.NewRequest(method, f.api.URL+path, strings.NewReader(body))
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(res.Body)
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			f.t.Fatalf("%s %s: not JSON (%d): %s", method, path, res.StatusCode, raw)
+		}
+	}
+	return res.StatusCode, out, res.Header
+}
+
+func errCode(out map[string]any) string {
+	e, _ := out["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+func errField(out map[string]any) string {
+	e, _ := out["error"].(map[string]any)
+	c, _ := e["field"].(string)
+	return c
+}
+
+func TestAPIKeysScopesAndErrors(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10})
+	f.board(board.Board{ID: "golf", Title: "Golf"}, nil)
+	all := f.key("ops", "")
+	chessOnly := f.key("chess bot", "chess")
+	big := `{"scores": [` + strings.Repeat(`{"member":"x","score":1},`, 50_000) + `{"member":"x","score":1}]}`
+	tests := []struct {
+		name, method, path, key, body string
+		status                        int
+		code                          string
+	}{
+		{"no key", "POST", "/api/v1/boards/chess/scores", "", `{"member":"bob","score":1}`, 401, "unauthorized"},
+		{"wrong key", "POST", "/api/v1/boards/chess/scores", "pdm_nope_nope", `{"member":"bob","score":1}`, 401, "unauthorized"},
+		{"scoped to another board", "POST", "/api/v1/boards/golf/scores", chessOnly, `{"member":"bob","score":1}`, 403, "forbidden"},
+		{"scoped key cannot manage boards", "POST", "/api/v1/boards", chessOnly, `{"id":"new","title":"New"}`, 403, "forbidden"},
+		{"malformed JSON", "POST", "/api/v1/boards/chess/scores", all, `{"member":`, 400, "bad_json"},
+		{"unknown field", "POST", "/api/v1/boards/chess/scores", all, `{"member":"bob","score":1,"points":3}`, 400, "bad_json"},
+		{"both forms", "POST", "/api/v1/boards/chess/scores", all, `{"member":"bob","score":1,"scores":[]}`, 400, "bad_json"},
+		{"unknown board", "POST", "/api/v1/boards/nope/scores", all, `{"member":"bob","score":1}`, 404, "board_not_found"},
+		{"unknown period", "GET", "/api/v1/boards/chess/entries?period=day", "", "", 404, "period_not_found"},
+		{"bad period key", "GET", "/api/v1/boards/chess/entries?period=week&at=2026-W99", "", "", 404, "period_not_found"},
+		{"unknown member", "GET", "/api/v1/boards/chess/members/ghost", "", "", 404, "member_not_found"},
+		{"bad limit", "GET", "/api/v1/boards/chess/entries?limit=0", "", "", 400, "bad_parameter"},
+		{"no route", "GET", "/api/v1/nothing", "", "", 404, "not_found"},
+		{"board exists", "POST", "/api/v1/boards", all, `{"id":"chess","title":"Again"}`, 409, "exists"},
+		{"immutable order", "PUT", "/api/v1/boards/chess", all, `{"title":"Chess","order":"lower","periods":["week","all"]}`, 409, "immutable"},
+		{"too large", "POST", "/api/v1/boards/chess/scores", all, big, 413, "too_large"},
+		{"missing score", "POST", "/api/v1/boards/chess/scores", all, `{"member":"bob"}`, 422, "invalid"},
+		{"score too big", "POST", "/api/v1/boards/chess/scores", all, `{"member":"bob","score":1e300,"op":"set"}`, 422, "invalid"},
+		{"bad member", "POST", "/api/v1/boards/chess/scores", all, `{"member":"","score":1}`, 422, "invalid"},
+		{"bad op", "POST", "/api/v1/boards/chess/scores", all, `{"member":"bob","score":1,"op":"mul"}`, 422, "invalid"},
+		{"invalid board", "POST", "/api/v1/boards", all, `{"id":"Bad Id","title":""}`, 422, "invalid"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, out, hdr := f.call(tc.method, tc.path, tc.key, tc.body)
+			if status != tc.status || errCode(out) != tc.code {
+				t.Fatalf("%s %s: %d %v, want %d %s", tc.method, tc.path, status, out, tc.status, tc.code)
+			}
+			if e, _ := out["error"].(map[string]any); e["message"] == "" {
+				t.Fatal("error without a message")
+			}
+			if status == 401 && hdr.Get("WWW-Authenticate") == "" {
+				t.Fatal("401 without WWW-Authenticate")
+			}
+		})
+	}
+	// Nothing above wrote anything.
+	if _, out, _ := f.call("GET", "/api/v1/boards/chess/entries", "", ""); len(out["entries"].([]any)) != 1 {
+		t.Fatalf("a refused request wrote: %v", out)
+	}
+	// Validation errors name every field.
+	_, out, _ := f.call("POST", "/api/v1/boards", all, `{"id":"Bad Id","title":"","order":"up"}`)
+	e := out["error"].(map[string]any)
+	if fields := e["fields"].([]any); len(fields) < 3 {
+		t.Fatalf("fields %v", fields)
+	}
+	// The scoped key writes its own board.
+	if status, out, _ := f.call("POST", "/api/v1/boards/chess/scores", chessOnly, `{"member":"bob","score":3}`); status != 200 {
+		t.Fatalf("scoped write: %d %v", status, out)
+	}
+}
+
+func TestAPISubmitBeforeAfterAndIdempotency(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 50, "bob": 40, "cat": 30})
+	key := f.key("game server", "chess")
+	body := `{"member":"cat","score":25,"name":"Cat Power"}`
+	status, out, _ := f.call("POST", "/api/v1/boards/chess/scores", key, body, "Idempotency-Key", "req-1")
+	if status != 200 {
+		t.Fatalf("%d %v", status, out)
+	}
+	res := out["result"].(map[string]any)
+	all := res["periods"].([]any)[1].(map[string]any)
+	if b, a := all["before"].(map[string]any), all["after"].(map[string]any); b["rank"] != 3.0 || a["rank"] != 1.0 || a["score"] != 55.0 {
+		t.Fatalf("before/after: %v", all)
+	}
+	// The client retries after a timeout: applied once.
+	status, out, _ = f.call("POST", "/api/v1/boards/chess/scores", key, body, "Idempotency-Key", "req-1")
+	if status != 200 || out["result"].(map[string]any)["replayed"] != true {
+		t.Fatalf("retry: %d %v", status, out)
+	}
+	_, out, _ = f.call("GET", "/api/v1/boards/chess/entries?period=all", "", "")
+	top := out["entries"].([]any)[0].(map[string]any)
+	if top["member"] != "cat" || top["score"] != 55.0 || top["name"] != "Cat Power" || top["score_text"] != "55" {
+		t.Fatalf("after retry: %v", top)
+	}
+	// Reads: the member in every period, and around-me.
+	_, out, _ = f.call("GET", "/api/v1/boards/chess/members/cat", "", "")
+	if ps := out["periods"].([]any); len(ps) != 2 || ps[0].(map[string]any)["rank"] != 1.0 {
+		t.Fatalf("member: %v", out)
+	}
+	_, out, _ = f.call("GET", "/api/v1/boards/chess/members/bob/around?period=all&radius=1", "", "")
+	if es := out["entries"].([]any); len(es) != 3 || out["position"] != 2.0 {
+		t.Fatalf("around: %v", out)
+	}
+	// Audit: the change, by the key, with before and after; not the replay.
+	entries, _, err := f.admin.Audit.List(context.Background(), audit.Filter{Board: "chess"}, "", 10)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("audit %v %v", entries, err)
+	}
+	if e := entries[0]; !strings.HasPrefix(e.Actor, "key:game server (") || e.Action != "score.incr" || e.Before != "30 (rank 3)" || e.After != "55 (rank 1)" {
+		t.Fatalf("audit entry %+v", e)
+	}
+}
+
+func TestAPIBatchAllOrNothing(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 5})
+	key := f.key("importer", "")
+	status, out, _ := f.call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"","score":1},{"member":"cat","score":2}]}`)
+	if status != 422 || errField(out) != "scores[1].member" {
+		t.Fatalf("invalid item: %d %v", status, out)
+	}
+	status, out, _ = f.call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"cat"}]}`)
+	if status != 422 || errField(out) != "scores[1].score" {
+		t.Fatalf("item without score: %d %v", status, out)
+	}
+	if _, out, _ := f.call("GET", "/api/v1/boards/chess/entries", "", ""); len(out["entries"].([]any)) != 1 {
+		t.Fatalf("refused batch wrote: %v", out)
+	}
+	status, out, _ = f.call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"cat","score":9,"op":"set"},{"member":"bob","score":4}]}`, "Idempotency-Key", "import-7")
+	if status != 200 || len(out["results"].([]any)) != 3 {
+		t.Fatalf("batch: %d %v", status, out)
+	}
+	last := out["results"].([]any)[2].(map[string]any)["periods"].([]any)[0].(map[string]any)
+	if last["after"].(map[string]any)["score"] != 7.0 {
+		t.Fatalf("third item sees the first: %v", last)
+	}
+	f.call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"cat","score":9,"op":"set"},{"member":"bob","score":4}]}`, "Idempotency-Key", "import-7")
+	_, out, _ = f.call("GET", "/api/v1/boards/chess/entries", "", "")
+	var got []string
+	for _, e := range out["entries"].([]any) {
+		m := e.(map[string]any)
+		got = append(got, m["member"].(string)+"="+strings.TrimSuffix(m["score_text"].(string), ".0"))
+	}
+	if !slices.Equal(got, []string{"cat=9", "bob=7", "ann=5"}) {
+		t.Fatalf("after a retried batch: %v", got)
+	}
+}
+
+func TestAPIBoardsAsCodeAndRemove(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	key := f.key("terraform", "")
+	def := `{"id":"sprint","title":"100 m","format":{"type":"duration"},"order":"lower","periods":["week","all"],"tie_break":"earliest","rank_style":"dense","fields":[{"name":"wind","desc":false}],"cap":100}`
+	status, out, hdr := f.call("POST", "/api/v1/boards", key, def)
+	if status != 201 || hdr.Get("Location") != "/api/v1/boards/sprint" || out["rank_style"] != "dense" {
+		t.Fatalf("create: %d %v", status, out)
+	}
+	status, out, _ = f.call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"100 m"`, `"100 m dash"`, 1))
+	if status != 200 || out["title"] != "100 m dash" {
+		t.Fatalf("update: %d %v", status, out)
+	}
+	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"id":"sprint"`, `"id":"other"`, 1)); status != 422 {
+		t.Fatalf("changing the id: %d %v", status, out)
+	}
+	f.call("POST", "/api/v1/boards/sprint/scores", key, `{"member":"usain","score":9580,"op":"best","fields":[1]}`)
+	status, out, _ = f.call("DELETE", "/api/v1/boards/sprint/members/usain?period=week", key, "")
+	if status != 200 || len(out["removed"].([]any)) != 1 {
+		t.Fatalf("remove from the week: %d %v", status, out)
+	}
+	if status, _, _ := f.call("DELETE", "/api/v1/boards/sprint/members/usain?period=week", key, ""); status != 404 {
+		t.Fatalf("remove again: %d", status)
+	}
+	if status, _, _ := f.call("DELETE", "/api/v1/boards/sprint", key, ""); status != 204 {
+		t.Fatalf("delete: %d", status)
+	}
+	if status, _, _ := f.call("GET", "/api/v1/boards/sprint", "", ""); status != 404 {
+		t.Fatal("deleted board still there")
+	}
+	actions := []string{}
+	entries, _, _ := f.admin.Audit.List(context.Background(), audit.Filter{Board: "sprint"}, "", 10)
+	for _, e := range entries {
+		actions = append(actions, e.Action)
+	}
+	if !slices.Equal(actions, []string{"board.delete", "member.remove", "score.best", "board.update", "board.create"}) {
+		t.Fatalf("audit actions %v", actions)
+	}
+}
+
+func TestAPIRateLimits(t *testing.T) {
+	f := newAPIFixture(t, 3, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	key := f.key("spammy", "chess")
+	for i := range 3 {
+		if status, out, _ := f.call("POST", "/api/v1/boards/chess/scores", key, `{"member":"a","score":1}`); status != 200 {
+			t.Fatalf("request %d: %d %v", i, status, out)
+		}
+	}
+	status, out, hdr := f.call("POST", "/api/v1/boards/chess/scores", key, `{"member":"a","score":1}`)
+	if status != 429 || errCode(out) != "rate_limited" || hdr.Get("Retry-After") == "" {
+		t.Fatalf("over the key limit: %d %v %v", status, out, hdr)
+	}
+	// Another key is not limited by this one's use.
+	if status, _, _ := f.call("POST", "/api/v1/boards/chess/scores", f.key("other", "chess"), `{"member":"a","score":1}`); status != 200 {
+		t.Fatalf("other key: %d", status)
+	}
+	g := newAPIFixture(t, 1000, 2)
+	g.call("GET", "/api/v1/boards", "", "")
+	g.call("GET", "/api/v1/boards", "", "")
+	if status, _, hdr := g.call("GET", "/api/v1/boards", "", ""); status != 429 || hdr.Get("Retry-After") == "" {
+		t.Fatalf("over the address limit: %d", status)
+	}
+}
+
+// TestOpenAPIMatchesRoutes: every API route is documented with its method,
+// and every documented operation is a route.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	s := New(Options{Store: f.store, Admin: f.admin, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	var routes []string
+	for _, r := range s.echo.Routes() {
+		if !strings.HasPrefix(r.Path, "/api/v1/") || strings.HasSuffix(r.Path, "/*") {
+			continue
+		}
+		path := regexp.MustCompile(`:(\w+)`).ReplaceAllString(strings.TrimPrefix(r.Path, "/api/v1"), "{$1}")
+		routes = append(routes, r.Method+" "+path)
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	status, _, _ := f.call("GET", "/api/v1/openapi.json", "", "")
+	if status != 200 {
+		t.Fatal(status)
+	}
+	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var documented []string
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			if method != "parameters" {
+				documented = append(documented, strings.ToUpper(method)+" "+path)
+			}
+		}
+	}
+	sort.Strings(routes)
+	sort.Strings(documented)
+	if !slices.Equal(slices.Compact(routes), documented) {
+		t.Fatalf("routes and document differ:\nroutes     %v\ndocumented %v", routes, documented)
+	}
+}
+
+// FuzzDecodeScores: whatever arrives, decoding never panics, and what it
+// accepts has a score for every item and at most MaxBatch items.
+func FuzzDecodeScores(f *testing.F) {
+	for _, s := range []string{`{"member":"a","score":1}`, `{"scores":[{"member":"a","score":1,"op":"set"}]}`, `{"member":"a"}`, `{"scores":[]}`, `[]`, `{"score":1e999}`, `{"member":"a","score":1,"fields":[1,2]}`, ``} {
+		f.Add(s, "")
+		f.Add(s, "key-1")
+	}
+	f.Fuzz(func(t *testing.T, body, header string) {
+		subs, batchKey, batch, err := decodeScores(bytes.NewBufferString(body), header)
+		if err != nil {
+			if apiErrorOf(err) == nil {
+				t.Fatalf("error %v has no API status", err)
+			}
+			return
+		}
+		if len(subs) == 0 || len(subs) > board.MaxBatch {
+			t.Fatalf("%d submissions accepted", len(subs))
+		}
+		if !batch && (len(subs) != 1 || batchKey != "") {
+			t.Fatalf("single submission decoded as %d items, batch key %q", len(subs), batchKey)
+		}
+	})
+}
