@@ -21,7 +21,10 @@ import (
 	"time"
 
 	"github.com/playwright-community/playwright-go"
+	"golang.org/x/crypto/bcrypt"
 
+	"podium/access"
+	"podium/audit"
 	"podium/board"
 	"podium/internal/redistest"
 	"podium/live"
@@ -101,6 +104,12 @@ func chromiumPath() string {
 	return "/usr/bin/chromium"
 }
 
+// The admin account every test app has.
+const (
+	adminUser     = "alice"
+	adminPassword = "correct horse battery"
+)
+
 // app is the real server over the private Redis, emptied for each test.
 type app struct {
 	URL   string
@@ -120,10 +129,18 @@ func startApp(t *testing.T, origins ...string) *app {
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	hubDone := make(chan struct{})
 	go func() { defer close(hubDone); hub.Run(hubCtx) }()
+	admin := &web.Admin{
+		Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
+		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb),
+	}
+	if err := admin.Accounts.Create(context.Background(), adminUser, adminPassword); err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewUnstartedServer(web.New(web.Options{
 		Store:        store,
 		EmbedOrigins: origins,
 		Live:         hub,
+		Admin:        admin,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}))
 	srv.Start()

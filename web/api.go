@@ -121,7 +121,6 @@ func (s *Server) apiError(err error, c echo.Context) {
 	_ = c.JSON(ae.Status, map[string]any{"error": ae})
 }
 
-
 func keyOf(c echo.Context) access.APIKey { k, _ := c.Get("apikey").(access.APIKey); return k }
 
 // requireKey authenticates "Authorization: Bearer <key>" and applies the

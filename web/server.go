@@ -44,6 +44,8 @@ type Options struct {
 	// Admin enables the admin console and the JSON API's writes; nil serves
 	// public pages and reads only.
 	Admin *Admin
+	// DefaultTZ is the time zone new boards start with in the admin form.
+	DefaultTZ string
 	// TrustProxy takes the client address from X-Forwarded-For and TLS from
 	// X-Forwarded-Proto; leave it off unless a proxy you run sets them.
 	TrustProxy bool
@@ -103,6 +105,10 @@ func New(opts Options) *Server {
 			opts.Admin.AddrLimit = 600
 		}
 		s.apiRoutes()
+		s.adminRoutes()
+	}
+	if s.opts.DefaultTZ == "" {
+		s.opts.DefaultTZ = "UTC"
 	}
 	return s
 }

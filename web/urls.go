@@ -1,6 +1,8 @@
 package web
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"net/url"
 	"strconv"
 
@@ -79,3 +81,15 @@ func liveQuery(id string, p board.Period, current bool, extra url.Values) string
 	}
 	return v.Encode()
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func randomHex() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+func urlQuery(s string) string { return url.QueryEscape(s) }

@@ -334,3 +334,13 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 		t.Fatal("a server without a hub renders live attributes")
 	}
 }
+
+func httptestRequest(method, path string, body io.Reader) *http.Request {
+	return httptest.NewRequest(method, path, body)
+}
+
+func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	return rec
+}

@@ -92,6 +92,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Live:         hub,
 		Admin:        admin,
 		TrustProxy:   cfg.TrustProxy,
+		DefaultTZ:    cfg.TimeZone,
 		Logger:       log,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -218,3 +218,5 @@ func rankLabel(r Row) string {
 	}
 	return "Rank " + strconv.Itoa(r.Rank)
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

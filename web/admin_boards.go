@@ -1,0 +1,155 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/audit"
+	"podium/board"
+	"podium/web/templates"
+)
+
+func (s *Server) adminBoards(c echo.Context) error {
+	bs, err := s.opts.Store.Boards(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	v := templates.AdminBoardsView{Nav: s.nav(c, "boards")}
+	for i := range bs {
+		b := &bs[i]
+		v.Boards = append(v.Boards, templates.AdminBoardRow{ID: b.ID, Title: b.Title, Meta: boardMeta(b), Periods: kindsOf(b), Public: "/b/" + url.PathEscape(b.ID)})
+	}
+	return render(c, 200, templates.AdminPage("Boards", v.Nav, templates.AdminBoards(v)))
+}
+
+func (s *Server) boardFormView(c echo.Context, b board.Board, editing bool, errs formErrors) templates.BoardFormView {
+	v := templates.BoardFormView{Nav: s.nav(c, "boards"), Editing: editing, Errors: errs,
+		ID: b.ID, Title: b.Title, Format: string(b.Format.Type), Decimals: fmt.Sprint(b.Format.Decimals), Prefix: b.Format.Prefix,
+		Suffix: b.Format.Suffix, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod), TimeZone: b.TimeZone,
+		TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Periods: map[string]bool{}}
+	if b.Cap > 0 {
+		v.Cap = fmt.Sprint(b.Cap)
+	}
+	for _, k := range b.Periods {
+		v.Periods[string(k)] = true
+	}
+	for i := range board.MaxFields {
+		if i < len(b.Fields) {
+			v.Fields[i] = templates.FieldRow{Name: b.Fields[i].Name, Desc: b.Fields[i].Desc}
+		}
+	}
+	return v
+}
+
+func (s *Server) boardForm(c echo.Context) error {
+	if c.Param("board") == "" {
+		def := board.Board{TimeZone: s.opts.DefaultTZ, Periods: []board.Kind{board.Weekly, board.AllTime}}
+		def.Normalize()
+		def.DefaultPeriod = board.Weekly
+		v := s.boardFormView(c, def, false, nil)
+		return render(c, 200, templates.AdminPage("New board", v.Nav, templates.BoardForm(v)))
+	}
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	v := s.boardFormView(c, b, true, nil)
+	return render(c, 200, templates.AdminPage("Edit "+b.Title, v.Nav, templates.BoardForm(v)))
+}
+
+// boardFormErrors merges parse errors with the definition's own checks.
+func boardFormErrors(parse formErrors, err error) formErrors {
+	errs := formErrors{}
+	for _, fe := range board.FieldErrors(err) {
+		if _, seen := errs[fe.Field]; !seen {
+			errs[fe.Field] = fe.Message
+		}
+	}
+	for k, v := range parse {
+		errs[k] = v
+	}
+	return errs
+}
+
+func (s *Server) createBoard(c echo.Context) error {
+	form, _ := c.FormParams()
+	b, perrs := parseBoardForm(form)
+	var err error
+	if len(perrs) == 0 {
+		var created board.Board
+		created, err = s.admin.Store.CreateBoard(c.Request().Context(), b)
+		if err == nil {
+			s.audit(c, audit.Entry{Action: "board.create", Board: created.ID, After: defText(&created), Reason: "created in the admin console"})
+			return done(c, "/admin/boards/"+url.PathEscape(created.ID), "Board created.")
+		}
+		if errors.Is(err, board.ErrExists) {
+			perrs["id"] = "a board with this id exists"
+		} else if len(board.FieldErrors(err)) == 0 {
+			return err
+		}
+	} else {
+		b.Normalize()
+		err = b.Validate()
+	}
+	v := s.boardFormView(c, b, false, boardFormErrors(perrs, err))
+	return render(c, http.StatusUnprocessableEntity, templates.AdminPage("New board", v.Nav, templates.BoardForm(v)))
+}
+
+func (s *Server) updateBoard(c echo.Context) error {
+	old, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	form, _ := c.FormParams()
+	b, perrs := parseBoardForm(form)
+	b.ID = old.ID
+	if len(perrs) == 0 {
+		var upd board.Board
+		upd, err = s.admin.Store.UpdateBoard(c.Request().Context(), b)
+		if err == nil {
+			s.audit(c, audit.Entry{Action: "board.update", Board: upd.ID, Before: defText(&old), After: defText(&upd), Reason: "edited in the admin console"})
+			return done(c, "/admin/boards/"+url.PathEscape(upd.ID), "Board saved.")
+		}
+		if len(board.FieldErrors(err)) == 0 {
+			return err
+		}
+	} else {
+		b.Normalize()
+		err = b.Validate()
+	}
+	v := s.boardFormView(c, b, true, boardFormErrors(perrs, err))
+	return render(c, http.StatusUnprocessableEntity, templates.AdminPage("Edit "+old.Title, v.Nav, templates.BoardForm(v)))
+}
+
+func (s *Server) deleteBoardPage(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	v := templates.ConfirmView{Nav: s.nav(c, "boards"), Title: "Delete " + b.Title, Action: "/admin/boards/" + url.PathEscape(b.ID) + "/delete",
+		Message: "This deletes the board and every score, name and change it holds, in every period. It cannot be undone.",
+		Expect:  b.ID, Back: "/admin/boards/" + url.PathEscape(b.ID), Button: "Delete board"}
+	return render(c, 200, templates.AdminPage(v.Title, v.Nav, templates.Confirm(v)))
+}
+
+func (s *Server) deleteBoard(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	if c.FormValue("confirm") != b.ID {
+		v := templates.ConfirmView{Nav: s.nav(c, "boards"), Title: "Delete " + b.Title, Action: "/admin/boards/" + url.PathEscape(b.ID) + "/delete",
+			Message: "This deletes the board and every score, name and change it holds, in every period. It cannot be undone.",
+			Expect:  b.ID, Back: "/admin/boards/" + url.PathEscape(b.ID), Button: "Delete board", Error: "Type " + b.ID + " exactly to confirm.", Typed: c.FormValue("confirm")}
+		return render(c, http.StatusUnprocessableEntity, templates.AdminPage(v.Title, v.Nav, templates.Confirm(v)))
+	}
+	if err := s.admin.Store.DeleteBoard(c.Request().Context(), b.ID); err != nil {
+		return err
+	}
+	s.audit(c, audit.Entry{Action: "board.delete", Board: b.ID, Before: defText(&b), After: "(deleted)", Reason: "deleted in the admin console"})
+	return done(c, "/admin", "Board "+b.ID+" deleted.")
+}

@@ -1,0 +1,100 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"podium/board"
+)
+
+// formErrors maps a field name to the message shown beside it.
+type formErrors map[string]string
+
+// parseBoardForm reads the board form. It never fails as a whole: what cannot
+// be read becomes an error beside its field, and Validate adds the rest.
+func parseBoardForm(v url.Values) (board.Board, formErrors) {
+	errs := formErrors{}
+	b := board.Board{
+		ID:            strings.TrimSpace(v.Get("id")),
+		Title:         strings.TrimSpace(v.Get("title")),
+		Format:        board.Format{Type: board.FormatType(v.Get("format")), Prefix: v.Get("prefix"), Suffix: v.Get("suffix")},
+		Order:         board.Order(v.Get("order")),
+		DefaultPeriod: board.Kind(v.Get("default_period")),
+		TimeZone:      strings.TrimSpace(v.Get("time_zone")),
+		TieBreak:      board.TieBreak(v.Get("tie_break")),
+		RankStyle:     board.RankStyle(v.Get("rank_style")),
+	}
+	if b.Format.Type == board.Decimal {
+		if n, err := strconv.Atoi(strings.TrimSpace(v.Get("decimals"))); err == nil {
+			b.Format.Decimals = n
+		} else {
+			errs["format.decimals"] = "must be a whole number from 1 to 6"
+		}
+	}
+	for _, k := range v["periods"] {
+		b.Periods = append(b.Periods, board.Kind(k))
+	}
+	if len(b.Periods) == 0 {
+		errs["periods"] = "enable at least one period"
+	}
+	if c := strings.TrimSpace(v.Get("cap")); c != "" {
+		if n, err := strconv.Atoi(c); err == nil {
+			b.Cap = n
+		} else {
+			errs["cap"] = "must be a whole number; 0 or empty keeps everyone"
+		}
+	}
+	for i := range board.MaxFields {
+		name := strings.TrimSpace(v.Get(fmt.Sprintf("field%d", i)))
+		if name == "" {
+			continue
+		}
+		b.Fields = append(b.Fields, board.Field{Name: name, Desc: v.Get(fmt.Sprintf("field%d_dir", i)) == "desc"})
+	}
+	return b, errs
+}
+
+// scoreForm is the adjust-score form.
+type scoreForm struct {
+	Member, Op, Value, Name, Reason string
+	Score                           float64
+}
+
+// parseScoreForm reads and checks the shape of the score form.
+func parseScoreForm(v url.Values) (scoreForm, formErrors) {
+	f := scoreForm{
+		Member: strings.TrimSpace(v.Get("member")), Op: v.Get("op"), Value: strings.TrimSpace(v.Get("value")),
+		Name: strings.TrimSpace(v.Get("name")), Reason: strings.TrimSpace(v.Get("reason")),
+	}
+	errs := formErrors{}
+	if err := board.CheckMember(f.Member); err != nil {
+		errs["member"] = reason(err)
+	}
+	if _, err := board.ParseOp(f.Op); err != nil || f.Op == "" {
+		errs["op"] = "choose set, increment, decrement or best"
+	}
+	n, err := strconv.ParseFloat(strings.ReplaceAll(f.Value, ",", ""), 64)
+	switch {
+	case f.Value == "":
+		errs["value"] = "enter a number"
+	case err != nil || math.IsNaN(n) || math.IsInf(n, 0):
+		errs["value"] = "must be a number such as 120 or 9.58"
+	default:
+		f.Score = n
+	}
+	if f.Name != "" {
+		if err := board.CheckName(f.Name); err != nil {
+			errs["name"] = reason(err)
+		}
+	}
+	if f.Reason == "" {
+		errs["reason"] = "say why, for the audit log"
+	} else if utf8.RuneCountInString(f.Reason) > 200 {
+		errs["reason"] = "at most 200 characters"
+	}
+	return f, errs
+}

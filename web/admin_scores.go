@@ -1,0 +1,233 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/audit"
+	"podium/board"
+	"podium/web/templates"
+)
+
+// manageView is the board's admin page: the member's current standing, and
+// the forms that change scores, each with its own values and errors.
+func (s *Server) manageView(c echo.Context, b *board.Board, member string) (templates.ManageView, error) {
+	v := templates.ManageView{Nav: s.nav(c, "boards"), ID: b.ID, Title: b.Title, Meta: boardMeta(b),
+		Public: "/b/" + url.PathEscape(b.ID), Member: member, Errors: map[string]string{}, Values: map[string]string{"op": "incr"}}
+	now := s.opts.Store.Now()
+	v.Periods = append(v.Periods, templates.Link{Label: "Every period", Href: "all"})
+	for _, k := range b.Periods {
+		p := b.Current(k, now)
+		v.Periods = append(v.Periods, templates.Link{Label: templates.TabLabel(k) + " (" + p.Title() + ")", Href: p.String()})
+		v.ResetPeriods = append(v.ResetPeriods, templates.Link{Label: templates.TabLabel(k) + " (" + p.Title() + ")", Href: p.String()})
+	}
+	if member == "" {
+		return v, nil
+	}
+	if err := board.CheckMember(member); err != nil {
+		v.Errors["lookup"] = reason(err)
+		return v, nil
+	}
+	sts, err := s.opts.Store.Member(c.Request().Context(), b, member)
+	if err != nil {
+		return v, err
+	}
+	for _, st := range sts {
+		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period.Kind), Key: st.Period.Key, Ranked: st.Ranked}
+		if st.Ranked {
+			mp.Rank, mp.Score, mp.Of = templates.Ordinal(st.Rank), b.Format.Display(st.Score), templates.Group(st.Total)
+			mp.Percentile = fmt.Sprintf("%.0f%%", st.Percentile())
+		}
+		if st.Name != "" && st.Name != member {
+			v.Name = st.Name
+		}
+		v.Standing = append(v.Standing, mp)
+	}
+	v.Values["member"] = member
+	return v, nil
+}
+
+func (s *Server) manageBoard(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	v, err := s.manageView(c, &b, strings.TrimSpace(c.QueryParam("member")))
+	if err != nil {
+		return err
+	}
+	return render(c, 200, templates.AdminPage(b.Title, v.Nav, templates.ManageBoard(v)))
+}
+
+// formFailed shows the board page again with the form's values and errors.
+func (s *Server) formFailed(c echo.Context, b *board.Board, form string, errs formErrors) error {
+	member := strings.TrimSpace(c.FormValue("member"))
+	if board.CheckMember(member) != nil {
+		member = ""
+	}
+	v, err := s.manageView(c, b, member)
+	if err != nil {
+		return err
+	}
+	v.Form = form
+	vals, _ := c.FormParams()
+	for k := range vals {
+		if k != "csrf" {
+			v.Values[k] = vals.Get(k)
+		}
+	}
+	for k, m := range errs {
+		v.Errors[k] = m
+	}
+	return render(c, http.StatusUnprocessableEntity, templates.AdminPage(b.Title, v.Nav, templates.ManageBoard(v)))
+}
+
+func backTo(b *board.Board, member string) string {
+	to := "/admin/boards/" + url.PathEscape(b.ID)
+	if member != "" {
+		to += "?member=" + url.QueryEscape(member)
+	}
+	return to
+}
+
+func (s *Server) adjustScore(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	vals, _ := c.FormParams()
+	f, errs := parseScoreForm(vals)
+	if len(errs) > 0 {
+		return s.formFailed(c, &b, "score", errs)
+	}
+	sub := board.Submission{Member: f.Member, Score: f.Score, Op: board.Op(f.Op), Name: f.Name}
+	res, err := s.admin.Store.SubmitBatch(c.Request().Context(), b.ID, []board.Submission{sub}, "")
+	if err != nil {
+		fes := board.FieldErrors(err)
+		if len(fes) == 0 {
+			return err
+		}
+		field := fes[0].Field
+		if field == "score" {
+			field = "value"
+		}
+		return s.formFailed(c, &b, "score", formErrors{field: fes[0].Message})
+	}
+	s.audit(c, changeEntry(&b, s.actor(c), sub, res[0], f.Reason))
+	msg := "Score saved."
+	if ch, ok := res[0].Change(b.DefaultPeriod); ok && ch.After.Ranked {
+		msg = fmt.Sprintf("%s now has %s (%s).", f.Member, b.Format.Display(ch.After.Score), templates.Ordinal(ch.After.Rank))
+	}
+	return done(c, backTo(&b, f.Member), msg)
+}
+
+// periodChoice reads "all" or a current period's label from a form.
+func periodChoice(b *board.Board, raw string, allowAll bool) (*board.Period, error) {
+	if raw == "all" && allowAll {
+		return nil, nil
+	}
+	kind, key, _ := strings.Cut(raw, ":")
+	k, err := board.ParseKind(kind)
+	if err != nil || !b.Enabled(k) {
+		return nil, errors.New("choose a period")
+	}
+	p, err := board.ParsePeriod(k, key, b.Location())
+	if err != nil {
+		return nil, errors.New("choose a period")
+	}
+	return &p, nil
+}
+
+func (s *Server) removeMember(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	member, why := strings.TrimSpace(c.FormValue("member")), strings.TrimSpace(c.FormValue("reason"))
+	errs := formErrors{}
+	if err := board.CheckMember(member); err != nil {
+		errs["member"] = reason(err)
+	}
+	p, perr := periodChoice(&b, c.FormValue("period"), true)
+	if perr != nil {
+		errs["period"] = perr.Error()
+	}
+	if why == "" {
+		errs["reason"] = "say why, for the audit log"
+	}
+	if len(errs) > 0 {
+		return s.formFailed(c, &b, "remove", errs)
+	}
+	removed, err := s.admin.Store.RemoveMember(c.Request().Context(), b.ID, member, p)
+	if err != nil {
+		return err
+	}
+	if len(removed) == 0 {
+		return s.formFailed(c, &b, "remove", formErrors{"member": "has no score there"})
+	}
+	for _, r := range removed {
+		s.audit(c, audit.Entry{Action: "member.remove", Board: b.ID, Member: member, Period: r.Period.String(),
+			Before: b.Format.Display(r.Score), After: "(removed)", Reason: why})
+	}
+	return done(c, backTo(&b, ""), fmt.Sprintf("%s removed from %d %s.", member, len(removed), plural(len(removed), "period", "periods")))
+}
+
+func (s *Server) resetPeriod(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	errs := formErrors{}
+	p, perr := periodChoice(&b, c.FormValue("period"), false)
+	if perr != nil {
+		errs["period"] = perr.Error()
+	}
+	if c.FormValue("confirm") != b.ID {
+		errs["confirm"] = "type " + b.ID + " to confirm"
+	}
+	why := strings.TrimSpace(c.FormValue("reason"))
+	if why == "" {
+		errs["reason"] = "say why, for the audit log"
+	}
+	if len(errs) > 0 {
+		return s.formFailed(c, &b, "reset", errs)
+	}
+	n, err := s.admin.Store.ResetPeriod(c.Request().Context(), b.ID, *p)
+	if err != nil {
+		return err
+	}
+	s.audit(c, audit.Entry{Action: "period.reset", Board: b.ID, Period: p.String(), Before: fmt.Sprintf("%d members", n), After: "0 members", Reason: why})
+	return done(c, backTo(&b, ""), fmt.Sprintf("%s emptied (%d members).", p.Title(), n))
+}
+
+func (s *Server) renameMember(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	member, name := strings.TrimSpace(c.FormValue("member")), strings.TrimSpace(c.FormValue("name"))
+	errs := formErrors{}
+	if err := board.CheckMember(member); err != nil {
+		errs["member"] = reason(err)
+	}
+	if err := board.CheckName(name); err != nil {
+		errs["name"] = reason(err)
+	}
+	if len(errs) > 0 {
+		return s.formFailed(c, &b, "rename", errs)
+	}
+	prev, err := s.admin.Store.SetName(c.Request().Context(), b.ID, member, name)
+	if err != nil {
+		return err
+	}
+	if prev == "" {
+		prev = member
+	}
+	s.audit(c, audit.Entry{Action: "member.rename", Board: b.ID, Member: member, Before: prev, After: name, Reason: strings.TrimSpace(c.FormValue("reason"))})
+	return done(c, backTo(&b, member), member+" is now shown as "+name+".")
+}

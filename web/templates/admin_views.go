@@ -1,0 +1,126 @@
+package templates
+
+import "time"
+
+// AdminNav is what every admin page shows: who is signed in, the CSRF token
+// its forms carry, the active section, and a message from the last change.
+type AdminNav struct {
+	User, CSRF, Active, Flash string
+}
+
+// LoginView is the sign-in form.
+type LoginView struct {
+	User, Next, CSRF, Error string
+}
+
+// AdminBoardsView lists boards to manage.
+type AdminBoardsView struct {
+	Nav    AdminNav
+	Boards []AdminBoardRow
+}
+
+// AdminBoardRow is one board in the list.
+type AdminBoardRow struct {
+	ID, Title, Meta, Periods, Public string
+}
+
+// FieldRow is one extra sort field in the board form.
+type FieldRow struct {
+	Name string
+	Desc bool
+}
+
+// BoardFormView is the create/edit board form, with values kept and errors
+// keyed by field.
+type BoardFormView struct {
+	Nav                                                               AdminNav
+	Editing                                                           bool
+	ID, Title, Format, Decimals, Prefix, Suffix, Order, DefaultPeriod string
+	TimeZone, TieBreak, RankStyle, Cap                                string
+	Periods                                                           map[string]bool
+	Fields                                                            [3]FieldRow
+	Errors                                                            map[string]string
+}
+
+// ConfirmView asks to type a word before a destructive action.
+type ConfirmView struct {
+	Nav                                                        AdminNav
+	Title, Action, Message, Expect, Back, Button, Error, Typed string
+}
+
+// ManageView is a board's admin page.
+type ManageView struct {
+	Nav                                   AdminNav
+	ID, Title, Meta, Public, Member, Name string
+	Standing                              []MemberPeriod
+	Periods, ResetPeriods                 []Link // Href holds the form value
+	Form                                  string // the form the errors belong to
+	Values, Errors                        map[string]string
+}
+
+// AuditView is the audit log.
+type AuditView struct {
+	Nav                AdminNav
+	Entries            []AuditRow
+	Boards, Actors     []string
+	Board, Actor, Next string
+}
+
+// AuditRow is one change.
+type AuditRow struct {
+	When                                                        time.Time
+	Actor, Action, Board, Member, Period, Before, After, Reason string
+}
+
+// KeysView lists API keys, and shows a new key's secret once.
+type KeysView struct {
+	Nav                AdminNav
+	Keys               []KeyRow
+	Boards             []string
+	Name, Board        string
+	NewSecret, NewName string
+	Errors             map[string]string
+}
+
+// KeyRow is one API key.
+type KeyRow struct {
+	ID, Name, Board   string
+	Created, LastUsed time.Time
+}
+
+// UsersView lists admins.
+type UsersView struct {
+	Nav    AdminNav
+	Users  []string
+	User   string
+	Errors map[string]string
+}
+
+// errIn is the error of a field of the form that failed, or "".
+func errIn(v ManageView, form, field string) string {
+	if v.Form != form {
+		return ""
+	}
+	return v.Errors[field]
+}
+
+func valIn(v ManageView, form, field string) string {
+	if v.Form != form && field != "member" {
+		return ""
+	}
+	return v.Values[field]
+}
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format("2 Jan 2006 15:04 UTC")
+}
+
+func scopeOf(board string) string {
+	if board == "" {
+		return "All boards"
+	}
+	return board
+}
