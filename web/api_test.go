@@ -245,6 +245,9 @@ func TestAPIBoardsAsCodeAndRemove(t *testing.T) {
 	if status != 200 || out["title"] != "100 m dash" {
 		t.Fatalf("update: %d %v", status, out)
 	}
+	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, `{"title":"Sprint","periods":["week","all"],"format":{"type":"duration"}}`); status != 200 || out["tie_break"] != "earliest" || out["order"] != "lower" || len(out["fields"].([]any)) != 1 {
+		t.Fatalf("update leaving fixed options out: %d %v", status, out)
+	}
 	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"id":"sprint"`, `"id":"other"`, 1)); status != 422 {
 		t.Fatalf("changing the id: %d %v", status, out)
 	}

@@ -262,6 +262,16 @@ func (s *Server) apiUpdateBoard(c echo.Context) error {
 		return ae
 	}
 	j.ID = old.ID
+	// Options fixed at creation may be left out; they keep their values.
+	if j.Order == "" {
+		j.Order = string(old.Order)
+	}
+	if j.TieBreak == "" {
+		j.TieBreak = string(old.TieBreak)
+	}
+	if j.Fields == nil {
+		j.Fields = toBoardJSON(&old).Fields
+	}
 	b, err := s.admin.Store.UpdateBoard(c.Request().Context(), j.board())
 	if err != nil {
 		return err
