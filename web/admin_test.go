@@ -166,7 +166,7 @@ func TestAdminLoginLockout(t *testing.T) {
 func TestAdminSecureCookieBehindTLSProxy(t *testing.T) {
 	f := newAPIFixture(t, 1000, 1000)
 	f.admin.Accounts.Create(t.Context(), "carol", "correct horse battery")
-	s := New(Options{Store: f.store, Admin: f.admin, TrustProxy: true})
+	s := New(Options{Store: f.store, Admin: f.admin, TrustProxy: true, Logger: quietLog})
 	req := httptestRequest("GET", "/admin/login", nil)
 	req.Header.Set("X-Forwarded-Proto", "https")
 	rec := serve(s, req)
@@ -178,7 +178,7 @@ func TestAdminSecureCookieBehindTLSProxy(t *testing.T) {
 	if c := serve(s, req).Result().Cookies(); len(c) == 0 || !c[0].Secure {
 		t.Fatalf("cookie over TLS: %+v", c)
 	}
-	plain := New(Options{Store: f.store, Admin: f.admin}) // proxy not trusted: the header means nothing
+	plain := New(Options{Store: f.store, Admin: f.admin, Logger: quietLog}) // proxy not trusted: the header means nothing
 	req = httptestRequest("GET", "/admin/login", nil)
 	req.Header.Set("X-Forwarded-Proto", "https")
 	if c := serve(plain, req).Result().Cookies(); len(c) == 0 || c[0].Secure {

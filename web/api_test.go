@@ -270,7 +270,7 @@ func TestAPIBoardsAsCodeAndRemove(t *testing.T) {
 	for _, e := range entries {
 		actions = append(actions, e.Action)
 	}
-	if !slices.Equal(actions, []string{"board.delete", "member.remove", "score.best", "board.update", "board.create"}) {
+	if !slices.Equal(actions, []string{"board.delete", "member.remove", "score.best", "board.update", "board.update", "board.create"}) {
 		t.Fatalf("audit actions %v", actions)
 	}
 }

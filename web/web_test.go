@@ -241,7 +241,13 @@ func TestTiedRanksAndPeriodLinks(t *testing.T) {
 
 // TestServerErrorPage: when Redis is gone, pages answer 500 in the site's
 // style, say nothing internal, and log the cause.
+// silentRedis drops go-redis's own log lines (a dead server is the point here).
+type silentRedis struct{}
+
+func (silentRedis) Printf(context.Context, string, ...any) {}
+
 func TestServerErrorPage(t *testing.T) {
+	redis.SetLogger(silentRedis{})
 	var logs strings.Builder
 	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	t.Cleanup(func() { dead.Close() })
@@ -344,3 +350,5 @@ func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
 	h.ServeHTTP(rec, r)
 	return rec
 }
+
+var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
