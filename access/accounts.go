@@ -66,6 +66,16 @@ func (a *Accounts) Verify(ctx context.Context, user, password string) error {
 	return nil
 }
 
+// Exists reports whether an admin account exists; sessions of a removed
+// admin stop working at their next request.
+func (a *Accounts) Exists(ctx context.Context, user string) (bool, error) {
+	ok, err := a.rdb.HExists(ctx, adminsKey, user).Result()
+	if err != nil {
+		return false, fmt.Errorf("access: admin %q: %w", user, err)
+	}
+	return ok, nil
+}
+
 // List names every admin, sorted.
 func (a *Accounts) List(ctx context.Context) ([]string, error) {
 	users, err := a.rdb.HKeys(ctx, adminsKey).Result()

@@ -99,8 +99,15 @@ func (s *Server) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 		if err == nil {
 			sess, err := s.admin.Sessions.Get(c.Request().Context(), ck.Value)
 			if err == nil {
-				c.Set("session", sess)
-				return next(c)
+				exists, err := s.admin.Accounts.Exists(c.Request().Context(), sess.User)
+				if err != nil {
+					return err
+				}
+				if exists {
+					c.Set("session", sess)
+					return next(c)
+				}
+				_ = s.admin.Sessions.Delete(c.Request().Context(), ck.Value) // the admin was removed
 			}
 			if !errors.Is(err, access.ErrNoSession) {
 				return err

@@ -125,14 +125,19 @@ func (s *Server) updateBoard(c echo.Context) error {
 	return render(c, http.StatusUnprocessableEntity, templates.AdminPage("Edit "+old.Title, v.Nav, templates.BoardForm(v)))
 }
 
+// deleteView asks to type the board's id before deleting it.
+func (s *Server) deleteView(c echo.Context, b *board.Board, errMsg, typed string) templates.ConfirmView {
+	return templates.ConfirmView{Nav: s.nav(c, "boards"), Title: "Delete " + b.Title, Action: "/admin/boards/" + url.PathEscape(b.ID) + "/delete",
+		Message: "This deletes the board and every score, name and change it holds, in every period. It cannot be undone.",
+		Expect:  b.ID, Back: "/admin/boards/" + url.PathEscape(b.ID), Button: "Delete board", Error: errMsg, Typed: typed}
+}
+
 func (s *Server) deleteBoardPage(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
 	}
-	v := templates.ConfirmView{Nav: s.nav(c, "boards"), Title: "Delete " + b.Title, Action: "/admin/boards/" + url.PathEscape(b.ID) + "/delete",
-		Message: "This deletes the board and every score, name and change it holds, in every period. It cannot be undone.",
-		Expect:  b.ID, Back: "/admin/boards/" + url.PathEscape(b.ID), Button: "Delete board"}
+	v := s.deleteView(c, &b, "", "")
 	return render(c, 200, templates.AdminPage(v.Title, v.Nav, templates.Confirm(v)))
 }
 
@@ -142,9 +147,7 @@ func (s *Server) deleteBoard(c echo.Context) error {
 		return err
 	}
 	if c.FormValue("confirm") != b.ID {
-		v := templates.ConfirmView{Nav: s.nav(c, "boards"), Title: "Delete " + b.Title, Action: "/admin/boards/" + url.PathEscape(b.ID) + "/delete",
-			Message: "This deletes the board and every score, name and change it holds, in every period. It cannot be undone.",
-			Expect:  b.ID, Back: "/admin/boards/" + url.PathEscape(b.ID), Button: "Delete board", Error: "Type " + b.ID + " exactly to confirm.", Typed: c.FormValue("confirm")}
+		v := s.deleteView(c, &b, "Type "+b.ID+" exactly to confirm.", c.FormValue("confirm"))
 		return render(c, http.StatusUnprocessableEntity, templates.AdminPage(v.Title, v.Nav, templates.Confirm(v)))
 	}
 	if err := s.admin.Store.DeleteBoard(c.Request().Context(), b.ID); err != nil {

@@ -235,8 +235,15 @@ func TestAdminKeysUsersAndConfirmations(t *testing.T) {
 		t.Fatalf("short password: %d", res.StatusCode)
 	}
 	a.post("/admin/users", url.Values{"user": {"dave"}, "password": {"dave's long password"}, "csrf": {a.csrf}})
-	if res := f.adminClient().login("dave", "dave's long password"); res.StatusCode != 303 {
+	dave := f.adminClient()
+	if res := dave.login("dave", "dave's long password"); res.StatusCode != 303 {
 		t.Fatalf("new admin login: %d", res.StatusCode)
+	}
+	// Removing an admin ends their sessions.
+	a.get("/admin/users")
+	a.post("/admin/users/dave/delete", url.Values{"csrf": {a.csrf}})
+	if res, _ := dave.get("/admin"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a removed admin's session still works: %d", res.StatusCode)
 	}
 }
 
