@@ -95,23 +95,13 @@ func session(c echo.Context) access.Session { s, _ := c.Get("session").(access.S
 // requireSession lets signed-in admins through and sends others to log in.
 func (s *Server) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ck, err := c.Cookie(sessionCookie)
-		if err == nil {
-			sess, err := s.admin.Sessions.Get(c.Request().Context(), ck.Value)
-			if err == nil {
-				exists, err := s.admin.Accounts.Exists(c.Request().Context(), sess.User)
-				if err != nil {
-					return err
-				}
-				if exists {
-					c.Set("session", sess)
-					return next(c)
-				}
-				_ = s.admin.Sessions.Delete(c.Request().Context(), ck.Value) // the admin was removed
-			}
-			if !errors.Is(err, access.ErrNoSession) {
-				return err
-			}
+		sess, err := s.currentSession(c)
+		if err != nil {
+			return err
+		}
+		if sess != nil {
+			c.Set("session", *sess)
+			return next(c)
 		}
 		if c.Request().Method != http.MethodGet {
 			return &pageError{status: 403, title: "Signed out", message: "Your session has ended; sign in and send the form again.",
@@ -119,6 +109,31 @@ func (s *Server) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return c.Redirect(http.StatusSeeOther, "/admin/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
 	}
+}
+
+// currentSession is the request's valid session, or nil. The session of an
+// admin who has since been removed is ended here.
+func (s *Server) currentSession(c echo.Context) (*access.Session, error) {
+	ck, err := c.Cookie(sessionCookie)
+	if err != nil || ck.Value == "" {
+		return nil, nil
+	}
+	ctx := c.Request().Context()
+	sess, err := s.admin.Sessions.Get(ctx, ck.Value)
+	if errors.Is(err, access.ErrNoSession) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	exists, err := s.admin.Accounts.Exists(ctx, sess.User)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, s.admin.Sessions.Delete(ctx, ck.Value)
+	}
+	return &sess, nil
 }
 
 // checkCSRF requires the session's token on every state-changing form.

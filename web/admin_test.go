@@ -241,7 +241,9 @@ func TestAdminKeysUsersAndConfirmations(t *testing.T) {
 	}
 	// Removing an admin ends their sessions.
 	a.get("/admin/users")
-	a.post("/admin/users/dave/delete", url.Values{"csrf": {a.csrf}})
+	if res, body := a.post("/admin/users/dave/delete", url.Values{"csrf": {a.csrf}}); res.StatusCode != 303 {
+		t.Fatalf("remove dave: %d %s", res.StatusCode, excerpt(body))
+	}
 	if res, _ := dave.get("/admin"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("a removed admin's session still works: %d", res.StatusCode)
 	}
