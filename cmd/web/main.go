@@ -3,6 +3,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -82,7 +84,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 	if users, err := admin.Accounts.List(ctx); err == nil && len(users) == 0 {
-		log.Warn("no admin account yet: set ADMIN_USER and ADMIN_PASSWORD, or run `web admin create`, to use /admin")
+		if cfg.Demo {
+			// A demo should be explorable end to end: make an admin and say its
+			// password once, here.
+			pass := demoPassword()
+			if err := admin.Accounts.Create(ctx, "admin", pass); err != nil {
+				return fmt.Errorf("create the demo admin: %w", err)
+			}
+			log.Warn("demo admin created: sign in at /admin as user admin with this password (shown once)", slog.String("password", pass))
+		} else {
+			log.Warn("no admin account yet: set ADMIN_USER and ADMIN_PASSWORD, or run `web admin create`, to use /admin")
+		}
 	}
 	srv := web.New(web.Options{
 		Store:        store,
@@ -150,4 +162,13 @@ func localURL(a net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, fmt.Sprint(tcp.Port))
+}
+
+// demoPassword is a random password for the demo admin.
+func demoPassword() string {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
 }

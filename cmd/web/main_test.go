@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -102,6 +104,17 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	if !strings.Contains(first, "embedded in-memory store") {
 		t.Fatalf("first log line does not say the store is embedded: %s", first)
 	}
+	var pass string
+	for pass == "" {
+		select {
+		case line := <-logs.ch:
+			if m := regexp.MustCompile(`demo admin created.* password=(\S+)`).FindStringSubmatch(line); m != nil {
+				pass = m[1]
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no demo admin password in the log")
+		}
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	var body string
 	for time.Now().Before(deadline) {
@@ -121,6 +134,24 @@ func TestRunServesAndShutsDown(t *testing.T) {
 			t.Fatalf("demo board %q missing from the home page", title)
 		}
 	}
+	// The printed password signs the demo admin in.
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := browser.Get("http://" + addr + "/admin/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	token := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(string(form))
+	if token == nil {
+		t.Fatal("login form has no token")
+	}
+	res, err = browser.PostForm("http://"+addr+"/admin/login", url.Values{"user": {"admin"}, "password": {pass}, "csrf": {token[1]}})
+	if err != nil || res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/admin" {
+		t.Fatalf("demo admin sign-in: %v %v", res.StatusCode, err)
+	}
+	res.Body.Close()
 	// The demo keeps submitting: the arcade's recent changes move on.
 	recent := func() string {
 		res, err := http.Get("http://" + addr + "/b/arcade?period=all")
