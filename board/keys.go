@@ -74,3 +74,14 @@ func ParseZSetKey(key string) (id string, k Kind, periodKey string, ok bool) {
 	}
 	return "", "", "", false
 }
+
+// ParseNamesKey reads the board id from a board's display-name hash key;
+// the live hub refreshes every view of a board whose names changed.
+func ParseNamesKey(key string) (id string, ok bool) {
+	rest, found := strings.CutPrefix(key, keyPrefix+"{")
+	if !found {
+		return "", false
+	}
+	id, found = strings.CutSuffix(rest, "}:names")
+	return id, found && id != "" && !strings.ContainsAny(id, "{}")
+}

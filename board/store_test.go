@@ -800,6 +800,14 @@ func TestParseZSetKey(t *testing.T) {
 			t.Errorf("ParseZSetKey(%q) = %q %q %q %v", tc.key, id, k, pk, ok)
 		}
 	}
+	if id, ok := ParseNamesKey(namesKey("chess")); !ok || id != "chess" {
+		t.Errorf("ParseNamesKey(%q) = %q %v", namesKey("chess"), id, ok)
+	}
+	for _, k := range []string{"lb:{chess}:names:idx", "lb:{chess}:all", "lb:boards", "lb:{}:names"} {
+		if _, ok := ParseNamesKey(k); ok {
+			t.Errorf("ParseNamesKey(%q) accepted", k)
+		}
+	}
 	p := PeriodAt(Monthly, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), time.UTC)
 	if id, k, pk, ok := ParseZSetKey(ZSetKey("a-b", p)); id != "a-b" || k != Monthly || pk != "2026-11" || !ok {
 		t.Errorf("round trip of %s", ZSetKey("a-b", p))

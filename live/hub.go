@@ -172,6 +172,17 @@ func (h *Hub) listen(ctx context.Context) {
 }
 
 func (h *Hub) markDirty(key string) {
+	if id, ok := board.ParseNamesKey(key); ok {
+		// A display name changed: every view of the board shows names.
+		h.mu.Lock()
+		for _, v := range h.views {
+			if v.board.ID == id {
+				h.dirty[v.zkey] = struct{}{}
+			}
+		}
+		h.mu.Unlock()
+		return
+	}
 	if _, _, _, ok := board.ParseZSetKey(key); !ok {
 		return
 	}
@@ -189,7 +200,7 @@ func (h *Hub) ensureNotifications(ctx context.Context) {
 	cur, err := h.rdb.ConfigGet(ctx, "notify-keyspace-events").Result()
 	flags := cur["notify-keyspace-events"]
 	want := flags
-	for _, f := range "Kzgx" {
+	for _, f := range "Kzghx" { // zsets, generic, hashes (display names), expired
 		if !strings.ContainsRune(want, f) && !(f != 'K' && strings.ContainsRune(want, 'A')) {
 			want += string(f)
 		}
@@ -202,7 +213,7 @@ func (h *Hub) ensureNotifications(ctx context.Context) {
 			return
 		}
 		if !h.polling.Swap(true) {
-			h.log.Warn("live: Redis refused CONFIG for keyspace notifications; set notify-keyspace-events to include Kzgx "+
+			h.log.Warn("live: Redis refused CONFIG for keyspace notifications; set notify-keyspace-events to include Kzghx "+
 				"(redis.conf or your provider's settings). Until then watched boards are polled.",
 				slog.Any("error", err), slog.Duration("poll", h.opts.PollInterval))
 		}

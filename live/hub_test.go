@@ -173,6 +173,11 @@ func TestOutsideZIncrByReachesClient(t *testing.T) {
 	}
 	ws.until("cat to move up", func(s Snapshot) bool { return order(s) == "cat:1 ann:2 bob:3" })
 	t.Logf("outside ZINCRBY reached the client in %v", time.Since(start).Round(time.Millisecond))
+	// A rename, even straight into Redis, shows up too.
+	if _, err := f.store.SetName(context.Background(), b.ID, "ann", "Ann Lee"); err != nil {
+		t.Fatal(err)
+	}
+	ws.until("the new name", func(s Snapshot) bool { return len(s.Rows) == 3 && s.Rows[1].Name == "Ann Lee" })
 }
 
 func TestBurstIsCoalescedAndEndsExact(t *testing.T) {
@@ -276,7 +281,7 @@ func TestPollingWhenConfigIsRefused(t *testing.T) {
 	ws.until("first snapshot", func(s Snapshot) bool { return s.Title == "All time" })
 	rdb.ZIncrBy(context.Background(), board.ZSetKey(b.ID, board.Period{Kind: board.AllTime}), 5, "ann")
 	ws.until("the polled change", func(s Snapshot) bool { return order(s) == "ann:1" })
-	if !hub.Polling() || !strings.Contains(logs.String(), "set notify-keyspace-events to include Kzgx") {
+	if !hub.Polling() || !strings.Contains(logs.String(), "set notify-keyspace-events to include Kzghx") {
 		t.Fatalf("polling %v; log:\n%s", hub.Polling(), logs.String())
 	}
 	if n := strings.Count(logs.String(), "refused CONFIG"); n != 1 {

@@ -64,7 +64,7 @@ func (s *Server) launch(bin string) error {
 	args := []string{
 		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", s.dir,
-		"--notify-keyspace-events", "Kzgx",
+		"--notify-keyspace-events", "Kzghx",
 		"--logfile", filepath.Join(s.dir, "redis.log"),
 	}
 	cmd := exec.Command(bin, append(args, s.extra...)...)
