@@ -143,11 +143,8 @@ type Activity struct {
 }
 
 // Recent lists up to n of a board's latest changes, newest first.
-func (s *Store) Recent(ctx context.Context, boardID string, n int) ([]Activity, error) {
-	b, err := s.Board(ctx, boardID)
-	if err != nil {
-		return nil, err
-	}
+func (s *Store) Recent(ctx context.Context, b *Board, n int) ([]Activity, error) {
+	boardID := b.ID
 	raw, err := s.rdb.LRange(ctx, recentKey(boardID), 0, int64(n)-1).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: recent of %q: %w", boardID, err)
@@ -168,7 +165,7 @@ func (s *Store) Recent(ctx context.Context, boardID string, n int) ([]Activity, 
 		us, _ := strconv.ParseInt(doc.T, 10, 64)
 		v, _ := strconv.ParseFloat(doc.V, 64)
 		a := Activity{Time: time.UnixMicro(us), Member: doc.M, Op: Op(doc.Op), Value: v}
-		if res, err := decodeChanges(&b, doc.Periods); err == nil {
+		if res, err := decodeChanges(b, doc.Periods); err == nil {
 			a.Changes = res.Changes
 		}
 		out = append(out, a)

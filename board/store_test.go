@@ -735,7 +735,7 @@ func TestRecentChangesAndWriteHook(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	acts, err := f.store.Recent(f.ctx, b.ID, 10)
+	acts, err := f.store.Recent(f.ctx, b, 10)
 	if err != nil || len(acts) != 3 {
 		t.Fatalf("recent: %d entries, %v (capped at 3)", len(acts), err)
 	}

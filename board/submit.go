@@ -111,11 +111,11 @@ func (e *BatchError) Unwrap() error { return e.Err }
 func (s *Store) Submit(ctx context.Context, boardID string, sub Submission) (Result, error) {
 	res, err := s.SubmitBatch(ctx, boardID, []Submission{sub}, "")
 	var be *BatchError
-	if errors.As(err, &be) {
-		err = be.Err
+	if errors.As(err, &be) { // the item's own error, without the batch's index
+		return Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID, be.Err)
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID, err)
+		return Result{}, err // already says which board and why
 	}
 	return res[0], nil
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -25,7 +26,14 @@ func (s *Server) auditPage(c echo.Context) error {
 			Member: e.Member, Period: e.Period, Before: e.Before, After: e.After, Reason: e.Reason})
 	}
 	if next != "" {
-		v.Next = "/admin/audit?" + strings.TrimPrefix(liveValues("board", f.Board, "actor", f.Actor, "before", next), "&")
+		q := url.Values{"before": {next}}
+		if f.Board != "" {
+			q.Set("board", f.Board)
+		}
+		if f.Actor != "" {
+			q.Set("actor", f.Actor)
+		}
+		v.Next = "/admin/audit?" + q.Encode()
 	}
 	bs, err := s.opts.Store.Boards(ctx)
 	if err != nil {
@@ -38,16 +46,6 @@ func (s *Server) auditPage(c echo.Context) error {
 		return err
 	}
 	return render(c, 200, templates.AdminPage("Audit log", v.Nav, templates.AuditLog(v)))
-}
-
-func liveValues(kv ...string) string {
-	var b strings.Builder
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] != "" {
-			b.WriteString("&" + kv[i] + "=" + urlQuery(kv[i+1]))
-		}
-	}
-	return b.String()
 }
 
 func (s *Server) keysView(c echo.Context) (templates.KeysView, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/live"
 )
 
 // boardJSON is a board definition on the wire, for reads and boards as code.
@@ -99,11 +100,8 @@ type entryJSON struct {
 
 func entriesJSON(b *board.Board, es []board.Entry) []entryJSON {
 	out := make([]entryJSON, len(es))
-	for i, e := range es {
-		out[i] = entryJSON{Rank: e.Rank, Member: e.Member, Name: e.Name, Score: e.Score, Shown: b.Format.Display(e.Score), Fields: e.Fields}
-		if b.RankStyle != board.Ordinal {
-			out[i].Tied = (i > 0 && es[i-1].Rank == e.Rank) || (i+1 < len(es) && es[i+1].Rank == e.Rank)
-		}
+	for i, r := range live.Rows(b, es) {
+		out[i] = entryJSON{Rank: r.Rank, Member: r.Member, Name: r.Name, Score: r.Value, Shown: r.Score, Fields: es[i].Fields, Tied: r.Tied}
 	}
 	return out
 }

@@ -163,11 +163,7 @@ func changeEntry(b *board.Board, actor string, sub board.Submission, r board.Res
 	} else {
 		e.Reason = fmt.Sprintf("%s %s: %s", sub.Op, b.Format.Display(sub.Score), why)
 	}
-	c, ok := r.Change(b.DefaultPeriod)
-	if !ok && len(r.Changes) > 0 {
-		c, ok = r.Changes[0], true
-	}
-	if ok {
+	if c, ok := pickChange(b, r.Changes); ok {
 		e.Period = c.Period.String()
 		e.Before, e.After = placeText(b, c.Before), placeText(b, c.After)
 	}

@@ -32,7 +32,7 @@ func (s *Server) aroundPage(c echo.Context) error {
 	if err := board.CheckMember(member); err != nil {
 		return badRequest("That member id is not valid: " + reason(err))
 	}
-	label := templates.PeriodTitle(p)
+	label := p.Title()
 	pg, pos, err := s.opts.Store.Around(c.Request().Context(), &b, p, member, k)
 	if errors.Is(err, board.ErrNotFound) {
 		return notFound("Not on this board", fmt.Sprintf("“%s” has no score in %s of %s.", member, label, b.Title),

@@ -42,7 +42,7 @@ func (s *Server) boardPage(c echo.Context) error {
 	if len(q) > board.MaxMemberLen {
 		return badRequest(fmt.Sprintf("A search may be at most %d characters.", board.MaxMemberLen))
 	}
-	label := templates.PeriodTitle(p)
+	label := p.Title()
 	v := templates.BoardView{
 		Title:       b.Title,
 		ID:          b.ID,
@@ -63,10 +63,10 @@ func (s *Server) boardPage(c echo.Context) error {
 	v.Tabs = tabs(&b, p.Kind, s, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
 	if p.Kind != board.AllTime {
 		prev := p.Prev()
-		v.Prev = &templates.Link{Label: templates.ShortPeriod(prev), Href: boardURL(b.ID, prev, false, 1, size, "")}
+		v.Prev = &templates.Link{Label: prev.Short(), Href: boardURL(b.ID, prev, false, 1, size, "")}
 		if next := p.Next(); !next.Start.After(now) {
 			cur := b.Current(p.Kind, now).Key == next.Key
-			v.Next = &templates.Link{Label: templates.ShortPeriod(next), Href: boardURL(b.ID, next, cur, 1, size, "")}
+			v.Next = &templates.Link{Label: next.Short(), Href: boardURL(b.ID, next, cur, 1, size, "")}
 		}
 	}
 	if q != "" {
@@ -103,7 +103,7 @@ func (s *Server) boardPage(c echo.Context) error {
 			v.NextPage = boardURL(b.ID, p, current, page+1, size, "")
 		}
 	}
-	acts, err := s.opts.Store.Recent(ctx, b.ID, recentOnBoard)
+	acts, err := s.opts.Store.Recent(ctx, &b, recentOnBoard)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func (s *Server) embedPage(c echo.Context) error {
 		}
 	}
 	ctx := c.Request().Context()
-	label := templates.PeriodTitle(p)
+	label := p.Title()
 	var pg board.Page
 	if member != "" {
 		pg, _, err = s.opts.Store.Around(ctx, &b, p, member, limit/2)

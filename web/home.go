@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"podium/board"
 	"podium/web/templates"
 )
 
@@ -16,20 +17,23 @@ func (s *Server) home(c echo.Context) error {
 		return err
 	}
 	now := s.opts.Store.Now()
+	qs := make([]board.ViewQuery, len(boards))
+	for i := range boards {
+		qs[i] = board.ViewQuery{Board: &boards[i], Period: boards[i].Current(boards[i].DefaultPeriod, now), Limit: 3}
+	}
+	tops := s.opts.Store.ReadViews(ctx, qs) // one round trip for every board
 	cards := make([]templates.Card, 0, len(boards))
 	for i := range boards {
-		b := &boards[i]
-		p := b.Current(b.DefaultPeriod, now)
-		top, err := s.opts.Store.Page(ctx, b, p, 0, 3)
-		if err != nil {
-			return err
+		b, p, top := &boards[i], qs[i].Period, tops[i]
+		if top.Err != nil {
+			return top.Err
 		}
 		cards = append(cards, templates.Card{
 			Title:  b.Title,
 			Href:   "/b/" + url.PathEscape(b.ID),
 			Period: templates.TabLabel(p.Kind),
 			Meta:   boardMeta(b),
-			Rows:   tableOf(b, top.Entries, "", "").Rows,
+			Rows:   tableOf(b, top.Page.Entries, "", "").Rows,
 		})
 	}
 	return render(c, 200, templates.Page("Leaderboards", templates.Home(cards)))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -63,10 +64,8 @@ func kindsOf(b *board.Board) string {
 // reason is the end of a board error: what exactly was wrong.
 func reason(err error) string {
 	msg := err.Error()
-	for i := 0; i+2 < len(msg); i++ {
-		if msg[i:i+2] == ": " {
-			return msg[i+2:]
-		}
+	if _, rest, ok := strings.Cut(msg, ": "); ok {
+		return rest
 	}
 	return msg
 }

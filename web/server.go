@@ -26,7 +26,8 @@ type Store interface {
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
 	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) ([]board.Entry, bool, error)
-	Recent(ctx context.Context, boardID string, n int) ([]board.Activity, error)
+	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
+	ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult
 }
 
 // Options configure the server.

@@ -18,11 +18,7 @@ const (
 // boardURL links to a board in a period; the current period carries no key
 // so the link keeps meaning "now" when the period turns over.
 func boardURL(id string, p board.Period, current bool, page, size int, q string) string {
-	v := url.Values{}
-	v.Set("period", string(p.Kind))
-	if !current && p.Kind != board.AllTime {
-		v.Set("at", p.Key)
-	}
+	v := periodValues(p, current)
 	if page > 1 {
 		v.Set("page", strconv.Itoa(page))
 	}
@@ -35,14 +31,18 @@ func boardURL(id string, p board.Period, current bool, page, size int, q string)
 	return "/b/" + url.PathEscape(id) + "?" + v.Encode()
 }
 
-func periodQuery(p board.Period, current bool) string {
+// periodValues names a period in a query: the kind, and the key unless it is
+// the current one (so a link to "this week" follows the roll-over).
+func periodValues(p board.Period, current bool) url.Values {
 	v := url.Values{}
 	v.Set("period", string(p.Kind))
 	if !current && p.Kind != board.AllTime {
 		v.Set("at", p.Key)
 	}
-	return v.Encode()
+	return v
 }
+
+func periodQuery(p board.Period, current bool) string { return periodValues(p, current).Encode() }
 
 func memberURL(id, member string) string {
 	return "/b/" + url.PathEscape(id) + "/m/" + url.PathEscape(member)
@@ -70,12 +70,8 @@ func intParam(raw, name string, def, lo, hi int) (int, error) {
 
 // liveQuery is the /live query string of a view.
 func liveQuery(id string, p board.Period, current bool, extra url.Values) string {
-	v := url.Values{}
+	v := periodValues(p, current)
 	v.Set("board", id)
-	v.Set("period", string(p.Kind))
-	if !current && p.Kind != board.AllTime {
-		v.Set("at", p.Key)
-	}
 	for k, vals := range extra {
 		v[k] = vals
 	}
@@ -91,5 +87,3 @@ func randomHex() string {
 	}
 	return hex.EncodeToString(b)
 }
-
-func urlQuery(s string) string { return url.QueryEscape(s) }

@@ -185,12 +185,6 @@ func TabLabel(k board.Kind) string {
 	return "All time"
 }
 
-// PeriodTitle says which period a page shows: "Week 47, 16–22 Nov 2026".
-func PeriodTitle(p board.Period) string { return p.Title() }
-
-// ShortPeriod is a compact name for previous/next links: "Week 46, 2026".
-func ShortPeriod(p board.Period) string { return p.Short() }
-
 // Ago writes how long ago t was, coarsely: "just now", "5 min ago", "3 h ago".
 func Ago(t, now time.Time) string {
 	d := now.Sub(t)
