@@ -6,7 +6,7 @@ PKGS    := ./...
 ADDR    ?= :8080
 RUNARGS ?= --demo
 
-.PHONY: run build test unit e2e e2e-setup deps-test vet generate check-generated fmt lint fuzz bench bench-live
+.PHONY: run build test unit e2e e2e-setup deps-test vet generate check-generated check-tidy fmt lint fuzz bench bench-live
 
 run: build
 	./bin/web --addr $(ADDR) $(RUNARGS)
@@ -16,7 +16,7 @@ build: generate
 
 # Every test, with the race detector, against private redis-server processes
 # and a real Chromium; browser test failures leave screenshots in e2e/screenshots/.
-test: deps-test e2e-setup vet check-generated
+test: deps-test e2e-setup vet check-generated check-tidy
 	PLAYWRIGHT_DRIVER_PATH="$$(scripts/playwright-setup.sh)" $(GO) test -race -count=1 $(PKGS)
 
 # Quick: no browser, no 100,000-member tie test.
@@ -38,13 +38,17 @@ vet:
 
 # templ output is committed; CI fails when it is stale.
 generate:
-	$(GO) tool templ generate
+	@$(GO) tool templ generate -log-level error
 
 check-generated:
 	@before="$$(cat web/templates/*_templ.go | sha256sum)"; \
 	$(GO) tool templ generate >/dev/null 2>&1 || { echo "templ generate failed: run make generate"; exit 1; }; \
 	after="$$(cat web/templates/*_templ.go | sha256sum)"; \
 	[ "$$before" = "$$after" ] || { echo "generated templ files were stale (now regenerated): commit web/templates/*_templ.go"; exit 1; }
+
+# go.mod and go.sum must be what `go mod tidy` makes of them.
+check-tidy:
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy (go mod tidy -diff below): run go mod tidy and commit"; $(GO) mod tidy -diff; exit 1; }
 
 fmt:
 	gofmt -w .

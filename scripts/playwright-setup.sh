@@ -7,8 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD/.cache/playwright"
-# The playwright-go release in go.mod pins its driver version (run.go).
-pwgo="$(go list -m -f '{{.Dir}}' github.com/playwright-community/playwright-go)"
+# The playwright-go release in go.mod pins its driver version (run.go). `go mod
+# download -json` fetches the module first when the cache is empty (a fresh
+# machine), where `go list -m -f {{.Dir}}` would print nothing.
+pwgo="$(go mod download -json github.com/playwright-community/playwright-go | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')"
+[ -n "$pwgo" ] && [ -f "$pwgo/run.go" ] || { echo "playwright-setup: cannot download github.com/playwright-community/playwright-go (go mod download); is the Go module proxy reachable?" >&2; exit 1; }
 version="$(sed -n 's/^const playwrightCliVersion = "\(.*\)"/\1/p' "$pwgo/run.go")"
 [ -n "$version" ] || { echo "playwright-setup: cannot read playwrightCliVersion from $pwgo/run.go" >&2; exit 1; }
 

@@ -42,9 +42,12 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 		LogRemoteIP:  true,
 		LogUserAgent: false,
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
-			level := slog.LevelInfo
+			// Requests are routine: debug, so the log shows what matters
+			// (LOG_LEVEL=debug to see them). Failures are logged with their
+			// cause where they are handled; this line only adds the timing.
+			level := slog.LevelDebug
 			if v.Status >= 500 {
-				level = slog.LevelError
+				level = slog.LevelWarn
 			}
 			s.log.LogAttrs(c.Request().Context(), level, "request",
 				slog.String("method", v.Method),

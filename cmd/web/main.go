@@ -83,6 +83,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("ADMIN_USER: %w", err)
 		}
 	}
+	var demoPass string // shown in the banner once the server is ready
 	if users, err := admin.Accounts.List(ctx); err == nil && len(users) == 0 {
 		if cfg.Demo {
 			// A demo should be explorable end to end: make an admin and say its
@@ -91,7 +92,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			if err := admin.Accounts.Create(ctx, "admin", pass); err != nil {
 				return fmt.Errorf("create the demo admin: %w", err)
 			}
-			log.Warn("demo admin created: sign in at /admin as user admin with this password (shown once)", slog.String("password", pass))
+			demoPass = pass
 		} else {
 			log.Warn("no admin account yet: set ADMIN_USER and ADMIN_PASSWORD, or run `web admin create`, to use /admin")
 		}
@@ -119,7 +120,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
-	log.Info("podium is up", slog.String("url", localURL(ln.Addr())), slog.Bool("demo", cfg.Demo))
+	url := localURL(ln.Addr())
+	log.Info("podium is up", slog.String("url", url), slog.Bool("demo", cfg.Demo))
+	if demoPass != "" {
+		log.Warn("demo admin created (password shown once)", slog.String("user", "admin"), slog.String("password", demoPass))
+		fmt.Fprintf(stdout, "\n  Podium is running at %s\n  Console: %s/admin  user: admin  password: %s  (shown once)\n\n", url, url, demoPass)
+	}
 
 	select {
 	case err := <-serveErr:
