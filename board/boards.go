@@ -15,7 +15,7 @@ import (
 // CreateBoard validates and stores a new board; ErrExists if the id is taken.
 func (s *Store) CreateBoard(ctx context.Context, b Board) (Board, error) {
 	b.Normalize()
-	if err := b.Validate(); err != nil {
+	if err := errors.Join(b.Validate(), b.checkNew()); err != nil {
 		return Board{}, err
 	}
 	now := s.now().UTC()
@@ -24,11 +24,16 @@ func (s *Store) CreateBoard(ctx context.Context, b Board) (Board, error) {
 	if err != nil {
 		return Board{}, fmt.Errorf("board: create %q: %w", b.ID, err)
 	}
-	if st, _, err := status(reply); err != nil || st != "ok" {
+	st, rest, err := status(reply)
+	if err != nil || st != "ok" {
 		if st == "exists" {
 			return Board{}, fmt.Errorf("board: create %q: %w", b.ID, ErrExists)
 		}
 		return Board{}, fmt.Errorf("board: create %q: %v %w", b.ID, st, err)
+	}
+	b.Version = int64(toInt(rest[0]))
+	if err := s.writeSchedule(ctx, &b); err != nil {
+		return Board{}, err
 	}
 	// The index of boards lives outside the board's hash slot, so it is a
 	// separate write; Boards skips ids whose definition is gone.
@@ -47,20 +52,31 @@ func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
 	if err != nil {
 		return Board{}, err
 	}
-	verr := b.Validate()
+	verr := errors.Join(b.Validate(), b.checkNew())
 	if ierr := checkImmutable(&old, &b); ierr != nil {
 		verr = errors.Join(verr, ierr)
 	}
 	if verr != nil {
 		return Board{}, verr
 	}
+	if old.oldUnits {
+		return Board{}, fmt.Errorf("board: update %q: its scores are being upgraded to exact units; retry in a moment", b.ID)
+	}
 	b.Created, b.Updated = old.Created, s.now().UTC()
 	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID)}, append([]any{"", 0, 0, "", "update"}, defFields(&b)...)...).Result()
 	if err != nil {
 		return Board{}, fmt.Errorf("board: update %q: %w", b.ID, err)
 	}
-	if st, _, _ := status(reply); st == "nf" {
+	st, rest, err := status(reply)
+	if err != nil {
+		return Board{}, fmt.Errorf("board: update %q: %w", b.ID, err)
+	}
+	if st == "nf" {
 		return Board{}, fmt.Errorf("board: update %q: %w", b.ID, ErrNotFound)
+	}
+	b.Version = int64(toInt(rest[0]))
+	if err := s.writeSchedule(ctx, &b); err != nil {
+		return Board{}, err
 	}
 	return b, nil
 }
@@ -119,7 +135,7 @@ func (s *Store) Boards(ctx context.Context) ([]Board, error) {
 
 // DeleteBoard removes a board and every score, name and change it holds.
 func (s *Store) DeleteBoard(ctx context.Context, id string) error {
-	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id)}
+	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id), schedKey(id)}
 	zsets, err := s.rdb.SMembers(ctx, periodsKey(id)).Result()
 	if err != nil {
 		return fmt.Errorf("board: delete %q: %w", id, err)
@@ -167,6 +183,7 @@ func defFields(b *Board) []any {
 		"rank_style", string(b.RankStyle),
 		"fields", strings.Join(fields, ","),
 		"cap", strconv.Itoa(b.Cap),
+		"units", "1", // scores are whole numbers of Format.Unit (board/score.go)
 		"created", b.Created.Format(time.RFC3339Nano),
 		"updated", b.Updated.Format(time.RFC3339Nano),
 	}
@@ -197,6 +214,8 @@ func parseDef(m map[string]string) (Board, error) {
 	}
 	b.Created, _ = time.Parse(time.RFC3339Nano, m["created"])
 	b.Updated, _ = time.Parse(time.RFC3339Nano, m["updated"])
+	b.Version, _ = strconv.ParseInt(m["version"], 10, 64) // 0 for definitions written before versions
+	b.oldUnits = b.Format.Type == Decimal && m["units"] != "1"
 	if err := b.Validate(); err != nil {
 		return Board{}, fmt.Errorf("stored definition of %q is invalid: %w", b.ID, err)
 	}

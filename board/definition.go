@@ -82,8 +82,15 @@ type Board struct {
 	Cap           int // keep only the best Cap members per period; 0 keeps all
 	Created       time.Time
 	Updated       time.Time
+	// Version counts the definition's writes. Writes send the version they
+	// read and the script refuses a stale one, so no score is applied with
+	// settings (periods, cap, zone, encoding) that have since changed.
+	Version int64
 
 	loc *time.Location
+	// oldUnits: a decimal board written before scores were kept in units
+	// (its sorted sets hold 12.34, not 1234); Store.Upgrade converts it.
+	oldUnits bool
 }
 
 // Limits of a definition.
@@ -114,6 +121,8 @@ func (b *Board) Location() *time.Location {
 	}
 	return b.loc
 }
+
+func (b *Board) legacyUnits() bool { return b.oldUnits }
 
 // Enabled reports whether the board keeps periods of kind k.
 func (b *Board) Enabled(k Kind) bool { return slices.Contains(b.Periods, k) }
@@ -269,6 +278,23 @@ func (b *Board) Validate() error {
 	return errors.Join(errs...)
 }
 
+// checkNew holds the rules for definitions being written that boards stored
+// by earlier versions may break; such boards still load.
+func (b *Board) checkNew() error {
+	if b.TieBreak == ByMember && b.RankStyle == Dense {
+		// Plain ZADD/ZINCRBY, which member tie-break boards invite, cannot keep
+		// the tie-group index that dense ranks read. Outside writers that want
+		// dense ranks use FCALL podium_submit on an earliest/latest board.
+		return fieldErr(ErrInvalidBoard, "rank_style", "dense ranks need the earliest or latest tie-break: boards with the member tie-break are written with plain ZINCRBY, which cannot keep dense ranks right (outside writers of other boards use FCALL podium_submit)")
+	}
+	return nil
+}
+
+// denseDrifts: a board whose dense index plain outside writes can leave
+// behind. Only boards made before checkNew refused them; reads of such a
+// board repair the index when they meet a missing tie group.
+func (b *Board) denseDrifts() bool { return b.TieBreak == ByMember && b.RankStyle == Dense }
+
 // FieldErrors lists the field errors inside err, in order.
 func FieldErrors(err error) []*FieldError {
 	var out []*FieldError
@@ -300,6 +326,11 @@ func checkImmutable(old, upd *Board) error {
 	}
 	if old.TieBreak != upd.TieBreak {
 		errs = append(errs, fieldErr(ErrImmutable, "tie_break", "cannot change after creation; create a new board"))
+	}
+	if old.Format.Unit() != upd.Format.Unit() {
+		// Scores are stored in units of the format (board/score.go): changing
+		// the decimal places would change every stored value's meaning.
+		errs = append(errs, fieldErr(ErrImmutable, "format.decimals", "cannot change after creation: scores are stored in units of %s; create a new board", old.Format.Unit()))
 	}
 	if !slices.Equal(old.Fields, upd.Fields) {
 		errs = append(errs, fieldErr(ErrImmutable, "fields", "cannot change after creation; create a new board"))

@@ -16,6 +16,9 @@ var (
 	ErrInvalidMember  = errors.New("invalid member")
 	ErrInvalidInput   = errors.New("invalid input")
 	ErrImmutable      = errors.New("cannot change after creation")
+	// ErrIdempotencyReused: an idempotency key came back with a different
+	// request than the one it was first used for; nothing was written.
+	ErrIdempotencyReused = errors.New("idempotency key reused for a different request")
 )
 
 // FieldError names the field of a definition or submission that is wrong, so a

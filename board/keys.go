@@ -13,7 +13,8 @@ import "strings"
 //	lb:{chess}:names:idx           zset, all scores 0: "<lower name>\x00<id>" for prefix search
 //	lb:{chess}:recent              list: recent changes, newest first, capped
 //	lb:{chess}:periods             set: the period zset keys that hold data
-//	lb:{chess}:idem:<key>          string with a TTL: the result of an idempotent submission
+//	lb:{chess}:idem:<key>          string with a TTL: "<request fingerprint>\n<result>" of an idempotent submission
+//	lb:{chess}:sched               hash: period kind -> upcoming periods, for FCALL podium_submit
 //	lb:{chess}:all                 zset: all-time scores
 //	lb:{chess}:w:2026-W47          zset: that week's scores (d:2026-11-22, m:2026-11, y:2026)
 //	lb:{chess}:w:2026-W47:e        hash: member id -> its entry in the zset (tie-break boards)
@@ -36,6 +37,7 @@ func nameIndexKey(id string) string    { return tagOf(id) + ":names:idx" }
 func recentKey(id string) string       { return tagOf(id) + ":recent" }
 func periodsKey(id string) string      { return tagOf(id) + ":periods" }
 func idemKey(id, key string) string    { return tagOf(id) + ":idem:" + key }
+func schedKey(id string) string        { return tagOf(id) + ":sched" }
 func entriesKey(zset string) string    { return zset + ":e" }
 func distinctKey(zset string) string   { return zset + ":d" }
 func groupCountKey(zset string) string { return zset + ":c" }

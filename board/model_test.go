@@ -193,6 +193,9 @@ func TestReferenceModel(t *testing.T) {
 		for _, tb := range []TieBreak{Earliest, Latest, ByMember} {
 			for _, style := range []RankStyle{Competition, Dense, Ordinal} {
 				for _, variant := range []string{"plain", "fields", "cap"} {
+					if tb == ByMember && style == Dense {
+						continue // refused: plain outside writes cannot keep dense ranks
+					}
 					name := fmt.Sprintf("%s-%s-%s-%s", order, tb, style, variant)
 					t.Run(name, func(t *testing.T) {
 						def := Board{Order: order, TieBreak: tb, RankStyle: style, Periods: []Kind{Daily, AllTime}}

@@ -149,7 +149,7 @@ func (s *Store) view(ctx context.Context, b *Board, p Period, mode string, margs
 		if err != nil {
 			return Page{}, err
 		}
-		stale := hasUnranked(pg)
+		stale := b.denseDrifts() && hasUnranked(pg)
 		if !stale || attempt > 0 {
 			return pg, nil
 		}
@@ -308,7 +308,7 @@ func (s *Store) standings(ctx context.Context, b *Board, ps []Period, members []
 				out[i] = append(out[i], st)
 			}
 		}
-		if stale < 0 || attempt > 0 {
+		if stale < 0 || attempt > 0 || !b.denseDrifts() {
 			return out, nil
 		}
 		if _, err := s.reindex(ctx, b, ps[stale]); err != nil {

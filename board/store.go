@@ -14,7 +14,7 @@ var luaFiles embed.FS
 
 // scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
 var scripts = struct {
-	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex *redis.Script
+	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched *redis.Script
 }{
 	submit:    load("submit"),
 	view:      load("view"),
@@ -26,6 +26,8 @@ var scripts = struct {
 	putdef:    load("putdef"),
 	dropboard: load("dropboard"),
 	reindex:   load("reindex"),
+	upgrade:   load("upgrade"),
+	sched:     load("sched"),
 }
 
 func load(name string) *redis.Script {

@@ -37,7 +37,7 @@ func TestBoardCRUD(t *testing.T) {
 	if again.Title != "Chess blitz" || again.RankStyle != Dense || !slices.Equal(again.Periods, []Kind{Monthly, AllTime}) {
 		t.Fatalf("update not kept: %+v", again)
 	}
-	again.Order, again.TieBreak = LowerIsBetter, ByMember
+	again.Order, again.TieBreak, again.RankStyle = LowerIsBetter, ByMember, Competition
 	_, err = f.store.UpdateBoard(f.ctx, again)
 	if !errors.Is(err, ErrImmutable) || len(FieldErrors(err)) != 2 {
 		t.Fatalf("immutable fields changed: %v", err)
@@ -327,19 +327,31 @@ func TestPrecision(t *testing.T) {
 	if got := rows(f.page(ints, AllTime, 0, 1)); got[0] != want[0] {
 		t.Fatalf("refused incr wrote: %v", got)
 	}
+	// Decimal boards keep whole units of 10^-places: 0.10 + 0.20 is exactly 0.30.
 	dec := f.board(Board{ID: testBoardID(t) + "-dec", Format: Format{Type: Decimal, Decimals: 2, Prefix: "$"}, RankStyle: Dense})
-	f.submit(dec, "sum", 0.1, Incr)
-	f.submit(dec, "sum", 0.2, Incr)
-	f.submit(dec, "set", 0.3, Set)
+	f.submit(dec, "sum", 10, Incr)
+	f.submit(dec, "sum", 20, Incr)
+	f.submit(dec, "set", 30, Set)
 	pg = f.page(dec, AllTime, 0, 5)
-	if got := rows(pg); !slices.Equal(got, []string{"1 sum 0.3", "1 set 0.3"}) {
+	if got := rows(pg); !slices.Equal(got, []string{"1 sum 30", "1 set 30"}) {
 		t.Fatalf("0.1+0.2 must tie with 0.3 on a 2-decimal board: %v", got)
 	}
 	if got := dec.Format.Display(pg.Entries[0].Score); got != "$0.30" {
 		t.Fatalf("display %q", got)
 	}
-	if _, err := f.store.Submit(f.ctx, dec.ID, Submission{Member: "x", Score: 0.125, Op: Set}); !errors.Is(err, ErrInvalidScore) {
+	if _, err := f.store.Submit(f.ctx, dec.ID, Submission{Member: "x", Score: 12.5, Op: Set}); !errors.Is(err, ErrInvalidScore) {
 		t.Fatalf("three decimals on a two-decimal board: %v", err)
+	}
+	// The largest value a 2-place board keeps comes back exactly, and one
+	// more cent is refused with the exact result in the message.
+	top, _ := dec.Format.ParseScore("90071992547409.92", false) // 2^53 units
+	f.submit(dec, "top", top, Set)
+	if st, _ := f.store.Ranks(f.ctx, dec, dec.Current(AllTime, f.clock.Now()), []string{"top"}); dec.Format.Display(st[0].Score) != "$90,071,992,547,409.92" {
+		t.Fatalf("edge value shown as %s", dec.Format.Display(st[0].Score))
+	}
+	_, err = f.store.Submit(f.ctx, dec.ID, Submission{Member: "top", Score: 1, Op: Incr})
+	if !errors.Is(err, ErrInvalidScore) || !strings.Contains(err.Error(), "90071992547409.93") {
+		t.Fatalf("one cent past the edge: %v", err)
 	}
 	// Ties at equal floats: two members reaching 1e15 by different paths tie.
 	f.submit(ints, "p1", 1e15, Set)
@@ -676,10 +688,15 @@ func TestSizeCap(t *testing.T) {
 	}
 }
 
-// TestOutsideWriters covers boards that a game server writes with ZINCRBY.
+// TestOutsideWriters covers boards that a game server writes with ZINCRBY:
+// member tie-break boards, with competition or ordinal ranks, right after any
+// plain write; dense ranks on them are refused.
 func TestOutsideWriters(t *testing.T) {
 	f := newFixture(t)
-	b := f.board(Board{TieBreak: ByMember, RankStyle: Dense})
+	if _, err := f.store.CreateBoard(f.ctx, Board{ID: testBoardID(t) + "-dense", Title: "x", TieBreak: ByMember, RankStyle: Dense}); !errors.Is(err, ErrInvalidBoard) {
+		t.Fatalf("member tie-break with dense ranks: %v", err)
+	}
+	b := f.board(Board{TieBreak: ByMember})
 	all := b.Current(AllTime, f.clock.Now())
 	z := ZSetKey(b.ID, all)
 	f.submit(b, "ann", 10, Set)
@@ -687,13 +704,12 @@ func TestOutsideWriters(t *testing.T) {
 		f.rdb.ZIncrBy(f.ctx, z, 7, m)
 	}
 	f.rdb.ZIncrBy(f.ctx, z, 3, "ann")
-	// Dense ranks meet tie groups that the index lacks and rebuild it.
-	if got := rows(f.page(b, AllTime, 0, 10)); !slices.Equal(got, []string{"1 ann 13", "2 dan 7", "2 cat 7", "2 bob 7"}) {
-		t.Fatalf("after outside writes: %v", got)
-	}
-	b.RankStyle = Competition
 	if got := rows(f.page(b, AllTime, 0, 10)); !slices.Equal(got, []string{"1 ann 13", "2 dan 7", "2 cat 7", "2 bob 7"}) {
 		t.Fatalf("competition after outside writes: %v", got)
+	}
+	b.RankStyle = Ordinal
+	if got := rows(f.page(b, AllTime, 0, 10)); !slices.Equal(got, []string{"1 ann 13", "2 dan 7", "3 cat 7", "4 bob 7"}) {
+		t.Fatalf("ordinal after outside writes: %v", got)
 	}
 }
 
@@ -706,8 +722,10 @@ func TestDisplay(t *testing.T) {
 		{Format{Type: Integer}, 1234567, "1,234,567"},
 		{Format{Type: Integer}, -1000, "-1,000"},
 		{Format{Type: Integer, Suffix: " pts"}, 12, "12 pts"},
-		{Format{Type: Decimal, Decimals: 2, Prefix: "$"}, 1234.5, "$1,234.50"},
-		{Format{Type: Decimal, Decimals: 2}, 0.125, "0.125"}, // stored with more places: shown in full
+		{Format{Type: Decimal, Decimals: 2, Prefix: "$"}, 123450, "$1,234.50"}, // units of 0.01
+		{Format{Type: Decimal, Decimals: 2}, -5, "-0.05"},
+		{Format{Type: Decimal, Decimals: 3}, 0, "0.000"},
+		{Format{Type: Decimal, Decimals: 2}, 12.5, "0.125"}, // an outside writer's fraction of a unit: shown in full
 		{Format{Type: Duration}, 9580, "0:09.580"},
 		{Format{Type: Duration}, 125_007, "2:05.007"},
 		{Format{Type: Duration}, 3_723_004, "1:02:03.004"},
@@ -849,9 +867,25 @@ func TestSubmitBatch(t *testing.T) {
 		t.Fatalf("third item: %+v", c)
 	}
 	// The same batch again is a replay, applied once.
-	again, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 10}, {Member: "bob", Score: 20}, {Member: "ann", Score: 15}}, "batch-1")
+	again, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{
+		{Member: "ann", Score: 10, Name: "Ann"},
+		{Member: "bob", Score: 20},
+		{Member: "ann", Score: 15, IdempotencyKey: "ann-bonus"},
+	}, "batch-1")
 	if err != nil || !again[0].Replayed || again[2].Changes[1].After != res[2].Changes[1].After {
 		t.Fatalf("replayed batch: %+v %v", again, err)
+	}
+	// The key with another batch is refused, and nothing is written.
+	before = dumpBoard(t, f, b.ID)
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 10}, {Member: "bob", Score: 20}}, "batch-1"); !errors.Is(err, ErrIdempotencyReused) {
+		t.Fatalf("batch key reused: %v", err)
+	}
+	// So is an item key with another item, naming the item.
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "cat", Score: 1}, {Member: "ann", Score: 16, IdempotencyKey: "ann-bonus"}}, ""); !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, ErrIdempotencyReused) {
+		t.Fatalf("item key reused: %v", err)
+	}
+	if after := dumpBoard(t, f, b.ID); !maps2Equal(before, after) {
+		t.Fatal("a reused key wrote")
 	}
 	// An item whose own key was used is skipped inside a new batch.
 	mixed, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 15, IdempotencyKey: "ann-bonus"}, {Member: "cat", Score: 1}}, "")

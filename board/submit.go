@@ -2,6 +2,8 @@ package board
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -141,22 +143,52 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 			return nil, &BatchError{Index: i, Err: err}
 		}
 	}
-	keys, args, zsets := s.submitCall(&b, subs, batchKey, s.now())
-	reply, err := scripts.submit.Run(ctx, s.rdb, keys, args...).Result()
-	if err != nil {
-		return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
-	}
-	st, rest, err := status(reply)
-	if err != nil {
-		return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
+	var st string
+	var rest []any
+	// A definition changed between the read and the script (another admin
+	// saved the board, or it was deleted and created again): read it again
+	// and retry, a few times at most, so every score is applied with the
+	// settings current when it is written.
+	for attempt := 0; ; attempt++ {
+		if b.legacyUnits() {
+			return nil, fmt.Errorf("board: submit to %q: its scores are being upgraded to exact units; retry in a moment", boardID)
+		}
+		keys, args := s.submitCall(&b, subs, batchKey, s.now())
+		reply, err := scripts.submit.Run(ctx, s.rdb, keys, args...).Result()
+		if err != nil {
+			return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
+		}
+		if st, rest, err = status(reply); err != nil {
+			return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
+		}
+		if st != "stale" {
+			break
+		}
+		if attempt == 4 {
+			return nil, fmt.Errorf("board: submit to %q: the definition kept changing during the write; nothing was written", boardID)
+		}
+		nb, err := s.Board(ctx, boardID)
+		if err != nil {
+			return nil, err
+		}
+		if err := recheck(&b, &nb, subs); err != nil {
+			return nil, err
+		}
+		b = nb
 	}
 	switch st {
 	case "nf":
 		return nil, fmt.Errorf("board %q: %w", boardID, ErrNotFound)
+	case "reused":
+		if i := toInt(rest[0]); i > 0 {
+			return nil, &BatchError{Index: i - 1, Err: fieldErr(ErrIdempotencyReused, "idempotency_key",
+				"%q was already used for a different submission; use a new key for a new request", subs[i-1].IdempotencyKey)}
+		}
+		return nil, fieldErr(ErrIdempotencyReused, "idempotency_key", "%q was already used for a different batch; use a new key for a new request", batchKey)
 	case "range":
 		i := toInt(rest[0]) - 1
 		return nil, &BatchError{Index: i, Err: fieldErr(ErrInvalidScore, "score", "would make the %v score %s, beyond ±%s that this board keeps exactly",
-			rest[1], exactResult(rest[2], subs[i]), strconv.FormatFloat(b.Format.MaxScore(), 'f', -1, 64))}
+			rest[1], shiftPoint(exactResult(rest[2], subs[i]), b.Format.places()), b.Format.MaxText())}
 	case "ok", "replay":
 	default:
 		return nil, fmt.Errorf("board: submit to %q: unexpected reply %q", boardID, st)
@@ -179,29 +211,56 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 		out[i] = r
 	}
 	if st == "ok" {
-		s.wrote(ctx, zsets...)
+		now := s.now()
+		for _, k := range b.Periods {
+			s.wrote(ctx, ZSetKey(b.ID, b.Current(k, now)))
+		}
 	}
 	return out, nil
 }
 
-// submitCall builds the submit script's keys and arguments for checked
-// submissions at now, and names the score keys it writes.
-func (s *Store) submitCall(b *Board, subs []Submission, batchKey string, now time.Time) (keys []string, args []any, zsets []string) {
-	enc := encodingOf(b)
-	decimals := -1
-	if b.Format.Type == Decimal {
-		decimals = b.Format.Decimals
+// recheck checks submissions again against a definition that changed under
+// them; the ones checked against the old one may not fit the new one (fields).
+func recheck(old, upd *Board, subs []Submission) error {
+	if old.Format == upd.Format && len(old.Fields) == len(upd.Fields) {
+		return nil
 	}
+	for i := range subs {
+		if err := CheckSubmission(upd, &subs[i]); err != nil {
+			return &BatchError{Index: i, Err: err}
+		}
+	}
+	return nil
+}
+
+// fingerprint identifies what a submission asks for, so an idempotency key
+// sent again with a different request can be told from a true retry.
+func (sub *Submission) fingerprint() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%v", sub.Member, sub.Op, strconv.FormatFloat(sub.Score, 'g', -1, 64), sub.Name, sub.Fields)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func batchFingerprint(subs []Submission) string {
+	h := sha256.New()
+	for i := range subs {
+		fmt.Fprintf(h, "%s\x00%s\x01", subs[i].fingerprint(), subs[i].IdempotencyKey)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// submitCall builds the submit script's keys and arguments for checked
+// submissions at now.
+func (s *Store) submitCall(b *Board, subs []Submission, batchKey string, now time.Time) (keys []string, args []any) {
+	enc := encodingOf(b)
 	keys = []string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idemKey(b.ID, "batch:"+batchKey)}
 	args = append(prelude(b),
-		enc.fieldsPart(nil), enc.timePart(now), decimals, strconv.FormatFloat(b.Format.MaxScore(), 'g', -1, 64), b.Cap,
-		batchKey, int(s.idemTTL.Seconds()), now.UnixMicro(), s.recentLen, len(b.Periods), len(subs))
+		enc.fieldsPart(nil), enc.timePart(now), strconv.FormatInt(b.Version, 10), MaxExact, b.Cap,
+		batchKey, int(s.idemTTL.Seconds()), now.UnixMicro(), s.recentLen, len(b.Periods), len(subs), batchFingerprint(subs))
 	for _, k := range b.Periods {
-		p := b.Current(k, now)
-		z := ZSetKey(b.ID, p)
-		zsets = append(zsets, z)
+		z := ZSetKey(b.ID, b.Current(k, now))
 		keys = append(keys, z, entriesKey(z), distinctKey(z), groupCountKey(z))
-		args = append(args, p.String())
+		args = append(args, b.Current(k, now).String())
 	}
 	for _, sub := range subs {
 		lower := strings.ToLower(sub.Member)
@@ -213,9 +272,9 @@ func (s *Store) submitCall(b *Board, subs []Submission, batchKey string, now tim
 			fields = enc.fieldsPart(sub.Fields)
 		}
 		keys = append(keys, idemKey(b.ID, sub.IdempotencyKey))
-		args = append(args, string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, sub.Member, sub.Name, lower, sub.IdempotencyKey)
+		args = append(args, string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, sub.Member, sub.Name, lower, sub.IdempotencyKey, sub.fingerprint())
 	}
-	return keys, args, zsets
+	return keys, args
 }
 
 // changeJSON is one period of the submit script's result; empty scores and
@@ -269,8 +328,8 @@ func parseLabel(label string, loc *time.Location) (Period, error) {
 	return ParsePeriod(k, key, loc)
 }
 
-// exactResult is the score a refused submission would have made, computed
-// without rounding, for the error message.
+// exactResult is the score in units a refused submission would have made,
+// computed without rounding, as plain decimal text for the error message.
 func exactResult(old any, sub Submission) string {
 	cur, _ := old.(string)
 	x, _, err := big.ParseFloat(cur, 10, 256, big.ToNearestEven)

@@ -70,7 +70,7 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 			continue
 		}
 		pg, pos, perr := decodeView(q.Board, q.Period, reply)
-		if perr == nil && q.Board.RankStyle == Dense && hasUnranked(pg) {
+		if perr == nil && q.Board.denseDrifts() && hasUnranked(pg) {
 			// An outside writer left the dense index behind: the single read
 			// repairs it and reads again.
 			if q.Member != "" {

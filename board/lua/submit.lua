@@ -1,41 +1,61 @@
 -- Submit scores for one or more members to every enabled period, atomically:
 -- every item is checked first, and nothing is written unless all pass.
+-- Scores are whole numbers of the board's unit (see board/score.go), so every
+-- value within ±2^53 is exact and an increment that would round is refused.
 -- KEYS: 1 def, 2 names, 3 names:lc, 4 names:idx, 5 recent, 6 periods set,
 --       7 batch idempotency key, then per period: zset, entries, distinct, counts,
 --       then one idempotency key per item.
--- ARGV (after the prelude's 4): 5 zero fields part, 6 time part, 7 decimals
---   (-1: none), 8 max magnitude, 9 cap, 10 batch idempotency key ('' none),
---   11 idempotency TTL seconds, 12 now (µs), 13 recent-list length,
---   14 number of periods P, 15 number of items N, then P period labels, then
---   per item: op, value, fields part ('' keeps the member's), member id,
---   name ('' none), lower-cased name or id, idempotency key ('' none).
--- Returns {'ok', json} | {'replay', json} | {'nf'} |
+-- ARGV (after the prelude's 4): 5 zero fields part, 6 time part, 7 definition
+--   version the caller read, 8 max magnitude, 9 cap, 10 batch idempotency key
+--   ('' none), 11 idempotency TTL seconds, 12 now (µs), 13 recent-list length,
+--   14 number of periods P, 15 number of items N, 16 batch fingerprint, then P
+--   period labels, then per item: op, value, fields part ('' keeps the
+--   member's), member id, name ('' none), lower-cased name or id, idempotency
+--   key ('' none), request fingerprint.
+-- Returns {'ok', json} | {'replay', json} | {'nf'} | {'stale'} (the definition
+--   changed since the caller read it) | {'reused', item index (0 the batch)} |
 --   {'range', item index (1-based), period label, old score}.
 -- The json is an array with one {periods = [...]} per item ({replayed = true}
 -- for an item whose own key was seen before).
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
+local version = redis.call('HGET', KEYS[1], 'version')
+if not version then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
+  version = '0'
+end
+if version ~= ARGV[7] then return {'stale'} end
+-- Idempotency keys hold '<fingerprint>\n<result>': a key sent again with a
+-- different request is refused rather than answered with another's result.
+local function idem_split(stored)
+  local fp, rest = string.match(stored, '^([0-9a-f]*)\n(.*)$')
+  if not fp then return nil, stored end -- written before fingerprints
+  return fp, rest
+end
 if ARGV[10] ~= '' then
   local prev = redis.call('GET', KEYS[7])
-  if prev then return {'replay', prev} end
+  if prev then
+    local fp, res = idem_split(prev)
+    if fp and fp ~= ARGV[16] then return {'reused', 0} end
+    return {'replay', res}
+  end
 end
 
 local ZERO, TIME = ARGV[5], ARGV[6]
-local DEC, MAX, CAP = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
+local MAX, CAP = tonumber(ARGV[8]), tonumber(ARGV[9])
 local TTL, NOW, RECENT = tonumber(ARGV[11]), ARGV[12], tonumber(ARGV[13])
 local P, N = tonumber(ARGV[14]), tonumber(ARGV[15])
-local ITEM0 = 15 + P
+local ITEM0 = 16 + P
 
 local periods = {}
 for i = 1, P do
   local base = 7 + (i - 1) * 4
-  periods[i] = {z = KEYS[base + 1], e = KEYS[base + 2], d = KEYS[base + 3], c = KEYS[base + 4], label = ARGV[15 + i]}
+  periods[i] = {z = KEYS[base + 1], e = KEYS[base + 2], d = KEYS[base + 3], c = KEYS[base + 4], label = ARGV[16 + i]}
 end
 
 local items = {}
 for n = 1, N do
-  local a = ITEM0 + (n - 1) * 7
+  local a = ITEM0 + (n - 1) * 8
   items[n] = {op = ARGV[a + 1], val = tonumber(ARGV[a + 2]), raw = ARGV[a + 2], fields = ARGV[a + 3], id = ARGV[a + 4],
-    name = ARGV[a + 5], lower = ARGV[a + 6], idem = ARGV[a + 7], idemkey = KEYS[7 + 4 * P + n]}
+    name = ARGV[a + 5], lower = ARGV[a + 6], idem = ARGV[a + 7], fp = ARGV[a + 8], idemkey = KEYS[7 + 4 * P + n]}
 end
 
 -- Is (s1, f1) better than (s2, f2) in board order?
@@ -60,10 +80,9 @@ local function plan(it, old, olds)
   if it.op == 'incr' then new = (cur or 0) + it.val
   elseif it.op == 'decr' then new = (cur or 0) - it.val
   else new = it.val end
-  -- Whole numbers must stay exact: past 2^53 an addition rounds, which shows
-  -- as a result whose difference from the old score is not the value added.
-  local inexact = DEC < 0 and cur and (it.op == 'incr' or it.op == 'decr') and math.abs(new - cur) ~= it.val
-  if DEC >= 0 then new = tonumber(string.format('%.' .. DEC .. 'f', new)) end
+  -- Scores must stay exact: past 2^53 an addition rounds, which shows as a
+  -- result whose difference from the old score is not the value added.
+  local inexact = cur and (it.op == 'incr' or it.op == 'decr') and math.abs(new - cur) ~= it.val
   new = new + 0
   if inexact or new ~= new or new > MAX or new < -MAX then return nil end
   if it.op == 'best' and cur and not better(new, newf, cur, oldf) then
@@ -82,7 +101,11 @@ local seen = {} -- item idempotency keys already used
 for n, it in ipairs(items) do
   if it.idem ~= '' then
     local prev = redis.call('GET', it.idemkey)
-    if prev then seen[n] = prev end
+    if prev then
+      local fp, res = idem_split(prev)
+      if fp and fp ~= it.fp then return {'reused', n} end
+      seen[n] = res
+    end
   end
 end
 local overlay = {} -- period index -> member -> {entry, score string}
@@ -171,11 +194,11 @@ for n, it in ipairs(items) do
     end
     local res = {periods = results}
     redis.call('LPUSH', KEYS[5], cjson.encode({t = NOW, m = it.id, op = it.op, v = it.raw, periods = results}))
-    if it.idem ~= '' then redis.call('SET', it.idemkey, cjson.encode(res), 'EX', TTL) end
+    if it.idem ~= '' then redis.call('SET', it.idemkey, it.fp .. '\n' .. cjson.encode(res), 'EX', TTL) end
     out[n] = res
   end
 end
 redis.call('LTRIM', KEYS[5], 0, RECENT - 1)
 local json = cjson.encode(out)
-if ARGV[10] ~= '' then redis.call('SET', KEYS[7], json, 'EX', TTL) end
+if ARGV[10] ~= '' then redis.call('SET', KEYS[7], ARGV[16] .. '\n' .. json, 'EX', TTL) end
 return {'ok', json}

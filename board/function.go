@@ -1,0 +1,102 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FunctionLibrary is the name of the Redis Function library outside writers
+// call: FCALL podium_submit 1 lb:{<board>}:def <member> <op> <value> ...
+// (board/lua/function.lua says the rest).
+const FunctionLibrary = "podium"
+
+// functionSource is the library: the app's own submit script, wrapped as a
+// local function, and the entry point that builds its keys and arguments
+// from the board's definition and period schedule. Both paths run the same
+// code, so a direct write keeps every structure as an API write does.
+func (s *Store) functionSource() string {
+	read := func(name string) string {
+		b, err := luaFiles.ReadFile("lua/" + name + ".lua")
+		if err != nil {
+			panic(err)
+		}
+		return string(b)
+	}
+	var b strings.Builder
+	b.WriteString("#!lua name=" + FunctionLibrary + "\n")
+	fmt.Fprintf(&b, "local RECENT_LEN, IDEM_TTL = %d, %d\n", s.recentLen, int(s.idemTTL.Seconds()))
+	b.WriteString("local function submit_script(KEYS, ARGV)\n")
+	b.WriteString(read("common"))
+	b.WriteString("\n")
+	b.WriteString(read("submit"))
+	b.WriteString("\nend\n")
+	b.WriteString(read("function"))
+	return b.String()
+}
+
+// LoadFunctions loads (or replaces) the podium Function library, so outside
+// writers can FCALL podium_submit. It needs Redis 7 or newer; the embedded
+// store has no functions and returns an error the caller may log and go on.
+func (s *Store) LoadFunctions(ctx context.Context) error {
+	if err := s.rdb.FunctionLoadReplace(ctx, s.functionSource()).Err(); err != nil {
+		return fmt.Errorf("board: load the %s function library: %w", FunctionLibrary, err)
+	}
+	return nil
+}
+
+// How far ahead the schedule for FCALL reaches; the app rewrites it hourly,
+// so a writer keeps working through an outage of the app this long.
+const scheduleHorizon = 35 * 24 * time.Hour
+
+// schedule lists, per enabled period kind but all-time, the periods from the
+// one holding now to the one holding now+horizon, as "start key start key ...
+// end" with instants in microseconds since 1970: FCALL podium_submit picks
+// the period of now from it, since Lua in Redis knows no time zones.
+func (b *Board) schedule(now time.Time) []any {
+	var out []any
+	for _, k := range b.Periods {
+		if k == AllTime {
+			continue
+		}
+		var sb strings.Builder
+		p := b.Current(k, now)
+		limit := now.Add(scheduleHorizon)
+		for {
+			sb.WriteString(strconv.FormatInt(p.Start.UnixMicro(), 10) + " " + p.Key + " ")
+			if !p.End.Before(limit) {
+				break
+			}
+			p = p.Next()
+		}
+		sb.WriteString(strconv.FormatInt(p.End.UnixMicro(), 10))
+		out = append(out, string(k), sb.String())
+	}
+	return out
+}
+
+// writeSchedule stores b's schedule if b is still the current definition.
+func (s *Store) writeSchedule(ctx context.Context, b *Board) error {
+	args := append(append(prelude(b), strconv.FormatInt(b.Version, 10)), b.schedule(s.now())...)
+	if err := scripts.sched.Run(ctx, s.rdb, []string{defKey(b.ID), schedKey(b.ID)}, args...).Err(); err != nil {
+		return fmt.Errorf("board: schedule of %q: %w", b.ID, err)
+	}
+	return nil
+}
+
+// RefreshSchedules rewrites every board's period schedule; the app runs it at
+// start and hourly in every replica (each write is idempotent).
+func (s *Store) RefreshSchedules(ctx context.Context) error {
+	bs, err := s.Boards(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range bs {
+		if err := s.writeSchedule(ctx, &bs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+-- FCALL podium_submit 1 lb:{<board>}:def <member> <op> <value> [<name> [<idempotency key> [<field>...]]]
+--
+-- The supported way for outside writers (game servers) to write a board
+-- directly in Redis: it does exactly what the API's submission does (every
+-- enabled period, tie-break, extra fields, dense index, cap, display name,
+-- recent changes, idempotency) in one atomic step, by running the same submit
+-- script as the app. <value> is a whole number of the board's unit (1 for
+-- integer and duration boards, 10^-places for decimal boards: 12.34 on a
+-- 2-place board is 1234); <op> is incr, decr, set or best ('' is incr);
+-- '' leaves <name> and <idempotency key> out. Returns the JSON result, one
+-- {periods = [{p, bs, br, as, ar}]} per item, or an error naming the problem.
+-- Periods come from the schedule the app keeps beside the board (time zones
+-- are not computable here); the app refreshes it hourly and on every change.
+local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y'}
+local KINDS = {'day', 'week', 'month', 'year', 'all'}
+local MAX = 9007199254740992
+
+local function fail(msg) return redis.error_reply('ERR podium_submit: ' .. msg) end
+
+local function hex15(x)
+  local t = {}
+  for i = 15, 1, -1 do
+    local d = x % 16
+    t[i] = string.format('%x', d)
+    x = (x - d) / 16
+  end
+  return table.concat(t)
+end
+
+local function flip(h)
+  return (string.gsub(h, '%x', function(c) return string.format('%x', 15 - tonumber(c, 16)) end))
+end
+
+-- component mirrors encoding.component in board/entry.go for |v| <= 2^53.
+local function component(v, higher_better, desc)
+  local h
+  if v >= 0 then h = '8' .. hex15(v) else h = '7' .. flip(hex15(-v - 1)) end
+  if higher_better ~= desc then h = flip(h) end
+  return h
+end
+
+-- whole reads an integer within ±2^53, compared as digits: a double would
+-- round 2^53+1 down to 2^53 and let it through.
+local function whole(s)
+  if type(s) ~= 'string' then return nil end
+  local sign, digits = string.match(s, '^([-+]?)(%d+)$')
+  if not digits then return nil end
+  digits = string.match(digits, '^0*(%d-)$')
+  if digits == '' then return 0 end
+  if #digits > 16 or (#digits == 16 and digits > '9007199254740992') then return nil end
+  local v = tonumber(digits)
+  if sign == '-' then v = -v end
+  return v
+end
+
+-- utf8_ok: valid UTF-8 without control characters, and without invisible
+-- format characters when strict (ids) or bidi controls (names). Mirrors
+-- CheckMember and CheckName closely (Go refuses every Unicode Cf character).
+local function utf8_ok(s, strict)
+  local i, n, count = 1, #s, 0
+  while i <= n do
+    local c = string.byte(s, i)
+    local cp, len
+    if c < 0x80 then cp, len = c, 1
+    elseif c >= 0xc2 and c <= 0xdf then cp, len = c % 0x20, 2
+    elseif c >= 0xe0 and c <= 0xef then cp, len = c % 0x10, 3
+    elseif c >= 0xf0 and c <= 0xf4 then cp, len = c % 0x08, 4
+    else return false end
+    if i + len - 1 > n then return false end
+    for j = i + 1, i + len - 1 do
+      local b = string.byte(s, j)
+      if b < 0x80 or b > 0xbf then return false end
+      cp = cp * 64 + (b % 64)
+    end
+    if (len == 3 and cp < 0x800) or (len == 4 and (cp < 0x10000 or cp > 0x10ffff)) or (cp >= 0xd800 and cp <= 0xdfff) then return false end
+    if cp < 0x20 or cp == 0x7f or (cp >= 0x80 and cp < 0xa0) then return false end
+    local bidi = (cp >= 0x202a and cp <= 0x202e) or (cp >= 0x2066 and cp <= 0x2069) or cp == 0x200e or cp == 0x200f or cp == 0x061c
+    local invisible = cp == 0x200b or (cp >= 0x2060 and cp <= 0x2064) or cp == 0xfeff or cp == 0xad
+    local format = cp == 0x200c or cp == 0x200d or (cp >= 0x600 and cp <= 0x605) or cp == 0x6dd or cp == 0x70f or cp == 0x180e or
+      (cp >= 0xfff9 and cp <= 0xfffb) or cp == 0x110bd or (cp >= 0x1d173 and cp <= 0x1d17a) or (cp >= 0xe0000 and cp <= 0xe007f)
+    if bidi or invisible or (strict and format) then return false end
+    i, count = i + len, count + 1
+  end
+  return true, count
+end
+
+local function podium_submit(keys, args)
+  local def = keys[1]
+  local tag = type(def) == 'string' and string.match(def, '^(lb:{[^{}]+}):def$')
+  if not tag or #keys ~= 1 then return fail('pass exactly one key, the board definition lb:{<board>}:def') end
+  local flat = redis.call('HGETALL', def)
+  if #flat == 0 then return fail('there is no board at ' .. def) end
+  local m = {}
+  for i = 1, #flat, 2 do m[flat[i]] = flat[i + 1] end
+  if m.format == 'decimal' and m.units ~= '1' then return fail('this board is being upgraded to exact units by the app; retry') end
+
+  local member, op, value = args[1], args[2] or '', args[3]
+  local name, idem = args[4] or '', args[5] or ''
+  if not member or member == '' then return fail('member is required') end
+  if #member > 128 then return fail('member is longer than 128 bytes') end
+  if not utf8_ok(member, true) or string.match(member, '^%s') or string.match(member, '%s$') then
+    return fail('member must be printable UTF-8 without invisible characters or surrounding spaces')
+  end
+  if op == '' then op = 'incr' end
+  if op ~= 'incr' and op ~= 'decr' and op ~= 'set' and op ~= 'best' then return fail('op must be incr, decr, set or best') end
+  local v = whole(value)
+  if not v then return fail('value must be a whole number of the board\'s unit within ±2^53 (12.34 on a 2-place board is 1234)') end
+  if (op == 'incr' or op == 'decr') and v < 0 then return fail('value must not be negative with ' .. op) end
+  if name ~= '' then
+    local ok, chars = utf8_ok(name, false)
+    if not ok or not string.match(name, '%S') then return fail('name must be printable text without bidi controls') end
+    if chars > 64 then return fail('name is longer than 64 characters') end
+  end
+  if idem ~= '' and (#idem > 128 or string.match(idem, '[%z\1-\32\127-\255]')) then
+    return fail('idempotency key must be 1-128 printable ASCII characters without spaces')
+  end
+
+  local desc = m.order == 'higher'
+  local fields = {}
+  for spec in string.gmatch(m.fields or '', '[^,]+') do
+    local _, dir = string.match(spec, '^(.*):(%a+)$')
+    fields[#fields + 1] = dir == 'desc'
+  end
+  local nf = #args - 5
+  if nf > 0 and nf ~= #fields then return fail('the board has ' .. #fields .. ' extra fields, got ' .. nf .. ' values') end
+  local zero, given = {}, {}
+  for i, fdesc in ipairs(fields) do
+    zero[i] = component(0, fdesc, desc)
+    if nf > 0 then
+      local fv = whole(args[5 + i])
+      if not fv then return fail('field ' .. i .. ' must be a whole number within ±2^53') end
+      given[i] = component(fv, fdesc, desc)
+    end
+  end
+  local FW = 16 * #fields
+  local PW = FW
+  if m.tie_break ~= 'member' then PW = PW + 16 end
+
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local timepart = ''
+  if m.tie_break == 'earliest' then timepart = component(now, false, desc)
+  elseif m.tie_break == 'latest' then timepart = component(now, true, desc) end
+
+  local sched = {}
+  local flat2 = redis.call('HGETALL', tag .. ':sched')
+  for i = 1, #flat2, 2 do sched[flat2[i]] = flat2[i + 1] end
+  if sched.version ~= (m.version or '0') then return fail('the board\'s period schedule is out of date; the Podium app writes it at start and on every change: is it running?') end
+
+  local enabled = {}
+  for k in string.gmatch(m.periods or '', '[^,]+') do enabled[k] = true end
+  local pkeys, labels = {}, {}
+  for _, kind in ipairs(KINDS) do
+    if enabled[kind] then
+      local z, label
+      if kind == 'all' then
+        z, label = tag .. ':all', 'all'
+      else
+        local list = {}
+        for w in string.gmatch(sched[kind] or '', '%S+') do list[#list + 1] = w end
+        for i = 1, #list - 2, 2 do
+          if tonumber(list[i]) <= now and now < tonumber(list[i + 2]) then
+            z, label = tag .. ':' .. LETTER[kind] .. ':' .. list[i + 1], kind .. ':' .. list[i + 1]
+            break
+          end
+        end
+        if not z then return fail('no ' .. kind .. ' period in the schedule covers now; the Podium app refreshes it hourly: is it running?') end
+      end
+      for _, k in ipairs({z, z .. ':e', z .. ':d', z .. ':c'}) do pkeys[#pkeys + 1] = k end
+      labels[#labels + 1] = label
+    end
+  end
+
+  local lower = string.lower(member)
+  if name ~= '' then lower = string.lower(name) end
+  local fp = redis.sha1hex(member .. '\0' .. op .. '\0' .. value .. '\0' .. name .. '\0' .. table.concat(given, ','))
+  local K = {def, tag .. ':names', tag .. ':names:lc', tag .. ':names:idx', tag .. ':recent', tag .. ':periods', tag .. ':idem:batch:'}
+  for _, k in ipairs(pkeys) do K[#K + 1] = k end
+  K[#K + 1] = tag .. ':idem:' .. idem
+  local dflag = '0'
+  if desc then dflag = '1' end
+  local A = {dflag, tostring(PW), tostring(FW), m.rank_style or 'competition', table.concat(zero), timepart,
+    m.version or '0', tostring(MAX), m.cap or '0', '', tostring(IDEM_TTL), string.format('%.0f', now), tostring(RECENT_LEN),
+    tostring(#labels), '1', ''}
+  for _, l in ipairs(labels) do A[#A + 1] = l end
+  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp}) do A[#A + 1] = x end
+
+  local r = submit_script(K, A)
+  local st = r[1]
+  if st == 'ok' or st == 'replay' then return r[2] end
+  if st == 'reused' then return fail('idempotency key ' .. idem .. ' was already used for a different submission') end
+  if st == 'range' then return fail('the ' .. r[3] .. ' score would leave ±2^53 units, which this board keeps exactly; nothing was written') end
+  return fail('unexpected state ' .. tostring(st))
+end
+
+redis.register_function('podium_submit', podium_submit)
