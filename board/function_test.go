@@ -223,3 +223,71 @@ func TestSchedule(t *testing.T) {
 		t.Fatalf("schedule after update: %v", got)
 	}
 }
+
+// beforeScript runs f once, just before the first submit script reaches
+// Redis: the window between reading a definition and writing with it.
+type beforeScript struct {
+	once func()
+}
+
+func (h *beforeScript) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *beforeScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if n := cmd.Name(); (n == "evalsha" || n == "eval") && h.once != nil {
+			f := h.once
+			h.once = nil
+			f()
+		}
+		return next(ctx, cmd)
+	}
+}
+func (h *beforeScript) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestStaleDefinition: a board changed, or deleted and made again with
+// another order, between the writer's read and its script is written with
+// the new settings, never the old ones.
+func TestStaleDefinition(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{Daily, AllTime}})
+	hook := &beforeScript{}
+	rdb := srv.Client(t)
+	rdb.AddHook(hook)
+	writer := NewStore(rdb, WithClock(f.clock.Now))
+
+	hook.once = func() {
+		upd := *b
+		upd.Periods = []Kind{Weekly, AllTime}
+		if _, err := f.store.UpdateBoard(f.ctx, upd); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := writer.Submit(f.ctx, b.ID, Submission{Member: "ann", Score: 5}); err != nil {
+		t.Fatal(err)
+	}
+	now := f.clock.Now()
+	if n, _ := f.rdb.ZCard(f.ctx, ZSetKey(b.ID, b.Current(Daily, now))).Result(); n != 0 {
+		t.Fatal("written to a period the board no longer has")
+	}
+	if n, _ := f.rdb.ZCard(f.ctx, ZSetKey(b.ID, b.Current(Weekly, now))).Result(); n != 1 {
+		t.Fatal("not written to the period the board has now")
+	}
+
+	hook.once = func() {
+		if err := f.store.DeleteBoard(f.ctx, b.ID); err != nil {
+			t.Error(err)
+		}
+		if _, err := f.store.CreateBoard(f.ctx, Board{ID: b.ID, Title: "again", Order: LowerIsBetter}); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := writer.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: 3}); err != nil {
+		t.Fatal(err)
+	}
+	f.submit(&Board{ID: b.ID}, "cat", 1, Incr)
+	nb, _ := f.store.Board(f.ctx, b.ID)
+	if got := rows(f.page(&nb, AllTime, 0, 5)); !slices.Equal(got, []string{"1 cat 1", "2 bob 3"}) {
+		t.Fatalf("after delete and create lower-is-better: %v", got)
+	}
+}
