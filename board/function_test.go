@@ -291,3 +291,52 @@ func TestStaleDefinition(t *testing.T) {
 		t.Fatalf("after delete and create lower-is-better: %v", got)
 	}
 }
+
+// TestUpgradeDecimalUnits: a decimal board written before scores were kept in
+// units (12.34 in the sorted set) is refused writes until Upgrade converts
+// every period, its dense index and its recent changes, exactly.
+func TestUpgradeDecimalUnits(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Format: Format{Type: Decimal, Decimals: 2}, RankStyle: Dense, Periods: []Kind{Daily, AllTime}})
+	f.submit(b, "ann", 1234, Set)
+	f.submit(b, "bob", 1234, Set)
+	f.submit(b, "cat", 5, Set)
+	// Rewrite it the way the earlier version stored it.
+	f.rdb.HDel(f.ctx, defKey(b.ID), "units")
+	for _, k := range b.Periods {
+		z := ZSetKey(b.ID, b.Current(k, f.clock.Now()))
+		es, _ := f.rdb.ZRangeWithScores(f.ctx, z, 0, -1).Result()
+		for _, e := range es {
+			f.rdb.ZAdd(f.ctx, z, redis.Z{Member: e.Member, Score: map[float64]float64{1234: 12.34, 5: 0.05}[e.Score]})
+		}
+		if _, err := f.store.reindex(f.ctx, b, b.Current(k, f.clock.Now())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, _ := f.rdb.LRange(f.ctx, recentKey(b.ID), 0, -1).Result()
+	f.rdb.Del(f.ctx, recentKey(b.ID))
+	for _, r := range raw {
+		f.rdb.RPush(f.ctx, recentKey(b.ID), strings.NewReplacer(`"1234"`, `"12.34"`, `"5"`, `"0.05"`).Replace(r))
+	}
+	if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: "dan", Score: 1}); err == nil || !strings.Contains(err.Error(), "upgraded") {
+		t.Fatalf("write to an old decimal board: %v", err)
+	}
+	done, err := f.store.Upgrade(f.ctx)
+	if err != nil || !slices.Contains(done, b.ID) {
+		t.Fatalf("upgrade: %v %v", done, err)
+	}
+	nb, _ := f.store.Board(f.ctx, b.ID)
+	for _, k := range b.Periods {
+		if got := rows(f.page(&nb, k, 0, 5)); !slices.Equal(got, []string{"1 ann 1234", "1 bob 1234", "2 cat 5"}) {
+			t.Fatalf("%s after upgrade: %v", k, got)
+		}
+	}
+	rec, _ := f.store.Recent(f.ctx, &nb, 5)
+	if len(rec) != 3 || rec[0].Value != 5 || rec[2].Value != 1234 {
+		t.Fatalf("recent after upgrade: %+v", rec)
+	}
+	f.submit(&nb, "dan", 1, Incr)
+	if again, _ := f.store.Upgrade(f.ctx); slices.Contains(again, b.ID) {
+		t.Fatal("upgraded twice")
+	}
+}

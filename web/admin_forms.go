@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -64,8 +63,9 @@ type scoreForm struct {
 	Score                           float64
 }
 
-// parseScoreForm reads and checks the shape of the score form.
-func parseScoreForm(v url.Values) (scoreForm, formErrors) {
+// parseScoreForm reads and checks the score form; the value is read exactly
+// in the board's units (board.Format.ParseScore), thousands separators allowed.
+func parseScoreForm(v url.Values, fm board.Format) (scoreForm, formErrors) {
 	f := scoreForm{
 		Member: strings.TrimSpace(v.Get("member")), Op: v.Get("op"), Value: strings.TrimSpace(v.Get("value")),
 		Name: strings.TrimSpace(v.Get("name")), Reason: strings.TrimSpace(v.Get("reason")),
@@ -77,12 +77,12 @@ func parseScoreForm(v url.Values) (scoreForm, formErrors) {
 	if _, err := board.ParseOp(f.Op); err != nil || f.Op == "" {
 		errs["op"] = "choose set, increment, decrement or best"
 	}
-	n, err := strconv.ParseFloat(strings.ReplaceAll(f.Value, ",", ""), 64)
+	n, err := fm.ParseScore(f.Value, true)
 	switch {
 	case f.Value == "":
 		errs["value"] = "enter a number"
-	case err != nil || math.IsNaN(n) || math.IsInf(n, 0):
-		errs["value"] = "must be a number such as 120 or 9.58"
+	case err != nil:
+		errs["value"] = reason(err)
 	default:
 		f.Score = n
 	}

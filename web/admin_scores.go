@@ -101,7 +101,7 @@ func (s *Server) adjustScore(c echo.Context) error {
 		return err
 	}
 	vals, _ := c.FormParams()
-	f, errs := parseScoreForm(vals)
+	f, errs := parseScoreForm(vals, b.Format)
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "score", errs)
 	}

@@ -262,10 +262,15 @@ func FuzzAdminForms(f *testing.F) {
 			b.Normalize()
 			_ = b.Validate() // must not panic whatever it holds
 		}
-		sf, serrs := parseScoreForm(url.Values{"member": {member}, "op": {op}, "value": {value}, "reason": {reason}})
+		fm := board.Format{Type: board.Decimal, Decimals: 2}
+		sf, serrs := parseScoreForm(url.Values{"member": {member}, "op": {op}, "value": {value}, "reason": {reason}}, fm)
 		if len(serrs) == 0 {
 			if board.CheckMember(sf.Member) != nil || sf.Reason == "" || sf.Score != sf.Score {
 				t.Fatalf("accepted %+v", sf)
+			}
+			// What was typed is exactly what is stored (in hundredths).
+			if back, err := fm.ParseScore(fm.Number(sf.Score), false); err != nil || back != sf.Score {
+				t.Fatalf("%q stored as %v, written back as %q", value, sf.Score, fm.Number(sf.Score))
 			}
 		}
 	})

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 
 	"net/http"
@@ -89,19 +90,19 @@ func toPeriodJSON(p board.Period) periodJSON {
 }
 
 type entryJSON struct {
-	Rank   int     `json:"rank"`
-	Member string  `json:"member"`
-	Name   string  `json:"name"`
-	Score  float64 `json:"score"`
-	Shown  string  `json:"score_text"`
-	Fields []int64 `json:"fields,omitempty"`
-	Tied   bool    `json:"tied,omitempty"`
+	Rank   int         `json:"rank"`
+	Member string      `json:"member"`
+	Name   string      `json:"name"`
+	Score  json.Number `json:"score"` // exact: board.Format.Number
+	Shown  string      `json:"score_text"`
+	Fields []int64     `json:"fields,omitempty"`
+	Tied   bool        `json:"tied,omitempty"`
 }
 
 func entriesJSON(b *board.Board, es []board.Entry) []entryJSON {
 	out := make([]entryJSON, len(es))
 	for i, r := range live.Rows(b, es) {
-		out[i] = entryJSON{Rank: r.Rank, Member: r.Member, Name: r.Name, Score: r.Value, Shown: r.Score, Fields: es[i].Fields, Tied: r.Tied}
+		out[i] = entryJSON{Rank: r.Rank, Member: r.Member, Name: r.Name, Score: json.Number(b.Format.Number(es[i].Score)), Shown: r.Score, Fields: es[i].Fields, Tied: r.Tied}
 	}
 	return out
 }
@@ -193,12 +194,12 @@ func (s *Server) apiMember(c echo.Context) error {
 		return err
 	}
 	type standing struct {
-		Period     periodJSON `json:"period"`
-		Ranked     bool       `json:"ranked"`
-		Rank       int        `json:"rank,omitempty"`
-		Score      *float64   `json:"score,omitempty"`
-		Total      int        `json:"total"`
-		Percentile *float64   `json:"percentile,omitempty"`
+		Period     periodJSON  `json:"period"`
+		Ranked     bool        `json:"ranked"`
+		Rank       int         `json:"rank,omitempty"`
+		Score      json.Number `json:"score,omitempty"`
+		Total      int         `json:"total"`
+		Percentile *float64    `json:"percentile,omitempty"`
 	}
 	out := struct {
 		Member  string     `json:"member"`
@@ -210,8 +211,8 @@ func (s *Server) apiMember(c echo.Context) error {
 		j := standing{Period: toPeriodJSON(st.Period), Ranked: st.Ranked, Total: st.Total}
 		if st.Ranked {
 			known = true
-			score, pct := st.Score, st.Percentile()
-			j.Rank, j.Score, j.Percentile = st.Rank, &score, &pct
+			pct := st.Percentile()
+			j.Rank, j.Score, j.Percentile = st.Rank, json.Number(b.Format.Number(st.Score)), &pct
 		}
 		if st.Name != "" && st.Name != member {
 			out.Name, known = st.Name, true

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -346,7 +347,8 @@ func FuzzDecodeScores(f *testing.F) {
 		f.Add(s, "key-1")
 	}
 	f.Fuzz(func(t *testing.T, body, header string) {
-		subs, batchKey, batch, err := decodeScores(bytes.NewBufferString(body), header)
+		fm := board.Format{Type: board.Decimal, Decimals: 3}
+		subs, batchKey, batch, err := decodeScores(bytes.NewBufferString(body), header, fm)
 		if err != nil {
 			if apiErrorOf(err) == nil {
 				t.Fatalf("error %v has no API status", err)
@@ -355,6 +357,11 @@ func FuzzDecodeScores(f *testing.F) {
 		}
 		if len(subs) == 0 || len(subs) > board.MaxBatch {
 			t.Fatalf("%d submissions accepted", len(subs))
+		}
+		for _, sub := range subs {
+			if sub.Score != math.Trunc(sub.Score) || math.Abs(sub.Score) > board.MaxExact {
+				t.Fatalf("score %v units accepted", sub.Score)
+			}
 		}
 		if !batch && (len(subs) != 1 || batchKey != "") {
 			t.Fatalf("single submission decoded as %d items, batch key %q", len(subs), batchKey)

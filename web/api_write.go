@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -16,10 +17,12 @@ import (
 	"podium/board"
 )
 
-// submissionJSON is one score on the wire.
+// submissionJSON is one score on the wire. The score is kept as the text of
+// the JSON number and read exactly in the board's units (never through a
+// float64 first, which would round 2^53+1 to 2^53 before any check).
 type submissionJSON struct {
-	Member         string   `json:"member"`
-	Score          *float64 `json:"score"`
+	Member         string       `json:"member"`
+	Score          *json.Number `json:"score"`
 	Op             string   `json:"op,omitempty"`
 	Name           string   `json:"name,omitempty"`
 	Fields         []int64  `json:"fields,omitempty"`
@@ -34,16 +37,16 @@ type submitBody struct {
 
 // decodeScores reads a submission request: the body and the Idempotency-Key
 // header. For one submission the header is its key; for a batch it is the
-// batch's. It checks shape only; the board checks values.
-func decodeScores(body io.Reader, header string) (subs []board.Submission, batchKey string, batch bool, err error) {
+// batch's. Scores are read exactly in fm's units; the board checks the rest.
+func decodeScores(body io.Reader, header string, fm board.Format) (subs []board.Submission, batchKey string, batch bool, err error) {
+	raw, err := readBody(body)
+	if err != nil {
+		return nil, "", false, err
+	}
 	var req submitBody
-	dec := json.NewDecoder(body)
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, "", false, apiErr(413, "too_large", "the request body is over %d bytes", mbe.Limit)
-		}
 		return nil, "", false, apiErr(400, "bad_json", "the body is not a submission: %v", err)
 	}
 	if dec.More() {
@@ -61,13 +64,13 @@ func decodeScores(body io.Reader, header string) (subs []board.Submission, batch
 		}
 		subs = make([]board.Submission, len(req.Scores))
 		for i, j := range req.Scores {
-			if subs[i], err = j.submission(fmt.Sprintf("scores[%d].", i)); err != nil {
+			if subs[i], err = j.submission(fmt.Sprintf("scores[%d].", i), fm); err != nil {
 				return nil, "", false, err
 			}
 		}
 		return subs, header, true, nil
 	}
-	sub, err := req.submission("")
+	sub, err := req.submission("", fm)
 	if err != nil {
 		return nil, "", false, err
 	}
@@ -80,18 +83,53 @@ func decodeScores(body io.Reader, header string) (subs []board.Submission, batch
 	return []board.Submission{sub}, "", false, nil
 }
 
-func (j submissionJSON) submission(field string) (board.Submission, error) {
+// maxBody is the API's request body limit (the BodyLimit middleware's "1M").
+const maxBody = 1 << 20
+
+// readBody reads a whole request body, which the API's body limit bounds.
+// Over the limit is 413 whether the body came with a length or chunked (the
+// limit then shows up as an *echo.HTTPError from Read). Invalid UTF-8 is
+// refused: the JSON decoder would turn it into U+FFFD, so two different ids
+// would become one member.
+func readBody(body io.Reader) ([]byte, error) {
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		var he *echo.HTTPError
+		switch {
+		case errors.As(err, &mbe):
+			return nil, apiErr(413, "too_large", "the request body is over %d bytes", mbe.Limit)
+		case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
+			return nil, apiErr(413, "too_large", "the request body is over %d bytes", maxBody)
+		}
+		return nil, apiErr(400, "bad_request", "the request body could not be read: %v", err)
+	}
+	if !utf8.Valid(raw) {
+		return nil, apiErr(400, "bad_utf8", "the body is not valid UTF-8")
+	}
+	return raw, nil
+}
+
+func (j submissionJSON) submission(field string, fm board.Format) (board.Submission, error) {
 	if j.Score == nil {
 		ae := apiErr(422, "invalid", "%sscore is required", field)
 		ae.Field = field + "score"
 		return board.Submission{}, ae
 	}
-	return board.Submission{Member: j.Member, Score: *j.Score, Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey}, nil
+	units, err := fm.ParseScore(string(*j.Score), false)
+	if err != nil {
+		ae := apiErr(422, "invalid", "%s%s", field, err)
+		ae.Field = field + "score"
+		return board.Submission{}, ae
+	}
+	return board.Submission{Member: j.Member, Score: units, Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey}, nil
 }
 
+// placeJSON's score is exact decimal text sent as a JSON number (see
+// board.Format.Number): 90071992547409.01 stays 90071992547409.01.
 type placeJSON struct {
-	Score float64 `json:"score"`
-	Rank  int     `json:"rank,omitempty"`
+	Score json.Number `json:"score"`
+	Rank  int         `json:"rank,omitempty"`
 }
 
 type changeJSON struct {
@@ -106,17 +144,17 @@ type resultJSON struct {
 	Periods  []changeJSON `json:"periods"`
 }
 
-func placeOf(p board.Place) *placeJSON {
+func placeOf(b *board.Board, p board.Place) *placeJSON {
 	if !p.Ranked {
 		return nil
 	}
-	return &placeJSON{Score: p.Score, Rank: p.Rank}
+	return &placeJSON{Score: json.Number(b.Format.Number(p.Score)), Rank: p.Rank}
 }
 
-func toResultJSON(r board.Result) resultJSON {
+func toResultJSON(b *board.Board, r board.Result) resultJSON {
 	out := resultJSON{Member: r.Member, Replayed: r.Replayed}
 	for _, c := range r.Changes {
-		out.Periods = append(out.Periods, changeJSON{Period: toPeriodJSON(c.Period), Before: placeOf(c.Before), After: placeOf(c.After)})
+		out.Periods = append(out.Periods, changeJSON{Period: toPeriodJSON(c.Period), Before: placeOf(b, c.Before), After: placeOf(b, c.After)})
 	}
 	return out
 }
@@ -130,11 +168,24 @@ func (s *Server) apiSubmit(c echo.Context) error {
 	if err := scoped(c, b.ID); err != nil {
 		return err
 	}
-	subs, batchKey, batch, err := decodeScores(c.Request().Body, c.Request().Header.Get("Idempotency-Key"))
+	subs, batchKey, batch, err := decodeScores(c.Request().Body, c.Request().Header.Get("Idempotency-Key"), b.Format)
 	if err != nil {
 		return err
 	}
 	res, err := s.admin.Store.SubmitBatch(c.Request().Context(), b.ID, subs, batchKey)
+	var be *board.BatchError
+	if !batch && errors.As(err, &be) {
+		err = be.Err // a single submission's error names its own fields: "score", not "scores[0].score"
+	}
+	if errors.Is(err, board.ErrIdempotencyReused) {
+		ae := apiErr(422, "idempotency_key_reused", "%s", reason(err))
+		if be != nil && batch {
+			ae.Field = fmt.Sprintf("scores[%d].idempotency_key", be.Index)
+		} else {
+			ae.Field = "idempotency_key"
+		}
+		return ae
+	}
 	if err != nil {
 		return err
 	}
@@ -145,11 +196,11 @@ func (s *Server) apiSubmit(c echo.Context) error {
 		}
 	}
 	if !batch {
-		return c.JSON(http.StatusOK, map[string]any{"result": toResultJSON(res[0])})
+		return c.JSON(http.StatusOK, map[string]any{"result": toResultJSON(&b, res[0])})
 	}
 	out := make([]resultJSON, len(res))
 	for i, r := range res {
-		out[i] = toResultJSON(r)
+		out[i] = toResultJSON(&b, r)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"results": out})
 }
@@ -211,12 +262,12 @@ func (s *Server) apiRemoveMember(c echo.Context) error {
 		return apiErr(404, "member_not_found", "%q has no score to remove on board %q", member, b.ID)
 	}
 	type removedJSON struct {
-		Period periodJSON `json:"period"`
-		Score  float64    `json:"score"`
+		Period periodJSON  `json:"period"`
+		Score  json.Number `json:"score"`
 	}
 	out := make([]removedJSON, len(removed))
 	for i, r := range removed {
-		out[i] = removedJSON{Period: toPeriodJSON(r.Period), Score: r.Score}
+		out[i] = removedJSON{Period: toPeriodJSON(r.Period), Score: json.Number(b.Format.Number(r.Score))}
 		s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "member.remove", Board: b.ID, Member: member,
 			Period: r.Period.String(), Before: b.Format.Display(r.Score), After: "(removed)"})
 	}

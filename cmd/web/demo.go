@@ -66,8 +66,8 @@ func demoBoards(tz string) []demoBoard {
 			names: []string{"Grace Kim", "Oliver Hughes", "Fatima Zahra", "Ben Carter", "Chloe Dubois", "Raj Patel", "Emma Novak",
 				"Sam Rivera", "Ava Thompson", "Leo Schmidt", "Nina Petrova", "Marcus Reid"},
 			op: board.Incr,
-			score: func(r *rand.Rand, m int) float64 {
-				return math.Round((200+r.ExpFloat64()*900)*(1.3-float64(m)/30)*100) / 100
+			score: func(r *rand.Rand, m int) float64 { // in cents, the board's unit
+				return math.Round((200 + r.ExpFloat64()*900) * (1.3 - float64(m)/30) * 100)
 			},
 			perTick: 1,
 		},

@@ -55,6 +55,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer closeRedis()
 	store := board.NewStore(rdb, storeOpts...)
+	if err := prepareStore(ctx, store, cfg, log); err != nil {
+		return err
+	}
+	go refreshSchedules(ctx, store, log)
 	hub := live.New(rdb, store, live.Options{Tick: cfg.LiveTick, SelfPublished: cfg.RedisURL == "", DB: rdb.Options().DB, Logger: log})
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	hubDone := make(chan struct{})
@@ -147,6 +151,43 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// prepareStore brings boards from earlier versions up to date and loads the
+// Function library outside writers call (FCALL podium_submit).
+func prepareStore(ctx context.Context, store *board.Store, cfg Config, log *slog.Logger) error {
+	upgraded, err := store.Upgrade(ctx)
+	for _, id := range upgraded {
+		log.Info("board upgraded: scores now kept in exact units", slog.String("board", id))
+	}
+	if err != nil {
+		return err
+	}
+	if err := store.LoadFunctions(ctx); err != nil {
+		if cfg.RedisURL == "" {
+			log.Debug("the embedded store has no Redis Functions: FCALL podium_submit is not available", slog.Any("error", err))
+		} else {
+			log.Warn("outside writers cannot use FCALL podium_submit (needs Redis 7 or newer); API writes are unaffected", slog.Any("error", err))
+		}
+	}
+	return nil
+}
+
+// refreshSchedules keeps every board's period schedule, which FCALL
+// podium_submit reads, a horizon ahead: at start and every hour.
+func refreshSchedules(ctx context.Context, store *board.Store, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if err := store.RefreshSchedules(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("refresh period schedules for FCALL podium_submit", slog.Any("error", err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 func newLogger(cfg Config, w io.Writer) *slog.Logger {
