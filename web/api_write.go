@@ -23,10 +23,10 @@ import (
 type submissionJSON struct {
 	Member         string       `json:"member"`
 	Score          *json.Number `json:"score"`
-	Op             string   `json:"op,omitempty"`
-	Name           string   `json:"name,omitempty"`
-	Fields         []int64  `json:"fields,omitempty"`
-	IdempotencyKey string   `json:"idempotency_key,omitempty"`
+	Op             string       `json:"op,omitempty"`
+	Name           string       `json:"name,omitempty"`
+	Fields         []int64      `json:"fields,omitempty"`
+	IdempotencyKey string       `json:"idempotency_key,omitempty"`
 }
 
 // submitBody is one submission, or {"scores": [...]}, never both.
