@@ -112,9 +112,10 @@ func (s *Store) SetName(ctx context.Context, boardID, member, name string) (stri
 }
 
 // Reindex rebuilds a period's tie-group index, which dense ranks read, from
-// its scores. The app keeps the index itself; a board that outside writers
-// change with ZINCRBY needs this (O(N)) before its dense ranks are right again.
-// Reads call it by themselves when they meet a group the index lacks.
+// its scores (O(N)). Every write through the app or FCALL podium_submit keeps
+// the index; this is for repairs after someone wrote the keys by hand, and for
+// boards made before dense ranks were refused with the member tie-break,
+// whose reads still call it when they meet a group the index lacks.
 func (s *Store) Reindex(ctx context.Context, boardID string, p Period) (int, error) {
 	b, err := s.Board(ctx, boardID)
 	if err != nil {

@@ -80,7 +80,7 @@ const maxScoreLen = 64
 // magnitude beyond 2^53 units.
 func (f Format) ParseScore(text string, grouped bool) (float64, error) {
 	bad := func() (float64, error) {
-		return 0, fieldErr(ErrInvalidScore, "score", "must be a number such as 120 or -9.58")
+		return 0, fieldErr(ErrInvalidScore, "score", "must be a number such as 120 or 9.58")
 	}
 	t := text
 	if grouped {
