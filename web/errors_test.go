@@ -1,0 +1,85 @@
+package web
+
+import (
+	"strings"
+	"testing"
+
+	"podium/board"
+)
+
+// TestPeriodYearRange: periods whose start or end falls outside years
+// 0001-9999 are refused with a 4xx that says so (their end cannot be written
+// as JSON), on the API and on every page that takes a period; the edge
+// periods themselves work and offer no link to a period beyond.
+func TestPeriodYearRange(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "edge", Title: "Edge", Periods: board.Kinds}, map[string]float64{"ann": 1})
+	const why = "within years 0001-9999"
+	api := []struct {
+		name, path string
+		status     int
+		says       string
+	}{
+		{"last day", "/api/v1/boards/edge/entries?period=day&at=9999-12-31", 404, why},
+		{"last week", "/api/v1/boards/edge/entries?period=week&at=9999-W52", 404, why},
+		{"last month", "/api/v1/boards/edge/entries?period=month&at=9999-12", 404, why},
+		{"last year", "/api/v1/boards/edge/entries?period=year&at=9999", 404, why},
+		{"year zero", "/api/v1/boards/edge/entries?period=day&at=0000-12-31", 404, why},
+		{"around", "/api/v1/boards/edge/members/ann/around?period=day&at=9999-12-31", 404, why},
+		{"member removal", "/api/v1/boards/edge/members/ann?period=day&at=9999-12-31", 404, why},
+		{"day before the last", "/api/v1/boards/edge/entries?period=day&at=9999-12-30", 200, ""},
+		{"week before the last", "/api/v1/boards/edge/entries?period=week&at=9999-W51", 200, ""},
+		{"first day", "/api/v1/boards/edge/entries?period=day&at=0001-01-01", 200, ""},
+		{"first year", "/api/v1/boards/edge/entries?period=year&at=0001", 200, ""},
+	}
+	key := f.key("ops", "")
+	for _, tc := range api {
+		t.Run("api/"+tc.name, func(t *testing.T) {
+			method := "GET"
+			if strings.Contains(tc.name, "removal") {
+				method = "DELETE"
+			}
+			status, out, _ := f.call(method, tc.path, key, "")
+			e, _ := out["error"].(map[string]any)
+			msg, _ := e["message"].(string)
+			if status != tc.status || !strings.Contains(msg, tc.says) {
+				t.Fatalf("%s %s: %d %v, want %d with %q", method, tc.path, status, out, tc.status, tc.says)
+			}
+		})
+	}
+	pages := []struct {
+		path   string
+		status int
+		says   string
+		not    string
+	}{
+		{"/b/edge?period=day&at=9999-12-31", 404, why, ""},
+		{"/b/edge?period=week&at=9999-W52", 404, why, ""},
+		{"/b/edge?period=month&at=9999-12", 404, why, ""},
+		{"/b/edge?period=year&at=9999", 404, why, ""},
+		{"/embed/edge?period=day&at=9999-12-31", 404, why, ""},
+		{"/embed/edge?period=year&at=0000", 404, why, ""},
+		{"/b/edge/around/ann?period=week&at=9999-W52", 404, why, ""},
+		{"/b/edge?period=day&at=0001-01-01", 200, "Monday 1 January 0001", "0000-12-31"},
+		{"/b/edge?period=week&at=0001-W01", 200, "Week 1, 1–7 Jan 0001", "0000-W52"},
+		{"/b/edge?period=year&at=0001", 200, "0001", "at=0000"},
+		{"/b/edge?period=day&at=9999-12-30", 200, "Thursday 30 December 9999", "9999-12-31"},
+	}
+	for _, tc := range pages {
+		t.Run("page"+tc.path, func(t *testing.T) {
+			res, body := f.get(tc.path)
+			if res.StatusCode != tc.status || !strings.Contains(body, tc.says) {
+				t.Fatalf("GET %s: %d, want %d with %q in:\n%s", tc.path, res.StatusCode, tc.status, tc.says, excerpt(body))
+			}
+			if tc.not != "" && strings.Contains(body, tc.not) {
+				t.Fatalf("GET %s links to %s, a period no page can show", tc.path, tc.not)
+			}
+		})
+	}
+	// The live handshake checks the view like the pages do.
+	fl := &fakeLive{}
+	h := New(Options{Store: f.store, Live: fl, Logger: quietLog})
+	if rec := serve(h, httptestRequest("GET", "/live?board=edge&period=day&at=9999-12-31", nil)); rec.Code != 404 || len(fl.specs) != 0 {
+		t.Fatalf("/live at 9999-12-31: %d, %d upgrades", rec.Code, len(fl.specs))
+	}
+}
