@@ -17,6 +17,10 @@ func (s *Server) auditPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := audit.Filter{Board: c.QueryParam("board"), Actor: c.QueryParam("actor")}
 	entries, next, err := s.admin.Audit.List(ctx, f, c.QueryParam("before"), 50)
+	if errors.Is(err, audit.ErrBadCursor) {
+		return badRequest("before must be an audit entry id like 1767225600000-0, as the “Older changes” link gives.",
+			templates.Link{Label: "Audit log", Href: "/admin/audit"})
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
@@ -81,5 +82,38 @@ func TestPeriodYearRange(t *testing.T) {
 	h := New(Options{Store: f.store, Live: fl, Logger: quietLog})
 	if rec := serve(h, httptestRequest("GET", "/live?board=edge&period=day&at=9999-12-31", nil)); rec.Code != 404 || len(fl.specs) != 0 {
 		t.Fatalf("/live at 9999-12-31: %d, %d upgrades", rec.Code, len(fl.specs))
+	}
+}
+
+// TestAuditCursor: a ?before= that is not an audit entry id is the visitor's
+// mistake: 400 with a message, not a 500 from Redis.
+func TestAuditCursor(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	a := f.adminClient()
+	if res := a.login("alice", "correct horse battery"); res.StatusCode != 303 {
+		t.Fatalf("login: %d", res.StatusCode)
+	}
+	tests := []struct {
+		before string
+		status int
+		says   string
+	}{
+		{"garbage", 400, "before must be an audit entry id"},
+		{"-1", 400, "before must be an audit entry id"},
+		{"99999999999999999999-0", 400, "before must be an audit entry id"},
+		{"1-x", 400, "before must be an audit entry id"},
+		{"1767225600000-0", 200, "Audit log"},
+		{"0-0", 200, "Audit log"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.before, func(t *testing.T) {
+			res, body := a.get("/admin/audit?before=" + url.QueryEscape(tc.before))
+			if res.StatusCode != tc.status || !strings.Contains(body, tc.says) {
+				t.Fatalf("before=%s: %d, want %d with %q in:\n%s", tc.before, res.StatusCode, tc.status, tc.says, excerpt(body))
+			}
+		})
 	}
 }
