@@ -202,6 +202,26 @@ func decodeJSON(c echo.Context, v any) error {
 	if dec.More() {
 		return apiErr(400, "bad_json", "the body holds more than one JSON value")
 	}
+	if ck, ok := v.(checker); ok {
+		return ck.check()
+	}
+	return nil
+}
+
+// checker is a request body with a rule its JSON shape cannot state and the
+// domain cannot see any more once decoded; decodeJSON applies it.
+type checker interface{ check() error }
+
+// check refuses "periods": [], which board.Normalize would quietly turn into
+// all time only, as the admin form refuses an empty choice. Leaving periods
+// out (nil) keeps the default of a new board.
+func (j *boardJSON) check() error {
+	if j.Periods != nil && len(j.Periods) == 0 {
+		const msg = "enable at least one period"
+		ae := apiErr(422, "invalid", "periods: %s (day, week, month, year, all)", msg)
+		ae.Field, ae.Fields = "periods", []fieldIssue{{Field: "periods", Message: msg}}
+		return ae
+	}
 	return nil
 }
 
