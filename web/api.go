@@ -73,6 +73,8 @@ func apiErrorOf(err error) *apiError {
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
+		return tooLarge() // BodyLimit, by Content-Length
 	case errors.As(err, &he):
 		code := map[int]string{404: "not_found", 405: "method_not_allowed", 413: "too_large", 429: "rate_limited"}[he.Code]
 		if code == "" {
@@ -193,9 +195,15 @@ func decodeJSON(c echo.Context, v any) error {
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		// A body with a Content-Length over the limit never gets here; a
+		// chunked one fails while read, with echo's 413 from BodyLimit's reader.
 		var mbe *http.MaxBytesError
+		var he *echo.HTTPError
 		if errors.As(err, &mbe) {
 			return apiErr(413, "too_large", "the request body is over %d bytes", mbe.Limit)
+		}
+		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
+			return tooLarge()
 		}
 		return apiErr(400, "bad_json", "the body is not valid JSON for this request: %v", err)
 	}
@@ -225,9 +233,16 @@ func (j *boardJSON) check() error {
 	return nil
 }
 
+// apiBodyLimit is the largest request body the API reads (1M: 1,000,000 bytes).
+const apiBodyLimit = "1M"
+
+func tooLarge() *apiError {
+	return apiErr(413, "too_large", "the request body is over the API's limit of %sB", apiBodyLimit)
+}
+
 // apiRoutes mounts /api/v1.
 func (s *Server) apiRoutes() {
-	g := s.echo.Group("/api/v1", middleware.BodyLimit("1M"), s.limitAddr)
+	g := s.echo.Group("/api/v1", middleware.BodyLimit(apiBodyLimit), s.limitAddr)
 	g.GET("/openapi.json", s.openAPI)
 	g.GET("/boards", s.apiBoards)
 	g.GET("/boards/:board", s.apiBoard)

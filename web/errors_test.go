@@ -2,6 +2,9 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -159,6 +162,48 @@ func TestBoardPeriodsRequired(t *testing.T) {
 			got := strings.Join(kinds, ",")
 			if err != nil && tc.periods != "" || got != tc.periods {
 				t.Fatalf("board %s afterwards: periods %q (%v), want %q", id.ID, got, err, tc.periods)
+			}
+		})
+	}
+}
+
+// TestAPIBodyTooLarge: a body over the limit is a 413 too_large whether it
+// says its length or comes chunked (when BodyLimit only notices while the
+// handler reads), and nothing is written.
+func TestAPIBodyTooLarge(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	key := f.key("ops", "")
+	big := `{"id":"big","title":"` + strings.Repeat("a", 1_100_000) + `"}`
+	for _, tc := range []struct {
+		name    string
+		chunked bool
+	}{{"content-length", false}, {"chunked", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var body io.Reader = strings.NewReader(big)
+			if tc.chunked {
+				body = io.MultiReader(body) // hides the length: the client sends it chunked
+			}
+			req, _ := http.NewRequest("POST", f.api.URL+"/api/v1/boards", body)
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			if known := req.ContentLength > 0; known == tc.chunked {
+				t.Fatalf("content length %d", req.ContentLength)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var out map[string]any
+			if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+				t.Fatal(err)
+			}
+			e, _ := out["error"].(map[string]any)
+			if res.StatusCode != 413 || errCode(out) != "too_large" || !strings.Contains(e["message"].(string), "limit of 1MB") {
+				t.Fatalf("%s: %d %v", tc.name, res.StatusCode, out)
+			}
+			if _, err := f.store.Board(t.Context(), "big"); !errors.Is(err, board.ErrNotFound) {
+				t.Fatalf("a refused body wrote a board: %v", err)
 			}
 		})
 	}
