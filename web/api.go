@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -87,6 +86,10 @@ func apiErrorOf(err error) *apiError {
 		return apiErr(409, "exists", "%s", err.Error())
 	case errors.Is(err, board.ErrPeriodDisabled), errors.Is(err, board.ErrInvalidPeriod):
 		return apiErr(404, "period_not_found", "%s", reason(err))
+	case storeUnavailable(err):
+		ae := apiErr(503, "unavailable", apiStoreDown)
+		ae.retry = storeRetry
+		return ae
 	}
 	fes := board.FieldErrors(err)
 	if len(fes) > 0 {
@@ -114,7 +117,7 @@ func (s *Server) apiError(err error, c echo.Context) {
 		ae = apiErr(500, "internal", "the server could not finish this request; it has been logged")
 	}
 	if ae.retry > 0 {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(int(ae.retry.Seconds()+0.999)))
+		c.Response().Header().Set("Retry-After", retryAfter(ae.retry))
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(ae.Status)

@@ -1,15 +1,27 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/crypto/bcrypt"
+
+	"podium/access"
+	"podium/audit"
 	"podium/board"
+	"podium/internal/redistest"
 )
 
 // TestPeriodYearRange: periods whose start or end falls outside years
@@ -206,5 +218,125 @@ func TestAPIBodyTooLarge(t *testing.T) {
 				t.Fatalf("a refused body wrote a board: %v", err)
 			}
 		})
+	}
+}
+
+// logRecorder is a slog handler that keeps every record, to check levels.
+type logRecorder struct {
+	mu      sync.Mutex
+	records []slog.Record
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.records = append(l.records, r)
+	return nil
+}
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
+
+// at lists "LEVEL message" of the records at level or above.
+func (l *logRecorder) at(level slog.Level) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, r := range l.records {
+		if r.Level >= level {
+			out = append(out, r.Level.String()+" "+r.Message)
+		}
+	}
+	return out
+}
+
+func (l *logRecorder) reset() { l.mu.Lock(); l.records = nil; l.mu.Unlock() }
+
+// TestStoreUnavailable: while the private redis-server is stopped, pages, the
+// API and the /live handshake answer 503 with Retry-After and say that the data
+// store is unavailable; once it is back (empty), a missing board is a 404 again.
+func TestStoreUnavailable(t *testing.T) {
+	redis.SetLogger(silentRedis{})
+	rs, err := redistest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rs.Close)
+	// Few retries: each request fails at once (a pooled connection with EOF, or
+	// a refused dial) instead of after go-redis's backoff.
+	rdb := redis.NewClient(&redis.Options{Addr: rs.Addr, MaxRetries: -1, DialerRetries: 1, DialerRetryTimeout: 10 * time.Millisecond})
+	t.Cleanup(func() { rdb.Close() })
+	store := board.NewStore(rdb, board.WithClock(func() time.Time { return testNow }))
+	adm := &Admin{Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
+		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb)}
+	logs := &logRecorder{}
+	fl := &fakeLive{}
+	h := httptest.NewServer(New(Options{Store: store, Admin: adm, Live: fl, Logger: slog.New(logs)}))
+	t.Cleanup(h.Close)
+	f := &apiFixture{fixture: &fixture{t: t, store: store, http: h}, admin: adm, api: h}
+	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 3})
+	key := f.key("ops", "")
+	if err := adm.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	a := f.adminClient()
+	if res := a.login("alice", "correct horse battery"); res.StatusCode != 303 {
+		t.Fatalf("login: %d", res.StatusCode)
+	}
+
+	rs.Stop()
+	logs.reset()
+	for _, path := range []string{"/", "/b/chess", "/b/nope", "/b/chess/m/ann", "/b/chess/around/ann", "/embed/chess", "/live?board=chess"} {
+		t.Run("page"+path, func(t *testing.T) {
+			res, body := f.get(path)
+			if res.StatusCode != 503 || res.Header.Get("Retry-After") != "5" || !strings.Contains(body, "The data store (Redis) is unavailable") || strings.Contains(body, rs.Addr) {
+				t.Fatalf("GET %s: %d Retry-After %q\n%s", path, res.StatusCode, res.Header.Get("Retry-After"), excerpt(body))
+			}
+		})
+	}
+	if len(fl.specs) != 0 {
+		t.Fatalf("/live upgraded with Redis down: %v", fl.specs)
+	}
+	if res, body := a.get("/admin"); res.StatusCode != 503 || !strings.Contains(body, "The data store (Redis) is unavailable") {
+		t.Fatalf("admin console: %d\n%s", res.StatusCode, excerpt(body))
+	}
+	api := []struct{ method, path, key, body string }{
+		{"GET", "/api/v1/boards", "", ""},
+		{"GET", "/api/v1/boards/chess/entries", "", ""},
+		{"GET", "/api/v1/boards/nope", "", ""},
+		{"POST", "/api/v1/boards/chess/scores", key, `{"member":"bob","score":1}`},
+	}
+	for _, tc := range api {
+		t.Run("api "+tc.method+" "+tc.path, func(t *testing.T) {
+			status, out, hdr := f.call(tc.method, tc.path, tc.key, tc.body)
+			e, _ := out["error"].(map[string]any)
+			if status != 503 || errCode(out) != "unavailable" || hdr.Get("Retry-After") != "5" || !strings.Contains(e["message"].(string), "data store (Redis) is unavailable") {
+				t.Fatalf("%s %s: %d %v Retry-After %q", tc.method, tc.path, status, out, hdr.Get("Retry-After"))
+			}
+		})
+	}
+	if errs := logs.at(slog.LevelError); len(errs) != 0 {
+		t.Fatalf("an unreachable store logged errors as if they were bugs: %v", errs)
+	}
+	if !slices.Contains(logs.at(slog.LevelWarn), "WARN data store unavailable") {
+		t.Fatalf("the outage is not logged: %v", logs.at(slog.LevelDebug))
+	}
+
+	if err := rs.Restart(); err != nil { // back, and empty: chess is gone for real
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); rdb.Ping(t.Context()).Err() != nil; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) { // go-redis redials in the background after failed dials
+			t.Fatal("the client did not reconnect")
+		}
+	}
+	if res, body := f.get("/b/chess"); res.StatusCode != 404 || !strings.Contains(body, "There is no board called “chess”") {
+		t.Fatalf("a missing board after the restart: %d\n%s", res.StatusCode, excerpt(body))
+	}
+	if status, out, _ := f.call("GET", "/api/v1/boards/chess", "", ""); status != 404 || errCode(out) != "board_not_found" {
+		t.Fatalf("API, missing board after the restart: %d %v", status, out)
+	}
+	if res, _ := f.get("/live?board=chess"); res.StatusCode != 404 {
+		t.Fatalf("/live, missing board after the restart: %d", res.StatusCode)
 	}
 }
