@@ -6,12 +6,15 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -338,5 +341,52 @@ func TestStoreUnavailable(t *testing.T) {
 	}
 	if res, _ := f.get("/live?board=chess"); res.StatusCode != 404 {
 		t.Fatalf("/live, missing board after the restart: %d", res.StatusCode)
+	}
+}
+
+// brokenWriter fails every write the way a connection whose client left does.
+type brokenWriter struct{ *httptest.ResponseRecorder }
+
+func (brokenWriter) Write([]byte) (int, error) {
+	return 0, &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}
+}
+
+// TestClientGoneLogsAtDebug: a client that leaves (its request canceled, or
+// the answer cannot be written) is routine: nothing above DEBUG is logged.
+func TestClientGoneLogsAtDebug(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 3})
+	logs := &logRecorder{}
+	s := New(Options{Store: f.store, Admin: f.admin, Logger: slog.New(logs)})
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name, path string
+		ctx        context.Context
+		broken     bool
+	}{
+		{"page, canceled", "/b/chess", canceled, false},
+		{"embed, canceled", "/embed/chess", canceled, false},
+		{"api, canceled", "/api/v1/boards/chess/entries", canceled, false},
+		{"page, broken pipe", "/b/chess", context.Background(), true},
+		{"api, broken pipe", "/api/v1/boards/chess/entries", context.Background(), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			logs.reset()
+			req := httptestRequest("GET", tc.path, nil).WithContext(tc.ctx)
+			rec := httptest.NewRecorder()
+			var w http.ResponseWriter = rec
+			if tc.broken {
+				w = brokenWriter{rec}
+			}
+			s.ServeHTTP(w, req)
+			if loud := logs.at(slog.LevelInfo); len(loud) != 0 {
+				t.Fatalf("a client that left was logged as %v", loud)
+			}
+			if !slices.Contains(logs.at(slog.LevelDebug), "DEBUG client went away") {
+				t.Fatalf("no debug line: %v", logs.at(slog.LevelDebug))
+			}
+		})
 	}
 }

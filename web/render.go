@@ -43,10 +43,17 @@ var homeLink = templates.Link{Label: "All boards", Href: "/"}
 
 // handleError is the one place errors become responses: page errors keep
 // their words, known board errors map to 4xx, an unreachable Redis is a 503
-// that says so, and anything else is logged and shown as a 500 page that
-// reveals nothing internal.
+// that says so, a client that left gets a debug line and nothing else, and
+// anything else is logged and shown as a 500 page that reveals nothing internal.
 func (s *Server) handleError(err error, c echo.Context) {
 	req := c.Request()
+	if clientGone(c, err) {
+		s.log.Debug("client went away", slog.String("method", req.Method), slog.String("uri", req.RequestURI), slog.Any("error", err))
+		if !c.Response().Committed {
+			_ = c.NoContent(statusClientClosed) // for the request log; the client is gone
+		}
+		return
+	}
 	if c.Response().Committed {
 		s.log.Error("error after response started", slog.String("uri", req.RequestURI), slog.Any("error", err))
 		return
@@ -95,6 +102,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		body = templates.Page(pe.title, body)
 	}
 	if rerr := render(c, pe.status, body); rerr != nil {
-		s.log.Error("render error page", slog.Any("error", rerr))
+		level := slog.LevelError
+		if clientGone(c, rerr) {
+			level = slog.LevelDebug
+		}
+		s.log.LogAttrs(req.Context(), level, "render error page", slog.Any("error", rerr))
 	}
 }
