@@ -390,3 +390,58 @@ func TestClientGoneLogsAtDebug(t *testing.T) {
 		})
 	}
 }
+
+// status is the "status" attribute of a record, or -1.
+func status(r slog.Record) int {
+	st := -1
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "status" {
+			st = int(a.Value.Int64())
+		}
+		return true
+	})
+	return st
+}
+
+// TestRequestLogStatus: the request line says the status the client got
+// (errors used to be answered after it was written, and logged as 200), at
+// DEBUG below 500 and WARN from 500.
+func TestRequestLogStatus(t *testing.T) {
+	f := newFixture(t)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name   string
+		store  Store
+		path   string
+		ctx    context.Context
+		status int
+		level  slog.Level
+	}{
+		{"ok", f.store, "/b/chess", context.Background(), 200, slog.LevelDebug},
+		{"no board", f.store, "/b/nope", context.Background(), 404, slog.LevelDebug},
+		{"bad size", f.store, "/b/chess?size=0", context.Background(), 400, slog.LevelDebug},
+		{"client left", f.store, "/b/chess", canceled, statusClientClosed, slog.LevelDebug},
+		{"bug", brokenStore{f.store}, "/b/chess", context.Background(), 500, slog.LevelWarn},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := &logRecorder{}
+			s := New(Options{Store: tc.store, Logger: slog.New(logs)})
+			rec := serve(s, httptestRequest("GET", tc.path, nil).WithContext(tc.ctx))
+			var lines []string
+			for _, r := range logs.records {
+				if r.Message == "request" {
+					lines = append(lines, r.Level.String())
+					if status(r) != tc.status || r.Level != tc.level || rec.Code != tc.status {
+						t.Fatalf("GET %s answered %d, logged %s status %d; want %s %d", tc.path, rec.Code, r.Level, status(r), tc.level, tc.status)
+					}
+				}
+			}
+			if len(lines) != 1 {
+				t.Fatalf("request lines: %v", lines)
+			}
+		})
+	}
+}
