@@ -10,6 +10,7 @@ import (
 
 	"podium/access"
 	"podium/audit"
+	"podium/board"
 	"podium/web/templates"
 )
 
@@ -91,8 +92,10 @@ func (s *Server) createKey(c echo.Context) error {
 	}
 	v.Name, v.Board = name, boardID
 	if boardID != "" {
-		if _, err := s.opts.Store.Board(ctx, boardID); err != nil {
+		if _, err := s.opts.Store.Board(ctx, boardID); errors.Is(err, board.ErrNotFound) {
 			v.Errors["board"] = "no such board"
+		} else if err != nil {
+			return err
 		}
 	}
 	if len(v.Errors) == 0 {

@@ -445,3 +445,32 @@ func TestRequestLogStatus(t *testing.T) {
 		})
 	}
 }
+
+// flakyStore lists boards but cannot read one: Redis went away in between.
+type flakyStore struct{ Store }
+
+func (flakyStore) Board(context.Context, string) (board.Board, error) {
+	return board.Board{}, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+}
+
+// TestAdminKeyBoardCheck: creating a key for a board that cannot be read
+// because Redis is unreachable is a 503, not "no such board".
+func TestAdminKeyBoardCheck(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	h := httptest.NewServer(New(Options{Store: flakyStore{f.store}, Admin: f.admin, Logger: quietLog}))
+	t.Cleanup(h.Close)
+	a := (&apiFixture{fixture: f.fixture, admin: f.admin, api: h}).adminClient()
+	a.login("alice", "correct horse battery")
+	a.get("/admin/keys")
+	res, body := a.post("/admin/keys", url.Values{"name": {"bot"}, "board": {"chess"}, "csrf": {a.csrf}})
+	if res.StatusCode != 503 || strings.Contains(body, "no such board") {
+		t.Fatalf("create key with Redis failing: %d\n%s", res.StatusCode, excerpt(body))
+	}
+	if keys, _ := f.admin.Keys.List(t.Context()); len(keys) != 0 {
+		t.Fatalf("a key was created: %v", keys)
+	}
+}
