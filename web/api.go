@@ -75,7 +75,7 @@ func apiErrorOf(err error) *apiError {
 	case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
 		return tooLarge() // BodyLimit, by Content-Length
 	case errors.As(err, &he):
-		code := map[int]string{404: "not_found", 405: "method_not_allowed", 413: "too_large", 429: "rate_limited"}[he.Code]
+		code := map[int]string{404: "not_found", 405: "method_not_allowed", 429: "rate_limited"}[he.Code]
 		if code == "" {
 			code = strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_")
 		}
