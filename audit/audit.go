@@ -7,9 +7,11 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -24,6 +26,10 @@ const (
 	actorKey = "podium:audit:actor:"
 	actorSet = "podium:audit:actors"
 )
+
+// ErrBadCursor is List's answer to a cursor that is not an entry id: the
+// caller sent it, so it is the caller's mistake, not the store's.
+var ErrBadCursor = errors.New("audit: bad cursor")
 
 // Entry is one change.
 type Entry struct {
@@ -94,6 +100,12 @@ func (l *Log) List(ctx context.Context, f Filter, before string, n int) ([]Entry
 	}
 	end := "+"
 	if before != "" {
+		if err := checkCursor(before); err != nil {
+			return nil, "", err
+		}
+		if before == "0-0" { // the first possible id: nothing is older
+			return nil, "", nil
+		}
 		end = "(" + before
 	}
 	var out []Entry
@@ -118,6 +130,21 @@ func (l *Log) List(ctx context.Context, f Filter, before string, n int) ([]Entry
 		end = "(" + msgs[len(msgs)-1].ID
 	}
 	return out, "", nil
+}
+
+// checkCursor accepts a stream entry id as List hands them out: two unsigned
+// 64-bit decimals, "<milliseconds>-<sequence>". Redis would refuse anything
+// else with an error that looks like the store failing.
+func checkCursor(id string) error {
+	ms, seq, ok := strings.Cut(id, "-")
+	if ok {
+		_, err1 := strconv.ParseUint(ms, 10, 64) // no sign, no spaces, no overflow
+		_, err2 := strconv.ParseUint(seq, 10, 64)
+		if err1 == nil && err2 == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w %q: want an entry id like 1767225600000-0", ErrBadCursor, id)
 }
 
 func entryOf(m redis.XMessage) Entry {

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -51,5 +52,27 @@ func TestRecordAndFilter(t *testing.T) {
 	}
 	if e := all[0]; e.Time.Unix() != 1024 || e.Reason != "test" || e.Before != "1" {
 		t.Fatalf("entry %+v", e)
+	}
+}
+
+// TestListRefusesBadCursors: a cursor that is not an entry id is the caller's
+// mistake (ErrBadCursor), never a Redis error; "0-0" has nothing before it.
+func TestListRefusesBadCursors(t *testing.T) {
+	rdb := srv.Client(t)
+	ctx := context.Background()
+	rdb.FlushDB(ctx)
+	l := New(rdb)
+	if err := l.Record(ctx, Entry{Actor: "admin:alice", Action: "score.set"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"garbage", "-1", "1", "1-", "-", "+1-0", " 1-0", "1-0 ", "99999999999999999999-0", "1-18446744073709551616", "0x1-0"} {
+		if _, _, err := l.List(ctx, Filter{}, c, 10); !errors.Is(err, ErrBadCursor) {
+			t.Errorf("List before %q: %v, want ErrBadCursor", c, err)
+		}
+	}
+	for _, c := range []string{"0-0", "0-1", "18446744073709551615-18446744073709551615", "1767225600000-0"} {
+		if _, _, err := l.List(ctx, Filter{}, c, 10); err != nil {
+			t.Errorf("List before %q: %v", c, err)
+		}
 	}
 }

@@ -101,6 +101,26 @@ func (p Period) step(dir int) Period {
 	return PeriodAt(p.Kind, p.End, loc)
 }
 
+// The years a period may span, ends included. An RFC 3339 timestamp, and so
+// the API's JSON, has four-digit years: a period that ends at 10000-01-01T00:00
+// cannot be shown, so 9999-12-30 is the last day, 9999-W51 the last week,
+// 9999-11 the last month and 9998 the last year.
+const (
+	MinYear = 1
+	MaxYear = 9999
+)
+
+// InRange reports whether p starts and ends within years MinYear-MaxYear in its
+// own zone, the years a period can be shown in. PeriodAt, Prev and Next may
+// step outside (the day before 0001-01-01); ParsePeriod never returns such a
+// period, and links to one are not worth offering.
+func (p Period) InRange() bool {
+	if p.Kind == AllTime {
+		return true
+	}
+	return p.Start.Year() >= MinYear && p.End.Year() <= MaxYear
+}
+
 // Contains reports whether t falls inside p.
 func (p Period) Contains(t time.Time) bool {
 	if p.Kind == AllTime {
@@ -178,11 +198,12 @@ func yearPeriod(y int, loc *time.Location) Period {
 // ParsePeriod reads a period key of kind k as it appears in URLs and Redis keys.
 // It accepts only the canonical form, so a key parses back to the same string it
 // was made from: "2026-11-22", "2026-W47", "2026-11", "2026"; all time takes ""
-// or "all". Years run from 1 to 9999.
+// or "all". The period must lie within years MinYear-MaxYear (see InRange).
 func ParsePeriod(k Kind, key string, loc *time.Location) (Period, error) {
 	bad := func(why string) (Period, error) {
 		return Period{}, fmt.Errorf("%w: %s key %q %s", ErrInvalidPeriod, k, key, why)
 	}
+	var p Period
 	switch k {
 	case AllTime:
 		if key != "" && key != "all" {
@@ -191,43 +212,52 @@ func ParsePeriod(k Kind, key string, loc *time.Location) (Period, error) {
 		return Period{Kind: AllTime}, nil
 	case Yearly:
 		y, ok := digits(key, 0, 4)
-		if !ok || len(key) != 4 || y < 1 {
+		if !ok || len(key) != 4 {
 			return bad("is not a year like 2026")
 		}
-		return yearPeriod(y, loc), nil
+		p = yearPeriod(y, loc)
 	case Monthly:
 		y, ok1 := digits(key, 0, 4)
 		m, ok2 := digits(key, 5, 2)
-		if !ok1 || !ok2 || len(key) != 7 || key[4] != '-' || y < 1 {
+		if !ok1 || !ok2 || len(key) != 7 || key[4] != '-' {
 			return bad("is not a month like 2026-11")
 		}
 		if m < 1 || m > 12 {
 			return bad("has no such month")
 		}
-		return monthPeriod(y, time.Month(m), loc), nil
+		p = monthPeriod(y, time.Month(m), loc)
 	case Weekly:
 		y, ok1 := digits(key, 0, 4)
 		w, ok2 := digits(key, 6, 2)
-		if !ok1 || !ok2 || len(key) != 8 || key[4] != '-' || key[5] != 'W' || y < 1 {
+		if !ok1 || !ok2 || len(key) != 8 || key[4] != '-' || key[5] != 'W' {
 			return bad("is not an ISO week like 2026-W47")
 		}
 		if w < 1 || w > weeksIn(y) {
 			return bad(fmt.Sprintf("is outside weeks 1-%d of %04d", weeksIn(y), y))
 		}
-		return weekPeriod(y, w, loc), nil
+		p = weekPeriod(y, w, loc)
 	case Daily:
 		y, ok1 := digits(key, 0, 4)
 		m, ok2 := digits(key, 5, 2)
 		d, ok3 := digits(key, 8, 2)
-		if !ok1 || !ok2 || !ok3 || len(key) != 10 || key[4] != '-' || key[7] != '-' || y < 1 {
+		if !ok1 || !ok2 || !ok3 || len(key) != 10 || key[4] != '-' || key[7] != '-' {
 			return bad("is not a date like 2026-11-22")
 		}
 		if m < 1 || m > 12 || d < 1 || d > daysIn(y, time.Month(m)) {
 			return bad("is not a date on the calendar")
 		}
-		return dayPeriod(y, time.Month(m), d, loc), nil
+		p = dayPeriod(y, time.Month(m), d, loc)
+	default:
+		return Period{}, fmt.Errorf("%w: unknown period kind %q", ErrInvalidPeriod, k)
 	}
-	return Period{}, fmt.Errorf("%w: unknown period kind %q", ErrInvalidPeriod, k)
+	if !p.InRange() {
+		edge := "starts on " + p.Start.Format(time.DateOnly)
+		if p.Start.Year() >= MinYear {
+			edge = "ends at " + p.End.Format("2006-01-02 15:04")
+		}
+		return bad(fmt.Sprintf("is out of range: a period must start and end within years %04d-%04d, and this one %s", MinYear, MaxYear, edge))
+	}
+	return p, nil
 }
 
 func daysIn(y int, m time.Month) int {

@@ -2,6 +2,8 @@ package board
 
 import (
 	"bufio"
+	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -183,7 +185,7 @@ func TestParsePeriodRefusesBadKeys(t *testing.T) {
 		{Weekly, "2026-W54"}, {Weekly, "2025-W53"}, {Weekly, "2026-W00"}, {Weekly, "2026-W7"},
 		{Weekly, "2026W47"}, {Weekly, "2026-w47"}, {Weekly, "+026-W47"}, {Weekly, "2026-W47 "},
 		{Daily, "2026-02-29"}, {Daily, "2026-13-01"}, {Daily, "2026-1-01"}, {Daily, "2026-11-31"},
-		{Daily, "0000-01-01"}, {Daily, "2026/11/22"}, {Monthly, "2026-00"}, {Monthly, "2026-1"},
+		{Daily, "0000-01-01"}, {Daily, "9999-12-31"}, {Daily, "2026/11/22"}, {Monthly, "2026-00"}, {Monthly, "2026-1"},
 		{Yearly, "26"}, {Yearly, "-2026"}, {Yearly, "0000"}, {AllTime, "2026"}, {Kind("hour"), "x"},
 	}
 	for _, tc := range tests {
@@ -193,6 +195,47 @@ func TestParsePeriodRefusesBadKeys(t *testing.T) {
 	}
 	if _, err := ParseKind("fortnight"); err == nil {
 		t.Error("ParseKind(fortnight) accepted")
+	}
+}
+
+// TestParsePeriodYearRange: a period is served only if it starts and ends in
+// years 0001-9999 in the board's zone, since its end must encode as RFC 3339
+// JSON; the error says why, and Prev/Next of the edge periods are out of range.
+func TestParsePeriodYearRange(t *testing.T) {
+	tests := []struct {
+		kind Kind
+		key  string
+		ok   bool
+	}{
+		{Daily, "9999-12-30", true}, {Daily, "9999-12-31", false}, {Daily, "0001-01-01", true}, {Daily, "0000-12-31", false},
+		{Weekly, "9999-W51", true}, {Weekly, "9999-W52", false}, {Weekly, "0001-W01", true}, {Weekly, "0000-W52", false},
+		{Monthly, "9999-11", true}, {Monthly, "9999-12", false}, {Monthly, "0001-01", true}, {Monthly, "0000-12", false},
+		{Yearly, "9998", true}, {Yearly, "9999", false}, {Yearly, "0001", true}, {Yearly, "0000", false},
+	}
+	for _, zone := range []string{"UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago"} {
+		loc := mustLoc(t, zone)
+		for _, tc := range tests {
+			t.Run(zone+"/"+tc.key, func(t *testing.T) {
+				p, err := ParsePeriod(tc.kind, tc.key, loc)
+				if !tc.ok {
+					if !errors.Is(err, ErrInvalidPeriod) || !strings.Contains(err.Error(), "within years 0001-9999") {
+						t.Fatalf("ParsePeriod(%s, %s) = %v, want an out-of-range error", tc.kind, tc.key, err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := json.Marshal(map[string]time.Time{"start": p.Start, "end": p.End}); err != nil {
+					t.Fatalf("%s does not encode: %v", p, err)
+				}
+			})
+		}
+	}
+	last, _ := ParsePeriod(Daily, "9999-12-30", time.UTC)
+	first, _ := ParsePeriod(Daily, "0001-01-01", time.UTC)
+	if !last.InRange() || last.Next().InRange() || first.Prev().InRange() || !(Period{Kind: AllTime}).InRange() {
+		t.Fatalf("InRange at the edges: %v %v %v", last.InRange(), last.Next().InRange(), first.Prev().InRange())
 	}
 }
 
@@ -216,6 +259,9 @@ func FuzzParsePeriod(f *testing.F) {
 		}
 		if p.Key != key {
 			t.Fatalf("ParsePeriod(%s, %q) is not canonical: %q", k, key, p.Key)
+		}
+		if _, err := json.Marshal([]time.Time{p.Start, p.End}); err != nil {
+			t.Fatalf("%s: accepted but does not encode as JSON: %v", key, err)
 		}
 		if !p.Start.Before(p.End) {
 			t.Fatalf("%s: start %s not before end %s", key, p.Start, p.End)

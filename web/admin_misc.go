@@ -10,6 +10,7 @@ import (
 
 	"podium/access"
 	"podium/audit"
+	"podium/board"
 	"podium/web/templates"
 )
 
@@ -17,6 +18,10 @@ func (s *Server) auditPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := audit.Filter{Board: c.QueryParam("board"), Actor: c.QueryParam("actor")}
 	entries, next, err := s.admin.Audit.List(ctx, f, c.QueryParam("before"), 50)
+	if errors.Is(err, audit.ErrBadCursor) {
+		return badRequest("before must be an audit entry id like 1767225600000-0, as the “Older changes” link gives.",
+			templates.Link{Label: "Audit log", Href: "/admin/audit"})
+	}
 	if err != nil {
 		return err
 	}
@@ -87,8 +92,10 @@ func (s *Server) createKey(c echo.Context) error {
 	}
 	v.Name, v.Board = name, boardID
 	if boardID != "" {
-		if _, err := s.opts.Store.Board(ctx, boardID); err != nil {
+		if _, err := s.opts.Store.Board(ctx, boardID); errors.Is(err, board.ErrNotFound) {
 			v.Errors["board"] = "no such board"
+		} else if err != nil {
+			return err
 		}
 	}
 	if len(v.Errors) == 0 {

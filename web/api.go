@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,8 +72,10 @@ func apiErrorOf(err error) *apiError {
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
+		return tooLarge() // BodyLimit, by Content-Length
 	case errors.As(err, &he):
-		code := map[int]string{404: "not_found", 405: "method_not_allowed", 413: "too_large", 429: "rate_limited"}[he.Code]
+		code := map[int]string{404: "not_found", 405: "method_not_allowed", 429: "rate_limited"}[he.Code]
 		if code == "" {
 			code = strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_")
 		}
@@ -85,6 +86,10 @@ func apiErrorOf(err error) *apiError {
 		return apiErr(409, "exists", "%s", err.Error())
 	case errors.Is(err, board.ErrPeriodDisabled), errors.Is(err, board.ErrInvalidPeriod):
 		return apiErr(404, "period_not_found", "%s", reason(err))
+	case storeUnavailable(err):
+		ae := apiErr(503, "unavailable", apiStoreDown)
+		ae.retry = storeRetry
+		return ae
 	}
 	fes := board.FieldErrors(err)
 	if len(fes) > 0 {
@@ -112,7 +117,7 @@ func (s *Server) apiError(err error, c echo.Context) {
 		ae = apiErr(500, "internal", "the server could not finish this request; it has been logged")
 	}
 	if ae.retry > 0 {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(int(ae.retry.Seconds()+0.999)))
+		c.Response().Header().Set("Retry-After", retryAfter(ae.retry))
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(ae.Status)
@@ -193,21 +198,54 @@ func decodeJSON(c echo.Context, v any) error {
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		// A body with a Content-Length over the limit never gets here; a
+		// chunked one fails while read, with echo's 413 from BodyLimit's reader.
 		var mbe *http.MaxBytesError
+		var he *echo.HTTPError
 		if errors.As(err, &mbe) {
 			return apiErr(413, "too_large", "the request body is over %d bytes", mbe.Limit)
+		}
+		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
+			return tooLarge()
 		}
 		return apiErr(400, "bad_json", "the body is not valid JSON for this request: %v", err)
 	}
 	if dec.More() {
 		return apiErr(400, "bad_json", "the body holds more than one JSON value")
 	}
+	if ck, ok := v.(checker); ok {
+		return ck.check()
+	}
 	return nil
+}
+
+// checker is a request body with a rule its JSON shape cannot state and the
+// domain cannot see any more once decoded; decodeJSON applies it.
+type checker interface{ check() error }
+
+// check refuses "periods": [], which board.Normalize would quietly turn into
+// all time only, as the admin form refuses an empty choice. Leaving periods
+// out (nil) keeps the default of a new board.
+func (j *boardJSON) check() error {
+	if j.Periods != nil && len(j.Periods) == 0 {
+		const msg = "enable at least one period"
+		ae := apiErr(422, "invalid", "periods: %s (day, week, month, year, all)", msg)
+		ae.Field, ae.Fields = "periods", []fieldIssue{{Field: "periods", Message: msg}}
+		return ae
+	}
+	return nil
+}
+
+// apiBodyLimit is the largest request body the API reads (1M: 1,000,000 bytes).
+const apiBodyLimit = "1M"
+
+func tooLarge() *apiError {
+	return apiErr(413, "too_large", "the request body is over the API's limit of %sB", apiBodyLimit)
 }
 
 // apiRoutes mounts /api/v1.
 func (s *Server) apiRoutes() {
-	g := s.echo.Group("/api/v1", middleware.BodyLimit("1M"), s.limitAddr)
+	g := s.echo.Group("/api/v1", middleware.BodyLimit(apiBodyLimit), s.limitAddr)
 	g.GET("/openapi.json", s.openAPI)
 	g.GET("/boards", s.apiBoards)
 	g.GET("/boards/:board", s.apiBoard)

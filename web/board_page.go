@@ -62,9 +62,11 @@ func (s *Server) boardPage(c echo.Context) error {
 	now := s.opts.Store.Now()
 	v.Tabs = tabs(&b, p.Kind, s, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
 	if p.Kind != board.AllTime {
-		prev := p.Prev()
-		v.Prev = &templates.Link{Label: prev.Short(), Href: boardURL(b.ID, prev, false, 1, size, "")}
-		if next := p.Next(); !next.Start.After(now) {
+		// Near years 0001 and 9999 the neighbour may be a period no page can show.
+		if prev := p.Prev(); prev.InRange() {
+			v.Prev = &templates.Link{Label: prev.Short(), Href: boardURL(b.ID, prev, false, 1, size, "")}
+		}
+		if next := p.Next(); next.InRange() && !next.Start.After(now) {
 			cur := b.Current(p.Kind, now).Key == next.Key
 			v.Next = &templates.Link{Label: next.Short(), Href: boardURL(b.ID, next, cur, 1, size, "")}
 		}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -22,8 +23,11 @@ type Live interface {
 func (s *Server) liveSocket(c echo.Context) error {
 	id := c.QueryParam("board")
 	b, err := s.opts.Store.Board(c.Request().Context(), id)
-	if err != nil {
+	if errors.Is(err, board.ErrNotFound) {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("no board %q", id))
+	}
+	if err != nil {
+		return err // handleError: 503 while Redis is unreachable, before any upgrade
 	}
 	kind := c.QueryParam("period")
 	if kind == "" {

@@ -32,15 +32,18 @@ func (s *Server) securityHeaders() echo.MiddlewareFunc {
 	}
 }
 
-// requestLog writes one slog line per request.
+// requestLog writes one slog line per request. It hands a handler's error to
+// handleError itself, so the line carries the status actually sent (echo would
+// otherwise answer the error after the line is written, logged as a 200).
 func (s *Server) requestLog() echo.MiddlewareFunc {
-	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+	logged := middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		LogMethod:    true,
 		LogURI:       true,
 		LogStatus:    true,
 		LogLatency:   true,
 		LogRemoteIP:  true,
 		LogUserAgent: false,
+		HandleError:  true,
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
 			// Requests are routine: debug, so the log shows what matters
 			// (LOG_LEVEL=debug to see them). Failures are logged with their
@@ -58,4 +61,11 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 			return nil
 		},
 	})
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		h := logged(next)
+		return func(c echo.Context) error {
+			_ = h(c) // already answered by handleError; returned, it would be handled twice
+			return nil
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,8 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"podium/board"
 	"podium/internal/redistest"
@@ -239,19 +238,28 @@ func TestTiedRanksAndPeriodLinks(t *testing.T) {
 	_ = b
 }
 
-// TestServerErrorPage: when Redis is gone, pages answer 500 in the site's
-// style, say nothing internal, and log the cause.
-// silentRedis drops go-redis's own log lines (a dead server is the point here).
+// silentRedis drops go-redis's own log lines (a dead server is the point of
+// some tests).
 type silentRedis struct{}
 
 func (silentRedis) Printf(context.Context, string, ...any) {}
 
+// brokenStore reads boards with an error that is nobody's fault but ours.
+type brokenStore struct{ Store }
+
+var errBroken = errors.New("decode board definition: unexpected field \"x\"")
+
+func (brokenStore) Boards(context.Context) ([]board.Board, error) { return nil, errBroken }
+func (brokenStore) Board(_ context.Context, id string) (board.Board, error) {
+	return board.Board{}, fmt.Errorf("board %q: %w", id, errBroken)
+}
+
+// TestServerErrorPage: an unexpected failure is a 500 page in the site's
+// style that says nothing internal, and its cause is logged.
 func TestServerErrorPage(t *testing.T) {
-	redis.SetLogger(silentRedis{})
 	var logs strings.Builder
-	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-	t.Cleanup(func() { dead.Close() })
-	s := New(Options{Store: board.NewStore(dead), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	f := newFixture(t)
+	s := New(Options{Store: brokenStore{f.store}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	h := httptest.NewServer(s)
 	t.Cleanup(h.Close)
 	for _, path := range []string{"/", "/b/chess", "/embed/chess"} {
@@ -261,11 +269,11 @@ func TestServerErrorPage(t *testing.T) {
 		}
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		if res.StatusCode != 500 || !strings.Contains(string(body), "Something went wrong") || strings.Contains(string(body), "127.0.0.1:1") {
+		if res.StatusCode != 500 || !strings.Contains(string(body), "Something went wrong") || strings.Contains(string(body), "unexpected field") || res.Header.Get("Retry-After") != "" {
 			t.Fatalf("%s: %d\n%s", path, res.StatusCode, excerpt(string(body)))
 		}
 	}
-	if !strings.Contains(logs.String(), "request failed") || !strings.Contains(logs.String(), "connection refused") {
+	if !strings.Contains(logs.String(), "level=ERROR msg=\"request failed\"") || !strings.Contains(logs.String(), "unexpected field") {
 		t.Fatalf("cause not logged:\n%s", logs.String())
 	}
 }

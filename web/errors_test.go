@@ -1,0 +1,206 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"podium/board"
+)
+
+// TestPeriodYearRange: periods whose start or end falls outside years
+// 0001-9999 are refused with a 4xx that says so (their end cannot be written
+// as JSON), on the API and on every page that takes a period; the edge
+// periods themselves work and offer no link to a period beyond.
+func TestPeriodYearRange(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "edge", Title: "Edge", Periods: board.Kinds}, map[string]float64{"ann": 1})
+	const why = "within years 0001-9999"
+	api := []struct {
+		name, method, path string
+		status             int
+		says               string
+	}{
+		{"last day", "GET", "/api/v1/boards/edge/entries?period=day&at=9999-12-31", 404, why},
+		{"last week", "GET", "/api/v1/boards/edge/entries?period=week&at=9999-W52", 404, why},
+		{"last month", "GET", "/api/v1/boards/edge/entries?period=month&at=9999-12", 404, why},
+		{"last year", "GET", "/api/v1/boards/edge/entries?period=year&at=9999", 404, why},
+		{"year zero", "GET", "/api/v1/boards/edge/entries?period=day&at=0000-12-31", 404, why},
+		{"around", "GET", "/api/v1/boards/edge/members/ann/around?period=day&at=9999-12-31", 404, why},
+		{"member removal", "DELETE", "/api/v1/boards/edge/members/ann?period=day&at=9999-12-31", 404, why},
+		{"day before the last", "GET", "/api/v1/boards/edge/entries?period=day&at=9999-12-30", 200, ""},
+		{"week before the last", "GET", "/api/v1/boards/edge/entries?period=week&at=9999-W51", 200, ""},
+		{"first day", "GET", "/api/v1/boards/edge/entries?period=day&at=0001-01-01", 200, ""},
+		{"first year", "GET", "/api/v1/boards/edge/entries?period=year&at=0001", 200, ""},
+	}
+	key := f.key("ops", "")
+	for _, tc := range api {
+		t.Run("api/"+tc.name, func(t *testing.T) {
+			status, out, _ := f.call(tc.method, tc.path, key, "")
+			e, _ := out["error"].(map[string]any)
+			msg, _ := e["message"].(string)
+			if status != tc.status || !strings.Contains(msg, tc.says) {
+				t.Fatalf("%s %s: %d %v, want %d with %q", tc.method, tc.path, status, out, tc.status, tc.says)
+			}
+		})
+	}
+	pages := []struct {
+		path   string
+		status int
+		says   string
+		not    string
+	}{
+		{"/b/edge?period=day&at=9999-12-31", 404, why, ""},
+		{"/b/edge?period=week&at=9999-W52", 404, why, ""},
+		{"/b/edge?period=month&at=9999-12", 404, why, ""},
+		{"/b/edge?period=year&at=9999", 404, why, ""},
+		{"/embed/edge?period=day&at=9999-12-31", 404, why, ""},
+		{"/embed/edge?period=year&at=0000", 404, why, ""},
+		{"/b/edge/around/ann?period=week&at=9999-W52", 404, why, ""},
+		{"/b/edge?period=day&at=0001-01-01", 200, "Monday 1 January 0001", "0000-12-31"},
+		{"/b/edge?period=week&at=0001-W01", 200, "Week 1, 1–7 Jan 0001", "0000-W52"},
+		{"/b/edge?period=year&at=0001", 200, "0001", "at=0000"},
+		{"/b/edge?period=day&at=9999-12-30", 200, "Thursday 30 December 9999", "9999-12-31"},
+	}
+	for _, tc := range pages {
+		t.Run("page"+tc.path, func(t *testing.T) {
+			res, body := f.get(tc.path)
+			if res.StatusCode != tc.status || !strings.Contains(body, tc.says) {
+				t.Fatalf("GET %s: %d, want %d with %q in:\n%s", tc.path, res.StatusCode, tc.status, tc.says, excerpt(body))
+			}
+			if tc.not != "" && strings.Contains(body, tc.not) {
+				t.Fatalf("GET %s links to %s, a period no page can show", tc.path, tc.not)
+			}
+		})
+	}
+	// The live handshake checks the view like the pages do.
+	fl := &fakeLive{}
+	h := New(Options{Store: f.store, Live: fl, Logger: quietLog})
+	if rec := serve(h, httptestRequest("GET", "/live?board=edge&period=day&at=9999-12-31", nil)); rec.Code != 404 || len(fl.specs) != 0 {
+		t.Fatalf("/live at 9999-12-31: %d, %d upgrades", rec.Code, len(fl.specs))
+	}
+}
+
+// TestAuditCursor: a ?before= that is not an audit entry id is the visitor's
+// mistake: 400 with a message, not a 500 from Redis.
+func TestAuditCursor(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	a := f.adminClient()
+	if res := a.login("alice", "correct horse battery"); res.StatusCode != 303 {
+		t.Fatalf("login: %d", res.StatusCode)
+	}
+	tests := []struct {
+		before string
+		status int
+		says   string
+	}{
+		{"garbage", 400, "before must be an audit entry id"},
+		{"-1", 400, "before must be an audit entry id"},
+		{"99999999999999999999-0", 400, "before must be an audit entry id"},
+		{"1-x", 400, "before must be an audit entry id"},
+		{"1767225600000-0", 200, "Audit log"},
+		{"0-0", 200, "Audit log"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.before, func(t *testing.T) {
+			res, body := a.get("/admin/audit?before=" + url.QueryEscape(tc.before))
+			if res.StatusCode != tc.status || !strings.Contains(body, tc.says) {
+				t.Fatalf("before=%s: %d, want %d with %q in:\n%s", tc.before, res.StatusCode, tc.status, tc.says, excerpt(body))
+			}
+		})
+	}
+}
+
+// TestBoardPeriodsRequired: "periods": [] is refused with 422 naming the
+// field, on create and on update, and nothing changes; leaving periods out of
+// a new board keeps the default (all time).
+func TestBoardPeriodsRequired(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
+	key := f.key("ops", "")
+	tests := []struct {
+		name, method, path, body string
+		status                   int
+		field                    string
+		periods                  string // of the board afterwards, "" when it must not exist
+	}{
+		{"update with none", "PUT", "/api/v1/boards/chess", `{"title":"Chess","periods":[]}`, 422, "periods", "week,all"},
+		{"create with none", "POST", "/api/v1/boards", `{"id":"go","title":"Go","periods":[]}`, 422, "periods", ""},
+		{"create without the field", "POST", "/api/v1/boards", `{"id":"golf","title":"Golf"}`, 201, "", "all"},
+		{"update with one", "PUT", "/api/v1/boards/chess", `{"title":"Chess","periods":["day"]}`, 200, "", "day"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, out, _ := f.call(tc.method, tc.path, key, tc.body)
+			if status != tc.status || errField(out) != tc.field {
+				t.Fatalf("%s %s %s: %d %v, want %d field %q", tc.method, tc.path, tc.body, status, out, tc.status, tc.field)
+			}
+			if e, _ := out["error"].(map[string]any); e != nil && !strings.Contains(e["message"].(string), "at least one period") {
+				t.Fatalf("message %q", e["message"])
+			}
+			var id struct{ ID string }
+			_ = json.Unmarshal([]byte(tc.body), &id)
+			if id.ID == "" {
+				id.ID = "chess"
+			}
+			b, err := f.store.Board(t.Context(), id.ID)
+			var kinds []string
+			for _, k := range b.Periods {
+				kinds = append(kinds, string(k))
+			}
+			got := strings.Join(kinds, ",")
+			if err != nil && tc.periods != "" || got != tc.periods {
+				t.Fatalf("board %s afterwards: periods %q (%v), want %q", id.ID, got, err, tc.periods)
+			}
+		})
+	}
+}
+
+// TestAPIBodyTooLarge: a body over the limit is a 413 too_large whether it
+// says its length or comes chunked (when BodyLimit only notices while the
+// handler reads), and nothing is written.
+func TestAPIBodyTooLarge(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	key := f.key("ops", "")
+	big := `{"id":"big","title":"` + strings.Repeat("a", 1_100_000) + `"}`
+	for _, tc := range []struct {
+		name    string
+		chunked bool
+	}{{"content-length", false}, {"chunked", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var body io.Reader = strings.NewReader(big)
+			if tc.chunked {
+				body = io.MultiReader(body) // hides the length: the client sends it chunked
+			}
+			req, _ := http.NewRequest("POST", f.api.URL+"/api/v1/boards", body)
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			if known := req.ContentLength > 0; known == tc.chunked {
+				t.Fatalf("content length %d", req.ContentLength)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var out map[string]any
+			if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+				t.Fatal(err)
+			}
+			e, _ := out["error"].(map[string]any)
+			if res.StatusCode != 413 || errCode(out) != "too_large" || !strings.Contains(e["message"].(string), "limit of 1MB") {
+				t.Fatalf("%s: %d %v", tc.name, res.StatusCode, out)
+			}
+			if _, err := f.store.Board(t.Context(), "big"); !errors.Is(err, board.ErrNotFound) {
+				t.Fatalf("a refused body wrote a board: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,60 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/redis/go-redis/v9"
+)
+
+// While Redis cannot be reached, pages, the API and /live answer 503 and ask
+// clients to come back after storeRetry; /readyz tells the load balancer.
+const (
+	storeRetry       = 5 * time.Second
+	storeDownTitle   = "Temporarily unavailable"
+	storeDownMessage = "The data store (Redis) is unavailable right now, so this cannot be shown. Try again in a few seconds."
+	apiStoreDown     = "the data store (Redis) is unavailable; retry in a few seconds"
+)
+
+// statusClientClosed is what the request log records for a client that left
+// before its answer (nginx's 499); nobody receives it.
+const statusClientClosed = 499
+
+// storeUnavailable reports whether err says the data store could not be
+// reached, rather than that it refused or that we have a bug: a connection
+// refused, reset or closed (go-redis passes io.EOF on), a dial or reply
+// timeout, or no pooled connection in time. Every error path asks it:
+// handleError for pages and /live, apiErrorOf for the API.
+func storeUnavailable(err error) bool {
+	var ne net.Error // *net.OpError, *net.DNSError, syscall.Errno, i/o timeouts
+	switch {
+	case err == nil, errors.Is(err, context.Canceled): // a client that left: see clientGone
+		return false
+	case errors.As(err, &ne),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrPoolExhausted), errors.Is(err, redis.ErrClosed):
+		return true
+	}
+	return false
+}
+
+// clientGone reports whether err only says that the client went away (closed
+// the tab, lost the network): the request's context was canceled, or the
+// answer could not be written. That is normal, not worth more than a debug line.
+func clientGone(c echo.Context, err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return true
+	}
+	broken := errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed)
+	return broken && (c.Response().Committed || c.Request().Context().Err() != nil)
+}
+
+func retryAfter(d time.Duration) string { return strconv.Itoa(int(d.Seconds() + 0.999)) }
