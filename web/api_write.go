@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,9 +84,6 @@ func decodeScores(body io.Reader, header string, fm board.Format) (subs []board.
 	return []board.Submission{sub}, "", false, nil
 }
 
-// maxBody is the API's request body limit (the BodyLimit middleware's "1M").
-const maxBody = 1 << 20
-
 // readBody reads a whole request body, which the API's body limit bounds.
 // Over the limit is 413 whether the body came with a length or chunked (the
 // limit then shows up as an *echo.HTTPError from Read). Invalid UTF-8 is
@@ -96,11 +94,8 @@ func readBody(body io.Reader) ([]byte, error) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		var he *echo.HTTPError
-		switch {
-		case errors.As(err, &mbe):
-			return nil, apiErr(413, "too_large", "the request body is over %d bytes", mbe.Limit)
-		case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
-			return nil, apiErr(413, "too_large", "the request body is over %d bytes", maxBody)
+		if errors.As(err, &mbe) || (errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge) {
+			return nil, tooLarge()
 		}
 		return nil, apiErr(400, "bad_request", "the request body could not be read: %v", err)
 	}
@@ -229,9 +224,11 @@ func placeText(b *board.Board, p board.Place) string {
 }
 
 // record writes an audit entry; a failure is logged loudly, since the change
-// itself has been made.
+// itself has been made. The change is done, so a client that hangs up now
+// must not cancel its entry: the write does not take the request's
+// cancellation.
 func (s *Server) record(c echo.Context, e audit.Entry) {
-	if err := s.admin.Audit.Record(c.Request().Context(), e); err != nil {
+	if err := s.admin.Audit.Record(context.WithoutCancel(c.Request().Context()), e); err != nil {
 		s.log.Error("AUDIT ENTRY LOST", "action", e.Action, "actor", e.Actor, "board", e.Board, "member", e.Member, "before", e.Before, "after", e.After, "error", err)
 	}
 }
@@ -318,6 +315,9 @@ func (s *Server) apiUpdateBoard(c echo.Context) error {
 	}
 	if j.Fields == nil {
 		j.Fields = toBoardJSON(&old).Fields
+	}
+	if j.Periods == nil { // left out: kept, like the options above ("periods": [] is refused)
+		j.Periods = toBoardJSON(&old).Periods
 	}
 	b, err := s.admin.Store.UpdateBoard(c.Request().Context(), j.board())
 	if err != nil {

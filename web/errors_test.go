@@ -135,6 +135,7 @@ func TestBoardPeriodsRequired(t *testing.T) {
 		{"create with none", "POST", "/api/v1/boards", `{"id":"go","title":"Go","periods":[]}`, 422, "periods", ""},
 		{"create without the field", "POST", "/api/v1/boards", `{"id":"golf","title":"Golf"}`, 201, "", "all"},
 		{"update with one", "PUT", "/api/v1/boards/chess", `{"title":"Chess","periods":["day"]}`, 200, "", "day"},
+		{"update without the field keeps them", "PUT", "/api/v1/boards/chess", `{"title":"Chess club"}`, 200, "", "day"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -42,6 +43,16 @@ func storeUnavailable(err error) bool {
 		errors.Is(err, context.DeadlineExceeded),
 		errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrPoolExhausted), errors.Is(err, redis.ErrClosed):
 		return true
+	}
+	// Redis answers but cannot serve yet: loading its data, a replica whose
+	// primary is down, a cluster without quorum or mid-resharding.
+	var re redis.Error
+	if errors.As(err, &re) {
+		for _, p := range []string{"LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "BUSY "} {
+			if strings.HasPrefix(re.Error(), p) {
+				return true
+			}
+		}
 	}
 	return false
 }

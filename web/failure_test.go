@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -272,5 +273,30 @@ func TestAdminKeyBoardCheck(t *testing.T) {
 	}
 	if keys, _ := f.admin.Keys.List(t.Context()); len(keys) != 0 {
 		t.Fatalf("a key was created: %v", keys)
+	}
+}
+
+// redisReply is a Redis error reply, as go-redis returns one.
+type redisReply string
+
+func (e redisReply) Error() string { return string(e) }
+func (redisReply) RedisError()     {}
+
+// TestStoreUnavailableKinds: replies that mean "Redis cannot serve yet" are
+// 503s too; replies that mean the request or the code is wrong are not.
+func TestStoreUnavailableKinds(t *testing.T) {
+	for reply, want := range map[string]bool{
+		"LOADING Redis is loading the dataset in memory":  true,
+		"MASTERDOWN Link with MASTER is down":             true,
+		"CLUSTERDOWN The cluster is down":                 true,
+		"TRYAGAIN Multiple keys request during rehashing": true,
+		"BUSY Redis is busy running a script":             true,
+		"ERR wrong number of arguments":                   false,
+		"WRONGTYPE Operation against a key":               false,
+		"NOSCRIPT No matching script":                     false,
+	} {
+		if got := storeUnavailable(fmt.Errorf("board: read: %w", redisReply(reply))); got != want {
+			t.Errorf("%q: unavailable %v, want %v", reply, got, want)
+		}
 	}
 }
