@@ -58,9 +58,9 @@ lint: vet
 # Short fuzzing sessions of every parser of outside input.
 fuzz: deps-test
 	$(GO) test ./board -run '^$$' -fuzz FuzzParsePeriod -fuzztime 30s
-	$(GO) test ./board -run '^$$' -fuzz FuzzCheckScore -fuzztime 30s
-	$(GO) test ./web -run '^$$' -fuzz FuzzDecodeScores -fuzztime 30s
-	$(GO) test ./web -run '^$$' -fuzz FuzzAdminForms -fuzztime 30s
+	$(GO) test ./board -run '^$$' -fuzz FuzzParseScore -fuzztime 30s
+	$(GO) test ./web/api -run '^$$' -fuzz FuzzDecodeScores -fuzztime 30s
+	$(GO) test ./web/admin -run '^$$' -fuzz FuzzAdminForms -fuzztime 30s
 
 # Benchmarks on a 1,000,000-member board next to redis-benchmark on this machine.
 bench: deps-test

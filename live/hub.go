@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/rows"
 )
 
 // Reader is what the hub needs from the board engine.
@@ -304,13 +305,13 @@ func (h *Hub) unindex(v *view) {
 }
 
 func (h *Hub) snapshot(v *view, res board.ViewResult) *Snapshot {
-	s := &Snapshot{Period: string(v.period.Kind), Key: v.period.Key, Title: v.period.Title(), Rows: []Row{}}
+	s := &Snapshot{Period: string(v.period.Kind), Key: v.period.Key, Title: v.period.Title(), Rows: []rows.Row{}}
 	if errors.Is(res.Err, board.ErrNotFound) {
 		s.Missing = true
 		return s
 	}
 	s.Total, s.Offset = res.Page.Total, res.Page.Offset
-	s.Rows = Rows(&v.board, res.Page.Entries)
+	s.Rows = rows.Of(&v.board, res.Page.Entries)
 	return s
 }
 

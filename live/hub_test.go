@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"podium/rows"
 	"strings"
 	"sync"
 	"testing"
@@ -203,12 +204,12 @@ func TestBurstIsCoalescedAndEndsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRows := Rows(b, want.Entries)
+	wantRows := rows.Of(b, want.Entries)
 	ws.until("the final state", func(s Snapshot) bool {
 		return s.Total == want.Total && len(s.Rows) == len(wantRows) && order(s) == order(Snapshot{Rows: wantRows}) && s.Rows[0].Value == wantRows[0].Value
 	})
 	for i := range wantRows {
-		if !ws.state.Rows[i].equal(wantRows[i]) {
+		if !ws.state.Rows[i].Equal(wantRows[i]) {
 			t.Fatalf("row %d: %+v, want %+v", i, ws.state.Rows[i], wantRows[i])
 		}
 	}

@@ -6,70 +6,35 @@
 package live
 
 import (
-	"slices"
-
-	"podium/board"
+	"podium/rows"
 )
-
-// Row is one line of a view, ready to display.
-type Row struct {
-	Member string   `json:"m"`
-	Name   string   `json:"n"`
-	Rank   int      `json:"r"`
-	Tied   bool     `json:"t,omitempty"`
-	Score  string   `json:"s"`
-	Value  float64  `json:"v"`
-	Fields []string `json:"f,omitempty"`
-}
-
-// Rows turns entries into display rows; a row is tied when a neighbour on the
-// same page shares its rank. Pages and live frames both use it, so they agree.
-func Rows(b *board.Board, entries []board.Entry) []Row {
-	out := make([]Row, len(entries))
-	for i, e := range entries {
-		r := Row{Member: e.Member, Name: e.Name, Rank: e.Rank, Score: b.Format.Display(e.Score), Value: e.Score}
-		if b.RankStyle != board.Ordinal {
-			r.Tied = (i > 0 && entries[i-1].Rank == e.Rank) || (i+1 < len(entries) && entries[i+1].Rank == e.Rank)
-		}
-		for _, v := range e.Fields {
-			r.Fields = append(r.Fields, board.Format{Type: board.Integer}.Display(float64(v)))
-		}
-		out[i] = r
-	}
-	return out
-}
-
-func (r Row) equal(o Row) bool {
-	return r.Member == o.Member && r.Name == o.Name && r.Rank == o.Rank && r.Tied == o.Tied &&
-		r.Score == o.Score && r.Value == o.Value && slices.Equal(r.Fields, o.Fields)
-}
 
 // Snapshot is the whole state of a view.
 type Snapshot struct {
-	Period  string `json:"period"` // kind: day, week, ...
-	Key     string `json:"key"`    // period key, "" for all time
-	Title   string `json:"title"`  // "Week 47, 16–22 Nov 2026"
-	Total   int    `json:"total"`
-	Offset  int    `json:"offset"`
-	Missing bool   `json:"missing,omitempty"` // around-me: the member has no score in this period
-	Rows    []Row  `json:"rows"`
+	Period  string     `json:"period"` // kind: day, week, ...
+	Key     string     `json:"key"`    // period key, "" for all time
+	Title   string     `json:"title"`  // "Week 47, 16–22 Nov 2026"
+	Total   int        `json:"total"`
+	Offset  int        `json:"offset"`
+	Missing bool       `json:"missing,omitempty"` // around-me: the member has no score in this period
+	Rows    []rows.Row `json:"rows"`
 }
 
 // Delta turns one snapshot into the next: the new order of members, and the
 // rows that are new or changed. Members absent from Order left the view.
 type Delta struct {
-	Total   int            `json:"total"`
-	Offset  int            `json:"offset"`
-	Missing bool           `json:"missing,omitempty"`
-	Order   []string       `json:"order"`
-	Rows    map[string]Row `json:"rows"`
+	Total   int                 `json:"total"`
+	Offset  int                 `json:"offset"`
+	Missing bool                `json:"missing,omitempty"`
+	Order   []string            `json:"order"`
+	Rows    map[string]rows.Row `json:"rows"`
 }
 
 // Diff is the delta from a to b; ok is false when nothing changed. A change of
 // period (roll-over) is not a diff: the caller sends b whole.
 func Diff(a, b *Snapshot) (d Delta, ok bool) {
-	d = Delta{Total: b.Total, Offset: b.Offset, Missing: b.Missing, Order: make([]string, len(b.Rows)), Rows: map[string]Row{}}
-	old := make(map[string]Row, len(a.Rows))
+	d = Delta{Total: b.Total, Offset: b.Offset, Missing: b.Missing, Order: make([]string, len(b.Rows)), Rows: map[string]rows.Row{}}
+	old := make(map[string]rows.Row, len(a.Rows))
 	for _, r := range a.Rows {
 		old[r.Member] = r
 	}
@@ -79,7 +44,7 @@ func Diff(a, b *Snapshot) (d Delta, ok bool) {
 		if i < len(a.Rows) && a.Rows[i].Member != r.Member {
 			changed = true
 		}
-		if o, seen := old[r.Member]; !seen || !o.equal(r) {
+		if o, seen := old[r.Member]; !seen || !o.Equal(r) {
 			d.Rows[r.Member] = r
 			changed = true
 		}
@@ -89,13 +54,13 @@ func Diff(a, b *Snapshot) (d Delta, ok bool) {
 
 // Apply is what a browser does with a delta: b's rows in b's order.
 func Apply(a *Snapshot, d Delta) Snapshot {
-	old := make(map[string]Row, len(a.Rows))
+	old := make(map[string]rows.Row, len(a.Rows))
 	for _, r := range a.Rows {
 		old[r.Member] = r
 	}
 	out := *a
 	out.Total, out.Offset, out.Missing = d.Total, d.Offset, d.Missing
-	out.Rows = make([]Row, len(d.Order))
+	out.Rows = make([]rows.Row, len(d.Order))
 	for i, m := range d.Order {
 		if r, ok := d.Rows[m]; ok {
 			out.Rows[i] = r

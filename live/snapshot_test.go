@@ -2,34 +2,35 @@ package live
 
 import (
 	"encoding/json"
+	"podium/rows"
 	"reflect"
 	"testing"
 )
 
-func rows(spec ...any) []Row {
-	var out []Row
+func rowsOf(spec ...any) []rows.Row {
+	var out []rows.Row
 	for i := 0; i+1 < len(spec); i += 2 {
-		out = append(out, Row{Member: spec[i].(string), Rank: spec[i+1].(int), Score: "x"})
+		out = append(out, rows.Row{Member: spec[i].(string), Rank: spec[i+1].(int), Score: "x"})
 	}
 	return out
 }
 
 func TestDiff(t *testing.T) {
-	base := &Snapshot{Period: "all", Total: 4, Rows: rows("a", 1, "b", 2, "c", 3, "d", 4)}
+	base := &Snapshot{Period: "all", Total: 4, Rows: rowsOf("a", 1, "b", 2, "c", 3, "d", 4)}
 	tests := []struct {
 		name    string
 		next    *Snapshot
 		changed bool
 		sent    []string // members whose rows the diff carries
 	}{
-		{"nothing", &Snapshot{Period: "all", Total: 4, Rows: rows("a", 1, "b", 2, "c", 3, "d", 4)}, false, nil},
-		{"a move", &Snapshot{Period: "all", Total: 4, Rows: rows("a", 1, "d", 2, "b", 3, "c", 4)}, true, []string{"d", "b", "c"}},
-		{"a new tie", &Snapshot{Period: "all", Total: 4, Rows: []Row{{Member: "a", Rank: 1, Score: "x"}, {Member: "b", Rank: 2, Tied: true, Score: "x"}, {Member: "c", Rank: 2, Tied: true, Score: "x"}, {Member: "d", Rank: 4, Score: "x"}}}, true, []string{"b", "c"}},
-		{"an insert", &Snapshot{Period: "all", Total: 5, Rows: rows("a", 1, "e", 2, "b", 3, "c", 4)}, true, []string{"e", "b", "c"}},
-		{"a removal", &Snapshot{Period: "all", Total: 3, Rows: rows("a", 1, "c", 2, "d", 3)}, true, []string{"c", "d"}},
-		{"only the total", &Snapshot{Period: "all", Total: 9, Rows: rows("a", 1, "b", 2, "c", 3, "d", 4)}, true, nil},
-		{"a score change in place", &Snapshot{Period: "all", Total: 4, Rows: []Row{{Member: "a", Rank: 1, Score: "y"}, {Member: "b", Rank: 2, Score: "x"}, {Member: "c", Rank: 3, Score: "x"}, {Member: "d", Rank: 4, Score: "x"}}}, true, []string{"a"}},
-		{"emptied", &Snapshot{Period: "all", Total: 0, Rows: []Row{}}, true, nil},
+		{"nothing", &Snapshot{Period: "all", Total: 4, Rows: rowsOf("a", 1, "b", 2, "c", 3, "d", 4)}, false, nil},
+		{"a move", &Snapshot{Period: "all", Total: 4, Rows: rowsOf("a", 1, "d", 2, "b", 3, "c", 4)}, true, []string{"d", "b", "c"}},
+		{"a new tie", &Snapshot{Period: "all", Total: 4, Rows: []rows.Row{{Member: "a", Rank: 1, Score: "x"}, {Member: "b", Rank: 2, Tied: true, Score: "x"}, {Member: "c", Rank: 2, Tied: true, Score: "x"}, {Member: "d", Rank: 4, Score: "x"}}}, true, []string{"b", "c"}},
+		{"an insert", &Snapshot{Period: "all", Total: 5, Rows: rowsOf("a", 1, "e", 2, "b", 3, "c", 4)}, true, []string{"e", "b", "c"}},
+		{"a removal", &Snapshot{Period: "all", Total: 3, Rows: rowsOf("a", 1, "c", 2, "d", 3)}, true, []string{"c", "d"}},
+		{"only the total", &Snapshot{Period: "all", Total: 9, Rows: rowsOf("a", 1, "b", 2, "c", 3, "d", 4)}, true, nil},
+		{"a score change in place", &Snapshot{Period: "all", Total: 4, Rows: []rows.Row{{Member: "a", Rank: 1, Score: "y"}, {Member: "b", Rank: 2, Score: "x"}, {Member: "c", Rank: 3, Score: "x"}, {Member: "d", Rank: 4, Score: "x"}}}, true, []string{"a"}},
+		{"emptied", &Snapshot{Period: "all", Total: 0, Rows: []rows.Row{}}, true, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

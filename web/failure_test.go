@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -23,6 +22,8 @@ import (
 	"podium/audit"
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/web/pages"
+	"podium/web/request"
 )
 
 // logRecorder is a slog handler that keeps every record, to check levels.
@@ -214,7 +215,7 @@ func TestRequestLogStatus(t *testing.T) {
 	cancel()
 	tests := []struct {
 		name   string
-		store  Store
+		store  pages.Store
 		path   string
 		ctx    context.Context
 		status int
@@ -223,7 +224,7 @@ func TestRequestLogStatus(t *testing.T) {
 		{"ok", f.store, "/b/chess", context.Background(), 200, slog.LevelDebug},
 		{"no board", f.store, "/b/nope", context.Background(), 404, slog.LevelDebug},
 		{"bad size", f.store, "/b/chess?size=0", context.Background(), 400, slog.LevelDebug},
-		{"client left", f.store, "/b/chess", canceled, statusClientClosed, slog.LevelDebug},
+		{"client left", f.store, "/b/chess", canceled, request.StatusClientClosed, slog.LevelDebug},
 		{"bug", brokenStore{f.store}, "/b/chess", context.Background(), 500, slog.LevelWarn},
 	}
 	for _, tc := range tests {
@@ -248,7 +249,7 @@ func TestRequestLogStatus(t *testing.T) {
 }
 
 // flakyStore lists boards but cannot read one: Redis went away in between.
-type flakyStore struct{ Store }
+type flakyStore struct{ Writer }
 
 func (flakyStore) Board(context.Context, string) (board.Board, error) {
 	return board.Board{}, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
@@ -262,7 +263,9 @@ func TestAdminKeyBoardCheck(t *testing.T) {
 	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
-	h := httptest.NewServer(New(Options{Store: flakyStore{f.store}, Admin: f.admin, Logger: quietLog}))
+	adm := *f.admin
+	adm.Store = flakyStore{f.store}
+	h := httptest.NewServer(New(Options{Store: adm.Store, Admin: &adm, Logger: quietLog}))
 	t.Cleanup(h.Close)
 	a := (&apiFixture{fixture: f.fixture, admin: f.admin, api: h}).adminClient()
 	a.login("alice", "correct horse battery")
@@ -273,30 +276,5 @@ func TestAdminKeyBoardCheck(t *testing.T) {
 	}
 	if keys, _ := f.admin.Keys.List(t.Context()); len(keys) != 0 {
 		t.Fatalf("a key was created: %v", keys)
-	}
-}
-
-// redisReply is a Redis error reply, as go-redis returns one.
-type redisReply string
-
-func (e redisReply) Error() string { return string(e) }
-func (redisReply) RedisError()     {}
-
-// TestStoreUnavailableKinds: replies that mean "Redis cannot serve yet" are
-// 503s too; replies that mean the request or the code is wrong are not.
-func TestStoreUnavailableKinds(t *testing.T) {
-	for reply, want := range map[string]bool{
-		"LOADING Redis is loading the dataset in memory":  true,
-		"MASTERDOWN Link with MASTER is down":             true,
-		"CLUSTERDOWN The cluster is down":                 true,
-		"TRYAGAIN Multiple keys request during rehashing": true,
-		"BUSY Redis is busy running a script":             true,
-		"ERR wrong number of arguments":                   false,
-		"WRONGTYPE Operation against a key":               false,
-		"NOSCRIPT No matching script":                     false,
-	} {
-		if got := storeUnavailable(fmt.Errorf("board: read: %w", redisReply(reply))); got != want {
-			t.Errorf("%q: unavailable %v, want %v", reply, got, want)
-		}
 	}
 }

@@ -1,6 +1,8 @@
-// Package web is the HTTP side of Podium: Echo routes, middleware and one
-// handler per page. Handlers read the request, call the board store and
-// render a templ component.
+// Package web assembles Podium's HTTP server: the Echo instance, the
+// middleware every response passes through, the routes of each part (the
+// public pages, the admin console, the JSON API), static files, health,
+// metrics, and the one place errors become answers. The parts live in
+// web/pages, web/admin and web/api and never import this package.
 package web
 
 import (
@@ -8,31 +10,42 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"podium/board"
+	"podium/access"
+	"podium/audit"
+	"podium/web/admin"
+	"podium/web/api"
+	"podium/web/pages"
 	"podium/web/static"
 )
 
-// Store is what the pages need from the board engine.
-type Store interface {
-	Now() time.Time
-	Boards(ctx context.Context) ([]board.Board, error)
-	Board(ctx context.Context, id string) (board.Board, error)
-	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
-	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
-	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
-	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) ([]board.Entry, bool, error)
-	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
-	ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult
+// Writer is the store the console and the API change boards with: the
+// board engine, as each part sees it.
+type Writer interface {
+	pages.Store
+	admin.Store
+	api.Store
+}
+
+// Admin enables changes: the admin console and the API's writes. It is what
+// they need besides the store: who may act, limits, and the record.
+type Admin struct {
+	Store    Writer
+	Accounts *access.Accounts
+	Sessions *access.Sessions
+	Keys     *access.Keys
+	Limiter  *access.Limiter
+	Audit    *audit.Log
+	// Requests per minute allowed per API key and per client address.
+	KeyLimit, AddrLimit int
 }
 
 // Options configure the server.
 type Options struct {
-	Store Store
+	Store pages.Store
 	// Ready reports whether Redis answers, for /readyz.
 	Ready func(ctx context.Context) error
 	// BaseURL is the public URL of the site, used in embed snippets; empty
@@ -41,7 +54,7 @@ type Options struct {
 	// EmbedOrigins may frame /embed/ pages; "*" (the default) means any.
 	EmbedOrigins []string
 	// Live streams views over WebSockets; nil serves pages without live updates.
-	Live Live
+	Live pages.Live
 	// Admin enables the admin console and the JSON API's writes; nil serves
 	// public pages and reads only.
 	Admin *Admin
@@ -55,10 +68,10 @@ type Options struct {
 
 // Server is the HTTP application.
 type Server struct {
-	echo  *echo.Echo
-	opts  Options
-	admin *Admin
-	log   *slog.Logger
+	echo *echo.Echo
+	opts Options
+	api  *api.Handler
+	log  *slog.Logger
 }
 
 // New builds the server and its routes.
@@ -72,7 +85,7 @@ func New(opts Options) *Server {
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{echo: e, opts: opts, admin: opts.Admin, log: opts.Logger}
+	s := &Server{echo: e, opts: opts, log: opts.Logger}
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = echo.ExtractIPDirect()
 	if opts.TrustProxy {
@@ -86,30 +99,21 @@ func New(opts Options) *Server {
 		Skipper: func(c echo.Context) bool { return c.Request().URL.Path == "/live" }}))
 
 	read := []string{http.MethodGet, http.MethodHead}
-	e.Match(read, "/", s.home)
-	e.Match(read, "/b/:board", s.boardPage)
-	e.Match(read, "/b/:board/around/:member", s.aroundPage)
-	e.Match(read, "/b/:board/m/:member", s.memberPage)
-	e.Match(read, "/embed/:board", s.embedPage)
 	e.Match(read, "/healthz", s.healthz)
 	e.Match(read, "/readyz", s.readyz)
 	e.Match(read, static.Prefix+"*", echo.WrapHandler(static.Handler()))
 	if opts.Live != nil {
-		e.GET("/live", s.liveSocket)
 		e.GET("/metrics", s.metrics)
 	}
-	if opts.Admin != nil {
-		if opts.Admin.KeyLimit == 0 {
-			opts.Admin.KeyLimit = 1200
-		}
-		if opts.Admin.AddrLimit == 0 {
-			opts.Admin.AddrLimit = 600
-		}
-		s.apiRoutes()
-		s.adminRoutes()
-	}
-	if s.opts.DefaultTZ == "" {
-		s.opts.DefaultTZ = "UTC"
+
+	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Logger: opts.Logger}).Routes(e)
+	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
+	if a := opts.Admin; a != nil {
+		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Limiter: a.Limiter, Audit: a.Audit,
+			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Logger: opts.Logger})
+		s.api.Routes(e)
+		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Limiter: a.Limiter,
+			Audit: a.Audit, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
 	}
 	return s
 }

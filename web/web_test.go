@@ -18,6 +18,7 @@ import (
 	"podium/board"
 	"podium/internal/redistest"
 	"podium/live"
+	"podium/web/pages"
 	"podium/web/static"
 )
 
@@ -245,7 +246,7 @@ type silentRedis struct{}
 func (silentRedis) Printf(context.Context, string, ...any) {}
 
 // brokenStore reads boards with an error that is nobody's fault but ours.
-type brokenStore struct{ Store }
+type brokenStore struct{ pages.Store }
 
 var errBroken = errors.New("decode board definition: unexpected field \"x\"")
 

@@ -33,6 +33,7 @@ import (
 	"podium/board"
 	"podium/internal/redistest"
 	"podium/live"
+	"podium/rows"
 	"podium/web"
 )
 
@@ -230,7 +231,7 @@ func runClients(url string, n int, d time.Duration) error {
 					continue
 				}
 				var probe float64
-				var list []live.Row
+				var list []rows.Row
 				if json.Unmarshal(f.Rows, &list) == nil {
 					for _, r := range list {
 						if r.Member == "probe" {
@@ -238,7 +239,7 @@ func runClients(url string, n int, d time.Duration) error {
 						}
 					}
 				} else {
-					var m map[string]live.Row
+					var m map[string]rows.Row
 					if json.Unmarshal(f.Rows, &m) == nil {
 						probe = m["probe"].Value
 					}

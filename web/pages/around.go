@@ -1,4 +1,4 @@
-package web
+package pages
 
 import (
 	"errors"
@@ -9,13 +9,14 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/web/request"
 	"podium/web/templates"
 )
 
 const defaultRadius = 5
 
 // aroundPage shows the members just above and below one member.
-func (s *Server) aroundPage(c echo.Context) error {
+func (s *Handler) aroundPage(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
@@ -24,18 +25,18 @@ func (s *Server) aroundPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	k, err := intParam(c.QueryParam("k"), "k", defaultRadius, 1, 25)
+	k, err := request.Int(c.QueryParam("k"), "k", defaultRadius, 1, 25)
 	if err != nil {
 		return err
 	}
-	member := param(c, "member")
+	member := request.Param(c, "member")
 	if err := board.CheckMember(member); err != nil {
-		return badRequest("That member id is not valid: " + reason(err))
+		return request.BadRequest("That member id is not valid: " + request.Reason(err))
 	}
 	label := p.Title()
 	pg, pos, err := s.opts.Store.Around(c.Request().Context(), &b, p, member, k)
 	if errors.Is(err, board.ErrNotFound) {
-		return notFound("Not on this board", fmt.Sprintf("“%s” has no score in %s of %s.", member, label, b.Title),
+		return request.NotFound("Not on this board", fmt.Sprintf("“%s” has no score in %s of %s.", member, label, b.Title),
 			templates.Link{Label: "Back to " + b.Title, Href: boardURL(b.ID, p, current, 1, 0, "")},
 			templates.Link{Label: "Their other periods", Href: memberURL(b.ID, member)})
 	}
@@ -59,8 +60,8 @@ func (s *Server) aroundPage(c echo.Context) error {
 	if s.opts.Live != nil {
 		v.Live.Query = liveQuery(b.ID, p, current, url.Values{"member": {member}, "radius": {strconv.Itoa(k)}})
 	}
-	v.Tabs = tabs(&b, p.Kind, s, func(x board.Period) string {
+	v.Tabs = s.tabs(&b, p.Kind, func(x board.Period) string {
 		return aroundURL(b.ID, member, x, true) + "&k=" + url.QueryEscape(fmt.Sprint(k))
 	})
-	return render(c, 200, templates.Page(me.Name+" · "+b.Title, templates.AroundPage(v)))
+	return request.Render(c, 200, templates.Page(me.Name+" · "+b.Title, templates.AroundPage(v)))
 }

@@ -1,4 +1,4 @@
-package web
+package pages
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/web/request"
 	"podium/web/templates"
 )
 
@@ -20,7 +21,7 @@ const (
 
 // boardPage shows a board in one period, a page at a time, or the members
 // whose names start with ?q=.
-func (s *Server) boardPage(c echo.Context) error {
+func (s *Handler) boardPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	b, err := s.loadBoard(c)
 	if err != nil {
@@ -30,23 +31,23 @@ func (s *Server) boardPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	size, err := intParam(c.QueryParam("size"), "size", defaultSize, 1, maxSize)
+	size, err := request.Int(c.QueryParam("size"), "size", defaultSize, 1, maxSize)
 	if err != nil {
 		return err
 	}
-	page, err := intParam(c.QueryParam("page"), "page", 1, 1, 1_000_000)
+	page, err := request.Int(c.QueryParam("page"), "page", 1, 1, 1_000_000)
 	if err != nil {
 		return err
 	}
 	q := strings.TrimSpace(c.QueryParam("q"))
 	if len(q) > board.MaxMemberLen {
-		return badRequest(fmt.Sprintf("A search may be at most %d characters.", board.MaxMemberLen))
+		return request.BadRequest(fmt.Sprintf("A search may be at most %d characters.", board.MaxMemberLen))
 	}
 	label := p.Title()
 	v := templates.BoardView{
 		Title:       b.Title,
 		ID:          b.ID,
-		Meta:        boardMeta(&b),
+		Meta:        templates.BoardMeta(&b),
 		PeriodTitle: label,
 		Query:       q,
 		Searching:   q != "",
@@ -60,7 +61,7 @@ func (s *Server) boardPage(c echo.Context) error {
 		v.Live.Query = liveQuery(b.ID, p, current, url.Values{"offset": {strconv.Itoa((page - 1) * size)}, "limit": {strconv.Itoa(size)}})
 	}
 	now := s.opts.Store.Now()
-	v.Tabs = tabs(&b, p.Kind, s, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
+	v.Tabs = s.tabs(&b, p.Kind, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
 	if p.Kind != board.AllTime {
 		// Near years 0001 and 9999 the neighbour may be a period no page can show.
 		if prev := p.Prev(); prev.InRange() {
@@ -91,7 +92,7 @@ func (s *Server) boardPage(c echo.Context) error {
 		}
 		pages := max(1, (pg.Total+size-1)/size)
 		if page > pages {
-			return notFound("Page not found", fmt.Sprintf("%s has %d %s in %s at %d a page.", b.Title, pages, plural(pages, "page", "pages"), label, size),
+			return request.NotFound("Page not found", fmt.Sprintf("%s has %d %s in %s at %d a page.", b.Title, pages, templates.Plural(pages, "page", "pages"), label, size),
 				templates.Link{Label: "First page", Href: boardURL(b.ID, p, current, 1, size, "")})
 		}
 		v.Total = pg.Total
@@ -112,12 +113,12 @@ func (s *Server) boardPage(c echo.Context) error {
 	v.Recent = activities(&b, acts, now)
 	v.EmbedHref = embedURL(b.ID, p, true, 10)
 	v.Snippet = s.snippet(c, &b, p)
-	return render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))
+	return request.Render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))
 }
 
 // snippet is the copy-paste embed code: the iframe, and a listener that sizes
 // it from the height the widget reports.
-func (s *Server) snippet(c echo.Context, b *board.Board, p board.Period) string {
+func (s *Handler) snippet(c echo.Context, b *board.Board, p board.Period) string {
 	base := s.baseURL(c)
 	src := base + embedURL(b.ID, p, true, 10)
 	return fmt.Sprintf(`<iframe src="%s" title="%s" data-podium style="width:100%%;max-width:480px;border:0;height:480px" loading="lazy"></iframe>
@@ -132,16 +133,9 @@ addEventListener("message", function (e) {
 }
 
 // baseURL is the configured public URL, or this request's scheme and host.
-func (s *Server) baseURL(c echo.Context) string {
+func (s *Handler) baseURL(c echo.Context) string {
 	if s.opts.BaseURL != "" {
 		return s.opts.BaseURL
 	}
 	return c.Scheme() + "://" + c.Request().Host
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

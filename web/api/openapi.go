@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	_ "embed"
@@ -12,6 +12,6 @@ var openAPIDoc []byte
 
 // openAPI serves the API's OpenAPI 3 document; a test checks it against the
 // routes.
-func (s *Server) openAPI(c echo.Context) error {
+func (s *Handler) openAPI(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/json", openAPIDoc)
 }

@@ -1,8 +1,6 @@
-package web
+package pages
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"net/url"
 	"strconv"
 
@@ -56,18 +54,6 @@ func embedURL(id string, p board.Period, current bool, limit int) string {
 	return "/embed/" + url.PathEscape(id) + "?" + periodQuery(p, current) + "&limit=" + strconv.Itoa(limit)
 }
 
-// intParam reads an optional positive integer query parameter within [lo, hi].
-func intParam(raw, name string, def, lo, hi int) (int, error) {
-	if raw == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < lo || n > hi {
-		return 0, badRequest(name + " must be a whole number from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi) + ".")
-	}
-	return n, nil
-}
-
 // liveQuery is the /live query string of a view.
 func liveQuery(id string, p board.Period, current bool, extra url.Values) string {
 	v := periodValues(p, current)
@@ -76,14 +62,4 @@ func liveQuery(id string, p board.Period, current bool, extra url.Values) string
 		v[k] = vals
 	}
 	return v.Encode()
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
-func randomHex() string {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		panic(err)
-	}
-	return hex.EncodeToString(b)
 }

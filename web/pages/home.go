@@ -1,4 +1,4 @@
-package web
+package pages
 
 import (
 	"net/url"
@@ -6,11 +6,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/web/request"
 	"podium/web/templates"
 )
 
 // home lists every board with the top three of its default period.
-func (s *Server) home(c echo.Context) error {
+func (s *Handler) home(c echo.Context) error {
 	ctx := c.Request().Context()
 	boards, err := s.opts.Store.Boards(ctx)
 	if err != nil {
@@ -32,9 +33,9 @@ func (s *Server) home(c echo.Context) error {
 			Title:  b.Title,
 			Href:   "/b/" + url.PathEscape(b.ID),
 			Period: templates.TabLabel(p.Kind),
-			Meta:   boardMeta(b),
+			Meta:   templates.BoardMeta(b),
 			Rows:   tableOf(b, top.Page.Entries, "", "").Rows,
 		})
 	}
-	return render(c, 200, templates.Page("Leaderboards", templates.Home(cards)))
+	return request.Render(c, 200, templates.Page("Leaderboards", templates.Home(cards)))
 }

@@ -1,4 +1,4 @@
-package web
+package admin
 
 import (
 	"errors"
@@ -11,13 +11,14 @@ import (
 
 	"podium/audit"
 	"podium/board"
+	"podium/web/request"
 	"podium/web/templates"
 )
 
 // manageView is the board's admin page: the member's current standing, and
 // the forms that change scores, each with its own values and errors.
-func (s *Server) manageView(c echo.Context, b *board.Board, member string) (templates.ManageView, error) {
-	v := templates.ManageView{Nav: s.nav(c, "boards"), ID: b.ID, Title: b.Title, Meta: boardMeta(b),
+func (s *Handler) manageView(c echo.Context, b *board.Board, member string) (templates.ManageView, error) {
+	v := templates.ManageView{Nav: s.nav(c, "boards"), ID: b.ID, Title: b.Title, Meta: templates.BoardMeta(b),
 		Public: "/b/" + url.PathEscape(b.ID), Member: member, Errors: map[string]string{}, Values: map[string]string{"op": "incr"}}
 	now := s.opts.Store.Now()
 	v.Periods = append(v.Periods, templates.Link{Label: "Every period", Href: "all"})
@@ -30,7 +31,7 @@ func (s *Server) manageView(c echo.Context, b *board.Board, member string) (temp
 		return v, nil
 	}
 	if err := board.CheckMember(member); err != nil {
-		v.Errors["lookup"] = reason(err)
+		v.Errors["lookup"] = request.Reason(err)
 		return v, nil
 	}
 	sts, err := s.opts.Store.Member(c.Request().Context(), b, member)
@@ -52,7 +53,7 @@ func (s *Server) manageView(c echo.Context, b *board.Board, member string) (temp
 	return v, nil
 }
 
-func (s *Server) manageBoard(c echo.Context) error {
+func (s *Handler) manageBoard(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
@@ -61,11 +62,11 @@ func (s *Server) manageBoard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, 200, templates.AdminPage(b.Title, v.Nav, templates.ManageBoard(v)))
+	return request.Render(c, 200, templates.AdminPage(b.Title, v.Nav, templates.ManageBoard(v)))
 }
 
 // formFailed shows the board page again with the form's values and errors.
-func (s *Server) formFailed(c echo.Context, b *board.Board, form string, errs formErrors) error {
+func (s *Handler) formFailed(c echo.Context, b *board.Board, form string, errs formErrors) error {
 	member := strings.TrimSpace(c.FormValue("member"))
 	if board.CheckMember(member) != nil {
 		member = ""
@@ -84,7 +85,7 @@ func (s *Server) formFailed(c echo.Context, b *board.Board, form string, errs fo
 	for k, m := range errs {
 		v.Errors[k] = m
 	}
-	return render(c, http.StatusUnprocessableEntity, templates.AdminPage(b.Title, v.Nav, templates.ManageBoard(v)))
+	return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage(b.Title, v.Nav, templates.ManageBoard(v)))
 }
 
 func backTo(b *board.Board, member string) string {
@@ -95,7 +96,7 @@ func backTo(b *board.Board, member string) string {
 	return to
 }
 
-func (s *Server) adjustScore(c echo.Context) error {
+func (s *Handler) adjustScore(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
@@ -106,7 +107,7 @@ func (s *Server) adjustScore(c echo.Context) error {
 		return s.formFailed(c, &b, "score", errs)
 	}
 	sub := board.Submission{Member: f.Member, Score: f.Score, Op: board.Op(f.Op), Name: f.Name}
-	res, err := s.admin.Store.SubmitBatch(c.Request().Context(), b.ID, []board.Submission{sub}, "")
+	res, err := s.opts.Store.SubmitBatch(c.Request().Context(), b.ID, []board.Submission{sub}, "")
 	if err != nil {
 		fes := board.FieldErrors(err)
 		if len(fes) == 0 {
@@ -118,7 +119,7 @@ func (s *Server) adjustScore(c echo.Context) error {
 		}
 		return s.formFailed(c, &b, "score", formErrors{field: fes[0].Message})
 	}
-	s.audit(c, changeEntry(&b, s.actor(c), sub, res[0], f.Reason))
+	s.audit(c, audit.ScoreChange(&b, s.actor(c), sub, res[0], f.Reason))
 	msg := "Score saved."
 	if ch, ok := res[0].Change(b.DefaultPeriod); ok && ch.After.Ranked {
 		msg = fmt.Sprintf("%s now has %s (%s).", f.Member, b.Format.Display(ch.After.Score), templates.Ordinal(ch.After.Rank))
@@ -143,7 +144,7 @@ func periodChoice(b *board.Board, raw string, allowAll bool) (*board.Period, err
 	return &p, nil
 }
 
-func (s *Server) removeMember(c echo.Context) error {
+func (s *Handler) removeMember(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
@@ -151,7 +152,7 @@ func (s *Server) removeMember(c echo.Context) error {
 	member, why := strings.TrimSpace(c.FormValue("member")), strings.TrimSpace(c.FormValue("reason"))
 	errs := formErrors{}
 	if err := board.CheckMember(member); err != nil {
-		errs["member"] = reason(err)
+		errs["member"] = request.Reason(err)
 	}
 	p, perr := periodChoice(&b, c.FormValue("period"), true)
 	if perr != nil {
@@ -163,7 +164,7 @@ func (s *Server) removeMember(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "remove", errs)
 	}
-	removed, err := s.admin.Store.RemoveMember(c.Request().Context(), b.ID, member, p)
+	removed, err := s.opts.Store.RemoveMember(c.Request().Context(), b.ID, member, p)
 	if err != nil {
 		return err
 	}
@@ -174,10 +175,10 @@ func (s *Server) removeMember(c echo.Context) error {
 		s.audit(c, audit.Entry{Action: "member.remove", Board: b.ID, Member: member, Period: r.Period.String(),
 			Before: b.Format.Display(r.Score), After: "(removed)", Reason: why})
 	}
-	return done(c, backTo(&b, ""), fmt.Sprintf("%s removed from %d %s.", member, len(removed), plural(len(removed), "period", "periods")))
+	return done(c, backTo(&b, ""), fmt.Sprintf("%s removed from %d %s.", member, len(removed), templates.Plural(len(removed), "period", "periods")))
 }
 
-func (s *Server) resetPeriod(c echo.Context) error {
+func (s *Handler) resetPeriod(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
@@ -197,7 +198,7 @@ func (s *Server) resetPeriod(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "reset", errs)
 	}
-	n, err := s.admin.Store.ResetPeriod(c.Request().Context(), b.ID, *p)
+	n, err := s.opts.Store.ResetPeriod(c.Request().Context(), b.ID, *p)
 	if err != nil {
 		return err
 	}
@@ -205,7 +206,7 @@ func (s *Server) resetPeriod(c echo.Context) error {
 	return done(c, backTo(&b, ""), fmt.Sprintf("%s emptied (%d members).", p.Title(), n))
 }
 
-func (s *Server) renameMember(c echo.Context) error {
+func (s *Handler) renameMember(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
@@ -213,15 +214,15 @@ func (s *Server) renameMember(c echo.Context) error {
 	member, name := strings.TrimSpace(c.FormValue("member")), strings.TrimSpace(c.FormValue("name"))
 	errs := formErrors{}
 	if err := board.CheckMember(member); err != nil {
-		errs["member"] = reason(err)
+		errs["member"] = request.Reason(err)
 	}
 	if err := board.CheckName(name); err != nil {
-		errs["name"] = reason(err)
+		errs["name"] = request.Reason(err)
 	}
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "rename", errs)
 	}
-	prev, err := s.admin.Store.SetName(c.Request().Context(), b.ID, member, name)
+	prev, err := s.opts.Store.SetName(c.Request().Context(), b.ID, member, name)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"bytes"
@@ -8,14 +8,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"podium/audit"
 	"podium/board"
+	"podium/web/request"
 )
 
 // submissionJSON is one score on the wire. The score is kept as the text of
@@ -155,7 +154,7 @@ func toResultJSON(b *board.Board, r board.Result) resultJSON {
 }
 
 // apiSubmit takes one score or a batch; a batch is applied all or nothing.
-func (s *Server) apiSubmit(c echo.Context) error {
+func (s *Handler) apiSubmit(c echo.Context) error {
 	b, err := s.apiLoadBoard(c)
 	if err != nil {
 		return err
@@ -167,13 +166,13 @@ func (s *Server) apiSubmit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.admin.Store.SubmitBatch(c.Request().Context(), b.ID, subs, batchKey)
+	res, err := s.opts.Store.SubmitBatch(c.Request().Context(), b.ID, subs, batchKey)
 	var be *board.BatchError
 	if !batch && errors.As(err, &be) {
 		err = be.Err // a single submission's error names its own fields: "score", not "scores[0].score"
 	}
 	if errors.Is(err, board.ErrIdempotencyReused) {
-		ae := apiErr(422, "idempotency_key_reused", "%s", reason(err))
+		ae := apiErr(422, "idempotency_key_reused", "%s", request.Reason(err))
 		if be != nil && batch {
 			ae.Field = fmt.Sprintf("scores[%d].idempotency_key", be.Index)
 		} else {
@@ -187,7 +186,7 @@ func (s *Server) apiSubmit(c echo.Context) error {
 	actor := actorOfKey(keyOf(c))
 	for i, r := range res {
 		if !r.Replayed {
-			s.record(c, changeEntry(&b, actor, subs[i], r, ""))
+			s.record(c, audit.ScoreChange(&b, actor, subs[i], r, ""))
 		}
 	}
 	if !batch {
@@ -200,41 +199,18 @@ func (s *Server) apiSubmit(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"results": out})
 }
 
-// changeEntry describes a score change for the audit log, measured in the
-// board's default period.
-func changeEntry(b *board.Board, actor string, sub board.Submission, r board.Result, why string) audit.Entry {
-	e := audit.Entry{Actor: actor, Action: "score." + string(sub.Op), Board: b.ID, Member: sub.Member, Reason: why}
-	if why == "" {
-		e.Reason = fmt.Sprintf("%s %s", sub.Op, b.Format.Display(sub.Score))
-	} else {
-		e.Reason = fmt.Sprintf("%s %s: %s", sub.Op, b.Format.Display(sub.Score), why)
-	}
-	if c, ok := pickChange(b, r.Changes); ok {
-		e.Period = c.Period.String()
-		e.Before, e.After = placeText(b, c.Before), placeText(b, c.After)
-	}
-	return e
-}
-
-func placeText(b *board.Board, p board.Place) string {
-	if !p.Ranked {
-		return "(none)"
-	}
-	return b.Format.Display(p.Score) + " (rank " + strconv.Itoa(p.Rank) + ")"
-}
-
 // record writes an audit entry; a failure is logged loudly, since the change
 // itself has been made. The change is done, so a client that hangs up now
 // must not cancel its entry: the write does not take the request's
 // cancellation.
-func (s *Server) record(c echo.Context, e audit.Entry) {
-	if err := s.admin.Audit.Record(context.WithoutCancel(c.Request().Context()), e); err != nil {
+func (s *Handler) record(c echo.Context, e audit.Entry) {
+	if err := s.opts.Audit.Record(context.WithoutCancel(c.Request().Context()), e); err != nil {
 		s.log.Error("AUDIT ENTRY LOST", "action", e.Action, "actor", e.Actor, "board", e.Board, "member", e.Member, "before", e.Before, "after", e.After, "error", err)
 	}
 }
 
 // apiRemoveMember removes a member from one period (?period=&at=) or all.
-func (s *Server) apiRemoveMember(c echo.Context) error {
+func (s *Handler) apiRemoveMember(c echo.Context) error {
 	b, err := s.apiLoadBoard(c)
 	if err != nil {
 		return err
@@ -242,7 +218,7 @@ func (s *Server) apiRemoveMember(c echo.Context) error {
 	if err := scoped(c, b.ID); err != nil {
 		return err
 	}
-	member := param(c, "member")
+	member := request.Param(c, "member")
 	var p *board.Period
 	if c.QueryParam("period") != "" {
 		per, err := s.apiPeriod(c, &b)
@@ -251,7 +227,7 @@ func (s *Server) apiRemoveMember(c echo.Context) error {
 		}
 		p = &per
 	}
-	removed, err := s.admin.Store.RemoveMember(c.Request().Context(), b.ID, member, p)
+	removed, err := s.opts.Store.RemoveMember(c.Request().Context(), b.ID, member, p)
 	if err != nil {
 		return err
 	}
@@ -269,84 +245,4 @@ func (s *Server) apiRemoveMember(c echo.Context) error {
 			Period: r.Period.String(), Before: b.Format.Display(r.Score), After: "(removed)"})
 	}
 	return c.JSON(http.StatusOK, map[string]any{"member": member, "removed": out})
-}
-
-func (s *Server) apiCreateBoard(c echo.Context) error {
-	if err := allBoards(c); err != nil {
-		return err
-	}
-	var j boardJSON
-	if err := decodeJSON(c, &j); err != nil {
-		return err
-	}
-	b, err := s.admin.Store.CreateBoard(c.Request().Context(), j.board())
-	if err != nil {
-		return err
-	}
-	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.create", Board: b.ID, After: defText(&b)})
-	c.Response().Header().Set("Location", "/api/v1/boards/"+url.PathEscape(b.ID))
-	return c.JSON(http.StatusCreated, toBoardJSON(&b))
-}
-
-func (s *Server) apiUpdateBoard(c echo.Context) error {
-	if err := allBoards(c); err != nil {
-		return err
-	}
-	old, err := s.apiLoadBoard(c)
-	if err != nil {
-		return err
-	}
-	var j boardJSON
-	if err := decodeJSON(c, &j); err != nil {
-		return err
-	}
-	if j.ID != "" && j.ID != old.ID {
-		ae := apiErr(422, "invalid", "id %q in the body differs from %q in the path; a board's id cannot change", j.ID, old.ID)
-		ae.Field = "id"
-		return ae
-	}
-	j.ID = old.ID
-	// Options fixed at creation may be left out; they keep their values.
-	if j.Order == "" {
-		j.Order = string(old.Order)
-	}
-	if j.TieBreak == "" {
-		j.TieBreak = string(old.TieBreak)
-	}
-	if j.Fields == nil {
-		j.Fields = toBoardJSON(&old).Fields
-	}
-	if j.Periods == nil { // left out: kept, like the options above ("periods": [] is refused)
-		j.Periods = toBoardJSON(&old).Periods
-	}
-	b, err := s.admin.Store.UpdateBoard(c.Request().Context(), j.board())
-	if err != nil {
-		return err
-	}
-	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.update", Board: b.ID, Before: defText(&old), After: defText(&b)})
-	return c.JSON(http.StatusOK, toBoardJSON(&b))
-}
-
-func (s *Server) apiDeleteBoard(c echo.Context) error {
-	if err := allBoards(c); err != nil {
-		return err
-	}
-	b, err := s.apiLoadBoard(c)
-	if err != nil {
-		return err
-	}
-	if err := s.admin.Store.DeleteBoard(c.Request().Context(), b.ID); err != nil {
-		return err
-	}
-	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.delete", Board: b.ID, Before: defText(&b), After: "(deleted)"})
-	return c.NoContent(http.StatusNoContent)
-}
-
-// defText is a definition as compact JSON, for the audit log.
-func defText(b *board.Board) string {
-	j := toBoardJSON(b)
-	j.Created, j.Updated = nil, nil
-	var buf bytes.Buffer
-	_ = json.NewEncoder(&buf).Encode(j)
-	return string(bytes.TrimSpace(buf.Bytes()))
 }

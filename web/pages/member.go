@@ -1,4 +1,4 @@
-package web
+package pages
 
 import (
 	"fmt"
@@ -6,18 +6,19 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/web/request"
 	"podium/web/templates"
 )
 
 // memberPage shows a member's rank and score in every period of a board.
-func (s *Server) memberPage(c echo.Context) error {
+func (s *Handler) memberPage(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
 	}
-	member := param(c, "member")
+	member := request.Param(c, "member")
 	if err := board.CheckMember(member); err != nil {
-		return badRequest("That member id is not valid: " + reason(err))
+		return request.BadRequest("That member id is not valid: " + request.Reason(err))
 	}
 	sts, err := s.opts.Store.Member(c.Request().Context(), &b, member)
 	if err != nil {
@@ -41,8 +42,8 @@ func (s *Server) memberPage(c echo.Context) error {
 		v.Periods = append(v.Periods, mp)
 	}
 	if !ranked && v.Name == member {
-		return notFound("Member not found", fmt.Sprintf("“%s” has no score on %s right now.", member, b.Title),
-			templates.Link{Label: "Back to " + b.Title, Href: v.BoardHref}, homeLink)
+		return request.NotFound("Member not found", fmt.Sprintf("“%s” has no score on %s right now.", member, b.Title),
+			templates.Link{Label: "Back to " + b.Title, Href: v.BoardHref}, request.HomeLink)
 	}
-	return render(c, 200, templates.Page(v.Name+" · "+b.Title, templates.MemberPage(v)))
+	return request.Render(c, 200, templates.Page(v.Name+" · "+b.Title, templates.MemberPage(v)))
 }

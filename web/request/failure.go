@@ -1,4 +1,4 @@
-package web
+package request
 
 import (
 	"context"
@@ -15,27 +15,27 @@ import (
 )
 
 // While Redis cannot be reached, pages, the API and /live answer 503 and ask
-// clients to come back after storeRetry; /readyz tells the load balancer.
+// clients to come back after StoreRetry; /readyz tells the load balancer.
 const (
-	storeRetry       = 5 * time.Second
-	storeDownTitle   = "Temporarily unavailable"
-	storeDownMessage = "The data store (Redis) is unavailable right now, so this cannot be shown. Try again in a few seconds."
-	apiStoreDown     = "the data store (Redis) is unavailable; retry in a few seconds"
+	StoreRetry       = 5 * time.Second
+	StoreDownTitle   = "Temporarily unavailable"
+	StoreDownMessage = "The data store (Redis) is unavailable right now, so this cannot be shown. Try again in a few seconds."
+	APIStoreDown     = "the data store (Redis) is unavailable; retry in a few seconds"
 )
 
-// statusClientClosed is what the request log records for a client that left
+// StatusClientClosed is what the request log records for a client that left
 // before its answer (nginx's 499); nobody receives it.
-const statusClientClosed = 499
+const StatusClientClosed = 499
 
-// storeUnavailable reports whether err says the data store could not be
+// StoreUnavailable reports whether err says the data store could not be
 // reached, rather than that it refused or that we have a bug: a connection
 // refused, reset or closed (go-redis passes io.EOF on), a dial or reply
 // timeout, or no pooled connection in time. Every error path asks it:
-// handleError for pages and /live, apiErrorOf for the API.
-func storeUnavailable(err error) bool {
+// the HTML error handler for pages and /live, the API's for JSON.
+func StoreUnavailable(err error) bool {
 	var ne net.Error // *net.OpError, *net.DNSError, syscall.Errno, i/o timeouts
 	switch {
-	case err == nil, errors.Is(err, context.Canceled): // a client that left: see clientGone
+	case err == nil, errors.Is(err, context.Canceled): // a client that left: see ClientGone
 		return false
 	case errors.As(err, &ne),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
@@ -57,10 +57,10 @@ func storeUnavailable(err error) bool {
 	return false
 }
 
-// clientGone reports whether err only says that the client went away (closed
+// ClientGone reports whether err only says that the client went away (closed
 // the tab, lost the network): the request's context was canceled, or the
 // answer could not be written. That is normal, not worth more than a debug line.
-func clientGone(c echo.Context, err error) bool {
+func ClientGone(c echo.Context, err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return true
 	}
@@ -68,4 +68,5 @@ func clientGone(c echo.Context, err error) bool {
 	return broken && (c.Response().Committed || c.Request().Context().Err() != nil)
 }
 
-func retryAfter(d time.Duration) string { return strconv.Itoa(int(d.Seconds() + 0.999)) }
+// RetryAfter is d as a Retry-After header value: whole seconds, rounded up.
+func RetryAfter(d time.Duration) string { return strconv.Itoa(int(d.Seconds() + 0.999)) }

@@ -1,4 +1,4 @@
-package web
+package admin
 
 import (
 	"errors"
@@ -10,10 +10,11 @@ import (
 
 	"podium/audit"
 	"podium/board"
+	"podium/web/request"
 	"podium/web/templates"
 )
 
-func (s *Server) adminBoards(c echo.Context) error {
+func (s *Handler) adminBoards(c echo.Context) error {
 	bs, err := s.opts.Store.Boards(c.Request().Context())
 	if err != nil {
 		return err
@@ -21,12 +22,12 @@ func (s *Server) adminBoards(c echo.Context) error {
 	v := templates.AdminBoardsView{Nav: s.nav(c, "boards")}
 	for i := range bs {
 		b := &bs[i]
-		v.Boards = append(v.Boards, templates.AdminBoardRow{ID: b.ID, Title: b.Title, Meta: boardMeta(b), Periods: kindsOf(b), Public: "/b/" + url.PathEscape(b.ID)})
+		v.Boards = append(v.Boards, templates.AdminBoardRow{ID: b.ID, Title: b.Title, Meta: templates.BoardMeta(b), Periods: templates.Kinds(b), Public: "/b/" + url.PathEscape(b.ID)})
 	}
-	return render(c, 200, templates.AdminPage("Boards", v.Nav, templates.AdminBoards(v)))
+	return request.Render(c, 200, templates.AdminPage("Boards", v.Nav, templates.AdminBoards(v)))
 }
 
-func (s *Server) boardFormView(c echo.Context, b board.Board, editing bool, errs formErrors) templates.BoardFormView {
+func (s *Handler) boardFormView(c echo.Context, b board.Board, editing bool, errs formErrors) templates.BoardFormView {
 	v := templates.BoardFormView{Nav: s.nav(c, "boards"), Editing: editing, Errors: errs,
 		ID: b.ID, Title: b.Title, Format: string(b.Format.Type), Decimals: fmt.Sprint(b.Format.Decimals), Prefix: b.Format.Prefix,
 		Suffix: b.Format.Suffix, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod), TimeZone: b.TimeZone,
@@ -45,20 +46,20 @@ func (s *Server) boardFormView(c echo.Context, b board.Board, editing bool, errs
 	return v
 }
 
-func (s *Server) boardForm(c echo.Context) error {
+func (s *Handler) boardForm(c echo.Context) error {
 	if c.Param("board") == "" {
 		def := board.Board{TimeZone: s.opts.DefaultTZ, Periods: []board.Kind{board.Weekly, board.AllTime}}
 		def.Normalize()
 		def.DefaultPeriod = board.Weekly
 		v := s.boardFormView(c, def, false, nil)
-		return render(c, 200, templates.AdminPage("New board", v.Nav, templates.BoardForm(v)))
+		return request.Render(c, 200, templates.AdminPage("New board", v.Nav, templates.BoardForm(v)))
 	}
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
 	}
 	v := s.boardFormView(c, b, true, nil)
-	return render(c, 200, templates.AdminPage("Edit "+b.Title, v.Nav, templates.BoardForm(v)))
+	return request.Render(c, 200, templates.AdminPage("Edit "+b.Title, v.Nav, templates.BoardForm(v)))
 }
 
 // boardFormErrors merges parse errors with the definition's own checks.
@@ -75,15 +76,15 @@ func boardFormErrors(parse formErrors, err error) formErrors {
 	return errs
 }
 
-func (s *Server) createBoard(c echo.Context) error {
+func (s *Handler) createBoard(c echo.Context) error {
 	form, _ := c.FormParams()
 	b, perrs := parseBoardForm(form)
 	var err error
 	if len(perrs) == 0 {
 		var created board.Board
-		created, err = s.admin.Store.CreateBoard(c.Request().Context(), b)
+		created, err = s.opts.Store.CreateBoard(c.Request().Context(), b)
 		if err == nil {
-			s.audit(c, audit.Entry{Action: "board.create", Board: created.ID, After: defText(&created), Reason: "created in the admin console"})
+			s.audit(c, audit.Entry{Action: "board.create", Board: created.ID, After: audit.Definition(&created), Reason: "created in the admin console"})
 			return done(c, "/admin/boards/"+url.PathEscape(created.ID), "Board created.")
 		}
 		if errors.Is(err, board.ErrExists) {
@@ -96,10 +97,10 @@ func (s *Server) createBoard(c echo.Context) error {
 		err = b.Validate()
 	}
 	v := s.boardFormView(c, b, false, boardFormErrors(perrs, err))
-	return render(c, http.StatusUnprocessableEntity, templates.AdminPage("New board", v.Nav, templates.BoardForm(v)))
+	return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage("New board", v.Nav, templates.BoardForm(v)))
 }
 
-func (s *Server) updateBoard(c echo.Context) error {
+func (s *Handler) updateBoard(c echo.Context) error {
 	old, err := s.loadBoard(c)
 	if err != nil {
 		return err
@@ -109,9 +110,9 @@ func (s *Server) updateBoard(c echo.Context) error {
 	b.ID = old.ID
 	if len(perrs) == 0 {
 		var upd board.Board
-		upd, err = s.admin.Store.UpdateBoard(c.Request().Context(), b)
+		upd, err = s.opts.Store.UpdateBoard(c.Request().Context(), b)
 		if err == nil {
-			s.audit(c, audit.Entry{Action: "board.update", Board: upd.ID, Before: defText(&old), After: defText(&upd), Reason: "edited in the admin console"})
+			s.audit(c, audit.Entry{Action: "board.update", Board: upd.ID, Before: audit.Definition(&old), After: audit.Definition(&upd), Reason: "edited in the admin console"})
 			return done(c, "/admin/boards/"+url.PathEscape(upd.ID), "Board saved.")
 		}
 		if len(board.FieldErrors(err)) == 0 {
@@ -122,37 +123,37 @@ func (s *Server) updateBoard(c echo.Context) error {
 		err = b.Validate()
 	}
 	v := s.boardFormView(c, b, true, boardFormErrors(perrs, err))
-	return render(c, http.StatusUnprocessableEntity, templates.AdminPage("Edit "+old.Title, v.Nav, templates.BoardForm(v)))
+	return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage("Edit "+old.Title, v.Nav, templates.BoardForm(v)))
 }
 
 // deleteView asks to type the board's id before deleting it.
-func (s *Server) deleteView(c echo.Context, b *board.Board, errMsg, typed string) templates.ConfirmView {
+func (s *Handler) deleteView(c echo.Context, b *board.Board, errMsg, typed string) templates.ConfirmView {
 	return templates.ConfirmView{Nav: s.nav(c, "boards"), Title: "Delete " + b.Title, Action: "/admin/boards/" + url.PathEscape(b.ID) + "/delete",
 		Message: "This deletes the board and every score, name and change it holds, in every period. It cannot be undone.",
 		Expect:  b.ID, Back: "/admin/boards/" + url.PathEscape(b.ID), Button: "Delete board", Error: errMsg, Typed: typed}
 }
 
-func (s *Server) deleteBoardPage(c echo.Context) error {
+func (s *Handler) deleteBoardPage(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
 	}
 	v := s.deleteView(c, &b, "", "")
-	return render(c, 200, templates.AdminPage(v.Title, v.Nav, templates.Confirm(v)))
+	return request.Render(c, 200, templates.AdminPage(v.Title, v.Nav, templates.Confirm(v)))
 }
 
-func (s *Server) deleteBoard(c echo.Context) error {
+func (s *Handler) deleteBoard(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
 	}
 	if c.FormValue("confirm") != b.ID {
 		v := s.deleteView(c, &b, "Type "+b.ID+" exactly to confirm.", c.FormValue("confirm"))
-		return render(c, http.StatusUnprocessableEntity, templates.AdminPage(v.Title, v.Nav, templates.Confirm(v)))
+		return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage(v.Title, v.Nav, templates.Confirm(v)))
 	}
-	if err := s.admin.Store.DeleteBoard(c.Request().Context(), b.ID); err != nil {
+	if err := s.opts.Store.DeleteBoard(c.Request().Context(), b.ID); err != nil {
 		return err
 	}
-	s.audit(c, audit.Entry{Action: "board.delete", Board: b.ID, Before: defText(&b), After: "(deleted)", Reason: "deleted in the admin console"})
+	s.audit(c, audit.Entry{Action: "board.delete", Board: b.ID, Before: audit.Definition(&b), After: "(deleted)", Reason: "deleted in the admin console"})
 	return done(c, "/admin", "Board "+b.ID+" deleted.")
 }

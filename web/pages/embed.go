@@ -1,4 +1,4 @@
-package web
+package pages
 
 import (
 	"errors"
@@ -8,12 +8,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/web/request"
 	"podium/web/templates"
 )
 
 // embedPage is the iframe widget: the top of a period, or the members around
 // ?member= with that member highlighted.
-func (s *Server) embedPage(c echo.Context) error {
+func (s *Handler) embedPage(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
 		return err
@@ -22,18 +23,18 @@ func (s *Server) embedPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(c.QueryParam("limit"), "limit", 10, 1, 50)
+	limit, err := request.Int(c.QueryParam("limit"), "limit", 10, 1, 50)
 	if err != nil {
 		return err
 	}
 	theme := c.QueryParam("theme")
 	if theme != "" && theme != "light" && theme != "dark" {
-		return badRequest("theme must be light or dark (or left out to follow the reader's setting).")
+		return request.BadRequest("theme must be light or dark (or left out to follow the reader's setting).")
 	}
 	member := c.QueryParam("member")
 	if member != "" {
 		if err := board.CheckMember(member); err != nil {
-			return badRequest("That member id is not valid: " + reason(err))
+			return request.BadRequest("That member id is not valid: " + request.Reason(err))
 		}
 	}
 	ctx := c.Request().Context()
@@ -76,5 +77,5 @@ func (s *Server) embedPage(c echo.Context) error {
 		}
 		v.Live.Query = liveQuery(b.ID, p, current, extra)
 	}
-	return render(c, 200, templates.EmbedPage(b.Title, theme, b.ID, templates.Widget(v)))
+	return request.Render(c, 200, templates.EmbedPage(b.Title, theme, b.ID, templates.Widget(v)))
 }

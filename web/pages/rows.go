@@ -1,4 +1,4 @@
-package web
+package pages
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"podium/board"
-	"podium/live"
+	"podium/rows"
 	"podium/web/templates"
 )
 
@@ -17,7 +17,7 @@ func tableOf(b *board.Board, entries []board.Entry, me string, label string) tem
 	for _, f := range b.Fields {
 		t.Fields = append(t.Fields, f.Name)
 	}
-	for _, r := range live.Rows(b, entries) {
+	for _, r := range rows.Of(b, entries) {
 		t.Rows = append(t.Rows, templates.Row{
 			Rank: r.Rank, Tied: r.Tied, Member: r.Member, Name: r.Name, Score: r.Score, Fields: r.Fields,
 			Href: memberURL(b.ID, r.Member),
@@ -25,20 +25,6 @@ func tableOf(b *board.Board, entries []board.Entry, me string, label string) tem
 		})
 	}
 	return t
-}
-
-// boardMeta describes a board in a line: "Points · higher is better".
-func boardMeta(b *board.Board) string {
-	kind := map[board.FormatType]string{board.Integer: "Points", board.Decimal: "Amounts", board.Duration: "Times"}[b.Format.Type]
-	order := "higher is better"
-	if b.Order == board.LowerIsBetter {
-		order = "lower is better"
-	}
-	s := kind + " · " + order
-	if b.TimeZone != "UTC" {
-		s += " · " + b.TimeZone
-	}
-	return s
 }
 
 // activities turns recent changes into panel lines, measured in the board's
@@ -56,7 +42,7 @@ func activities(b *board.Board, acts []board.Activity, now time.Time) []template
 		case board.Set:
 			v.Delta = "set " + val
 		}
-		c, ok := pickChange(b, a.Changes)
+		c, ok := board.PrimaryChange(b, a.Changes)
 		if a.Op == board.Best {
 			v.Delta = "tried " + val
 			if ok && c.After.Ranked && c.After.Score == a.Value && (!c.Before.Ranked || c.Before.Score != a.Value) {
@@ -77,18 +63,6 @@ func activities(b *board.Board, acts []board.Activity, now time.Time) []template
 		out = append(out, v)
 	}
 	return out
-}
-
-func pickChange(b *board.Board, cs []board.Change) (board.Change, bool) {
-	for _, c := range cs {
-		if c.Period.Kind == b.DefaultPeriod {
-			return c, true
-		}
-	}
-	if len(cs) > 0 {
-		return cs[len(cs)-1], true
-	}
-	return board.Change{}, false
 }
 
 func abs(n int) int {

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -10,68 +10,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
-	"podium/live"
+	"podium/rows"
+	"podium/web/request"
 )
 
-// boardJSON is a board definition on the wire, for reads and boards as code.
-type boardJSON struct {
-	ID            string      `json:"id"`
-	Title         string      `json:"title"`
-	Format        formatJSON  `json:"format"`
-	Order         string      `json:"order"`
-	Periods       []string    `json:"periods"`
-	DefaultPeriod string      `json:"default_period,omitempty"`
-	TimeZone      string      `json:"time_zone,omitempty"`
-	TieBreak      string      `json:"tie_break,omitempty"`
-	RankStyle     string      `json:"rank_style,omitempty"`
-	Fields        []fieldJSON `json:"fields,omitempty"`
-	Cap           int         `json:"cap,omitempty"`
-	Created       *time.Time  `json:"created,omitempty"`
-	Updated       *time.Time  `json:"updated,omitempty"`
-}
-
-type formatJSON struct {
-	Type     string `json:"type"`
-	Decimals int    `json:"decimals,omitempty"`
-	Prefix   string `json:"prefix,omitempty"`
-	Suffix   string `json:"suffix,omitempty"`
-}
-
-type fieldJSON struct {
-	Name string `json:"name"`
-	Desc bool   `json:"desc,omitempty"`
-}
-
-func toBoardJSON(b *board.Board) boardJSON {
-	j := boardJSON{
-		ID: b.ID, Title: b.Title, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod),
-		TimeZone: b.TimeZone, TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Cap: b.Cap,
-		Format:  formatJSON{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
-		Periods: []string{}, Created: &b.Created, Updated: &b.Updated,
-	}
-	for _, k := range b.Periods {
-		j.Periods = append(j.Periods, string(k))
-	}
-	for _, f := range b.Fields {
-		j.Fields = append(j.Fields, fieldJSON(f))
-	}
-	return j
-}
-
-func (j boardJSON) board() board.Board {
-	b := board.Board{
-		ID: j.ID, Title: j.Title, Order: board.Order(j.Order), DefaultPeriod: board.Kind(j.DefaultPeriod),
-		TimeZone: j.TimeZone, TieBreak: board.TieBreak(j.TieBreak), RankStyle: board.RankStyle(j.RankStyle), Cap: j.Cap,
-		Format: board.Format{Type: board.FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
-	}
-	for _, k := range j.Periods {
-		b.Periods = append(b.Periods, board.Kind(k))
-	}
-	for _, f := range j.Fields {
-		b.Fields = append(b.Fields, board.Field(f))
-	}
-	return b
-}
+// boardJSON is a board definition on the wire (board.Spec), with the rules
+// its JSON shape cannot state (check).
+type boardJSON struct{ board.Spec }
 
 type periodJSON struct {
 	Kind  string     `json:"kind"`
@@ -101,60 +46,46 @@ type entryJSON struct {
 
 func entriesJSON(b *board.Board, es []board.Entry) []entryJSON {
 	out := make([]entryJSON, len(es))
-	for i, r := range live.Rows(b, es) {
+	for i, r := range rows.Of(b, es) {
 		out[i] = entryJSON{Rank: r.Rank, Member: r.Member, Name: r.Name, Score: json.Number(b.Format.Number(es[i].Score)), Shown: r.Score, Fields: es[i].Fields, Tied: r.Tied}
 	}
 	return out
 }
 
-func (s *Server) apiLoadBoard(c echo.Context) (board.Board, error) {
-	id := param(c, "board")
-	b, err := s.opts.Store.Board(c.Request().Context(), id)
-	if errors.Is(err, board.ErrNotFound) {
-		return b, apiErr(404, "board_not_found", "there is no board %q", id)
-	}
-	return b, err
+func (s *Handler) apiLoadBoard(c echo.Context) (board.Board, error) {
+	return request.Board(c.Request().Context(), s.opts.Store, request.Param(c, "board"))
 }
 
-func (s *Server) apiPeriod(c echo.Context, b *board.Board) (board.Period, error) {
-	p, err := b.ParsePeriod(c.QueryParam("period"), c.QueryParam("at"), s.opts.Store.Now())
-	if err != nil {
-		return p, apiErr(404, "period_not_found", "%s", reason(err))
-	}
-	return p, nil
+func (s *Handler) apiPeriod(c echo.Context, b *board.Board) (board.Period, error) {
+	p, _, err := request.Period(b, c.QueryParam("period"), c.QueryParam("at"), s.opts.Store.Now())
+	return p, err
 }
 
 func apiInt(c echo.Context, name string, def, lo, hi int) (int, error) {
-	n, err := intParam(c.QueryParam(name), name, def, lo, hi)
-	if err != nil {
-		ae := apiErr(400, "bad_parameter", "%s must be a whole number from %d to %d", name, lo, hi)
-		ae.Field = name
-		return 0, ae
-	}
-	return n, nil
+	return request.Int(c.QueryParam(name), name, def, lo, hi)
 }
 
-func (s *Server) apiBoards(c echo.Context) error {
+func (s *Handler) apiBoards(c echo.Context) error {
 	bs, err := s.opts.Store.Boards(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	out := make([]boardJSON, len(bs))
+	out := make([]board.Spec, len(bs))
 	for i := range bs {
-		out[i] = toBoardJSON(&bs[i])
+		out[i] = board.SpecOf(&bs[i])
 	}
 	return c.JSON(http.StatusOK, map[string]any{"boards": out})
 }
 
-func (s *Server) apiBoard(c echo.Context) error {
+func (s *Handler) apiBoard(c echo.Context) error {
 	b, err := s.apiLoadBoard(c)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toBoardJSON(&b))
+	return c.JSON(http.StatusOK, board.SpecOf(&b))
 }
 
-func (s *Server) apiEntries(c echo.Context) error {
+func (s *Handler) apiEntries(c echo.Context) error {
 	b, err := s.apiLoadBoard(c)
 	if err != nil {
 		return err
@@ -180,12 +111,12 @@ func (s *Server) apiEntries(c echo.Context) error {
 	})
 }
 
-func (s *Server) apiMember(c echo.Context) error {
+func (s *Handler) apiMember(c echo.Context) error {
 	b, err := s.apiLoadBoard(c)
 	if err != nil {
 		return err
 	}
-	member := param(c, "member")
+	member := request.Param(c, "member")
 	if err := board.CheckMember(member); err != nil {
 		return err
 	}
@@ -225,7 +156,7 @@ func (s *Server) apiMember(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-func (s *Server) apiAround(c echo.Context) error {
+func (s *Handler) apiAround(c echo.Context) error {
 	b, err := s.apiLoadBoard(c)
 	if err != nil {
 		return err
@@ -238,7 +169,7 @@ func (s *Server) apiAround(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	member := param(c, "member")
+	member := request.Param(c, "member")
 	if err := board.CheckMember(member); err != nil {
 		return err
 	}

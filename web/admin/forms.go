@@ -1,4 +1,4 @@
-package web
+package admin
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"podium/board"
+	"podium/web/request"
 )
 
 // formErrors maps a field name to the message shown beside it.
@@ -72,7 +73,7 @@ func parseScoreForm(v url.Values, fm board.Format) (scoreForm, formErrors) {
 	}
 	errs := formErrors{}
 	if err := board.CheckMember(f.Member); err != nil {
-		errs["member"] = reason(err)
+		errs["member"] = request.Reason(err)
 	}
 	if _, err := board.ParseOp(f.Op); err != nil || f.Op == "" {
 		errs["op"] = "choose set, increment, decrement or best"
@@ -82,13 +83,13 @@ func parseScoreForm(v url.Values, fm board.Format) (scoreForm, formErrors) {
 	case f.Value == "":
 		errs["value"] = "enter a number"
 	case err != nil:
-		errs["value"] = reason(err)
+		errs["value"] = request.Reason(err)
 	default:
 		f.Score = n
 	}
 	if f.Name != "" {
 		if err := board.CheckName(f.Name); err != nil {
-			errs["name"] = reason(err)
+			errs["name"] = request.Reason(err)
 		}
 	}
 	if f.Reason == "" {

@@ -1,0 +1,82 @@
+package board
+
+import "time"
+
+// Spec is a board definition as JSON: what the API reads and writes ("boards
+// as code") and what the audit log records of a definition's changes.
+type Spec struct {
+	ID            string      `json:"id"`
+	Title         string      `json:"title"`
+	Format        FormatSpec  `json:"format"`
+	Order         string      `json:"order"`
+	Periods       []string    `json:"periods"`
+	DefaultPeriod string      `json:"default_period,omitempty"`
+	TimeZone      string      `json:"time_zone,omitempty"`
+	TieBreak      string      `json:"tie_break,omitempty"`
+	RankStyle     string      `json:"rank_style,omitempty"`
+	Fields        []FieldSpec `json:"fields,omitempty"`
+	Cap           int         `json:"cap,omitempty"`
+	Created       *time.Time  `json:"created,omitempty"`
+	Updated       *time.Time  `json:"updated,omitempty"`
+}
+
+// FormatSpec is Format as JSON.
+type FormatSpec struct {
+	Type     string `json:"type"`
+	Decimals int    `json:"decimals,omitempty"`
+	Prefix   string `json:"prefix,omitempty"`
+	Suffix   string `json:"suffix,omitempty"`
+}
+
+// FieldSpec is Field as JSON.
+type FieldSpec struct {
+	Name string `json:"name"`
+	Desc bool   `json:"desc,omitempty"`
+}
+
+// SpecOf is b as JSON.
+func SpecOf(b *Board) Spec {
+	j := Spec{
+		ID: b.ID, Title: b.Title, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod),
+		TimeZone: b.TimeZone, TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Cap: b.Cap,
+		Format:  FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
+		Periods: []string{}, Created: &b.Created, Updated: &b.Updated,
+	}
+	for _, k := range b.Periods {
+		j.Periods = append(j.Periods, string(k))
+	}
+	for _, f := range b.Fields {
+		j.Fields = append(j.Fields, FieldSpec(f))
+	}
+	return j
+}
+
+// Board is the definition a Spec describes, not yet normalized or validated.
+func (j Spec) Board() Board {
+	b := Board{
+		ID: j.ID, Title: j.Title, Order: Order(j.Order), DefaultPeriod: Kind(j.DefaultPeriod),
+		TimeZone: j.TimeZone, TieBreak: TieBreak(j.TieBreak), RankStyle: RankStyle(j.RankStyle), Cap: j.Cap,
+		Format: Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
+	}
+	for _, k := range j.Periods {
+		b.Periods = append(b.Periods, Kind(k))
+	}
+	for _, f := range j.Fields {
+		b.Fields = append(b.Fields, Field(f))
+	}
+	return b
+}
+
+// PrimaryChange is the change of a result to tell people about: the one in
+// the board's default period, else the last enabled one.
+func PrimaryChange(b *Board, cs []Change) (Change, bool) {
+	for _, c := range cs {
+		if c.Period.Kind == b.DefaultPeriod {
+			return c, true
+		}
+	}
+	if len(cs) > 0 {
+		return cs[len(cs)-1], true
+	}
+	return Change{}, false
+}

@@ -1,0 +1,51 @@
+package admin
+
+import (
+	"errors"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/audit"
+	"podium/web/request"
+	"podium/web/templates"
+)
+
+func (s *Handler) auditPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	f := audit.Filter{Board: c.QueryParam("board"), Actor: c.QueryParam("actor")}
+	entries, next, err := s.opts.Audit.List(ctx, f, c.QueryParam("before"), 50)
+	if errors.Is(err, audit.ErrBadCursor) {
+		return request.BadRequest("before must be an audit entry id like 1767225600000-0, as the “Older changes” link gives.",
+			templates.Link{Label: "Audit log", Href: "/admin/audit"})
+	}
+	if err != nil {
+		return err
+	}
+	v := templates.AuditView{Nav: s.nav(c, "audit"), Board: f.Board, Actor: f.Actor}
+	for _, e := range entries {
+		v.Entries = append(v.Entries, templates.AuditRow{When: e.Time, Actor: e.Actor, Action: e.Action, Board: e.Board,
+			Member: e.Member, Period: e.Period, Before: e.Before, After: e.After, Reason: e.Reason})
+	}
+	if next != "" {
+		q := url.Values{"before": {next}}
+		if f.Board != "" {
+			q.Set("board", f.Board)
+		}
+		if f.Actor != "" {
+			q.Set("actor", f.Actor)
+		}
+		v.Next = "/admin/audit?" + q.Encode()
+	}
+	bs, err := s.opts.Store.Boards(ctx)
+	if err != nil {
+		return err
+	}
+	for _, b := range bs {
+		v.Boards = append(v.Boards, b.ID)
+	}
+	if v.Actors, err = s.opts.Audit.Actors(ctx); err != nil {
+		return err
+	}
+	return request.Render(c, 200, templates.AdminPage("Audit log", v.Nav, templates.AuditLog(v)))
+}

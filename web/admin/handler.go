@@ -1,0 +1,88 @@
+// Package admin is the console under /admin: sign-in and sessions, boards,
+// scores, the audit log, API keys and admins. Every change is written to the
+// audit log; every form carries a CSRF token and shows its errors inline.
+package admin
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/access"
+	"podium/audit"
+	"podium/board"
+	"podium/web/request"
+)
+
+// Store is what the console reads and changes in the board engine.
+type Store interface {
+	Now() time.Time
+	Boards(ctx context.Context) ([]board.Board, error)
+	Board(ctx context.Context, id string) (board.Board, error)
+	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+	CreateBoard(ctx context.Context, b board.Board) (board.Board, error)
+	UpdateBoard(ctx context.Context, b board.Board) (board.Board, error)
+	DeleteBoard(ctx context.Context, id string) error
+	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, batchKey string) ([]board.Result, error)
+	RemoveMember(ctx context.Context, boardID, member string, p *board.Period) ([]board.Removed, error)
+	ResetPeriod(ctx context.Context, boardID string, p board.Period) (int, error)
+	SetName(ctx context.Context, boardID, member, name string) (string, error)
+}
+
+// Options are the console's dependencies.
+type Options struct {
+	Store    Store
+	Accounts *access.Accounts
+	Sessions *access.Sessions
+	Keys     *access.Keys
+	Limiter  *access.Limiter
+	Audit    *audit.Log
+	// DefaultTZ is the time zone new boards start with in the form.
+	DefaultTZ string
+	// TrustProxy: TLS is read from X-Forwarded-Proto, for Secure cookies.
+	TrustProxy bool
+	Logger     *slog.Logger
+}
+
+// Handler serves the console.
+type Handler struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// New makes the console's handler.
+func New(opts Options) *Handler {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.DefaultTZ == "" {
+		opts.DefaultTZ = "UTC"
+	}
+	return &Handler{opts: opts, log: opts.Logger}
+}
+
+// loadBoard reads the board named in the path, or a 404 page naming it.
+func (s *Handler) loadBoard(c echo.Context) (board.Board, error) {
+	return request.Board(c.Request().Context(), s.opts.Store, request.Param(c, "board"))
+}
+
+// record writes an audit entry. The change is done, so a client that hangs
+// up now must not cancel its entry; a failure is logged loudly with every
+// detail of the change.
+func (s *Handler) record(c echo.Context, e audit.Entry) {
+	if err := s.opts.Audit.Record(context.WithoutCancel(c.Request().Context()), e); err != nil {
+		s.log.Error("AUDIT ENTRY LOST", "action", e.Action, "actor", e.Actor, "board", e.Board, "member", e.Member, "before", e.Before, "after", e.After, "error", err)
+	}
+}
+
+func randomHex() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}

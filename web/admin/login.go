@@ -1,0 +1,84 @@
+package admin
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/access"
+	"podium/web/request"
+	"podium/web/templates"
+)
+
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/admin") || strings.HasPrefix(next, "//") || strings.Contains(next, "\\") {
+		return "/admin"
+	}
+	return next
+}
+
+func (s *Handler) loginPage(c echo.Context) error {
+	token := randomHex()
+	s.setCookie(c, loginCookie, token, 3600)
+	return request.Render(c, 200, templates.AdminLogin(templates.LoginView{CSRF: token, Next: safeNext(c.QueryParam("next"))}))
+}
+
+func (s *Handler) login(c echo.Context) error {
+	ctx := c.Request().Context()
+	user, pass := strings.TrimSpace(strings.ToLower(c.FormValue("user"))), c.FormValue("password")
+	v := templates.LoginView{User: user, Next: safeNext(c.FormValue("next"))}
+	ck, err := c.Cookie(loginCookie)
+	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(c.FormValue("csrf"))) != 1 {
+		return request.Forbidden("Refused", "The sign-in form expired or was sent from elsewhere. Open it again.",
+			templates.Link{Label: "Sign in", Href: "/admin/login"})
+	}
+	v.CSRF = ck.Value
+	addr := c.RealIP()
+	if wait, err := s.opts.Limiter.LoginLocked(ctx, user, addr); err != nil {
+		return err
+	} else if wait > 0 {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+1)))
+		v.Error = "Too many failed attempts. Try again in " + wait.Round(time.Minute).String() + "."
+		return request.Render(c, http.StatusTooManyRequests, templates.AdminLogin(v))
+	}
+	if err := s.opts.Accounts.Verify(ctx, user, pass); err != nil {
+		if !errors.Is(err, access.ErrBadCredentials) {
+			return err
+		}
+		delay := s.opts.Limiter.LoginFailed(ctx, user, addr)
+		s.log.Warn("admin login failed", slog.String("user", user), slog.String("remote", addr))
+		select { // slow down guessing
+		case <-time.After(delay):
+		case <-ctx.Done():
+		}
+		v.Error = "Wrong user name or password."
+		return request.Render(c, http.StatusUnauthorized, templates.AdminLogin(v))
+	}
+	s.opts.Limiter.LoginSucceeded(ctx, user)
+	token, err := s.opts.Sessions.Create(ctx, user)
+	if err != nil {
+		return err
+	}
+	s.setCookie(c, sessionCookie, token, int(s.opts.Sessions.Absolute.Seconds()))
+	s.setCookie(c, loginCookie, "", -1)
+	s.log.Info("admin signed in", slog.String("user", user), slog.String("remote", addr))
+	return c.Redirect(http.StatusSeeOther, v.Next)
+}
+
+func (s *Handler) logout(c echo.Context) error {
+	if ck, err := c.Cookie(sessionCookie); err == nil {
+		if err := s.opts.Sessions.Delete(context.WithoutCancel(c.Request().Context()), ck.Value); err != nil {
+			return err
+		}
+	}
+	s.setCookie(c, sessionCookie, "", -1)
+	return c.Redirect(http.StatusSeeOther, "/admin/login?done="+url.QueryEscape("Signed out."))
+}

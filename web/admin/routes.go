@@ -1,0 +1,166 @@
+package admin
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/access"
+	"podium/audit"
+	"podium/web/request"
+	"podium/web/templates"
+)
+
+const (
+	sessionCookie = "podium_session"
+	loginCookie   = "podium_login"
+)
+
+// Routes mounts the console under /admin.
+func (s *Handler) Routes(e *echo.Echo) {
+	g := e.Group("/admin", s.adminHeaders, s.sameOrigin)
+	g.GET("/login", s.loginPage)
+	g.POST("/login", s.login)
+	a := g.Group("", s.requireSession, s.checkCSRF)
+	a.POST("/logout", s.logout)
+	a.GET("", s.adminBoards)
+	a.GET("/", s.adminBoards)
+	a.GET("/boards/new", s.boardForm)
+	a.POST("/boards/new", s.createBoard)
+	a.GET("/boards/:board/edit", s.boardForm)
+	a.POST("/boards/:board/edit", s.updateBoard)
+	a.GET("/boards/:board/delete", s.deleteBoardPage)
+	a.POST("/boards/:board/delete", s.deleteBoard)
+	a.GET("/boards/:board", s.manageBoard)
+	a.POST("/boards/:board/score", s.adjustScore)
+	a.POST("/boards/:board/remove", s.removeMember)
+	a.POST("/boards/:board/reset", s.resetPeriod)
+	a.POST("/boards/:board/rename", s.renameMember)
+	a.GET("/audit", s.auditPage)
+	a.GET("/keys", s.keysPage)
+	a.POST("/keys", s.createKey)
+	a.POST("/keys/:id/revoke", s.revokeKey)
+	a.GET("/users", s.usersPage)
+	a.POST("/users", s.addUser)
+	a.POST("/users/:user/delete", s.removeUser)
+}
+
+// adminHeaders: admin pages are never cached (and, like every page but the
+// widget, never framed).
+func (s *Handler) adminHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return next(c)
+	}
+}
+
+// sameOrigin refuses state-changing requests from other sites, by the
+// browser's own Origin and Sec-Fetch-Site headers.
+func (s *Handler) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			return next(c)
+		}
+		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+			return request.Forbidden("Refused", "This form was sent from another site.")
+		}
+		if o := r.Header.Get("Origin"); o != "" && o != "null" {
+			u, err := url.Parse(o)
+			if err != nil || !strings.EqualFold(u.Host, r.Host) {
+				return request.Forbidden("Refused", "This form was sent from another site ("+o+").")
+			}
+		}
+		return next(c)
+	}
+}
+
+func (s *Handler) secure(c echo.Context) bool {
+	return c.Request().TLS != nil || (s.opts.TrustProxy && c.Request().Header.Get("X-Forwarded-Proto") == "https")
+}
+
+func (s *Handler) setCookie(c echo.Context, name, value string, maxAge int) {
+	c.SetCookie(&http.Cookie{Name: name, Value: value, Path: "/admin", MaxAge: maxAge, HttpOnly: true,
+		Secure: s.secure(c), SameSite: http.SameSiteLaxMode})
+}
+
+func session(c echo.Context) access.Session { s, _ := c.Get("session").(access.Session); return s }
+
+// requireSession lets signed-in admins through and sends others to log in.
+func (s *Handler) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		sess, err := s.currentSession(c)
+		if err != nil {
+			return err
+		}
+		if sess != nil {
+			c.Set("session", *sess)
+			return next(c)
+		}
+		if c.Request().Method != http.MethodGet {
+			return request.Forbidden("Signed out", "Your session has ended; sign in and send the form again.",
+				templates.Link{Label: "Sign in", Href: "/admin/login"})
+		}
+		return c.Redirect(http.StatusSeeOther, "/admin/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
+	}
+}
+
+// currentSession is the request's valid session, or nil. The session of an
+// admin who has since been removed is ended here.
+func (s *Handler) currentSession(c echo.Context) (*access.Session, error) {
+	ck, err := c.Cookie(sessionCookie)
+	if err != nil || ck.Value == "" {
+		return nil, nil
+	}
+	ctx := c.Request().Context()
+	sess, err := s.opts.Sessions.Get(ctx, ck.Value)
+	if errors.Is(err, access.ErrNoSession) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	exists, err := s.opts.Accounts.Exists(ctx, sess.User)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, s.opts.Sessions.Delete(ctx, ck.Value)
+	}
+	return &sess, nil
+}
+
+// checkCSRF requires the session's token on every state-changing form.
+func (s *Handler) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method == http.MethodPost && !session(c).CheckCSRF(c.FormValue("csrf")) {
+			return request.Forbidden("Refused", "This form is missing its security token, or it has expired. Reload the page and try again.")
+		}
+		return next(c)
+	}
+}
+
+func (s *Handler) nav(c echo.Context, active string) templates.AdminNav {
+	sess := session(c)
+	return templates.AdminNav{User: sess.User, CSRF: sess.CSRF(), Active: active, Flash: c.QueryParam("done")}
+}
+
+func (s *Handler) actor(c echo.Context) string { return "admin:" + session(c).User }
+
+// audit records a change made by the signed-in admin.
+func (s *Handler) audit(c echo.Context, e audit.Entry) {
+	e.Actor = s.actor(c)
+	s.record(c, e)
+}
+
+// done redirects after a change, with a message the next page shows.
+func done(c echo.Context, to, msg string) error {
+	sep := "?"
+	if strings.Contains(to, "?") {
+		sep = "&"
+	}
+	return c.Redirect(http.StatusSeeOther, to+sep+"done="+url.QueryEscape(msg))
+}

@@ -1,0 +1,70 @@
+package admin
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/access"
+	"podium/audit"
+	"podium/web/request"
+	"podium/web/templates"
+)
+
+func (s *Handler) usersView(c echo.Context) (templates.UsersView, error) {
+	users, err := s.opts.Accounts.List(c.Request().Context())
+	return templates.UsersView{Nav: s.nav(c, "users"), Users: users, Errors: map[string]string{}}, err
+}
+
+func (s *Handler) usersPage(c echo.Context) error {
+	v, err := s.usersView(c)
+	if err != nil {
+		return err
+	}
+	return request.Render(c, 200, templates.AdminPage("Admins", v.Nav, templates.Users(v)))
+}
+
+func (s *Handler) addUser(c echo.Context) error {
+	user, pass := strings.TrimSpace(c.FormValue("user")), c.FormValue("password")
+	v, err := s.usersView(c)
+	if err != nil {
+		return err
+	}
+	v.User = user
+	if err := access.CheckUser(user); err != nil {
+		v.Errors["user"] = "1-32 lower-case letters, digits, '.', '_' or '-'"
+	}
+	if err := access.CheckPassword(pass); err != nil {
+		v.Errors["password"] = "at least 10 characters (at most 72 bytes)"
+	}
+	if len(v.Errors) == 0 {
+		err := s.opts.Accounts.Create(c.Request().Context(), user, pass)
+		if errors.Is(err, access.ErrExists) {
+			v.Errors["user"] = "that admin exists"
+		} else if err != nil {
+			return err
+		} else {
+			s.audit(c, audit.Entry{Action: "admin.create", After: user})
+			return done(c, "/admin/users", "Admin "+user+" added.")
+		}
+	}
+	return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage("Admins", v.Nav, templates.Users(v)))
+}
+
+func (s *Handler) removeUser(c echo.Context) error {
+	user := c.Param("user")
+	err := s.opts.Accounts.Delete(c.Request().Context(), user)
+	switch {
+	case errors.Is(err, access.ErrLastAdmin):
+		return &request.Problem{Status: http.StatusConflict, Code: "conflict", Title: "Not removed", Message: "The last admin cannot be removed; add another first.",
+			Links: []templates.Link{{Label: "Admins", Href: "/admin/users"}}}
+	case errors.Is(err, access.ErrNotFound):
+		return request.NotFound("Admin not found", "There is no admin "+user+".", templates.Link{Label: "Admins", Href: "/admin/users"})
+	case err != nil:
+		return err
+	}
+	s.audit(c, audit.Entry{Action: "admin.remove", Before: user, After: "(removed)"})
+	return done(c, "/admin/users", "Admin "+user+" removed.")
+}

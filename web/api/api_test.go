@@ -1,0 +1,80 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/board"
+)
+
+// TestOpenAPIMatchesRoutes: every API route is documented with its method,
+// and every documented operation is a route.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	e := echo.New()
+	New(Options{}).Routes(e)
+	var routes []string
+	for _, r := range e.Routes() {
+		if !strings.HasPrefix(r.Path, "/api/v1/") || strings.HasSuffix(r.Path, "/*") {
+			continue
+		}
+		path := regexp.MustCompile(`:(\w+)`).ReplaceAllString(strings.TrimPrefix(r.Path, "/api/v1"), "{$1}")
+		routes = append(routes, r.Method+" "+path)
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var documented []string
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			if method != "parameters" {
+				documented = append(documented, strings.ToUpper(method)+" "+path)
+			}
+		}
+	}
+	sort.Strings(routes)
+	sort.Strings(documented)
+	if !slices.Equal(slices.Compact(routes), documented) {
+		t.Fatalf("routes and document differ:\nroutes     %v\ndocumented %v", routes, documented)
+	}
+}
+
+// FuzzDecodeScores: whatever arrives, decoding never panics, and what it
+// accepts has a score for every item and at most MaxBatch items.
+func FuzzDecodeScores(f *testing.F) {
+	for _, s := range []string{`{"member":"a","score":1}`, `{"scores":[{"member":"a","score":1,"op":"set"}]}`, `{"member":"a"}`, `{"scores":[]}`, `[]`, `{"score":1e999}`, `{"member":"a","score":1,"fields":[1,2]}`, ``} {
+		f.Add(s, "")
+		f.Add(s, "key-1")
+	}
+	f.Fuzz(func(t *testing.T, body, header string) {
+		fm := board.Format{Type: board.Decimal, Decimals: 3}
+		subs, batchKey, batch, err := decodeScores(bytes.NewBufferString(body), header, fm)
+		if err != nil {
+			if apiErrorOf(err) == nil {
+				t.Fatalf("error %v has no API status", err)
+			}
+			return
+		}
+		if len(subs) == 0 || len(subs) > board.MaxBatch {
+			t.Fatalf("%d submissions accepted", len(subs))
+		}
+		for _, sub := range subs {
+			if sub.Score != math.Trunc(sub.Score) || math.Abs(sub.Score) > board.MaxExact {
+				t.Fatalf("score %v units accepted", sub.Score)
+			}
+		}
+		if !batch && (len(subs) != 1 || batchKey != "") {
+			t.Fatalf("single submission decoded as %d items, batch key %q", len(subs), batchKey)
+		}
+	})
+}

@@ -1,0 +1,61 @@
+// Package api is the JSON API v1 under /api/v1: reads for anyone, writes with
+// an API key scoped to one board or all, errors as JSON with a status that
+// fits, and the OpenAPI document that describes it (a test holds the two
+// together).
+package api
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"podium/access"
+	"podium/audit"
+	"podium/board"
+)
+
+// Store is what the API reads and changes in the board engine.
+type Store interface {
+	Now() time.Time
+	Boards(ctx context.Context) ([]board.Board, error)
+	Board(ctx context.Context, id string) (board.Board, error)
+	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
+	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
+	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+	CreateBoard(ctx context.Context, b board.Board) (board.Board, error)
+	UpdateBoard(ctx context.Context, b board.Board) (board.Board, error)
+	DeleteBoard(ctx context.Context, id string) error
+	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, batchKey string) ([]board.Result, error)
+	RemoveMember(ctx context.Context, boardID, member string, p *board.Period) ([]board.Removed, error)
+}
+
+// Options are the API's dependencies. Without Keys the API serves reads only.
+type Options struct {
+	Store   Store
+	Keys    *access.Keys
+	Limiter *access.Limiter
+	Audit   *audit.Log
+	// Requests per minute allowed per API key and per client address.
+	KeyLimit, AddrLimit int
+	Logger              *slog.Logger
+}
+
+// Handler serves the API.
+type Handler struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// New makes the API's handler.
+func New(opts Options) *Handler {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.KeyLimit == 0 {
+		opts.KeyLimit = 1200
+	}
+	if opts.AddrLimit == 0 {
+		opts.AddrLimit = 600
+	}
+	return &Handler{opts: opts, log: opts.Logger}
+}

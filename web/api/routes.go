@@ -1,0 +1,97 @@
+package api
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"podium/access"
+)
+
+func keyOf(c echo.Context) access.APIKey { k, _ := c.Get("apikey").(access.APIKey); return k }
+
+// requireKey authenticates "Authorization: Bearer <key>" and applies the
+// per-key rate limit.
+func (s *Handler) requireKey(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Request().Header.Get("Authorization")
+		secret, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok || secret == "" {
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="podium"`)
+			return apiErr(401, "unauthorized", "send an API key as Authorization: Bearer <key>")
+		}
+		key, err := s.opts.Keys.Authenticate(c.Request().Context(), strings.TrimSpace(secret))
+		if errors.Is(err, access.ErrBadKey) {
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="podium", error="invalid_token"`)
+			return apiErr(401, "unauthorized", "that API key is not valid (revoked or mistyped)")
+		}
+		if err != nil {
+			return err
+		}
+		okRate, retry, err := s.opts.Limiter.Allow(c.Request().Context(), "key:"+key.ID, s.opts.KeyLimit)
+		if err != nil {
+			return err
+		}
+		if !okRate {
+			ae := apiErr(429, "rate_limited", "this API key is over %d requests a minute; retry after %ds", s.opts.KeyLimit, int(retry.Seconds()+0.999))
+			ae.retry = retry
+			return ae
+		}
+		c.Set("apikey", key)
+		return next(c)
+	}
+}
+
+// limitAddr applies the per-client-address rate limit to every API request.
+func (s *Handler) limitAddr(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ok, retry, err := s.opts.Limiter.Allow(c.Request().Context(), "addr:"+c.RealIP(), s.opts.AddrLimit)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			ae := apiErr(429, "rate_limited", "too many requests from %s: over %d a minute; retry after %ds", c.RealIP(), s.opts.AddrLimit, int(retry.Seconds()+0.999))
+			ae.retry = retry
+			return ae
+		}
+		return next(c)
+	}
+}
+
+// scoped refuses a key that may not write to the board in the path.
+func scoped(c echo.Context, boardID string) error {
+	if k := keyOf(c); !k.Allows(boardID) {
+		return apiErr(403, "forbidden", "API key %q may write only to board %q", k.Name, k.Board)
+	}
+	return nil
+}
+
+func allBoards(c echo.Context) error {
+	if k := keyOf(c); !k.AllBoards() {
+		return apiErr(403, "forbidden", "API key %q is scoped to board %q; managing boards needs a key for all boards", k.Name, k.Board)
+	}
+	return nil
+}
+
+func actorOfKey(k access.APIKey) string { return "key:" + k.Name + " (" + k.ID + ")" }
+
+// Routes mounts the API under /api/v1.
+func (s *Handler) Routes(e *echo.Echo) {
+	g := e.Group("/api/v1", middleware.BodyLimit(apiBodyLimit), s.limitAddr)
+	g.GET("/openapi.json", s.openAPI)
+	g.GET("/boards", s.apiBoards)
+	g.GET("/boards/:board", s.apiBoard)
+	g.GET("/boards/:board/entries", s.apiEntries)
+	g.GET("/boards/:board/members/:member", s.apiMember)
+	g.GET("/boards/:board/members/:member/around", s.apiAround)
+	g.POST("/boards/:board/scores", s.apiSubmit, s.requireKey)
+	g.DELETE("/boards/:board/members/:member", s.apiRemoveMember, s.requireKey)
+	g.POST("/boards", s.apiCreateBoard, s.requireKey)
+	g.PUT("/boards/:board", s.apiUpdateBoard, s.requireKey)
+	g.DELETE("/boards/:board", s.apiDeleteBoard, s.requireKey)
+	g.Any("/*", func(c echo.Context) error {
+		return apiErr(404, "not_found", "no API route %s %s", c.Request().Method, c.Request().URL.Path)
+	})
+}

@@ -1,0 +1,54 @@
+package pages
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/board"
+	"podium/live"
+	"podium/web/request"
+)
+
+// liveSocket upgrades to a WebSocket streaming one view: a page of a period
+// (offset, limit) or the members around one (member, radius). It checks the
+// query like the pages do, so a bad one gets a 4xx before any upgrade.
+func (s *Handler) liveSocket(c echo.Context) error {
+	id := c.QueryParam("board")
+	b, err := s.opts.Store.Board(c.Request().Context(), id)
+	if errors.Is(err, board.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("no board %q", id))
+	}
+	if err != nil {
+		return err // handleError: 503 while Redis is unreachable, before any upgrade
+	}
+	kind := c.QueryParam("period")
+	if kind == "" {
+		kind = string(b.DefaultPeriod)
+	}
+	at := c.QueryParam("at")
+	if _, err := b.ParsePeriod(kind, at, s.opts.Store.Now()); err != nil {
+		return echo.NewHTTPError(http.StatusNotFound, err.Error())
+	}
+	spec := live.Spec{Board: b.ID, Kind: board.Kind(kind), Key: at}
+	if member := c.QueryParam("member"); member != "" {
+		if err := board.CheckMember(member); err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+		}
+		spec.Member = member
+		if spec.Radius, err = request.Int(c.QueryParam("radius"), "radius", defaultRadius, 0, board.MaxAround); err != nil {
+			return err
+		}
+	} else {
+		if spec.Offset, err = request.Int(c.QueryParam("offset"), "offset", 0, 0, 10_000_000); err != nil {
+			return err
+		}
+		if spec.Limit, err = request.Int(c.QueryParam("limit"), "limit", defaultSize, 1, maxSize); err != nil {
+			return err
+		}
+	}
+	s.opts.Live.Serve(c.Response(), c.Request(), spec, s.opts.EmbedOrigins)
+	return nil
+}

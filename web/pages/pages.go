@@ -1,0 +1,101 @@
+// Package pages is the public side of Podium: the list of boards, a board in
+// a period, around-me, a member's page, the embeddable widget, and the
+// handshake of the live WebSocket. Pages work without JavaScript; live.js adds
+// updates. Handlers read the request, call the store, render a component.
+package pages
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/board"
+	"podium/live"
+	"podium/web/request"
+	"podium/web/templates"
+)
+
+// Store is what the pages read from the board engine.
+type Store interface {
+	Now() time.Time
+	Boards(ctx context.Context) ([]board.Board, error)
+	Board(ctx context.Context, id string) (board.Board, error)
+	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
+	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
+	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) ([]board.Entry, bool, error)
+	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
+	ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult
+}
+
+// Live is what the pages need from the live hub.
+type Live interface {
+	Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string)
+	Stats() live.Stats
+}
+
+// Options configure the pages.
+type Options struct {
+	Store Store
+	// Live streams views over WebSockets; nil serves pages without live updates.
+	Live Live
+	// BaseURL is the public URL of the site, used in embed snippets; empty
+	// means the scheme and host of each request.
+	BaseURL string
+	// EmbedOrigins may frame /embed/ pages and open their live socket.
+	EmbedOrigins []string
+	Logger       *slog.Logger
+}
+
+// Handler serves the public pages.
+type Handler struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// New makes the pages' handler.
+func New(opts Options) *Handler {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	return &Handler{opts: opts, log: opts.Logger}
+}
+
+// Routes mounts the public pages.
+func (s *Handler) Routes(e *echo.Echo) {
+	read := []string{http.MethodGet, http.MethodHead}
+	e.Match(read, "/", s.home)
+	e.Match(read, "/b/:board", s.boardPage)
+	e.Match(read, "/b/:board/around/:member", s.aroundPage)
+	e.Match(read, "/b/:board/m/:member", s.memberPage)
+	e.Match(read, "/embed/:board", s.embedPage)
+	if s.opts.Live != nil {
+		e.GET("/live", s.liveSocket)
+	}
+}
+
+// loadBoard reads the board named in the path, or a 404 page naming it.
+func (s *Handler) loadBoard(c echo.Context) (board.Board, error) {
+	return request.Board(c.Request().Context(), s.opts.Store, request.Param(c, "board"))
+}
+
+// periodOf reads ?period= and ?at= for a board, or a 404 page that says
+// what was wrong and links to the board's current period.
+func (s *Handler) periodOf(c echo.Context, b *board.Board) (board.Period, bool, error) {
+	return request.Period(b, c.QueryParam("period"), c.QueryParam("at"), s.opts.Store.Now())
+}
+
+// tabs links every enabled period kind in its current period.
+func (s *Handler) tabs(b *board.Board, active board.Kind, link func(p board.Period) string) []templates.Link {
+	now := s.opts.Store.Now()
+	out := make([]templates.Link, 0, len(b.Periods))
+	for _, k := range b.Periods {
+		out = append(out, templates.Link{Label: templates.TabLabel(k), Href: link(b.Current(k, now)), Current: k == active})
+	}
+	return out
+}
