@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -60,6 +61,16 @@ func (h *Hub) writeLoop(ctx context.Context, c *client) error {
 // (full origins such as https://blog.example.com); "*" allows any.
 func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins []string) {
 	opts := &websocket.AcceptOptions{}
+	if r.Header.Get("Origin") == "null" {
+		// Sandboxed frames and local files send "null": no site anyone can
+		// name, so "*" does not cover it; an operator may list "null".
+		if !slices.Contains(origins, "null") {
+			h.log.Info("live: refused websocket from Origin null")
+			http.Error(w, "live: a page without an origin (Origin: null) may not connect; list null in EMBED_ORIGINS to allow it", http.StatusForbidden)
+			return
+		}
+		opts.InsecureSkipVerify = true
+	}
 	for _, o := range origins {
 		if o == "*" {
 			opts.InsecureSkipVerify = true // public, read-only data: any site may read it

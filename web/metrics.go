@@ -1,14 +1,40 @@
 package web
 
 import (
+	"crypto/subtle"
 	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 )
 
+// MetricsHandler serves the metrics alone, for a listener of their own
+// (METRICS_ADDR) that only the monitoring network reaches.
+func (s *Server) MetricsHandler() http.Handler {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.GET("/metrics", s.metrics)
+	return e
+}
+
+// requireMetricsToken guards /metrics on the public address: it reveals
+// traffic, so it answers only "Authorization: Bearer <MetricsToken>".
+func (s *Server) requireMetricsToken(next echo.HandlerFunc) echo.HandlerFunc {
+	want := []byte("Bearer " + s.opts.MetricsToken)
+	return func(c echo.Context) error {
+		if subtle.ConstantTimeCompare([]byte(c.Request().Header.Get("Authorization")), want) != 1 {
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+			return echo.NewHTTPError(http.StatusUnauthorized, "send the metrics token as Authorization: Bearer <token>")
+		}
+		return next(c)
+	}
+}
+
 // metrics exposes the hub's counters in the Prometheus text format.
 func (s *Server) metrics(c echo.Context) error {
+	if s.opts.Live == nil {
+		return c.String(http.StatusOK, "")
+	}
 	st := s.opts.Live.Stats()
 	polling := 0
 	if st.Polling {

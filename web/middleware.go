@@ -20,6 +20,11 @@ func (s *Server) securityHeaders() echo.MiddlewareFunc {
 			h.Set("X-Content-Type-Options", "nosniff")
 			h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 			h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
+			if s.overTLS(c) {
+				// Only over HTTPS: sent over plain HTTP it would be ignored at
+				// best, and a proxy's word counts only when it is trusted.
+				h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+			}
 			if strings.HasPrefix(c.Request().URL.Path, "/embed/") {
 				h.Set("Content-Security-Policy", base+ancestors)
 			} else {
@@ -68,4 +73,11 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 			return nil
 		}
 	}
+}
+
+// overTLS reports whether the client reached us over HTTPS: directly, or,
+// with TrustProxy, through a proxy that says so in X-Forwarded-Proto.
+func (s *Server) overTLS(c echo.Context) bool {
+	r := c.Request()
+	return r.TLS != nil || (s.opts.TrustProxy && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https"))
 }

@@ -63,7 +63,11 @@ type Options struct {
 	// TrustProxy takes the client address from X-Forwarded-For and TLS from
 	// X-Forwarded-Proto; leave it off unless a proxy you run sets them.
 	TrustProxy bool
-	Logger     *slog.Logger
+	// MetricsToken, when set, serves /metrics on this server to requests
+	// that carry it as a bearer token; otherwise /metrics is only on the
+	// handler MetricsHandler returns, for a listener of its own.
+	MetricsToken string
+	Logger       *slog.Logger
 }
 
 // Server is the HTTP application.
@@ -102,8 +106,8 @@ func New(opts Options) *Server {
 	e.Match(read, "/healthz", s.healthz)
 	e.Match(read, "/readyz", s.readyz)
 	e.Match(read, static.Prefix+"*", echo.WrapHandler(static.Handler()))
-	if opts.Live != nil {
-		e.GET("/metrics", s.metrics)
+	if opts.MetricsToken != "" {
+		e.GET("/metrics", s.metrics, s.requireMetricsToken)
 	}
 
 	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Logger: opts.Logger}).Routes(e)

@@ -291,7 +291,7 @@ func (f *fakeLive) Stats() live.Stats { return live.Stats{Clients: 3, Frames: 42
 func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 	f := newFixture(t)
 	fl := &fakeLive{}
-	s := New(Options{Store: f.store, Live: fl, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s := New(Options{Store: f.store, Live: fl, MetricsToken: "s3cret", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	h := httptest.NewServer(s)
 	t.Cleanup(h.Close)
 	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 1})
@@ -324,12 +324,30 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 	if !reflect.DeepEqual(fl.specs, want) {
 		t.Fatalf("specs %+v", fl.specs)
 	}
-	res, err := http.Get(h.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	// Metrics reveal traffic: on the public address only with the token.
+	for _, auth := range []string{"", "Bearer wrong", "s3cret"} {
+		req, _ := http.NewRequest("GET", h.URL+"/metrics", nil)
+		req.Header.Set("Authorization", auth)
+		if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 401 {
+			t.Fatalf("metrics with %q: %v %v", auth, res.StatusCode, err)
+		}
+	}
+	req, _ := http.NewRequest("GET", h.URL+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer s3cret")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("metrics with the token: %v %v", res.StatusCode, err)
 	}
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
+	own := httptest.NewRecorder()
+	s.MetricsHandler().ServeHTTP(own, httptest.NewRequest("GET", "/metrics", nil))
+	if own.Code != 200 || !strings.Contains(own.Body.String(), "podium_live_clients 3") {
+		t.Fatalf("metrics on their own listener: %d %s", own.Code, own.Body)
+	}
+	if res := serve(New(Options{Store: f.store, Live: fl}), httptestRequest("GET", "/metrics", nil)); res.Code != 404 {
+		t.Fatalf("metrics without a token on the public address: %d", res.Code)
+	}
 	for _, line := range []string{"podium_live_clients 3", "podium_live_frames_total 42", "podium_live_polling 1", "# TYPE podium_live_dropped_total counter"} {
 		if !strings.Contains(string(body), line) {
 			t.Fatalf("metrics lack %q:\n%s", line, body)

@@ -77,7 +77,7 @@ func boardFormErrors(parse formErrors, err error) formErrors {
 }
 
 func (s *Handler) createBoard(c echo.Context) error {
-	form, _ := c.FormParams()
+	form := postForm(c)
 	b, perrs := parseBoardForm(form)
 	var err error
 	if len(perrs) == 0 {
@@ -105,7 +105,7 @@ func (s *Handler) updateBoard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	form, _ := c.FormParams()
+	form := postForm(c)
 	b, perrs := parseBoardForm(form)
 	b.ID = old.ID
 	if len(perrs) == 0 {
@@ -147,8 +147,8 @@ func (s *Handler) deleteBoard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.FormValue("confirm") != b.ID {
-		v := s.deleteView(c, &b, "Type "+b.ID+" exactly to confirm.", c.FormValue("confirm"))
+	if formValue(c, "confirm") != b.ID {
+		v := s.deleteView(c, &b, "Type "+b.ID+" exactly to confirm.", formValue(c, "confirm"))
 		return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage(v.Title, v.Nav, templates.Confirm(v)))
 	}
 	if err := s.opts.Store.DeleteBoard(c.Request().Context(), b.ID); err != nil {

@@ -46,7 +46,7 @@ func (s *Handler) keysPage(c echo.Context) error {
 // createKey shows the new secret once, in this response only.
 func (s *Handler) createKey(c echo.Context) error {
 	ctx := c.Request().Context()
-	name, boardID := strings.TrimSpace(c.FormValue("name")), c.FormValue("board")
+	name, boardID := strings.TrimSpace(formValue(c, "name")), formValue(c, "board")
 	v, err := s.keysView(c)
 	if err != nil {
 		return err

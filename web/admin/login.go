@@ -33,10 +33,10 @@ func (s *Handler) loginPage(c echo.Context) error {
 
 func (s *Handler) login(c echo.Context) error {
 	ctx := c.Request().Context()
-	user, pass := strings.TrimSpace(strings.ToLower(c.FormValue("user"))), c.FormValue("password")
-	v := templates.LoginView{User: user, Next: safeNext(c.FormValue("next"))}
+	user, pass := strings.TrimSpace(strings.ToLower(formValue(c, "user"))), formValue(c, "password")
+	v := templates.LoginView{User: user, Next: safeNext(formValue(c, "next"))}
 	ck, err := c.Cookie(loginCookie)
-	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(c.FormValue("csrf"))) != 1 {
+	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(csrfToken(c))) != 1 {
 		return request.Forbidden("Refused", "The sign-in form expired or was sent from elsewhere. Open it again.",
 			templates.Link{Label: "Sign in", Href: "/admin/login"})
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 
 	"podium/access"
 	"podium/audit"
@@ -21,7 +22,9 @@ const (
 
 // Routes mounts the console under /admin.
 func (s *Handler) Routes(e *echo.Echo) {
-	g := e.Group("/admin", s.adminHeaders, s.sameOrigin)
+	// Console forms are small: a bounded body keeps a hostile one from costing
+	// memory, Redis keys or log lines before any field is checked.
+	g := e.Group("/admin", middleware.BodyLimit(formBodyLimit), s.adminHeaders, s.sameOrigin)
 	g.GET("/login", s.loginPage)
 	g.POST("/login", s.login)
 	a := g.Group("", s.requireSession, s.checkCSRF)
@@ -68,7 +71,11 @@ func (s *Handler) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
 			return request.Forbidden("Refused", "This form was sent from another site.")
 		}
-		if o := r.Header.Get("Origin"); o != "" && o != "null" {
+		if o := r.Header.Get("Origin"); o == "null" {
+			// Sandboxed frames, file: pages and some redirects send "null":
+			// no site we know, so no change is accepted from it.
+			return request.Forbidden("Refused", "This form was sent from a page without an origin (a sandboxed frame or a local file).")
+		} else if o != "" {
 			u, err := url.Parse(o)
 			if err != nil || !strings.EqualFold(u.Host, r.Host) {
 				return request.Forbidden("Refused", "This form was sent from another site ("+o+").")
@@ -136,7 +143,7 @@ func (s *Handler) currentSession(c echo.Context) (*access.Session, error) {
 // checkCSRF requires the session's token on every state-changing form.
 func (s *Handler) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if c.Request().Method == http.MethodPost && !session(c).CheckCSRF(c.FormValue("csrf")) {
+		if c.Request().Method == http.MethodPost && !session(c).CheckCSRF(csrfToken(c)) {
 			return request.Forbidden("Refused", "This form is missing its security token, or it has expired. Reload the page and try again.")
 		}
 		return next(c)
@@ -163,4 +170,28 @@ func done(c echo.Context, to, msg string) error {
 		sep = "&"
 	}
 	return c.Redirect(http.StatusSeeOther, to+sep+"done="+url.QueryEscape(msg))
+}
+
+// formBodyLimit bounds every console request body.
+const formBodyLimit = "64K"
+
+// postForm is the request's form body only: never the query string, where a
+// token or a value would end up in logs, browser history and Referer headers.
+func postForm(c echo.Context) url.Values {
+	if err := c.Request().ParseForm(); err != nil {
+		return url.Values{}
+	}
+	return c.Request().PostForm
+}
+
+// formValue is one field of the form body (see postForm).
+func formValue(c echo.Context, name string) string { return postForm(c).Get(name) }
+
+// csrfToken is the form's token, from the body or the X-CSRF-Token header;
+// never from the query string.
+func csrfToken(c echo.Context) string {
+	if t := formValue(c, "csrf"); t != "" {
+		return t
+	}
+	return c.Request().Header.Get("X-CSRF-Token")
 }

@@ -67,7 +67,7 @@ func (s *Handler) manageBoard(c echo.Context) error {
 
 // formFailed shows the board page again with the form's values and errors.
 func (s *Handler) formFailed(c echo.Context, b *board.Board, form string, errs formErrors) error {
-	member := strings.TrimSpace(c.FormValue("member"))
+	member := strings.TrimSpace(formValue(c, "member"))
 	if board.CheckMember(member) != nil {
 		member = ""
 	}
@@ -76,7 +76,7 @@ func (s *Handler) formFailed(c echo.Context, b *board.Board, form string, errs f
 		return err
 	}
 	v.Form = form
-	vals, _ := c.FormParams()
+	vals := postForm(c)
 	for k := range vals {
 		if k != "csrf" {
 			v.Values[k] = vals.Get(k)
@@ -101,7 +101,7 @@ func (s *Handler) adjustScore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	vals, _ := c.FormParams()
+	vals := postForm(c)
 	f, errs := parseScoreForm(vals, b.Format)
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "score", errs)
@@ -149,12 +149,12 @@ func (s *Handler) removeMember(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	member, why := strings.TrimSpace(c.FormValue("member")), strings.TrimSpace(c.FormValue("reason"))
+	member, why := strings.TrimSpace(formValue(c, "member")), strings.TrimSpace(formValue(c, "reason"))
 	errs := formErrors{}
 	if err := board.CheckMember(member); err != nil {
 		errs["member"] = request.Reason(err)
 	}
-	p, perr := periodChoice(&b, c.FormValue("period"), true)
+	p, perr := periodChoice(&b, formValue(c, "period"), true)
 	if perr != nil {
 		errs["period"] = perr.Error()
 	}
@@ -184,14 +184,14 @@ func (s *Handler) resetPeriod(c echo.Context) error {
 		return err
 	}
 	errs := formErrors{}
-	p, perr := periodChoice(&b, c.FormValue("period"), false)
+	p, perr := periodChoice(&b, formValue(c, "period"), false)
 	if perr != nil {
 		errs["period"] = perr.Error()
 	}
-	if c.FormValue("confirm") != b.ID {
+	if formValue(c, "confirm") != b.ID {
 		errs["confirm"] = "type " + b.ID + " to confirm"
 	}
-	why := strings.TrimSpace(c.FormValue("reason"))
+	why := strings.TrimSpace(formValue(c, "reason"))
 	if why == "" {
 		errs["reason"] = "say why, for the audit log"
 	}
@@ -211,7 +211,7 @@ func (s *Handler) renameMember(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	member, name := strings.TrimSpace(c.FormValue("member")), strings.TrimSpace(c.FormValue("name"))
+	member, name := strings.TrimSpace(formValue(c, "member")), strings.TrimSpace(formValue(c, "name"))
 	errs := formErrors{}
 	if err := board.CheckMember(member); err != nil {
 		errs["member"] = request.Reason(err)
@@ -229,6 +229,6 @@ func (s *Handler) renameMember(c echo.Context) error {
 	if prev == "" {
 		prev = member
 	}
-	s.audit(c, audit.Entry{Action: "member.rename", Board: b.ID, Member: member, Before: prev, After: name, Reason: strings.TrimSpace(c.FormValue("reason"))})
+	s.audit(c, audit.Entry{Action: "member.rename", Board: b.ID, Member: member, Before: prev, After: name, Reason: strings.TrimSpace(formValue(c, "reason"))})
 	return done(c, backTo(&b, member), member+" is now shown as "+name+".")
 }

@@ -27,7 +27,7 @@ func (s *Handler) usersPage(c echo.Context) error {
 }
 
 func (s *Handler) addUser(c echo.Context) error {
-	user, pass := strings.TrimSpace(c.FormValue("user")), c.FormValue("password")
+	user, pass := strings.TrimSpace(formValue(c, "user")), formValue(c, "password")
 	v, err := s.usersView(c)
 	if err != nil {
 		return err

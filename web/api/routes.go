@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -80,12 +81,13 @@ func actorOfKey(k access.APIKey) string { return "key:" + k.Name + " (" + k.ID +
 // Routes mounts the API under /api/v1.
 func (s *Handler) Routes(e *echo.Echo) {
 	g := e.Group("/api/v1", middleware.BodyLimit(apiBodyLimit), s.limitAddr)
-	g.GET("/openapi.json", s.openAPI)
-	g.GET("/boards", s.apiBoards)
-	g.GET("/boards/:board", s.apiBoard)
-	g.GET("/boards/:board/entries", s.apiEntries)
-	g.GET("/boards/:board/members/:member", s.apiMember)
-	g.GET("/boards/:board/members/:member/around", s.apiAround)
+	read := []string{http.MethodGet, http.MethodHead} // HEAD: as GET, without the body
+	g.Match(read, "/openapi.json", s.openAPI)
+	g.Match(read, "/boards", s.apiBoards)
+	g.Match(read, "/boards/:board", s.apiBoard)
+	g.Match(read, "/boards/:board/entries", s.apiEntries)
+	g.Match(read, "/boards/:board/members/:member", s.apiMember)
+	g.Match(read, "/boards/:board/members/:member/around", s.apiAround)
 	g.POST("/boards/:board/scores", s.apiSubmit, s.requireKey)
 	g.DELETE("/boards/:board/members/:member", s.apiRemoveMember, s.requireKey)
 	g.POST("/boards", s.apiCreateBoard, s.requireKey)

@@ -1,0 +1,134 @@
+package web
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"podium/board"
+	"podium/live"
+)
+
+// TestHSTS: Strict-Transport-Security only over HTTPS, directly or through a
+// trusted proxy; never over plain HTTP, never on a stranger's word.
+func TestHSTS(t *testing.T) {
+	f := newFixture(t)
+	plain := New(Options{Store: f.store})
+	proxied := New(Options{Store: f.store, TrustProxy: true})
+	for _, tc := range []struct {
+		name  string
+		s     *Server
+		tls   bool
+		proto string
+		want  bool
+	}{
+		{"plain http", plain, false, "", false},
+		{"tls", plain, true, "", true},
+		{"forwarded https, proxy not trusted", plain, false, "https", false},
+		{"forwarded https, trusted proxy", proxied, false, "https", true},
+		{"forwarded http, trusted proxy", proxied, false, "http", false},
+	} {
+		r := httptestRequest("GET", "/healthz", nil)
+		if tc.tls {
+			r.TLS = &tls.ConnectionState{}
+		}
+		if tc.proto != "" {
+			r.Header.Set("X-Forwarded-Proto", tc.proto)
+		}
+		got := serve(tc.s, r).Header().Get("Strict-Transport-Security")
+		if (got != "") != tc.want {
+			t.Errorf("%s: Strict-Transport-Security %q", tc.name, got)
+		}
+	}
+}
+
+// TestAPIHead: HEAD on the API's reads answers as GET, without a body.
+func TestAPIHead(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 5})
+	for _, path := range []string{"/api/v1/boards", "/api/v1/boards/chess", "/api/v1/boards/chess/entries", "/api/v1/boards/chess/members/ann",
+		"/api/v1/boards/chess/members/ann/around", "/api/v1/openapi.json"} {
+		res, err := http.Head(f.api.URL + path)
+		if err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") == "" {
+			t.Errorf("HEAD %s: %v %v", path, res.StatusCode, err)
+		}
+	}
+	if res, _ := http.Head(f.api.URL + "/api/v1/boards/nope"); res.StatusCode != 404 {
+		t.Errorf("HEAD of a missing board: %d", res.StatusCode)
+	}
+}
+
+// TestConsoleRefusesOriginNullAndQueryTokens: a form sent from a page
+// without an origin is refused, and a CSRF token in the query string does
+// not count (it would sit in logs and Referer headers).
+func TestConsoleRefusesOriginNullAndQueryTokens(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	a := f.adminClient()
+	a.login("alice", "correct horse battery")
+	a.get("/admin/users")
+	form := url.Values{"user": {"bob"}, "password": {"another long password"}, "csrf": {a.csrf}}
+	if res, _ := a.post("/admin/users", form, "Origin", "null"); res.StatusCode != 403 {
+		t.Errorf("Origin null: %d", res.StatusCode)
+	}
+	noToken := url.Values{"user": {"bob"}, "password": {"another long password"}}
+	if res, _ := a.post("/admin/users?csrf="+url.QueryEscape(a.csrf), noToken); res.StatusCode != 403 {
+		t.Errorf("token in the query: %d", res.StatusCode)
+	}
+	if ok, _ := f.admin.Accounts.Exists(t.Context(), "bob"); ok {
+		t.Fatal("a refused form added an admin")
+	}
+	if res, body := a.post("/admin/users", noToken, "X-CSRF-Token", a.csrf); res.StatusCode >= 400 {
+		t.Errorf("token in the header: %d %s", res.StatusCode, excerpt(body))
+	}
+	if res, _ := a.post("/admin/users", url.Values{"user": {strings.Repeat("x", 70<<10)}, "csrf": {a.csrf}}); res.StatusCode != 413 {
+		t.Errorf("a 70 KB form: %d", res.StatusCode)
+	}
+}
+
+// TestLiveRefusesOriginNull: "*" lets any site's widget connect, but not a
+// page without an origin, unless null is listed.
+func TestLiveRefusesOriginNull(t *testing.T) {
+	f := newFixture(t)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 1})
+	for _, tc := range []struct {
+		origins []string
+		want    int
+	}{{[]string{"*"}, 403}, {[]string{"*", "null"}, 101}} {
+		hub := newTestHub(t, f)
+		h := httptest.NewServer(New(Options{Store: f.store, Live: hub, EmbedOrigins: tc.origins}))
+		req, _ := http.NewRequest("GET", h.URL+"/live?board=chess", nil)
+		for k, v := range map[string]string{"Origin": "null", "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="} {
+			req.Header.Set(k, v)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		h.Close()
+		if res.StatusCode != tc.want {
+			t.Errorf("origins %v, Origin null: %d, want %d", tc.origins, res.StatusCode, tc.want)
+		}
+	}
+}
+
+// newTestHub runs a real live hub on the fixture's Redis until the test ends.
+func newTestHub(t *testing.T, f *fixture) *live.Hub {
+	t.Helper()
+	h := live.New(f.store.Client(), f.store, live.Options{Tick: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); h.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return h
+}
