@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +132,36 @@ func newTestHub(t *testing.T, f *fixture) *live.Hub {
 	go func() { defer close(done); h.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return h
+}
+
+// TestFlashMessages: a message after a change is shown once, on the next
+// page; ?done= in a link shows nothing; signing out says so.
+func TestFlashMessages(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	a := f.adminClient()
+	a.login("alice", "correct horse battery")
+	a.get("/admin/users")
+	res, _ := a.post("/admin/users", url.Values{"user": {"bob"}, "password": {"another long password"}, "csrf": {a.csrf}})
+	if loc := res.Header.Get("Location"); res.StatusCode != 303 || strings.Contains(loc, "done=") {
+		t.Fatalf("after adding an admin: %d %q", res.StatusCode, loc)
+	}
+	flash := regexp.MustCompile(`data-testid="flash">([^<]*)<`)
+	_, body := a.get(res.Header.Get("Location"))
+	if m := flash.FindStringSubmatch(body); m == nil || !strings.Contains(m[1], "bob") {
+		t.Fatalf("first view after the change shows no message: %v", m)
+	}
+	if _, body = a.get("/admin/users"); flash.MatchString(body) {
+		t.Fatal("the message was shown twice")
+	}
+	if _, body = a.get("/admin/users?done=" + url.QueryEscape("Your account is locked: call +1 555 0100")); flash.MatchString(body) || strings.Contains(body, "555 0100") {
+		t.Fatal("a crafted ?done= link put its words on the page")
+	}
+	res, _ = a.post("/admin/logout", url.Values{"csrf": {a.csrf}})
+	_, body = a.get(res.Header.Get("Location"))
+	if m := flash.FindStringSubmatch(body); m == nil || m[1] != "Signed out." {
+		t.Fatalf("after signing out: %v", m)
+	}
 }

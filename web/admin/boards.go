@@ -85,7 +85,7 @@ func (s *Handler) createBoard(c echo.Context) error {
 		created, err = s.opts.Store.CreateBoard(c.Request().Context(), b)
 		if err == nil {
 			s.audit(c, audit.Entry{Action: "board.create", Board: created.ID, After: audit.Definition(&created), Reason: "created in the admin console"})
-			return done(c, "/admin/boards/"+url.PathEscape(created.ID), "Board created.")
+			return s.done(c, "/admin/boards/"+url.PathEscape(created.ID), "Board created.")
 		}
 		if errors.Is(err, board.ErrExists) {
 			perrs["id"] = "a board with this id exists"
@@ -113,7 +113,7 @@ func (s *Handler) updateBoard(c echo.Context) error {
 		upd, err = s.opts.Store.UpdateBoard(c.Request().Context(), b)
 		if err == nil {
 			s.audit(c, audit.Entry{Action: "board.update", Board: upd.ID, Before: audit.Definition(&old), After: audit.Definition(&upd), Reason: "edited in the admin console"})
-			return done(c, "/admin/boards/"+url.PathEscape(upd.ID), "Board saved.")
+			return s.done(c, "/admin/boards/"+url.PathEscape(upd.ID), "Board saved.")
 		}
 		if len(board.FieldErrors(err)) == 0 {
 			return err
@@ -155,5 +155,5 @@ func (s *Handler) deleteBoard(c echo.Context) error {
 		return err
 	}
 	s.audit(c, audit.Entry{Action: "board.delete", Board: b.ID, Before: audit.Definition(&b), After: "(deleted)", Reason: "deleted in the admin console"})
-	return done(c, "/admin", "Board "+b.ID+" deleted.")
+	return s.done(c, "/admin", "Board "+b.ID+" deleted.")
 }

@@ -87,5 +87,5 @@ func (s *Handler) revokeKey(c echo.Context) error {
 		return err
 	}
 	s.audit(c, audit.Entry{Action: "apikey.revoke", Board: key.Board, Before: key.Name + " (" + key.ID + ")", After: "(revoked)"})
-	return done(c, "/admin/keys", "Key "+key.Name+" revoked.")
+	return s.done(c, "/admin/keys", "Key "+key.Name+" revoked.")
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +27,7 @@ func safeNext(next string) string {
 func (s *Handler) loginPage(c echo.Context) error {
 	token := randomHex()
 	s.setCookie(c, loginCookie, token, 3600)
-	return request.Render(c, 200, templates.AdminLogin(templates.LoginView{CSRF: token, Next: safeNext(c.QueryParam("next"))}))
+	return request.Render(c, 200, templates.AdminLogin(templates.LoginView{CSRF: token, Next: safeNext(c.QueryParam("next")), Flash: s.takeFlash(c)}))
 }
 
 func (s *Handler) login(c echo.Context) error {
@@ -80,5 +79,5 @@ func (s *Handler) logout(c echo.Context) error {
 		}
 	}
 	s.setCookie(c, sessionCookie, "", -1)
-	return c.Redirect(http.StatusSeeOther, "/admin/login?done="+url.QueryEscape("Signed out."))
+	return s.done(c, "/admin/login", "Signed out.")
 }

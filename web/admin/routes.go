@@ -18,6 +18,7 @@ import (
 const (
 	sessionCookie = "podium_session"
 	loginCookie   = "podium_login"
+	flashCookie   = "podium_flash"
 )
 
 // Routes mounts the console under /admin.
@@ -152,7 +153,7 @@ func (s *Handler) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 
 func (s *Handler) nav(c echo.Context, active string) templates.AdminNav {
 	sess := session(c)
-	return templates.AdminNav{User: sess.User, CSRF: sess.CSRF(), Active: active, Flash: c.QueryParam("done")}
+	return templates.AdminNav{User: sess.User, CSRF: sess.CSRF(), Active: active, Flash: s.takeFlash(c)}
 }
 
 func (s *Handler) actor(c echo.Context) string { return "admin:" + session(c).User }
@@ -163,13 +164,26 @@ func (s *Handler) audit(c echo.Context, e audit.Entry) {
 	s.record(c, e)
 }
 
-// done redirects after a change, with a message the next page shows.
-func done(c echo.Context, to, msg string) error {
-	sep := "?"
-	if strings.Contains(to, "?") {
-		sep = "&"
+// done redirects after a change, with a message the next page shows once.
+// The message travels in a cookie only the server sets, never in the URL,
+// so nobody can craft a console link that shows words of their choosing.
+func (s *Handler) done(c echo.Context, to, msg string) error {
+	s.setCookie(c, flashCookie, url.QueryEscape(msg), 60)
+	return c.Redirect(http.StatusSeeOther, to)
+}
+
+// takeFlash reads the message done left, and clears it: it is shown once.
+func (s *Handler) takeFlash(c echo.Context) string {
+	ck, err := c.Cookie(flashCookie)
+	if err != nil || ck.Value == "" {
+		return ""
 	}
-	return c.Redirect(http.StatusSeeOther, to+sep+"done="+url.QueryEscape(msg))
+	s.setCookie(c, flashCookie, "", -1)
+	msg, err := url.QueryUnescape(ck.Value)
+	if err != nil || len(msg) > 300 {
+		return ""
+	}
+	return msg
 }
 
 // formBodyLimit bounds every console request body.

@@ -124,7 +124,7 @@ func (s *Handler) adjustScore(c echo.Context) error {
 	if ch, ok := res[0].Change(b.DefaultPeriod); ok && ch.After.Ranked {
 		msg = fmt.Sprintf("%s now has %s (%s).", f.Member, b.Format.Display(ch.After.Score), templates.Ordinal(ch.After.Rank))
 	}
-	return done(c, backTo(&b, f.Member), msg)
+	return s.done(c, backTo(&b, f.Member), msg)
 }
 
 // periodChoice reads "all" or a current period's label from a form.
@@ -175,7 +175,7 @@ func (s *Handler) removeMember(c echo.Context) error {
 		s.audit(c, audit.Entry{Action: "member.remove", Board: b.ID, Member: member, Period: r.Period.String(),
 			Before: b.Format.Display(r.Score), After: "(removed)", Reason: why})
 	}
-	return done(c, backTo(&b, ""), fmt.Sprintf("%s removed from %d %s.", member, len(removed), templates.Plural(len(removed), "period", "periods")))
+	return s.done(c, backTo(&b, ""), fmt.Sprintf("%s removed from %d %s.", member, len(removed), templates.Plural(len(removed), "period", "periods")))
 }
 
 func (s *Handler) resetPeriod(c echo.Context) error {
@@ -203,7 +203,7 @@ func (s *Handler) resetPeriod(c echo.Context) error {
 		return err
 	}
 	s.audit(c, audit.Entry{Action: "period.reset", Board: b.ID, Period: p.String(), Before: fmt.Sprintf("%d members", n), After: "0 members", Reason: why})
-	return done(c, backTo(&b, ""), fmt.Sprintf("%s emptied (%d members).", p.Title(), n))
+	return s.done(c, backTo(&b, ""), fmt.Sprintf("%s emptied (%d members).", p.Title(), n))
 }
 
 func (s *Handler) renameMember(c echo.Context) error {
@@ -230,5 +230,5 @@ func (s *Handler) renameMember(c echo.Context) error {
 		prev = member
 	}
 	s.audit(c, audit.Entry{Action: "member.rename", Board: b.ID, Member: member, Before: prev, After: name, Reason: strings.TrimSpace(formValue(c, "reason"))})
-	return done(c, backTo(&b, member), member+" is now shown as "+name+".")
+	return s.done(c, backTo(&b, member), member+" is now shown as "+name+".")
 }

@@ -47,7 +47,7 @@ func (s *Handler) addUser(c echo.Context) error {
 			return err
 		} else {
 			s.audit(c, audit.Entry{Action: "admin.create", After: user})
-			return done(c, "/admin/users", "Admin "+user+" added.")
+			return s.done(c, "/admin/users", "Admin "+user+" added.")
 		}
 	}
 	return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage("Admins", v.Nav, templates.Users(v)))
@@ -66,5 +66,5 @@ func (s *Handler) removeUser(c echo.Context) error {
 		return err
 	}
 	s.audit(c, audit.Entry{Action: "admin.remove", Before: user, After: "(removed)"})
-	return done(c, "/admin/users", "Admin "+user+" removed.")
+	return s.done(c, "/admin/users", "Admin "+user+" removed.")
 }

@@ -10,7 +10,7 @@ type AdminNav struct {
 
 // LoginView is the sign-in form.
 type LoginView struct {
-	User, Next, CSRF, Error string
+	User, Next, CSRF, Error, Flash string
 }
 
 // AdminBoardsView lists boards to manage.
