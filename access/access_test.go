@@ -100,30 +100,6 @@ func TestSessions(t *testing.T) {
 	}
 }
 
-func TestLoginLockout(t *testing.T) {
-	rdb := srv.Client(t)
-	ctx := context.Background()
-	rdb.FlushDB(ctx)
-	l := NewLimiter(rdb)
-	var slowest time.Duration
-	for range 5 {
-		if wait, _ := l.LoginLocked(ctx, "alice", "10.0.0.1"); wait > 0 {
-			t.Fatal("locked too early")
-		}
-		slowest = max(slowest, l.LoginFailed(ctx, "alice", "10.0.0.1"))
-	}
-	if slowest == 0 {
-		t.Fatal("failures are not slowed")
-	}
-	wait, _ := l.LoginLocked(ctx, "alice", "10.0.0.2")
-	if wait < 14*time.Minute {
-		t.Fatalf("not locked after 5 failures: %v", wait)
-	}
-	if wait, _ := l.LoginLocked(ctx, "bob", "10.0.0.1"); wait > 0 {
-		t.Fatal("another user locked by alice's failures")
-	}
-}
-
 func TestRateLimit(t *testing.T) {
 	rdb := srv.Client(t)
 	ctx := context.Background()

@@ -196,7 +196,7 @@ func (s *Server) login(c echo.Context) error {
 		return err
 	} else if wait > 0 {
 		c.Response().Header().Set("Retry-After", itoa(int(wait.Seconds()+1)))
-		v.Error = "Too many failed attempts. Try again in " + wait.Round(time.Minute).String() + "."
+		v.Error = "Too many failed attempts. Try again in " + (wait.Truncate(time.Second) + time.Second).String() + "."
 		return render(c, http.StatusTooManyRequests, templates.AdminLogin(v))
 	}
 	if err := s.admin.Accounts.Verify(ctx, user, pass); err != nil {
@@ -204,7 +204,7 @@ func (s *Server) login(c echo.Context) error {
 			return err
 		}
 		delay := s.admin.Limiter.LoginFailed(ctx, user, addr)
-		s.log.Warn("admin login failed", slog.String("user", user), slog.String("remote", addr))
+		s.log.Warn("admin login failed", slog.String("user", access.LogSafe(user)), slog.String("remote", access.LogSafe(addr)))
 		select { // slow down guessing
 		case <-time.After(delay):
 		case <-ctx.Done():
@@ -212,7 +212,7 @@ func (s *Server) login(c echo.Context) error {
 		v.Error = "Wrong user name or password."
 		return render(c, http.StatusUnauthorized, templates.AdminLogin(v))
 	}
-	s.admin.Limiter.LoginSucceeded(ctx, user)
+	s.admin.Limiter.LoginSucceeded(ctx, user, addr)
 	token, err := s.admin.Sessions.Create(ctx, user)
 	if err != nil {
 		return err
