@@ -63,7 +63,7 @@ func TestSessions(t *testing.T) {
 	s := NewSessions(rdb)
 	now := time.Now()
 	s.now = func() time.Time { return now }
-	token, err := s.Create(ctx, "alice")
+	token, err := s.Create(ctx, "alice", "192.0.2.1", "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestSessions(t *testing.T) {
 	if !sess.CheckCSRF(sess.CSRF()) || sess.CheckCSRF("") || sess.CheckCSRF(strings.Repeat("0", 64)) {
 		t.Fatal("csrf check")
 	}
-	other, _ := s.Create(ctx, "alice")
+	other, _ := s.Create(ctx, "alice", "192.0.2.1", "test")
 	if o, _ := s.Get(ctx, other); o.CSRF() == sess.CSRF() {
 		t.Fatal("two sessions share a CSRF token")
 	}
@@ -87,7 +87,7 @@ func TestSessions(t *testing.T) {
 	}
 	s.Idle = 100 * time.Millisecond
 	now = time.Now()
-	short, _ := s.Create(ctx, "bob")
+	short, _ := s.Create(ctx, "bob", "192.0.2.1", "test")
 	time.Sleep(250 * time.Millisecond)
 	if _, err := s.Get(ctx, short); !errors.Is(err, ErrNoSession) {
 		t.Fatalf("idle expiry: %v", err)

@@ -213,7 +213,7 @@ func (s *Server) login(c echo.Context) error {
 		return render(c, http.StatusUnauthorized, templates.AdminLogin(v))
 	}
 	s.admin.Limiter.LoginSucceeded(ctx, user, addr)
-	token, err := s.admin.Sessions.Create(ctx, user)
+	token, err := s.admin.Sessions.Create(ctx, user, addr, c.Request().UserAgent())
 	if err != nil {
 		return err
 	}
