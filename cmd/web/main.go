@@ -69,9 +69,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer cancel()
 	demoDone := make(chan struct{})
 	if cfg.Demo {
+		d, err := prepareDemo(ctx, store, rdb, cfg, log)
+		if err != nil {
+			return err
+		}
 		go func() {
 			defer close(demoDone)
-			runDemo(ctx, store, rdb, cfg, log)
+			d.run(ctx)
 		}()
 	} else {
 		close(demoDone)
