@@ -41,12 +41,14 @@ func TestHugeSignInStoresLittle(t *testing.T) {
 				if _, err := l.LoginLocked(ctx, tc.user, tc.addr); err != nil {
 					t.Fatal(err)
 				}
-				start := time.Now()
-				if err := a.Verify(ctx, tc.user, tc.pass); !errors.Is(err, ErrBadCredentials) {
-					t.Fatalf("verify: %v", err)
-				}
-				if took := time.Since(start); tc.name != "huge address" && took > normal/2 {
-					t.Errorf("verify took %v, a normal wrong password %v: the huge input was hashed or sent to Redis", took, normal)
+				if tc.name != "huge address" { // the address never reaches Verify
+					start := time.Now()
+					if err := a.Verify(ctx, tc.user, tc.pass); !errors.Is(err, ErrBadCredentials) {
+						t.Fatalf("verify: %v", err)
+					}
+					if took := time.Since(start); took > normal/2 {
+						t.Errorf("verify took %v, a normal wrong password %v: the huge input was hashed or sent to Redis", took, normal)
+					}
 				}
 				l.LoginFailed(ctx, tc.user, tc.addr)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -16,13 +17,27 @@ import (
 	"podium/internal/redistest"
 )
 
-// startRun runs the binary's run in the background until the test stops it;
-// stop cancels it as SIGTERM would and returns run's error.
+// startRun runs the binary's run in the background, serving on a free
+// address, until the test stops it; stop cancels it as SIGTERM would and
+// returns run's error. It returns once the server answers.
 func startRun(t *testing.T, args []string, vars map[string]string) (stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, args, env(vars), io.Discard, io.Discard) }()
+	addr := freeAddr(t)
+	go func() { done <- run(ctx, append([]string{"--addr", addr}, args...), env(vars), io.Discard, io.Discard) }()
+	eventually(t, "the server", func() bool {
+		select {
+		case err := <-done:
+			t.Fatalf("run: %v", err)
+		default:
+		}
+		res, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			res.Body.Close()
+		}
+		return err == nil && res.StatusCode == http.StatusOK
+	})
 	var once bool
 	var err error
 	stop = func() error {
@@ -120,7 +135,7 @@ func TestDemoOwnBoardsAcrossRestarts(t *testing.T) {
 		return rdb.HLen(ctx, demoBoardsKey).Val() == 3 && rdb.Exists(ctx, "podium:audit:board:sales").Val() == 1
 	}
 
-	stop := startRun(t, []string{"--addr", freeAddr(t), "--demo"}, vars)
+	stop := startRun(t, []string{"--demo"}, vars)
 	eventually(t, "the demo boards", seeded)
 	first := demoEntries()
 	eventually(t, "live demo scores", func() bool { return demoEntries() > first })
@@ -133,7 +148,7 @@ func TestDemoOwnBoardsAcrossRestarts(t *testing.T) {
 	}
 	before := demoEntries()
 
-	stop = startRun(t, []string{"--addr", freeAddr(t), "--demo"}, vars)
+	stop = startRun(t, []string{"--demo"}, vars)
 	eventually(t, "demo scores after a restart", func() bool { return demoEntries() > before+2 })
 	if err := stop(); err != nil {
 		t.Fatalf("second run: %v", err)
