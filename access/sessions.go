@@ -68,7 +68,7 @@ func (s Session) CheckCSRF(token string) bool {
 
 // SessionInfo is one of a user's live sessions, for the admin to see.
 type SessionInfo struct {
-	ID        string // opaque; derived from neither the token nor its Redis key directly
+	ID        string // opaque: a hash of the key hash, so it neither signs in nor names the Redis key
 	Created   time.Time
 	LastSeen  time.Time // updated at most once a minute
 	Addr      string    // client address at sign-in
