@@ -10,7 +10,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"regexp"
+	"strings"
+	"unicode/utf8"
 )
 
 // Errors callers map to responses.
@@ -28,14 +31,20 @@ var (
 // Redis keys of this package.
 const (
 	prefix       = "podium:"
-	adminsKey    = prefix + "admins" // hash: user -> bcrypt hash
-	sessionKey   = prefix + "session:"
-	apiKeyKey    = prefix + "apikey:" // hash per key
-	apiKeysKey   = prefix + "apikeys" // set of key ids
-	failUserKey  = prefix + "fail:user:"
-	failAddrKey  = prefix + "fail:addr:"
+	adminsKey    = prefix + "admins"    // hash: user -> bcrypt hash
+	sessionKey   = prefix + "session:"  // hash per session, by the token's SHA-256
+	sessionsKey  = prefix + "sessions:" // set per user: the key hashes of their sessions
+	apiKeyKey    = prefix + "apikey:"   // hash per key
+	apiKeysKey   = prefix + "apikeys"   // set of key ids
+	loginKey     = prefix + "login:"    // sign-in failures, by hashed user and address
 	rateLimitKey = prefix + "rl:"
 )
+
+// MaxUserLen bounds a user name wherever one arrives from outside. No
+// account can have a longer name (CheckUser allows 32 characters), so a longer
+// one is refused before it reaches Redis, bcrypt or a log line: a sign-in form
+// posted with a 5 MB name must not cost 5 MB anywhere.
+const MaxUserLen = 64
 
 var userPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,31}$`)
 
@@ -51,15 +60,49 @@ func CheckUser(u string) error {
 // MinPassword is the shortest password accepted.
 const MinPassword = 10
 
-// CheckPassword refuses short or oversized passwords (bcrypt reads 72 bytes).
+// MaxPassword is bcrypt's input limit in bytes.
+const MaxPassword = 72
+
+// CheckPassword refuses short or oversized passwords. bcrypt reads at most 72
+// bytes and refuses longer input; rather than truncate silently (two
+// passwords sharing 72 bytes would both work) or pre-hash (a format other
+// tools would not read), a longer password is refused with a clear error when
+// it is set. Verify treats one as wrong without hashing it.
 func CheckPassword(p string) error {
 	switch {
 	case len(p) < MinPassword:
-		return errors.Join(ErrInvalid, errors.New("password must be at least 10 characters"))
-	case len(p) > 72:
-		return errors.Join(ErrInvalid, errors.New("password must be at most 72 bytes"))
+		return errors.Join(ErrInvalid, fmt.Errorf("password must be at least %d characters", MinPassword))
+	case len(p) > MaxPassword:
+		return errors.Join(ErrInvalid, fmt.Errorf("password must be at most %d bytes (bcrypt reads no more); this one is %d", MaxPassword, len(p)))
 	}
 	return nil
+}
+
+// LogSafe bounds a user name as typed (or any outside string) for a log
+// attribute: at most MaxUserLen bytes, cut at a character boundary, with the
+// full length noted when it was cut.
+func LogSafe(s string) string {
+	if len(s) <= MaxUserLen {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes)", clip(s, MaxUserLen), len(s))
+}
+
+// clip cuts s to at most n bytes without splitting a character, and replaces
+// invalid UTF-8, so what is stored or shown is always text.
+func clip(s string, n int) string {
+	if len(s) > n {
+		s = s[:n]
+		for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(s[i]) {
+				if !utf8.FullRuneInString(s[i:]) {
+					s = s[:i] // a character cut in half
+				}
+				break
+			}
+		}
+	}
+	return strings.ToValidUTF8(s, "\ufffd")
 }
 
 func randomToken(n int) string {
@@ -73,4 +116,12 @@ func randomToken(n int) string {
 func sha(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
+}
+
+// shortHash names an outside string (a user name, an address) in a Redis key
+// in 32 characters, whatever its length. 128 bits keep collisions out of
+// reach.
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:16])
 }

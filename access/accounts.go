@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/crypto/bcrypt"
@@ -46,14 +47,39 @@ func (a *Accounts) Create(ctx context.Context, user, password string) error {
 	return nil
 }
 
-// dummy is compared against when the user does not exist, so a wrong name
-// takes as long as a wrong password.
-var dummy, _ = bcrypt.GenerateFromPassword([]byte("podium-dummy-password"), bcrypt.MinCost)
+// dummies holds, per bcrypt cost, a hash that Verify compares against when
+// the user does not exist. It must have the Accounts' own cost: a cheaper
+// dummy makes a wrong name answer faster than a wrong password, which tells
+// anyone timing the sign-in form which admin names exist. Each is made on
+// first use rather than at init, so tests at bcrypt.MinCost never pay for a
+// cost-10 hash.
+var dummies sync.Map // int -> func() ([]byte, error)
 
-// Verify checks a user's password.
+func dummyHash(cost int) ([]byte, error) {
+	f, ok := dummies.Load(cost)
+	if !ok {
+		f, _ = dummies.LoadOrStore(cost, sync.OnceValues(func() ([]byte, error) {
+			return bcrypt.GenerateFromPassword([]byte("podium-dummy-password"), cost)
+		}))
+	}
+	return f.(func() ([]byte, error))()
+}
+
+// Verify checks a user's password. Every failure is ErrBadCredentials and
+// costs one bcrypt comparison at the Accounts' cost, whether or not the user
+// exists; except a name over MaxUserLen or a password over MaxPassword, which
+// no account can have, and which are refused at once without touching Redis
+// or hashing a huge input (the answer is as fast for every name).
 func (a *Accounts) Verify(ctx context.Context, user, password string) error {
+	if len(user) > MaxUserLen || len(password) > MaxPassword {
+		return ErrBadCredentials
+	}
 	hash, err := a.rdb.HGet(ctx, adminsKey, user).Bytes()
 	if errors.Is(err, redis.Nil) {
+		dummy, err := dummyHash(a.cost)
+		if err != nil {
+			return fmt.Errorf("access: dummy hash at cost %d: %w", a.cost, err)
+		}
 		_ = bcrypt.CompareHashAndPassword(dummy, []byte(password))
 		return ErrBadCredentials
 	}

@@ -2,7 +2,10 @@ package access
 
 import (
 	"context"
+	_ "embed"
+	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -10,66 +13,136 @@ import (
 )
 
 // Limiter counts in Redis, so limits hold across instances.
+//
+// Sign-in policy. A stranger must not be able to lock a real admin out, and
+// guessing a password must get slower and slower however many addresses the
+// guesses come from:
+//
+//   - LoginLockAfter failures for one account from one client address lock
+//     that address out of that account for LoginWindow. Other addresses are
+//     not affected.
+//   - Failures on an account from any address add up (forgotten LoginWindow
+//     after the last one). Past LoginSlowAfter of them, each failure makes the
+//     next attempt on that account, from anywhere, wait a delay that doubles
+//     from LoginDelay up to LoginMaxDelay. This is a delay, never a lock: once
+//     it has passed, the right password from an address that is not locked
+//     signs in.
+//   - 4 x LoginLockAfter failures from one address, on any accounts, lock that
+//     address out of every account for LoginWindow (password spraying).
+//
+// User names and addresses reach Redis only as fixed-size hashes, so a
+// megabyte of user name costs the same few bytes as "alice". An IPv6 client
+// counts as its /64, which one machine usually holds whole.
 type Limiter struct {
 	rdb redis.UniversalClient
 	now func() time.Time
-	// Login: after LoginSlowAfter failures answers slow down; at
-	// LoginLockAfter failures for a user (or 4x that for an address) logins
-	// are refused for LoginWindow.
-	LoginSlowAfter int
+
 	LoginLockAfter int
 	LoginWindow    time.Duration
+	LoginSlowAfter int
+	LoginDelay     time.Duration
+	LoginMaxDelay  time.Duration
 }
 
-// NewLimiter uses 2 failures to slow, 5 to lock for 15 minutes.
+// NewLimiter locks an address out of an account after 5 failures for 15
+// minutes, and slows an account down after 10 failures from anywhere, by 1 s
+// doubling to 30 s.
 func NewLimiter(rdb redis.UniversalClient) *Limiter {
-	return &Limiter{rdb: rdb, now: time.Now, LoginSlowAfter: 2, LoginLockAfter: 5, LoginWindow: 15 * time.Minute}
+	return &Limiter{
+		rdb: rdb, now: time.Now,
+		LoginLockAfter: 5, LoginWindow: 15 * time.Minute,
+		LoginSlowAfter: 10, LoginDelay: time.Second, LoginMaxDelay: 30 * time.Second,
+	}
 }
 
-// LoginLocked says whether logins for user or from addr are refused now,
-// and for how much longer.
+// maxAnswerPause bounds how long LoginFailed asks the handler to hold a
+// failed answer; the rest of the wait is reported by LoginLocked.
+const maxAnswerPause = time.Second
+
+// loginKeys are the Redis keys of one sign-in attempt. The account's keys
+// share the hash tag of the user's hash, so the failure script touches one
+// Redis Cluster slot; the address-wide counter lives on its own.
+type loginKeys struct {
+	pair, count, wait, addr string
+}
+
+func (l *Limiter) keys(user, addr string) loginKeys {
+	u, a := shortHash(user), shortHash(clientNet(addr))
+	acct := loginKey + "{" + u + "}:"
+	return loginKeys{pair: acct + "addr:" + a, count: acct + "fails", wait: acct + "wait", addr: loginKey + "addr:" + a}
+}
+
+// clientNet is the unit an address is counted as: the IP itself, or its /64
+// for IPv6. Anything that is not an IP is counted as given.
+func clientNet(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, _ := ip.WithZone("").Prefix(64)
+	return p.String()
+}
+
+// LoginLocked says how long before user may try to sign in from addr: the
+// rest of that address's lock, or of the account's delay, whichever is
+// longer; 0 means now.
 func (l *Limiter) LoginLocked(ctx context.Context, user, addr string) (time.Duration, error) {
-	var u, a *redis.StringCmd
-	var ut, at *redis.DurationCmd
+	k := l.keys(user, addr)
+	var pair, spray *redis.StringCmd
+	var pairTTL, sprayTTL, wait *redis.DurationCmd
 	_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		u, ut = p.Get(ctx, failUserKey+user), p.PTTL(ctx, failUserKey+user)
-		a, at = p.Get(ctx, failAddrKey+addr), p.PTTL(ctx, failAddrKey+addr)
+		pair, pairTTL = p.Get(ctx, k.pair), p.PTTL(ctx, k.pair)
+		spray, sprayTTL = p.Get(ctx, k.addr), p.PTTL(ctx, k.addr)
+		wait = p.PTTL(ctx, k.wait)
 		return nil
 	})
-	if err != nil && err != redis.Nil {
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return 0, fmt.Errorf("access: login limits: %w", err)
 	}
-	un, _ := strconv.Atoi(u.Val())
-	an, _ := strconv.Atoi(a.Val())
-	var wait time.Duration
-	if un >= l.LoginLockAfter {
-		wait = max(wait, ut.Val())
+	var out time.Duration
+	if n, _ := strconv.Atoi(pair.Val()); n >= l.LoginLockAfter {
+		out = max(out, pairTTL.Val())
 	}
-	if an >= 4*l.LoginLockAfter {
-		wait = max(wait, at.Val())
+	if n, _ := strconv.Atoi(spray.Val()); n >= 4*l.LoginLockAfter {
+		out = max(out, sprayTTL.Val())
 	}
-	return wait, nil
+	return max(out, wait.Val(), 0), nil // PTTL is negative for a missing key
 }
 
-// LoginFailed counts a failure and returns how long to delay the answer.
+//go:embed login_failed.lua
+var loginFailedLua string
+
+var loginFailedScript = redis.NewScript(loginFailedLua)
+
+// LoginFailed counts a failure of user from addr and returns how long to hold
+// the answer: the account's new delay, up to a second, so a client that
+// ignores Retry-After gains nothing by asking at once. Counting is best
+// effort: an error here leaves the attempt uncounted rather than failing a
+// request that has already been answered.
 func (l *Limiter) LoginFailed(ctx context.Context, user, addr string) time.Duration {
-	var n *redis.IntCmd
+	k := l.keys(user, addr)
+	window := l.LoginWindow.Milliseconds()
+	res, err := loginFailedScript.Run(ctx, l.rdb, []string{k.pair, k.count, k.wait},
+		window, l.LoginSlowAfter, l.LoginDelay.Milliseconds(), l.LoginMaxDelay.Milliseconds()).Int64Slice()
 	_, _ = l.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		n = p.Incr(ctx, failUserKey+user)
-		p.PExpire(ctx, failUserKey+user, l.LoginWindow)
-		p.Incr(ctx, failAddrKey+addr)
-		p.PExpire(ctx, failAddrKey+addr, l.LoginWindow)
+		p.Incr(ctx, k.addr)
+		p.PExpire(ctx, k.addr, l.LoginWindow)
 		return nil
 	})
-	if f := int(n.Val()); f > l.LoginSlowAfter {
-		return time.Duration(min(f-l.LoginSlowAfter, 5)) * 300 * time.Millisecond
+	if err != nil || len(res) < 3 {
+		return 0
 	}
-	return 0
+	return min(time.Duration(res[2])*time.Millisecond, maxAnswerPause)
 }
 
-// LoginSucceeded clears the user's failures.
-func (l *Limiter) LoginSucceeded(ctx context.Context, user string) {
-	l.rdb.Del(ctx, failUserKey+user)
+// LoginSucceeded clears the failures of user from addr. The account's count
+// is left to expire: a guesser who sees the owner sign in gets no fresh start.
+func (l *Limiter) LoginSucceeded(ctx context.Context, user, addr string) {
+	l.rdb.Del(ctx, l.keys(user, addr).pair)
 }
 
 // Allow counts one request against limit per minute for a scope ("key:abc",

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 
@@ -59,7 +60,7 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 			}
 			s.log.LogAttrs(c.Request().Context(), level, "request",
 				slog.String("method", v.Method),
-				slog.String("uri", v.URI),
+				slog.String("uri", clipURI(v.URI)),
 				slog.Int("status", v.Status),
 				slog.Duration("latency", v.Latency),
 				slog.String("remote", v.RemoteIP))
@@ -80,4 +81,13 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 func (s *Server) overTLS(c echo.Context) bool {
 	r := c.Request()
 	return r.TLS != nil || (s.opts.TrustProxy && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https"))
+}
+
+// clipURI bounds a request URI in the log: a hostile one may be megabytes.
+func clipURI(u string) string {
+	const max = 512
+	if len(u) <= max {
+		return u
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strings.ToValidUTF8(u[:max], "?"), len(u))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"podium/audit"
 	"podium/board"
 )
 
@@ -78,62 +80,163 @@ func memberID(name string) string {
 	return strings.ToLower(strings.NewReplacer(" ", "-", ".", "").Replace(name))
 }
 
-// runDemo creates the demo boards (leaving existing ones alone), fills their
-// past periods and the current ones, then submits a score every few hundred
-// milliseconds until ctx ends.
-func runDemo(ctx context.Context, store *board.Store, rdb *redis.Client, cfg Config, log *slog.Logger) {
-	boards := demoBoards(cfg.TimeZone)
+// demoBoardsKey marks the boards the demo made in this store: board id ->
+// the board's creation time. A board with a demo id but no matching mark was
+// made by someone else (or deleted and made again), and the demo never writes
+// to it. It sits under podium:, apart from the boards, so board/ needs to
+// know nothing of the demo; it is one plain key (a Redis Cluster is fine with
+// that, as nothing reads it together with a board's keys).
+const demoBoardsKey = "podium:demo:boards"
+
+// demoActor is who the audit log says made the demo's changes.
+const demoActor = "demo"
+
+// demo is a prepared demo: its boards exist in the store and are its own.
+type demo struct {
+	store  *board.Store
+	rdb    *redis.Client
+	audit  *audit.Log
+	log    *slog.Logger
+	boards []demoBoard
+	marks  map[string]string // board id -> creation time, as in demoBoardsKey
+	fresh  []int             // boards made now, to be filled with history
+}
+
+// prepareDemo makes sure every demo board exists and is the demo's own. It
+// refuses, writing nothing, a store that holds a board with a demo id that
+// the demo did not make: demo scores are random, and a real board's scores
+// are someone's data. Boards it made on an earlier start are used again.
+func prepareDemo(ctx context.Context, store *board.Store, rdb *redis.Client, cfg Config, log *slog.Logger) (*demo, error) {
+	d := &demo{store: store, rdb: rdb, audit: audit.New(rdb), log: log, boards: demoBoards(cfg.TimeZone)}
+	marks, err := rdb.HGetAll(ctx, demoBoardsKey).Result()
+	if err != nil {
+		return nil, fmt.Errorf("demo: read %s: %w", demoBoardsKey, err)
+	}
+	d.marks = marks
+	var missing []int
+	var foreign []string
+	for i, db := range d.boards {
+		b, err := store.Board(ctx, db.def.ID)
+		switch {
+		case errors.Is(err, board.ErrNotFound):
+			missing = append(missing, i)
+		case err != nil:
+			return nil, fmt.Errorf("demo: %w", err)
+		case marks[b.ID] != createdMark(b):
+			foreign = append(foreign, b.ID)
+		default:
+			log.Info("demo board exists from an earlier start; carrying on", slog.String("board", b.ID))
+		}
+	}
+	if len(foreign) > 0 {
+		return nil, fmt.Errorf("demo: this store already has boards the demo did not make (%s); --demo writes only to boards it made itself. "+
+			"Point REDIS_URL at an empty database (e.g. redis://host:6379/15) or run without --demo", strings.Join(foreign, ", "))
+	}
+	for _, i := range missing {
+		b, err := store.CreateBoard(ctx, d.boards[i].def)
+		if err != nil {
+			return nil, fmt.Errorf("demo: %w", err) // ErrExists: someone made it since we looked
+		}
+		mark := createdMark(b)
+		if err := rdb.HSet(ctx, demoBoardsKey, b.ID, mark).Err(); err != nil {
+			return nil, fmt.Errorf("demo: mark board %q as the demo's: %w", b.ID, err)
+		}
+		d.marks[b.ID] = mark
+		d.fresh = append(d.fresh, i)
+	}
+	return d, nil
+}
+
+// createdMark is what demoBoardsKey holds for a board: its creation time,
+// which a board deleted and made again does not share.
+func createdMark(b board.Board) string { return b.Created.UTC().Format(time.RFC3339Nano) }
+
+// run fills the boards made now with past and current scores, then submits a
+// score every few hundred milliseconds until ctx ends.
+func (d *demo) run(ctx context.Context) {
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	for i := range boards {
-		d := &boards[i]
-		b, err := store.CreateBoard(ctx, d.def)
-		if errors.Is(err, board.ErrExists) {
-			log.Info("demo board exists; leaving its data alone", slog.String("board", d.def.ID))
-			continue
+	for _, i := range d.fresh {
+		db := &d.boards[i]
+		b, err := d.own(ctx, db.def.ID)
+		if err == nil {
+			err = d.seed(ctx, &b, db, r)
 		}
 		if err != nil {
-			log.Error("create demo board", slog.String("board", d.def.ID), slog.Any("error", err))
+			if ctx.Err() == nil {
+				d.log.Error("seed demo board", slog.String("board", db.def.ID), slog.Any("error", err))
+			}
 			return
 		}
-		if err := seedDemo(ctx, store, rdb, &b, d, r); err != nil {
-			log.Error("seed demo board", slog.String("board", b.ID), slog.Any("error", err))
-			return
-		}
-		log.Info("demo board ready", slog.String("board", b.ID), slog.String("title", b.Title))
-	}
-	total := 0.0
-	for _, d := range boards {
-		total += d.perTick
+		d.log.Info("demo board ready", slog.String("board", b.ID), slog.String("title", b.Title))
 	}
 	tick := time.NewTicker(350 * time.Millisecond)
 	defer tick.Stop()
-	for {
+	for len(d.boards) > 0 {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
+		total := 0.0
+		for _, db := range d.boards {
+			total += db.perTick
+		}
 		pick := r.Float64() * total
-		d := &boards[0]
-		for i := range boards {
-			if pick -= boards[i].perTick; pick < 0 {
-				d = &boards[i]
+		i := 0
+		for ; i < len(d.boards)-1; i++ {
+			if pick -= d.boards[i].perTick; pick < 0 {
 				break
 			}
 		}
-		m := r.IntN(len(d.names))
-		_, err := store.Submit(ctx, d.def.ID, board.Submission{Member: memberID(d.names[m]), Name: d.names[m], Score: d.score(r, m), Op: d.op})
+		db := &d.boards[i]
+		b, err := d.own(ctx, db.def.ID)
+		if errors.Is(err, errNotDemo) {
+			d.log.Error("demo board was replaced by another board; the demo stops writing to it", slog.String("board", db.def.ID))
+			d.boards = append(d.boards[:i], d.boards[i+1:]...)
+			continue
+		}
+		if err == nil {
+			m := r.IntN(len(db.names))
+			err = d.submit(ctx, d.store, &b, board.Submission{Member: memberID(db.names[m]), Name: db.names[m], Score: db.score(r, m), Op: db.op})
+		}
 		if err != nil && ctx.Err() == nil {
-			log.Warn("demo submission", slog.String("board", d.def.ID), slog.Any("error", err))
+			d.log.Warn("demo submission", slog.String("board", db.def.ID), slog.Any("error", err))
 		}
 	}
 }
 
-// seedDemo fills the previous periods (written through a store whose clock is
+var errNotDemo = errors.New("not a demo board")
+
+// own reads a demo board's definition and checks it is still the one the
+// demo made: an admin may delete a demo board and make a real one under its
+// id while the demo runs.
+func (d *demo) own(ctx context.Context, id string) (board.Board, error) {
+	b, err := d.store.Board(ctx, id)
+	if errors.Is(err, board.ErrNotFound) || (err == nil && createdMark(b) != d.marks[id]) {
+		return board.Board{}, fmt.Errorf("demo: board %q: %w", id, errNotDemo)
+	}
+	return b, err
+}
+
+// submit writes one demo score and its audit entry, as every writer does.
+func (d *demo) submit(ctx context.Context, store *board.Store, b *board.Board, sub board.Submission) error {
+	res, err := store.Submit(ctx, b.ID, sub)
+	if err != nil {
+		return err
+	}
+	e := audit.ScoreChange(b, demoActor, sub, res, "demo data")
+	if err := d.audit.Record(ctx, e); err != nil {
+		d.log.Error("AUDIT ENTRY LOST", slog.String("action", e.Action), slog.String("actor", e.Actor), slog.String("board", e.Board),
+			slog.String("member", e.Member), slog.String("before", e.Before), slog.String("after", e.After), slog.Any("error", err))
+	}
+	return nil
+}
+
+// seed fills the previous periods (written through a store whose clock is
 // set in the past) and the current ones, so every tab and the previous-period
 // links have something to show.
-func seedDemo(ctx context.Context, store *board.Store, rdb *redis.Client, b *board.Board, d *demoBoard, r *rand.Rand) error {
-	now := store.Now()
+func (d *demo) seed(ctx context.Context, b *board.Board, db *demoBoard, r *rand.Rand) error {
+	now := d.store.Now()
 	var times []time.Time
 	for _, k := range b.Periods {
 		if k != board.AllTime {
@@ -143,17 +246,17 @@ func seedDemo(ctx context.Context, store *board.Store, rdb *redis.Client, b *boa
 	times = append(times, now)
 	for _, at := range times {
 		clock := at
-		s := board.NewStore(rdb, board.WithClock(func() time.Time { clock = clock.Add(37 * time.Second); return clock }))
+		s := board.NewStore(d.rdb, board.WithClock(func() time.Time { clock = clock.Add(37 * time.Second); return clock }))
 		if at.Equal(now) {
-			s = store
+			s = d.store
 		}
 		for round := range 4 {
-			for m, name := range d.names {
+			for m, name := range db.names {
 				if r.IntN(4) == 0 && round > 0 {
 					continue
 				}
-				sub := board.Submission{Member: memberID(name), Name: name, Score: d.score(r, m), Op: d.op}
-				if _, err := s.Submit(ctx, b.ID, sub); err != nil {
+				sub := board.Submission{Member: memberID(name), Name: name, Score: db.score(r, m), Op: db.op}
+				if err := d.submit(ctx, s, b, sub); err != nil {
 					return err
 				}
 			}

@@ -69,9 +69,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer cancel()
 	demoDone := make(chan struct{})
 	if cfg.Demo {
+		d, err := prepareDemo(ctx, store, rdb, cfg, log)
+		if err != nil {
+			return err
+		}
 		go func() {
 			defer close(demoDone)
-			runDemo(ctx, store, rdb, cfg, log)
+			d.run(ctx)
 		}()
 	} else {
 		close(demoDone)
@@ -212,10 +216,13 @@ func localURL(a net.Addr) string {
 }
 
 // demoPassword is a random password for the demo admin.
-func demoPassword() string {
-	b := make([]byte, 12)
+func demoPassword() string { return randomSecret(12) }
+
+// randomSecret is n random bytes, base64url-encoded.
+func randomSecret(n int) string {
+	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {
-		panic(err)
+		panic(err) // the OS has no randomness: nothing is safe to do
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/redis/go-redis/v9"
 
 	"podium/access"
 	"podium/internal/redistest"
@@ -104,6 +107,11 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	if !strings.Contains(first, "embedded in-memory store") {
 		t.Fatalf("first log line does not say the store is embedded: %s", first)
 	}
+	storeAddr := regexp.MustCompile(`addr=(\S+)`).FindStringSubmatch(first)
+	if storeAddr == nil {
+		t.Fatalf("the embedded store's address is not logged: %s", first)
+	}
+	checkEmbeddedStoreLocked(t, storeAddr[1])
 	var pass string
 	for pass == "" {
 		select {
@@ -272,5 +280,32 @@ func TestCommands(t *testing.T) {
 	}
 	if err := runCommand(ctx, []string{"apikey", "create", "--name", "x"}, env(nil), nil, &out, &errOut); err == nil || !strings.Contains(err.Error(), "REDIS_URL") {
 		t.Fatalf("without REDIS_URL: %v", err)
+	}
+}
+
+// checkEmbeddedStoreLocked connects to the embedded store's port as any local
+// user could: without the password generated at start, every command is
+// refused, so nobody can add themselves as an admin.
+func checkEmbeddedStoreLocked(t *testing.T, addr string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, pass := range []string{"", "guess"} {
+		c := redis.NewClient(&redis.Options{Addr: addr, Password: pass, MaxRetries: -1})
+		err := c.HSet(ctx, "podium:admins", "intruder", "$2a$10$abcdefghijklmnopqrstuv").Err()
+		c.Close()
+		if err == nil || !(strings.Contains(err.Error(), "NOAUTH") || strings.Contains(err.Error(), "WRONGPASS")) {
+			t.Fatalf("a client with password %q wrote to the embedded store: %v", pass, err)
+		}
+	}
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprint(conn, "*4\r\n$4\r\nHSET\r\n$13\r\npodium:admins\r\n$8\r\nintruder\r\n$1\r\nx\r\n")
+	line, _ := bufio.NewReader(conn).ReadString('\n')
+	if !strings.HasPrefix(line, "-NOAUTH") {
+		t.Fatalf("a raw HSET without AUTH got %q, want -NOAUTH", line)
 	}
 }

@@ -37,14 +37,20 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (*redis.Client
 // no keyspace notifications, so the store publishes the same
 // __keyspace@0__:<key> messages itself after each write it makes, and the
 // live hub runs one code path in both modes.
+//
+// miniredis serves on a loopback TCP port, which every local user can reach:
+// without a password anyone on the machine could HSET podium:admins. So it
+// requires one, random and made at each start, known only to this process.
 func openEmbedded(log *slog.Logger) (*redis.Client, []board.Option, func(), error) {
 	m := miniredis.NewMiniRedis()
+	pass := randomSecret(32)
+	m.RequireAuth(pass)
 	if err := m.Start(); err != nil {
 		return nil, nil, nil, fmt.Errorf("start the embedded store: %w", err)
 	}
 	log.Warn("running on the embedded in-memory store: data is lost when the process exits; set REDIS_URL to keep it in Redis",
 		slog.String("store", "miniredis"), slog.String("addr", m.Addr()))
-	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr(), Password: pass})
 	publish := board.WithWriteHook(func(ctx context.Context, keys ...string) {
 		pipe := rdb.Pipeline()
 		for _, k := range keys {

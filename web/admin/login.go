@@ -34,6 +34,9 @@ func (s *Handler) login(c echo.Context) error {
 	ctx := c.Request().Context()
 	user, pass := strings.TrimSpace(strings.ToLower(formValue(c, "user"))), formValue(c, "password")
 	v := templates.LoginView{User: user, Next: safeNext(formValue(c, "next"))}
+	if len(user) > access.MaxUserLen {
+		v.User = "" // no admin has such a name; do not echo it back
+	}
 	ck, err := c.Cookie(loginCookie)
 	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(csrfToken(c))) != 1 {
 		return request.Forbidden("Refused", "The sign-in form expired or was sent from elsewhere. Open it again.",
@@ -45,7 +48,7 @@ func (s *Handler) login(c echo.Context) error {
 		return err
 	} else if wait > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+1)))
-		v.Error = "Too many failed attempts. Try again in " + wait.Round(time.Minute).String() + "."
+		v.Error = "Too many failed attempts. Try again in " + (wait.Truncate(time.Second) + time.Second).String() + "."
 		return request.Render(c, http.StatusTooManyRequests, templates.AdminLogin(v))
 	}
 	if err := s.opts.Accounts.Verify(ctx, user, pass); err != nil {
@@ -53,7 +56,7 @@ func (s *Handler) login(c echo.Context) error {
 			return err
 		}
 		delay := s.opts.Limiter.LoginFailed(ctx, user, addr)
-		s.log.Warn("admin login failed", slog.String("user", user), slog.String("remote", addr))
+		s.log.Warn("admin login failed", slog.String("user", access.LogSafe(user)), slog.String("remote", access.LogSafe(addr)))
 		select { // slow down guessing
 		case <-time.After(delay):
 		case <-ctx.Done():
@@ -61,8 +64,8 @@ func (s *Handler) login(c echo.Context) error {
 		v.Error = "Wrong user name or password."
 		return request.Render(c, http.StatusUnauthorized, templates.AdminLogin(v))
 	}
-	s.opts.Limiter.LoginSucceeded(ctx, user)
-	token, err := s.opts.Sessions.Create(ctx, user)
+	s.opts.Limiter.LoginSucceeded(ctx, user, addr)
+	token, err := s.opts.Sessions.Create(ctx, user, addr, c.Request().UserAgent())
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,51 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// TestVerifyTimingHidesNames signs in as a known admin and as unknown names
+// with wrong passwords at the production bcrypt cost, interleaved, and compares
+// the median times: a ratio, not a timed assertion, so a busy machine slows
+// both sides alike.
+func TestVerifyTimingHidesNames(t *testing.T) {
+	rdb := srv.Client(t)
+	ctx := context.Background()
+	rdb.Del(ctx, adminsKey)
+	a := NewAccounts(rdb, bcrypt.DefaultCost)
+	if err := a.Create(ctx, "timing-admin", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	const samples = 15
+	var known, unknown []time.Duration
+	measure := func(user string) time.Duration {
+		start := time.Now()
+		if err := a.Verify(ctx, user, "wrong password!"); !errors.Is(err, ErrBadCredentials) {
+			t.Fatalf("verify %q: %v", user, err)
+		}
+		return time.Since(start)
+	}
+	measure("warm-up") // the dummy hash is made on first use
+	for i := range samples {
+		known = append(known, measure("timing-admin"))
+		unknown = append(unknown, measure("nobody-"+string(rune('a'+i))))
+	}
+	mk, mu := median(known), median(unknown)
+	ratio := float64(mu) / float64(mk)
+	t.Logf("median known %v, unknown %v, ratio %.2f", mk, mu, ratio)
+	if ratio < 0.5 || ratio > 2 {
+		t.Fatalf("an unknown name costs %.2fx a known one (known %v, unknown %v): names can be told apart by timing", ratio, mk, mu)
+	}
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
