@@ -12,7 +12,16 @@ import (
 // securityHeaders sets a strict CSP on every response. Only /embed/ pages may
 // be framed, by the configured origins; every other page refuses framing.
 func (s *Server) securityHeaders() echo.MiddlewareFunc {
-	ancestors := strings.Join(s.opts.EmbedOrigins, " ")
+	var frame []string
+	for _, o := range s.opts.EmbedOrigins {
+		if o != "null" { // "null" may open the live socket; it names no framing page
+			frame = append(frame, o)
+		}
+	}
+	ancestors := strings.Join(frame, " ")
+	if ancestors == "" {
+		ancestors = "'none'"
+	}
 	base := "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
 		"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors "
 	return func(next echo.HandlerFunc) echo.HandlerFunc {

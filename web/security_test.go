@@ -165,3 +165,52 @@ func TestFlashMessages(t *testing.T) {
 		t.Fatalf("after signing out: %v", m)
 	}
 }
+
+// TestSessionsPage: an admin sees their own sessions (where, when, which
+// browser), ends one, or all but this one; others' sessions are not theirs.
+func TestSessionsPage(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	for _, u := range []string{"alice", "bob"} {
+		if err := f.admin.Accounts.Create(t.Context(), u, "correct horse battery"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	laptop, phone, tablet := f.adminClient(), f.adminClient(), f.adminClient()
+	for _, a := range []*adminClient{laptop, phone, tablet} {
+		a.login("alice", "correct horse battery")
+	}
+	bobs := f.adminClient()
+	bobs.login("bob", "correct horse battery")
+	res, body := laptop.get("/admin/sessions")
+	if res.StatusCode != 200 || strings.Count(body, `data-testid="session"`) != 3 || strings.Count(body, `data-testid="this-session"`) != 1 ||
+		!strings.Contains(body, "127.0.0.1") || !strings.Contains(body, "Go-http-client") {
+		t.Fatalf("alice's sessions: %d\n%s", res.StatusCode, excerpt(body))
+	}
+	// End one other session by its id: the phone is signed out.
+	ids := regexp.MustCompile(`/admin/sessions/([^/"]+)/end`).FindAllStringSubmatch(body, -1)
+	if len(ids) != 2 {
+		t.Fatalf("end buttons: %v", ids)
+	}
+	bobList, _ := f.admin.Sessions.List(t.Context(), "bob")
+	if res, _ := laptop.post("/admin/sessions/"+bobList[0].ID+"/end", url.Values{"csrf": {laptop.csrf}}); res.StatusCode != 404 {
+		t.Fatalf("ending another admin's session: %d", res.StatusCode)
+	}
+	laptop.post("/admin/sessions/"+ids[0][1]+"/end", url.Values{"csrf": {laptop.csrf}})
+	if list, _ := f.admin.Sessions.List(t.Context(), "alice"); len(list) != 2 {
+		t.Fatalf("after ending one: %d sessions", len(list))
+	}
+	// Sign out everywhere else: only the laptop stays.
+	laptop.get("/admin/sessions")
+	laptop.post("/admin/sessions/others", url.Values{"csrf": {laptop.csrf}})
+	for name, a := range map[string]*adminClient{"phone": phone, "tablet": tablet} {
+		if res, _ := a.get("/admin"); res.StatusCode != 303 {
+			t.Errorf("%s still signed in: %d", name, res.StatusCode)
+		}
+	}
+	if res, _ := laptop.get("/admin"); res.StatusCode != 200 {
+		t.Fatalf("the laptop was signed out too: %d", res.StatusCode)
+	}
+	if res, _ := bobs.get("/admin"); res.StatusCode != 200 {
+		t.Fatalf("bob was signed out by alice: %d", res.StatusCode)
+	}
+}

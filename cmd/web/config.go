@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -31,6 +32,8 @@ type Config struct {
 	AdminPass    string
 	KeyLimit     int
 	AddrLimit    int
+	MetricsAddr  string // a listener of its own for /metrics
+	MetricsToken string // or /metrics on Addr behind this bearer token
 }
 
 // setting is one configuration entry: a flag, its environment variable, and
@@ -56,6 +59,8 @@ var settings = []setting{
 	{"admin-password", "ADMIN_PASSWORD", "", "password of ADMIN_USER, at least 10 characters (prefer the environment to the flag)", false},
 	{"api-key-limit", "API_KEY_LIMIT", "1200", "API requests per minute per key", false},
 	{"api-addr-limit", "API_ADDR_LIMIT", "600", "API requests per minute per client address", false},
+	{"metrics-addr", "METRICS_ADDR", "", "serve Prometheus /metrics on this address of its own, e.g. 127.0.0.1:9090 (not on --addr)", false},
+	{"metrics-token", "METRICS_TOKEN", "", "also serve /metrics on --addr to requests with Authorization: Bearer <token> (16+ characters)", false},
 }
 
 // parseConfig reads flags over environment variables over defaults. It
@@ -122,6 +127,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		if o == "" {
 			continue
 		}
+		if o == "null" { // pages without an origin (sandboxed frames): live socket only, never framing
+			cfg.EmbedOrigins = append(cfg.EmbedOrigins, o)
+			continue
+		}
 		if o != "*" && o != "'self'" {
 			u, err := url.Parse(o)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || strings.ContainsAny(o, " ;'\"") {
@@ -161,6 +170,15 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 			errs = append(errs, fmt.Errorf("--%s %q must be a whole number of requests a minute, at least 1", lim.name, *vals[lim.name]))
 		}
 		*lim.dst = n
+	}
+	cfg.MetricsAddr, cfg.MetricsToken = *vals["metrics-addr"], *vals["metrics-token"]
+	if cfg.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(cfg.MetricsAddr); err != nil {
+			errs = append(errs, fmt.Errorf("--metrics-addr/METRICS_ADDR %q must be host:port such as 127.0.0.1:9090", cfg.MetricsAddr))
+		}
+	}
+	if t := cfg.MetricsToken; t != "" && (len(t) < 16 || strings.ContainsAny(t, " \t\r\n")) {
+		errs = append(errs, errors.New("--metrics-token/METRICS_TOKEN must be at least 16 characters without spaces"))
 	}
 	cfg.LiveTick, err = time.ParseDuration(*vals["live-tick"])
 	if err != nil || cfg.LiveTick < 10*time.Millisecond || cfg.LiveTick > 10*time.Second {

@@ -114,8 +114,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Admin:        admin,
 		TrustProxy:   cfg.TrustProxy,
 		DefaultTZ:    cfg.TimeZone,
+		MetricsToken: cfg.MetricsToken,
 		Logger:       log,
 	})
+	stopMetrics, err := serveMetrics(cfg, srv, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
@@ -155,6 +161,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// serveMetrics starts the /metrics listener of its own (METRICS_ADDR), for
+// the monitoring network only; the returned func stops it.
+func serveMetrics(cfg Config, srv *web.Server, log *slog.Logger) (func(), error) {
+	if cfg.MetricsAddr == "" {
+		if cfg.MetricsToken == "" {
+			log.Info("metrics are off: set METRICS_ADDR (a listener of their own) or METRICS_TOKEN (on the main address, with a bearer token)")
+		}
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		return nil, fmt.Errorf("listen for metrics on %s: %w", cfg.MetricsAddr, err)
+	}
+	ms := &http.Server{Handler: srv.MetricsHandler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = ms.Serve(ln) }()
+	log.Info("metrics", slog.String("url", localURL(ln.Addr())+"/metrics"))
+	return func() { _ = ms.Close() }, nil
 }
 
 // prepareStore brings boards from earlier versions up to date and loads the

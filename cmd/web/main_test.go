@@ -41,6 +41,10 @@ func TestParseConfig(t *testing.T) {
 	if cfg.Addr != ":9000" || !cfg.Demo || cfg.BaseURL != "https://scores.example.com" || !slices.Equal(cfg.EmbedOrigins, []string{"https://a.example", "https://b.example"}) || cfg.LogFormat != "json" || cfg.TimeZone != "Europe/Paris" {
 		t.Fatalf("flags over env: %+v", cfg)
 	}
+	cfg, err = parseConfig(nil, env(map[string]string{"EMBED_ORIGINS": "https://a.example,null", "METRICS_ADDR": "127.0.0.1:9090", "METRICS_TOKEN": "0123456789abcdef"}), io.Discard)
+	if err != nil || !slices.Equal(cfg.EmbedOrigins, []string{"https://a.example", "null"}) || cfg.MetricsAddr != "127.0.0.1:9090" || cfg.MetricsToken != "0123456789abcdef" {
+		t.Fatalf("null origin and metrics: %+v %v", cfg, err)
+	}
 	bad := []struct {
 		args []string
 		env  map[string]string
@@ -55,6 +59,8 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"--log-format", "xml"}, nil, "LOG_FORMAT"},
 		{[]string{"--shutdown-timeout", "soon"}, nil, "SHUTDOWN_TIMEOUT"},
 		{[]string{"--live-tick", "1ms"}, nil, "LIVE_TICK"},
+		{nil, map[string]string{"METRICS_ADDR": "9090"}, "METRICS_ADDR"},
+		{nil, map[string]string{"METRICS_TOKEN": "short"}, "METRICS_TOKEN"},
 		{[]string{"--nope"}, nil, "flag provided but not defined"},
 		{[]string{"extra"}, nil, "unexpected argument"},
 	}

@@ -50,6 +50,9 @@ func (s *Handler) Routes(e *echo.Echo) {
 	a.GET("/users", s.usersPage)
 	a.POST("/users", s.addUser)
 	a.POST("/users/:user/delete", s.removeUser)
+	a.GET("/sessions", s.sessionsPage)
+	a.POST("/sessions/others", s.endOtherSessions)
+	a.POST("/sessions/:id/end", s.endSession)
 }
 
 // adminHeaders: admin pages are never cached (and, like every page but the

@@ -1,6 +1,10 @@
 package templates
 
-import "time"
+import (
+	"time"
+
+	"podium/access"
+)
 
 // AdminNav is what every admin page shows: who is signed in, the CSRF token
 // its forms carry, the active section, and a message from the last change.
@@ -94,6 +98,21 @@ type UsersView struct {
 	Users  []string
 	User   string
 	Errors map[string]string
+}
+
+// SessionsView is the signed-in admin's own sessions; Current is the id of
+// the one viewing the page.
+type SessionsView struct {
+	Nav      AdminNav
+	Sessions []access.SessionInfo
+	Current  string
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
 }
 
 // errIn is the error of a field of the form that failed, or "".
