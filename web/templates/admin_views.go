@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"strings"
 	"time"
 
 	"podium/access"
@@ -106,6 +107,33 @@ type SessionsView struct {
 	Nav      AdminNav
 	Sessions []access.SessionInfo
 	Current  string
+}
+
+// Browser names a user agent the way people say it: "Firefox on Windows".
+// The full string stays in the cell's title.
+func Browser(ua string) string {
+	if ua == "" {
+		return "—"
+	}
+	name := "A browser"
+	for _, b := range []struct{ token, name string }{
+		{"Edg/", "Edge"}, {"OPR/", "Opera"}, {"Firefox/", "Firefox"}, {"HeadlessChrome/", "Headless Chrome"},
+		{"Chrome/", "Chrome"}, {"Safari/", "Safari"}, {"curl/", "curl"}, {"Go-http-client/", "a Go program"},
+	} {
+		if strings.Contains(ua, b.token) {
+			name = b.name
+			break
+		}
+	}
+	for _, os := range []struct{ token, name string }{
+		{"iPhone", "iPhone"}, {"iPad", "iPad"}, {"Android", "Android"}, {"Windows", "Windows"},
+		{"Mac OS X", "macOS"}, {"CrOS", "ChromeOS"}, {"Linux", "Linux"},
+	} {
+		if strings.Contains(ua, os.token) {
+			return name + " on " + os.name
+		}
+	}
+	return name
 }
 
 func orDash(s string) string {
