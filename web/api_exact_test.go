@@ -13,11 +13,20 @@ import (
 // rawCall sends a request and returns the status and the body as text.
 func (f *apiFixture) rawCall(method, path, key string, body io.Reader, hdr ...string) (int, string) {
 	f.t.Helper()
+	status, raw, _ := f.send(method, path, key, body, hdr...)
+	return status, raw
+}
+
+// send sends a JSON request with an optional API key and headers.
+func (f *apiFixture) send(method, path, key string, body io.Reader, hdr ...string) (int, string, http.Header) {
+	f.t.Helper()
 	req, _ := http.NewRequest(method, f.api.URL+path, body)
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
@@ -27,7 +36,7 @@ func (f *apiFixture) rawCall(method, path, key string, body io.Reader, hdr ...st
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(raw)
+	return res.StatusCode, string(raw), res.Header
 }
 
 // TestAPIExactNumbers: every value a board accepts comes back exactly as

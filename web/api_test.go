@@ -51,29 +51,18 @@ func (f *apiFixture) key(name, boardID string) string {
 // call sends a request and decodes the JSON answer.
 func (f *apiFixture) call(method, path, key, body string, hdr ...string) (int, map[string]any, http.Header) {
 	f.t.Helper()
-	req, _ := http.NewRequest(method, f.api.URL+path, strings.NewReader(body))
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
+	var r io.Reader
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		r = strings.NewReader(body)
 	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer res.Body.Close()
+	status, raw, h := f.send(method, path, key, r, hdr...)
 	var out map[string]any
-	raw, _ := io.ReadAll(res.Body)
 	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &out); err != nil {
-			f.t.Fatalf("%s %s: not JSON (%d): %s", method, path, res.StatusCode, raw)
+		if err := json.Unmarshal([]byte(raw), &out); err != nil {
+			f.t.Fatalf("%s %s: not JSON (%d): %s", method, path, status, raw)
 		}
 	}
-	return res.StatusCode, out, res.Header
+	return status, out, h
 }
 
 func errCode(out map[string]any) string {
