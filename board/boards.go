@@ -32,6 +32,7 @@ func (s *Store) CreateBoard(ctx context.Context, b Board) (Board, error) {
 		return Board{}, fmt.Errorf("board: create %q: %v %w", b.ID, st, err)
 	}
 	b.Version = int64(toInt(rest[0]))
+	s.defs.put(b, time.Now())
 	if err := s.writeSchedule(ctx, &b); err != nil {
 		return Board{}, err
 	}
@@ -48,7 +49,7 @@ func (s *Store) CreateBoard(ctx context.Context, b Board) (Board, error) {
 // rank style and cap may change.
 func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
 	b.Normalize()
-	old, err := s.Board(ctx, b.ID)
+	old, err := s.readBoard(ctx, b.ID) // fresh: the immutable options are checked against it
 	if err != nil {
 		return Board{}, err
 	}
@@ -75,27 +76,13 @@ func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
 		return Board{}, fmt.Errorf("board: update %q: %w", b.ID, ErrNotFound)
 	}
 	b.Version = int64(toInt(rest[0]))
+	s.defs.put(b, time.Now())
 	if err := s.writeSchedule(ctx, &b); err != nil {
 		return Board{}, err
 	}
 	return b, nil
 }
 
-// Board reads one board's definition; ErrNotFound if there is none.
-func (s *Store) Board(ctx context.Context, id string) (Board, error) {
-	m, err := s.rdb.HGetAll(ctx, defKey(id)).Result()
-	if err != nil {
-		return Board{}, fmt.Errorf("board: read %q: %w", id, err)
-	}
-	if len(m) == 0 {
-		return Board{}, fmt.Errorf("board %q: %w", id, ErrNotFound)
-	}
-	b, err := parseDef(m)
-	if err != nil {
-		return Board{}, fmt.Errorf("board: read %q: %w", id, err)
-	}
-	return b, nil
-}
 
 // Boards lists every board, ordered by title.
 func (s *Store) Boards(ctx context.Context) ([]Board, error) {
@@ -144,6 +131,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("board: delete %q: %w", id, err)
 	}
+	s.defs.drop(id)
 	if st, _, _ := status(reply); st == "nf" {
 		return fmt.Errorf("board %q: %w", id, ErrNotFound)
 	}

@@ -137,3 +137,44 @@ func TestPageCostInAHugeTieGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestSubmitIsOneRoundTrip: with the definition cached, a submission is its
+// script alone, and a definition changed elsewhere costs one more read, once.
+func TestSubmitIsOneRoundTrip(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{Daily, Weekly, AllTime}})
+	rdb := srv.Client(t)
+	cc := &commandCounter{}
+	rdb.AddHook(cc)
+	s := NewStore(rdb, WithClock(f.clock.Now))
+	if err := scripts.submit.Load(f.ctx, rdb).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Submit(f.ctx, b.ID, Submission{Member: "ann", Score: 1}); err != nil { // reads the definition
+		t.Fatal(err)
+	}
+	cc.n.Store(0)
+	for i := range 10 {
+		if _, err := s.Submit(f.ctx, b.ID, Submission{Member: fmt.Sprintf("m%d", i), Score: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := cc.n.Load(); n != 10 {
+		t.Fatalf("10 submissions took %d round trips, want 10", n)
+	}
+	upd := *b
+	upd.Title = "Renamed elsewhere"
+	if _, err := f.store.UpdateBoard(f.ctx, upd); err != nil {
+		t.Fatal(err)
+	}
+	cc.n.Store(0)
+	if _, err := s.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if n := cc.n.Load(); n != 3 { // refused as stale, read again, written
+		t.Fatalf("a submission after a change elsewhere took %d round trips, want 3", n)
+	}
+	if got, _ := s.Board(f.ctx, b.ID); got.Title != "Renamed elsewhere" {
+		t.Fatalf("the cache kept the old definition: %q", got.Title)
+	}
+}

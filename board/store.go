@@ -57,6 +57,8 @@ type Store struct {
 	recentLen int
 	idemTTL   time.Duration
 	onWrite   func(ctx context.Context, keys ...string)
+	defTTL    time.Duration
+	defs      defCache
 }
 
 // Option configures a Store.
@@ -79,7 +81,7 @@ func WithWriteHook(f func(ctx context.Context, keys ...string)) Option {
 
 // NewStore wraps a go-redis client.
 func NewStore(rdb redis.UniversalClient, opts ...Option) *Store {
-	s := &Store{rdb: rdb, now: time.Now, recentLen: DefaultRecentLen, idemTTL: DefaultIdemTTL}
+	s := &Store{rdb: rdb, now: time.Now, recentLen: DefaultRecentLen, idemTTL: DefaultIdemTTL, defTTL: DefaultDefinitionTTL}
 	for _, o := range opts {
 		o(s)
 	}

@@ -134,7 +134,7 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 	if batchKey != "" && !validIdemKey(batchKey) {
 		return nil, fieldErr(ErrInvalidInput, "idempotency_key", "must be 1-%d printable ASCII characters without spaces", maxIdemKeyLen)
 	}
-	b, err := s.Board(ctx, boardID)
+	b, err := s.boardForWrite(ctx, boardID)
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +150,11 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 	// and retry, a few times at most, so every score is applied with the
 	// settings current when it is written.
 	for attempt := 0; ; attempt++ {
+		if b.legacyUnits() && attempt == 0 { // cached before an upgrade, perhaps
+			if b, err = s.readBoard(ctx, boardID); err != nil {
+				return nil, err
+			}
+		}
 		if b.legacyUnits() {
 			return nil, fmt.Errorf("board: submit to %q: its scores are being upgraded to exact units; retry in a moment", boardID)
 		}
@@ -161,13 +166,16 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 		if st, rest, err = status(reply); err != nil {
 			return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
 		}
+		if st == "nf" && attempt == 0 {
+			st = "stale" // perhaps deleted and made again since it was cached: read it
+		}
 		if st != "stale" {
 			break
 		}
 		if attempt == 4 {
 			return nil, fmt.Errorf("board: submit to %q: the definition kept changing during the write; nothing was written", boardID)
 		}
-		nb, err := s.Board(ctx, boardID)
+		nb, err := s.readBoard(ctx, boardID)
 		if err != nil {
 			return nil, err
 		}

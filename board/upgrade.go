@@ -26,6 +26,7 @@ func (s *Store) Upgrade(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return done, fmt.Errorf("board: upgrade %q to units: %w", b.ID, err)
 		}
+		s.defs.drop(b.ID)
 		if st, _, _ := status(reply); st == "ok" {
 			done = append(done, b.ID)
 			zsets, _ := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()

@@ -71,7 +71,9 @@ func TestStoreUnavailable(t *testing.T) {
 	// a refused dial) instead of after go-redis's backoff.
 	rdb := redis.NewClient(&redis.Options{Addr: rs.Addr, MaxRetries: -1, DialerRetries: 1, DialerRetryTimeout: 10 * time.Millisecond})
 	t.Cleanup(func() { rdb.Close() })
-	store := board.NewStore(rdb, board.WithClock(func() time.Time { return testNow }))
+	// No definition cache: the /live handshake reads only the definition, and
+	// this test stops Redis and expects the very next request to notice.
+	store := board.NewStore(rdb, board.WithClock(func() time.Time { return testNow }), board.WithDefinitionTTL(0))
 	adm := &Admin{Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb)}
 	logs := &logRecorder{}

@@ -17,12 +17,15 @@
 --   {'range', item index (1-based), period label, old score}.
 -- The json is an array with one {periods = [...]} per item ({replayed = true}
 -- for an item whose own key was seen before).
-local version = redis.call('HGET', KEYS[1], 'version')
+local def = redis.call('HMGET', KEYS[1], 'version', 'format', 'units')
+local version = def[1]
 if not version then
   if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
   version = '0'
 end
-if version ~= ARGV[7] then return {'stale'} end
+-- A decimal board still holding decimals (before Store.Upgrade) is never
+-- written in units: the caller reads the definition again and refuses.
+if version ~= ARGV[7] or (def[2] == 'decimal' and def[3] ~= '1') then return {'stale'} end
 -- Idempotency keys hold '<fingerprint>\n<result>': a key sent again with a
 -- different request is refused rather than answered with another's result.
 local function idem_split(stored)
