@@ -83,7 +83,6 @@ func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
 	return b, nil
 }
 
-
 // Boards lists every board, ordered by title.
 func (s *Store) Boards(ctx context.Context) ([]Board, error) {
 	ids, err := s.rdb.SMembers(ctx, boardsKey).Result()
