@@ -37,7 +37,6 @@ const (
 	apiKeyKey    = prefix + "apikey:"   // hash per key
 	apiKeysKey   = prefix + "apikeys"   // set of key ids
 	loginKey     = prefix + "login:"    // sign-in failures, by hashed user and address
-	rateLimitKey = prefix + "rl:"
 )
 
 // MaxUserLen bounds a user name wherever one arrives from outside. No

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"golang.org/x/crypto/bcrypt"
 
 	"podium/internal/redistest"
@@ -111,13 +113,24 @@ func TestRateLimit(t *testing.T) {
 			t.Fatalf("request %d refused", i)
 		}
 	}
+	// 3 a minute: one more every 20 s, and a burst of 3 at most.
 	ok, retry, _ := l.Allow(ctx, "key:t", 3)
-	if ok || retry != 30*time.Second {
+	if ok || retry != 20*time.Second {
 		t.Fatalf("4th request: %v retry %v", ok, retry)
 	}
-	now = now.Add(31 * time.Second)
+	if ok, _, _ := l.Allow(ctx, "key:other", 3); !ok {
+		t.Fatal("another scope was limited by this one")
+	}
+	now = now.Add(20 * time.Second)
 	if ok, _, _ := l.Allow(ctx, "key:t", 3); !ok {
-		t.Fatal("new window refused")
+		t.Fatal("refused after waiting as told")
+	}
+	if ok, _, _ := l.Allow(ctx, "key:t", 3); ok {
+		t.Fatal("a second request in the same 20 s allowed")
+	}
+	// No Redis key is written for request rates.
+	if n, _ := rdb.Keys(ctx, "podium:rl:*").Result(); len(n) != 0 {
+		t.Fatalf("rate keys in Redis: %v", n)
 	}
 }
 
@@ -144,11 +157,28 @@ func TestAPIKeys(t *testing.T) {
 	if list, _ := k.List(ctx); len(list) == 0 || list[0].ID != key.ID {
 		t.Fatalf("list %v", list)
 	}
+	// A verified key is trusted for KeyCacheTTL without asking Redis; a key
+	// revoked elsewhere (another replica) stops working once that has passed.
+	now := time.Now()
+	k.now = func() time.Time { return now }
+	other := NewKeys(rdb)
+	if _, err := other.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	cc := &countHook{}
+	rdb.AddHook(cc)
+	if _, err := other.Authenticate(ctx, secret); err != nil || cc.n.Load() != 0 {
+		t.Fatalf("a cached key asked Redis %d times: %v", cc.n.Load(), err)
+	}
 	if _, err := k.Revoke(ctx, key.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := k.Authenticate(ctx, secret); !errors.Is(err, ErrBadKey) {
-		t.Fatal("revoked key still works")
+		t.Fatal("revoked key still works on the replica that revoked it")
+	}
+	other.now = func() time.Time { return time.Now().Add(KeyCacheTTL) }
+	if _, err := other.Authenticate(ctx, secret); !errors.Is(err, ErrBadKey) {
+		t.Fatal("revoked key still works on another replica after KeyCacheTTL")
 	}
 	if _, _, err := k.Create(ctx, " ", ""); !errors.Is(err, ErrInvalid) {
 		t.Fatal("blank name accepted")
@@ -161,4 +191,15 @@ func mapValues(m map[string]string) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// countHook counts commands sent to Redis.
+type countHook struct{ n atomic.Int64 }
+
+func (c *countHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c *countHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { c.n.Add(1); return next(ctx, cmd) }
+}
+func (c *countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
 }

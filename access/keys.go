@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -33,10 +34,27 @@ func (k APIKey) Allows(board string) bool { return k.Board == "" || k.Board == b
 type Keys struct {
 	rdb redis.UniversalClient
 	now func() time.Time
+	// verified keys, by the hash of their secret, for KeyCacheTTL: a request
+	// with a known key costs no Redis round trip, and a revoked key stops
+	// working on every replica within KeyCacheTTL.
+	mu       sync.Mutex
+	verified map[string]verifiedKey
 }
 
+type verifiedKey struct {
+	key APIKey
+	at  time.Time
+}
+
+// KeyCacheTTL is how long a verified API key is trusted without asking Redis.
+const KeyCacheTTL = time.Second
+
+const maxVerified = 10_000
+
 // NewKeys makes the key store.
-func NewKeys(rdb redis.UniversalClient) *Keys { return &Keys{rdb: rdb, now: time.Now} }
+func NewKeys(rdb redis.UniversalClient) *Keys {
+	return &Keys{rdb: rdb, now: time.Now, verified: map[string]verifiedKey{}}
+}
 
 // Create makes a key and returns it with its secret, "pdm_<id>_<secret>".
 func (k *Keys) Create(ctx context.Context, name, board string) (APIKey, string, error) {
@@ -66,19 +84,40 @@ func (k *Keys) Authenticate(ctx context.Context, secret string) (APIKey, error) 
 	if len(parts) != 3 || parts[0] != "pdm" || parts[1] == "" || len(secret) > 200 {
 		return APIKey{}, ErrBadKey
 	}
+	hash := sha(secret)
+	now := k.now()
+	k.mu.Lock()
+	v, ok := k.verified[hash]
+	k.mu.Unlock()
+	if ok && now.Sub(v.at) < KeyCacheTTL && now.Sub(v.at) >= 0 {
+		return v.key, nil
+	}
 	m, err := k.rdb.HGetAll(ctx, apiKeyKey+parts[1]).Result()
 	if err != nil {
 		return APIKey{}, fmt.Errorf("access: read API key: %w", err)
 	}
-	if len(m) == 0 || subtle.ConstantTimeCompare([]byte(m["hash"]), []byte(sha(secret))) != 1 {
+	if len(m) == 0 || subtle.ConstantTimeCompare([]byte(m["hash"]), []byte(hash)) != 1 {
+		k.forget(hash)
 		return APIKey{}, ErrBadKey
 	}
 	key := keyOf(parts[1], m)
-	if now := k.now(); now.Sub(key.LastUsed) > time.Minute {
+	if now.Sub(key.LastUsed) > time.Minute {
 		k.rdb.HSet(ctx, apiKeyKey+key.ID, "last_used", now.UTC().Format(time.RFC3339))
 		key.LastUsed = now
 	}
+	k.mu.Lock()
+	if len(k.verified) >= maxVerified {
+		clear(k.verified)
+	}
+	k.verified[hash] = verifiedKey{key: key, at: now}
+	k.mu.Unlock()
 	return key, nil
+}
+
+func (k *Keys) forget(hash string) {
+	k.mu.Lock()
+	delete(k.verified, hash)
+	k.mu.Unlock()
 }
 
 func keyOf(id string, m map[string]string) APIKey {
@@ -130,5 +169,6 @@ func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
 	}); err != nil {
 		return APIKey{}, fmt.Errorf("access: revoke API key: %w", err)
 	}
+	k.forget(m["hash"]) // at once here; other replicas within KeyCacheTTL
 	return keyOf(id, m), nil
 }

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/time/rate"
 )
 
-// Limiter counts in Redis, so limits hold across instances.
+// Limiter counts sign-in failures in Redis, so they hold across instances,
+// and request rates in process (see Allow).
 //
 // Sign-in policy. A stranger must not be able to lock a real admin out, and
 // guessing a password must get slower and slower however many addresses the
@@ -34,8 +37,9 @@ import (
 // megabyte of user name costs the same few bytes as "alice". An IPv6 client
 // counts as its /64, which one machine usually holds whole.
 type Limiter struct {
-	rdb redis.UniversalClient
-	now func() time.Time
+	rdb     redis.UniversalClient
+	now     func() time.Time
+	buckets buckets
 
 	LoginLockAfter int
 	LoginWindow    time.Duration
@@ -145,23 +149,56 @@ func (l *Limiter) LoginSucceeded(ctx context.Context, user, addr string) {
 	l.rdb.Del(ctx, l.keys(user, addr).pair)
 }
 
-// Allow counts one request against limit per minute for a scope ("key:abc",
-// "addr:1.2.3.4"); when over, it says how long until the window turns.
-func (l *Limiter) Allow(ctx context.Context, scope string, limit int) (bool, time.Duration, error) {
-	now := l.now()
-	window := now.Unix() / 60
-	key := rateLimitKey + scope + ":" + strconv.FormatInt(window, 10)
-	var n *redis.IntCmd
-	_, err := l.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		n = p.Incr(ctx, key)
-		p.Expire(ctx, key, 2*time.Minute)
-		return nil
-	})
-	if err != nil {
-		return false, 0, fmt.Errorf("access: rate limit: %w", err)
+// Allow spends one request of scope's budget of limit a minute, and says how
+// long to wait when there is none left. The budget is a GCRA (token bucket:
+// limit a minute, bursts up to limit) kept in this process, so a request pays
+// no Redis round trip for it; with N replicas behind a load balancer a client
+// can reach N times the limit. Sign-in limits, which must hold across
+// replicas, stay in Redis.
+func (l *Limiter) Allow(_ context.Context, scope string, limit int) (bool, time.Duration, error) {
+	if limit < 1 {
+		return false, time.Minute, nil
 	}
-	if int(n.Val()) > limit {
-		return false, time.Unix((window+1)*60, 0).Sub(now), nil
+	now := l.now()
+	b := l.buckets.get(scope, limit, now)
+	r := b.ReserveN(now, 1)
+	if d := r.DelayFrom(now); !r.OK() || d > 0 {
+		r.CancelAt(now)
+		return false, d, nil
 	}
 	return true, 0, nil
+}
+
+// buckets holds one token bucket per scope and limit, bounded: buckets that
+// are full again carry no state and are dropped when there are many.
+type buckets struct {
+	mu sync.Mutex
+	m  map[string]*rate.Limiter
+}
+
+const maxBuckets = 50_000
+
+func (bs *buckets) get(scope string, limit int, now time.Time) *rate.Limiter {
+	key := strconv.Itoa(limit) + " " + scope
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if b, ok := bs.m[key]; ok {
+		return b
+	}
+	if bs.m == nil {
+		bs.m = map[string]*rate.Limiter{}
+	}
+	if len(bs.m) >= maxBuckets {
+		for k, b := range bs.m {
+			if b.TokensAt(now) >= float64(b.Burst()) {
+				delete(bs.m, k)
+			}
+		}
+		if len(bs.m) >= maxBuckets { // every one of them busy: start over rather than grow
+			clear(bs.m)
+		}
+	}
+	b := rate.NewLimiter(rate.Every(time.Minute/time.Duration(limit)), limit)
+	bs.m[key] = b
+	return b
 }
