@@ -30,13 +30,13 @@ var (
 
 // Redis keys of this package.
 const (
-	prefix       = "podium:"
-	adminsKey    = prefix + "admins"    // hash: user -> bcrypt hash
-	sessionKey   = prefix + "session:"  // hash per session, by the token's SHA-256
-	sessionsKey  = prefix + "sessions:" // set per user: the key hashes of their sessions
-	apiKeyKey    = prefix + "apikey:"   // hash per key
-	apiKeysKey   = prefix + "apikeys"   // set of key ids
-	loginKey     = prefix + "login:"    // sign-in failures, by hashed user and address
+	prefix      = "podium:"
+	adminsKey   = prefix + "admins"    // hash: user -> bcrypt hash
+	sessionKey  = prefix + "session:"  // hash per session, by the token's SHA-256
+	sessionsKey = prefix + "sessions:" // set per user: the key hashes of their sessions
+	apiKeyKey   = prefix + "apikey:"   // hash per key
+	apiKeysKey  = prefix + "apikeys"   // set of key ids
+	loginKey    = prefix + "login:"    // sign-in failures, by hashed user and address
 )
 
 // MaxUserLen bounds a user name wherever one arrives from outside. No
