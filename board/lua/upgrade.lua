@@ -17,15 +17,14 @@ local zs = redis.call('SMEMBERS', KEYS[2])
 for _, z in ipairs(zs) do
   local d, c = z .. ':d', z .. ':c'
   redis.call('DEL', d, c)
-  local n, batch = redis.call('ZCARD', z), 1000
-  for off = 0, n - 1, batch do
-    local r = redis.call('ZRANGE', z, off, off + batch - 1, 'WITHSCORES')
-    for i = 1, #r, 2 do
-      local s = fmt(units(r[i + 1]))
-      redis.call('ZADD', z, 'XX', s, r[i])
-      local g = group_of(r[i], s)
-      if redis.call('HINCRBY', c, g, 1) == 1 then redis.call('ZADD', d, s, g) end
-    end
+  -- Read every entry before writing any: rewritten scores move, so paging
+  -- while writing would skip some entries and scale others twice.
+  local r = redis.call('ZRANGE', z, 0, -1, 'WITHSCORES')
+  for i = 1, #r, 2 do
+    local s = fmt(units(r[i + 1]))
+    redis.call('ZADD', z, 'XX', s, r[i])
+    local g = group_of(r[i], s)
+    if redis.call('HINCRBY', c, g, 1) == 1 then redis.call('ZADD', d, s, g) end
   end
 end
 local recent = redis.call('LRANGE', KEYS[3], 0, -1)
