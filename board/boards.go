@@ -20,7 +20,7 @@ func (s *Store) CreateBoard(ctx context.Context, b Board) (Board, error) {
 	}
 	now := s.now().UTC()
 	b.Created, b.Updated = now, now
-	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID)}, append([]any{"", 0, 0, "", "create"}, defFields(&b)...)...).Result()
+	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID), genKey(b.ID)}, append([]any{"", 0, 0, "", "create"}, defFields(&b)...)...).Result()
 	if err != nil {
 		return Board{}, fmt.Errorf("board: create %q: %w", b.ID, err)
 	}
@@ -61,10 +61,10 @@ func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
 		return Board{}, verr
 	}
 	if old.oldUnits {
-		return Board{}, fmt.Errorf("board: update %q: its scores are being upgraded to exact units; retry in a moment", b.ID)
+		return Board{}, fmt.Errorf("board: update %q: its scores are being upgraded to exact units; retry in a moment: %w", b.ID, ErrBusy)
 	}
 	b.Created, b.Updated = old.Created, s.now().UTC()
-	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID)}, append([]any{"", 0, 0, "", "update"}, defFields(&b)...)...).Result()
+	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID), genKey(b.ID)}, append([]any{"", 0, 0, "", "update"}, defFields(&b)...)...).Result()
 	if err != nil {
 		return Board{}, fmt.Errorf("board: update %q: %w", b.ID, err)
 	}

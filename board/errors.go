@@ -19,6 +19,13 @@ var (
 	// ErrIdempotencyReused: an idempotency key came back with a different
 	// request than the one it was first used for; nothing was written.
 	ErrIdempotencyReused = errors.New("idempotency key reused for a different request")
+	// ErrDefinitionChanged: the board's definition changed under a write in a
+	// way that changes what its values mean (the board was made again with
+	// other decimal places); nothing was written, the client should resend.
+	ErrDefinitionChanged = errors.New("board definition changed during the write")
+	// ErrBusy: the board cannot take writes for a moment (its scores are being
+	// converted, or its definition keeps changing); retry shortly.
+	ErrBusy = errors.New("board busy")
 )
 
 // FieldError names the field of a definition or submission that is wrong, so a

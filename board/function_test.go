@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -151,7 +152,8 @@ func TestFunctionRefusesBadInput(t *testing.T) {
 		{[]any{"ann", "set", "1", "", "k1"}, "already used"},
 		{[]any{"ann", "set", "1", "", "", "1", "2"}, "1 extra fields, got 2"},
 		{[]any{"ann", "set", "9007199254740992"}, ""}, // the edge itself is fine...
-		{[]any{"ann", "incr", "1"}, "would leave"},    // ...one unit past it is not
+		{[]any{"ann", "incr", "1"}, "would leave"},    // ...one unit past it is not,
+		{[]any{"ann", "incr", "2"}, "would leave"},    // nor two (2^53+2 is a double: no rounding shows it)
 	} {
 		_, err := fcall(f.ctx, f.rdb, b, tc.args...)
 		if tc.want == "" {
@@ -373,5 +375,73 @@ func TestUpgradeDecimalUnits(t *testing.T) {
 	f.submit(&nb, "dan", 1, Incr)
 	if again, _ := f.store.Upgrade(f.ctx); slices.Contains(again, b.ID) {
 		t.Fatal("upgraded twice")
+	}
+}
+
+// TestScheduleForOldBoards: a board written before definitions had versions
+// gets its schedule too, so FCALL works on it without an edit.
+func TestScheduleForOldBoards(t *testing.T) {
+	f := realFixture(t)
+	b := f.board(Board{Periods: []Kind{Weekly, AllTime}})
+	f.rdb.HDel(f.ctx, defKey(b.ID), "version")
+	f.rdb.Del(f.ctx, schedKey(b.ID))
+	if err := f.store.RefreshSchedules(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fcall(f.ctx, f.rdb, b, "ann", "incr", "3"); err != nil {
+		t.Fatalf("FCALL on a board without a version: %v", err)
+	}
+}
+
+// TestRemadeBoardKeepsMeaning: a board deleted and made again with other
+// decimal places never takes a value read in the old unit (12.34 must not
+// become 1.234), even from a writer that cached the old definition.
+func TestRemadeBoardKeepsMeaning(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Format: Format{Type: Decimal, Decimals: 2}})
+	writer := NewStore(srv.Client(t), WithClock(f.clock.Now))
+	units, _ := b.Format.ParseScore("12.34", false)
+	if _, err := writer.Submit(f.ctx, b.ID, Submission{Member: "ann", Score: units, Unit: b.Format.Unit()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.DeleteBoard(f.ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	remade, err := f.store.CreateBoard(f.ctx, Board{ID: b.ID, Title: "again", Format: Format{Type: Decimal, Decimals: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if remade.Version <= b.Version {
+		t.Fatalf("the remade board repeats version %d", remade.Version)
+	}
+	units, _ = b.Format.ParseScore("12.34", false) // read with the cached 2-place board
+	// The writer's cache still holds the old board: the script refuses its
+	// version and the writer finds the unit changed before writing anything.
+	_, err = writer.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: units})
+	if !errors.Is(err, ErrDefinitionChanged) {
+		t.Fatalf("a value from a writer with the old definition cached: %v", err)
+	}
+	// A value that says its unit is checked against the board's own.
+	_, err = writer.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: units, Unit: b.Format.Unit()})
+	if !errors.Is(err, ErrDefinitionChanged) {
+		t.Fatalf("a value read in the old unit: %v", err)
+	}
+	if n, _ := f.rdb.ZCard(f.ctx, ZSetKey(b.ID, Period{Kind: AllTime})).Result(); n != 0 {
+		t.Fatalf("%d members written to the remade board", n)
+	}
+}
+
+// TestBatchRefusesRepeatedItemKeys: one idempotency key on two items of a
+// batch is refused, not applied twice.
+func TestBatchRefusesRepeatedItemKeys(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{})
+	_, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 5, IdempotencyKey: "k"}, {Member: "ann", Score: 5, IdempotencyKey: "k"}}, "")
+	var be *BatchError
+	if !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, ErrIdempotencyReused) {
+		t.Fatalf("repeated key: %v", err)
+	}
+	if n, _ := f.rdb.ZCard(f.ctx, ZSetKey(b.ID, Period{Kind: AllTime})).Result(); n != 0 {
+		t.Fatal("written")
 	}
 }

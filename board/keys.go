@@ -8,6 +8,7 @@ import "strings"
 //
 //	lb:boards                      set of board ids (the only untagged key)
 //	lb:{chess}:def                 hash: the board's definition
+//	lb:{chess}:gen                 counter: the last definition version, kept after a delete
 //	lb:{chess}:names               hash: member id -> display name
 //	lb:{chess}:names:lc            hash: member id -> lower-cased name (to find its index entry)
 //	lb:{chess}:names:idx           zset, all scores 0: "<lower name>\x00<id>" for prefix search
@@ -38,6 +39,7 @@ func recentKey(id string) string       { return tagOf(id) + ":recent" }
 func periodsKey(id string) string      { return tagOf(id) + ":periods" }
 func idemKey(id, key string) string    { return tagOf(id) + ":idem:" + key }
 func schedKey(id string) string        { return tagOf(id) + ":sched" }
+func genKey(id string) string          { return tagOf(id) + ":gen" }
 func entriesKey(zset string) string    { return zset + ":e" }
 func distinctKey(zset string) string   { return zset + ":d" }
 func groupCountKey(zset string) string { return zset + ":c" }

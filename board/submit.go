@@ -21,6 +21,10 @@ type Submission struct {
 	Name           string  // optional display name; the id until one is set
 	Fields         []int64 // extra sort field values, one per board field; nil keeps the member's
 	IdempotencyKey string  // optional; a retry with the same key is applied once
+	// Unit is the board unit Score was read in (Format.Unit), when the caller
+	// read it from text; a board whose unit has since changed refuses it
+	// with ErrDefinitionChanged. Empty trusts the caller.
+	Unit string
 }
 
 // Place is a member's standing in one period; Ranked is false when the member
@@ -63,6 +67,9 @@ const maxIdemKeyLen = 128
 func CheckSubmission(b *Board, sub *Submission) error {
 	if err := CheckMember(sub.Member); err != nil {
 		return err
+	}
+	if sub.Unit != "" && sub.Unit != b.Format.Unit() {
+		return fmt.Errorf("board %q now keeps scores in units of %s, not %s: %w", b.ID, b.Format.Unit(), sub.Unit, ErrDefinitionChanged)
 	}
 	op, err := ParseOp(string(sub.Op))
 	if err != nil {
@@ -138,9 +145,16 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 	if err != nil {
 		return nil, err
 	}
+	keys := map[string]int{}
 	for i := range subs {
 		if err := CheckSubmission(&b, &subs[i]); err != nil {
 			return nil, &BatchError{Index: i, Err: err}
+		}
+		if k := subs[i].IdempotencyKey; k != "" {
+			if j, dup := keys[k]; dup {
+				return nil, &BatchError{Index: i, Err: fieldErr(ErrIdempotencyReused, "idempotency_key", "%q is also the key of item %d of this batch; each item needs its own", k, j)}
+			}
+			keys[k] = i
 		}
 	}
 	var st string
@@ -156,7 +170,7 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 			}
 		}
 		if b.legacyUnits() {
-			return nil, fmt.Errorf("board: submit to %q: its scores are being upgraded to exact units; retry in a moment", boardID)
+			return nil, fmt.Errorf("board: submit to %q: its scores are being upgraded to exact units; retry in a moment: %w", boardID, ErrBusy)
 		}
 		keys, args := s.submitCall(&b, subs, batchKey, s.now())
 		reply, err := scripts.submit.Run(ctx, s.rdb, keys, args...).Result()
@@ -173,7 +187,7 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 			break
 		}
 		if attempt == 4 {
-			return nil, fmt.Errorf("board: submit to %q: the definition kept changing during the write; nothing was written", boardID)
+			return nil, fmt.Errorf("board: submit to %q: the definition kept changing during the write; nothing was written: %w", boardID, ErrBusy)
 		}
 		nb, err := s.readBoard(ctx, boardID)
 		if err != nil {
@@ -230,6 +244,12 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 // recheck checks submissions again against a definition that changed under
 // them; the ones checked against the old one may not fit the new one (fields).
 func recheck(old, upd *Board, subs []Submission) error {
+	if old.Format.Unit() != upd.Format.Unit() {
+		// The values were read as units of the old board: written now, 12.34
+		// would become 1.234. Only the sender can say what it meant.
+		return fmt.Errorf("board %q was made again with scores in units of %s (they were read in units of %s); nothing was written: %w",
+			upd.ID, upd.Format.Unit(), old.Format.Unit(), ErrDefinitionChanged)
+	}
 	if old.Format == upd.Format && len(old.Fields) == len(upd.Fields) {
 		return nil
 	}

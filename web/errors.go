@@ -23,19 +23,19 @@ import (
 func (s *Server) handleError(err error, c echo.Context) {
 	req := c.Request()
 	if request.ClientGone(c, err) {
-		s.log.Debug("client went away", slog.String("method", req.Method), slog.String("uri", req.RequestURI), slog.Any("error", err))
+		s.log.Debug("client went away", slog.String("method", req.Method), slog.String("uri", clipURI(req.RequestURI)), slog.Any("error", err))
 		if !c.Response().Committed {
 			_ = c.NoContent(request.StatusClientClosed) // for the request log; the client is gone
 		}
 		return
 	}
 	if c.Response().Committed {
-		s.log.Error("error after response started", slog.String("uri", req.RequestURI), slog.Any("error", err))
+		s.log.Error("error after response started", slog.String("uri", clipURI(req.RequestURI)), slog.Any("error", err))
 		return
 	}
 	down := request.StoreUnavailable(err)
 	if down {
-		s.log.Warn("data store unavailable", slog.String("method", req.Method), slog.String("uri", req.RequestURI), slog.Any("error", err))
+		s.log.Warn("data store unavailable", slog.String("method", req.Method), slog.String("uri", clipURI(req.RequestURI)), slog.Any("error", err))
 	}
 	if strings.HasPrefix(req.URL.Path, "/api/") {
 		s.api.HandleError(err, c)
@@ -54,11 +54,16 @@ func (s *Server) handleError(err error, c echo.Context) {
 		pe = request.NotFound("Not found", err.Error())
 	case errors.Is(err, board.ErrInvalidInput), errors.Is(err, board.ErrInvalidMember), errors.Is(err, board.ErrInvalidPeriod):
 		pe = request.BadRequest(err.Error())
+	case errors.Is(err, board.ErrDefinitionChanged):
+		pe = &request.Problem{Status: http.StatusConflict, Title: "The board changed", Message: err.Error()}
+	case errors.Is(err, board.ErrBusy):
+		c.Response().Header().Set("Retry-After", "2")
+		pe = &request.Problem{Status: http.StatusServiceUnavailable, Title: "Busy for a moment", Message: err.Error()}
 	case down:
 		c.Response().Header().Set("Retry-After", request.RetryAfter(request.StoreRetry))
 		pe = &request.Problem{Status: http.StatusServiceUnavailable, Title: request.StoreDownTitle, Message: request.StoreDownMessage}
 	default:
-		s.log.Error("request failed", slog.String("method", req.Method), slog.String("uri", req.RequestURI), slog.Any("error", err))
+		s.log.Error("request failed", slog.String("method", req.Method), slog.String("uri", clipURI(req.RequestURI)), slog.Any("error", err))
 		pe = &request.Problem{Status: http.StatusInternalServerError, Title: "Something went wrong",
 			Message: "The server could not finish this request. It has been logged; try again in a moment."}
 	}

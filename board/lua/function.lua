@@ -180,7 +180,7 @@ local function podium_submit(keys, args)
   local dflag = '0'
   if desc then dflag = '1' end
   local A = {dflag, tostring(PW), tostring(FW), m.rank_style or 'competition', table.concat(zero), timepart,
-    m.version or '0', tostring(MAX), m.cap or '0', '', tostring(IDEM_TTL), string.format('%.0f', now), tostring(RECENT_LEN),
+    m.version or '0', '9007199254740992', m.cap or '0', '', tostring(IDEM_TTL), string.format('%.0f', now), tostring(RECENT_LEN),
     tostring(#labels), '1', ''}
   for _, l in ipairs(labels) do A[#A + 1] = l end
   for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp}) do A[#A + 1] = x end

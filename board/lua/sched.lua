@@ -3,7 +3,7 @@
 -- version it was computed from.
 -- KEYS: 1 def, 2 sched. ARGV (after the prelude's 4): 5 version, then field,
 -- value pairs. Returns {'ok'} or {'stale'}.
-local v = redis.call('HGET', KEYS[1], 'version')
+local v = redis.call('HGET', KEYS[1], 'version') or '0' -- '0': written before versions
 if v ~= ARGV[5] then return {'stale'} end
 redis.call('DEL', KEYS[2])
 local args = {'version', ARGV[5]}

@@ -106,7 +106,7 @@ func (s *Handler) adjustScore(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "score", errs)
 	}
-	sub := board.Submission{Member: f.Member, Score: f.Score, Op: board.Op(f.Op), Name: f.Name}
+	sub := board.Submission{Member: f.Member, Score: f.Score, Unit: b.Format.Unit(), Op: board.Op(f.Op), Name: f.Name}
 	res, err := s.opts.Store.SubmitBatch(c.Request().Context(), b.ID, []board.Submission{sub}, "")
 	if err != nil {
 		fes := board.FieldErrors(err)

@@ -60,6 +60,12 @@ func apiErrorOf(err error) *apiError {
 		return apiErr(404, "not_found", "%s", err.Error())
 	case errors.Is(err, board.ErrExists):
 		return apiErr(409, "exists", "%s", err.Error())
+	case errors.Is(err, board.ErrDefinitionChanged):
+		return apiErr(409, "definition_changed", "%s", err.Error())
+	case errors.Is(err, board.ErrBusy):
+		ae := apiErr(503, "busy", "%s", err.Error())
+		ae.retry = 2 * time.Second
+		return ae
 	case errors.Is(err, board.ErrPeriodDisabled), errors.Is(err, board.ErrInvalidPeriod):
 		return apiErr(404, "period_not_found", "%s", request.Reason(err))
 	case request.StoreUnavailable(err):

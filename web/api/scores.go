@@ -116,7 +116,7 @@ func (j submissionJSON) submission(field string, fm board.Format) (board.Submiss
 		ae.Field = field + "score"
 		return board.Submission{}, ae
 	}
-	return board.Submission{Member: j.Member, Score: units, Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey}, nil
+	return board.Submission{Member: j.Member, Score: units, Unit: fm.Unit(), Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey}, nil
 }
 
 // placeJSON's score is exact decimal text sent as a JSON number (see
