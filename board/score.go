@@ -2,6 +2,7 @@ package board
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -83,7 +84,13 @@ func (f Format) ParseScore(text string, grouped bool) (float64, error) {
 		return 0, fieldErr(ErrInvalidScore, "score", "must be a number such as 120 or 9.58")
 	}
 	t := text
-	if grouped {
+	if grouped && strings.Contains(t, ",") {
+		// Commas only as thousands separators of the integer part: "1,234.5"
+		// is 1234.5, but "12,5" (a decimal comma) or "1.2,5" is refused
+		// rather than read as something else.
+		if !groupedNumber.MatchString(t) {
+			return 0, fieldErr(ErrInvalidScore, "score", "use ',' only between groups of three digits (1,234.50) and '.' for decimals")
+		}
 		t = strings.ReplaceAll(t, ",", "")
 	}
 	if t == "" || len(t) > maxScoreLen {
@@ -152,6 +159,8 @@ func (f Format) ParseScore(text string, grouped bool) (float64, error) {
 	}
 	return float64(u), nil
 }
+
+var groupedNumber = regexp.MustCompile(`^[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?$`)
 
 func (f Format) outOfRange() error {
 	return fieldErr(ErrInvalidScore, "score", "must be within ±%s on this board", f.MaxText())

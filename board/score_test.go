@@ -113,6 +113,14 @@ func TestScoreEdges(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+	for _, bad := range []string{"12,5", "1.2,5", "1,23", ",123", "1,234,5", "1,,234"} {
+		if _, err := (Format{Type: Decimal, Decimals: 2}).ParseScore(bad, true); err == nil {
+			t.Errorf("grouped %q accepted", bad)
+		}
+	}
+	if got, err := (Format{Type: Decimal, Decimals: 2}).ParseScore("-1,234,567.89", true); err != nil || got != -123456789 {
+		t.Errorf("grouped -1,234,567.89 = %v, %v", got, err)
+	}
 	for text, want := range map[string]float64{"1e3": 1000, "1.5e1": 15, "150e-1": 15, "-0": 0, "0.000": 0, "+12": 12, "0012": 12} {
 		if got, err := (Format{Type: Integer}).ParseScore(text, false); err != nil || got != want {
 			t.Errorf("%q = %v, %v; want %v", text, got, err, want)

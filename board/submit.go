@@ -159,6 +159,7 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 	}
 	var st string
 	var rest []any
+	var written []string
 	// A definition changed between the read and the script (another admin
 	// saved the board, or it was deleted and created again): read it again
 	// and retry, a few times at most, so every score is applied with the
@@ -172,7 +173,12 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 		if b.legacyUnits() {
 			return nil, fmt.Errorf("board: submit to %q: its scores are being upgraded to exact units; retry in a moment: %w", boardID, ErrBusy)
 		}
-		keys, args := s.submitCall(&b, subs, batchKey, s.now())
+		at := s.now()
+		keys, args := s.submitCall(&b, subs, batchKey, at)
+		written = written[:0]
+		for _, k := range b.Periods {
+			written = append(written, ZSetKey(b.ID, b.Current(k, at)))
+		}
 		reply, err := scripts.submit.Run(ctx, s.rdb, keys, args...).Result()
 		if err != nil {
 			return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
@@ -233,10 +239,7 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 		out[i] = r
 	}
 	if st == "ok" {
-		now := s.now()
-		for _, k := range b.Periods {
-			s.wrote(ctx, ZSetKey(b.ID, b.Current(k, now)))
-		}
+		s.wrote(ctx, written...) // the keys the script wrote, even past midnight since
 	}
 	return out, nil
 }

@@ -33,7 +33,9 @@ func (s *Server) securityHeaders() echo.MiddlewareFunc {
 			if s.overTLS(c) {
 				// Only over HTTPS: sent over plain HTTP it would be ignored at
 				// best, and a proxy's word counts only when it is trusted.
-				h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+				// Not includeSubDomains: other sites of the same domain are not
+				// ours to commit to HTTPS.
+				h.Set("Strict-Transport-Security", "max-age=31536000")
 			}
 			if strings.HasPrefix(c.Request().URL.Path, "/embed/") {
 				h.Set("Content-Security-Policy", base+ancestors)

@@ -90,7 +90,7 @@ func (s *Handler) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 func (s *Handler) secure(c echo.Context) bool {
-	return c.Request().TLS != nil || (s.opts.TrustProxy && c.Request().Header.Get("X-Forwarded-Proto") == "https")
+	return c.Request().TLS != nil || (s.opts.TrustProxy && strings.EqualFold(c.Request().Header.Get("X-Forwarded-Proto"), "https"))
 }
 
 func (s *Handler) setCookie(c echo.Context, name, value string, maxAge int) {

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -63,6 +64,11 @@ func (s *Handler) removeUser(c echo.Context) error {
 	case errors.Is(err, access.ErrNotFound):
 		return request.NotFound("Admin not found", "There is no admin "+user+".", templates.Link{Label: "Admins", Href: "/admin/users"})
 	case err != nil:
+		return err
+	}
+	// End their sessions now, not at their next request: an admin added again
+	// under the same name must not find the old sessions alive.
+	if _, err := s.opts.Sessions.DeleteOthers(context.WithoutCancel(c.Request().Context()), user, ""); err != nil {
 		return err
 	}
 	s.audit(c, audit.Entry{Action: "admin.remove", Before: user, After: "(removed)"})
