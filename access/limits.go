@@ -95,6 +95,18 @@ func clientNet(addr string) string {
 // rest of that address's lock, or of the account's delay, whichever is
 // longer; 0 means now.
 func (l *Limiter) LoginLocked(ctx context.Context, user, addr string) (time.Duration, error) {
+	return l.loginLocked(ctx, user, addr, false)
+}
+
+// LoginLockedKnown is LoginLocked for a browser that has signed in to this
+// account before (a device cookie the server signed): the account-wide delay
+// does not apply to it, so a stranger who keeps that delay armed cannot keep
+// the owner out. The per-address lock still does.
+func (l *Limiter) LoginLockedKnown(ctx context.Context, user, addr string) (time.Duration, error) {
+	return l.loginLocked(ctx, user, addr, true)
+}
+
+func (l *Limiter) loginLocked(ctx context.Context, user, addr string, knownDevice bool) (time.Duration, error) {
 	k := l.keys(user, addr)
 	var pair, spray *redis.StringCmd
 	var pairTTL, sprayTTL, wait *redis.DurationCmd
@@ -113,6 +125,9 @@ func (l *Limiter) LoginLocked(ctx context.Context, user, addr string) (time.Dura
 	}
 	if n, _ := strconv.Atoi(spray.Val()); n >= 4*l.LoginLockAfter {
 		out = max(out, sprayTTL.Val())
+	}
+	if knownDevice {
+		return max(out, 0), nil
 	}
 	return max(out, wait.Val(), 0), nil // PTTL is negative for a missing key
 }
@@ -137,16 +152,35 @@ func (l *Limiter) LoginFailed(ctx context.Context, user, addr string) time.Durat
 		p.PExpire(ctx, k.addr, l.LoginWindow)
 		return nil
 	})
+	l.loginEnd(ctx, user, addr)
 	if err != nil || len(res) < 3 {
 		return 0
 	}
 	return min(time.Duration(res[2])*time.Millisecond, maxAnswerPause)
 }
 
+// LoginStart admits one sign-in attempt at a time per account and client
+// address: between the check of the limits and the count of a failure lies a
+// password hash, and requests sent in parallel would otherwise all pass the
+// check. false means another attempt is under way; LoginFailed or
+// LoginSucceeded end this one (or it lapses after a few seconds).
+func (l *Limiter) LoginStart(ctx context.Context, user, addr string) (bool, error) {
+	ok, err := l.rdb.SetNX(ctx, l.keys(user, addr).pair+":busy", "1", 5*time.Second).Result()
+	if err != nil {
+		return false, fmt.Errorf("access: login limits: %w", err)
+	}
+	return ok, nil
+}
+
+func (l *Limiter) loginEnd(ctx context.Context, user, addr string) {
+	l.rdb.Del(context.WithoutCancel(ctx), l.keys(user, addr).pair+":busy")
+}
+
 // LoginSucceeded clears the failures of user from addr. The account's count
 // is left to expire: a guesser who sees the owner sign in gets no fresh start.
 func (l *Limiter) LoginSucceeded(ctx context.Context, user, addr string) {
 	l.rdb.Del(ctx, l.keys(user, addr).pair)
+	l.loginEnd(ctx, user, addr)
 }
 
 // Allow spends one request of scope's budget of limit a minute, and says how

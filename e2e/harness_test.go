@@ -131,7 +131,7 @@ func startApp(t *testing.T, origins ...string) *app {
 	go func() { defer close(hubDone); hub.Run(hubCtx) }()
 	admin := &web.Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb),
+		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
 	}
 	if err := admin.Accounts.Create(context.Background(), adminUser, adminPassword); err != nil {
 		t.Fatal(err)

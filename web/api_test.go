@@ -30,7 +30,7 @@ func newAPIFixture(t *testing.T, keyLimit, addrLimit int) *apiFixture {
 	rdb := srv.Client(t)
 	adm := &Admin{
 		Store: f.store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb),
+		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
 		KeyLimit: keyLimit, AddrLimit: addrLimit,
 	}
 	s := New(Options{Store: f.store, Admin: adm, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -75,7 +75,7 @@ func TestStoreUnavailable(t *testing.T) {
 	// this test stops Redis and expects the very next request to notice.
 	store := board.NewStore(rdb, board.WithClock(func() time.Time { return testNow }), board.WithDefinitionTTL(0))
 	adm := &Admin{Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb)}
+		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb)}
 	logs := &logRecorder{}
 	fl := &fakeLive{}
 	h := httptest.NewServer(New(Options{Store: store, Admin: adm, Live: fl, Logger: slog.New(logs)}))

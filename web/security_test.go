@@ -159,6 +159,13 @@ func TestFlashMessages(t *testing.T) {
 	if _, body = a.get("/admin/users?done=" + url.QueryEscape("Your account is locked: call +1 555 0100")); flash.MatchString(body) || strings.Contains(body, "555 0100") {
 		t.Fatal("a crafted ?done= link put its words on the page")
 	}
+	// A flash cookie the server did not sign (planted by a sibling site, or
+	// on plain HTTP) shows nothing either.
+	u, _ := url.Parse(f.api.URL + "/admin")
+	a.http.Jar.SetCookies(u, []*http.Cookie{{Name: "podium_flash", Value: url.QueryEscape("Call +1 555 0100"), Path: "/admin"}})
+	if _, body = a.get("/admin/users"); flash.MatchString(body) || strings.Contains(body, "555 0100") {
+		t.Fatal("an unsigned flash cookie put its words on the page")
+	}
 	res, _ = a.post("/admin/logout", url.Values{"csrf": {a.csrf}})
 	_, body = a.get(res.Header.Get("Location"))
 	if m := flash.FindStringSubmatch(body); m == nil || m[1] != "Signed out." {

@@ -39,6 +39,7 @@ type Admin struct {
 	Keys     *access.Keys
 	Limiter  *access.Limiter
 	Audit    *audit.Log
+	Signer   *access.Signer
 	// Requests per minute allowed per API key and per client address.
 	KeyLimit, AddrLimit int
 }
@@ -117,7 +118,7 @@ func New(opts Options) *Server {
 			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Logger: opts.Logger})
 		s.api.Routes(e)
 		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Limiter: a.Limiter,
-			Audit: a.Audit, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
+			Audit: a.Audit, Signer: a.Signer, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
 	}
 	return s
 }

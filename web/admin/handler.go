@@ -41,6 +41,8 @@ type Options struct {
 	Keys     *access.Keys
 	Limiter  *access.Limiter
 	Audit    *audit.Log
+	// Signer signs the console's cookies: known devices, one-time messages.
+	Signer *access.Signer
 	// DefaultTZ is the time zone new boards start with in the form.
 	DefaultTZ string
 	// TrustProxy: TLS is read from X-Forwarded-Proto, for Secure cookies.
@@ -61,6 +63,9 @@ func New(opts Options) *Handler {
 	}
 	if opts.DefaultTZ == "" {
 		opts.DefaultTZ = "UTC"
+	}
+	if opts.Signer == nil {
+		panic("admin: Options.Signer is required (access.NewSigner)")
 	}
 	return &Handler{opts: opts, log: opts.Logger}
 }

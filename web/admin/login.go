@@ -44,11 +44,22 @@ func (s *Handler) login(c echo.Context) error {
 	}
 	v.CSRF = ck.Value
 	addr := c.RealIP()
-	if wait, err := s.opts.Limiter.LoginLocked(ctx, user, addr); err != nil {
+	locked := s.opts.Limiter.LoginLocked
+	if s.knownDevice(c, user) {
+		locked = s.opts.Limiter.LoginLockedKnown // the account-wide delay is for strangers
+	}
+	if wait, err := locked(ctx, user, addr); err != nil {
 		return err
 	} else if wait > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+1)))
 		v.Error = "Too many failed attempts. Try again in " + (wait.Truncate(time.Second) + time.Second).String() + "."
+		return request.Render(c, http.StatusTooManyRequests, templates.AdminLogin(v))
+	}
+	if ok, err := s.opts.Limiter.LoginStart(ctx, user, addr); err != nil {
+		return err
+	} else if !ok {
+		c.Response().Header().Set("Retry-After", "1")
+		v.Error = "Another sign-in to this account from your address is under way. Try again in a moment."
 		return request.Render(c, http.StatusTooManyRequests, templates.AdminLogin(v))
 	}
 	if err := s.opts.Accounts.Verify(ctx, user, pass); err != nil {
@@ -71,6 +82,9 @@ func (s *Handler) login(c echo.Context) error {
 	}
 	s.setCookie(c, sessionCookie, token, int(s.opts.Sessions.Absolute.Seconds()))
 	s.setCookie(c, loginCookie, "", -1)
+	if device, err := s.opts.Signer.Sign(ctx, "device", user, deviceTTL); err == nil {
+		s.setCookie(c, deviceCookie, device, int(deviceTTL.Seconds()))
+	}
 	s.log.Info("admin signed in", slog.String("user", user), slog.String("remote", addr))
 	return c.Redirect(http.StatusSeeOther, v.Next)
 }
@@ -83,4 +97,18 @@ func (s *Handler) logout(c echo.Context) error {
 	}
 	s.setCookie(c, sessionCookie, "", -1)
 	return s.done(c, "/admin/login", "Signed out.")
+}
+
+// deviceTTL is how long a browser that signed in stays known to the account.
+const deviceTTL = 365 * 24 * time.Hour
+
+// knownDevice reports whether this browser signed in to user before: it
+// holds a device cookie the server signed for that account.
+func (s *Handler) knownDevice(c echo.Context, user string) bool {
+	ck, err := c.Cookie(deviceCookie)
+	if err != nil || ck.Value == "" {
+		return false
+	}
+	who, ok := s.opts.Signer.Verify(c.Request().Context(), "device", ck.Value)
+	return ok && who == user
 }

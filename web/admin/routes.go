@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -19,6 +20,7 @@ const (
 	sessionCookie = "podium_session"
 	loginCookie   = "podium_login"
 	flashCookie   = "podium_flash"
+	deviceCookie  = "podium_device"
 )
 
 // Routes mounts the console under /admin.
@@ -168,10 +170,12 @@ func (s *Handler) audit(c echo.Context, e audit.Entry) {
 }
 
 // done redirects after a change, with a message the next page shows once.
-// The message travels in a cookie only the server sets, never in the URL,
-// so nobody can craft a console link that shows words of their choosing.
+// The message travels in a cookie the server signs, never in the URL, so
+// nobody can make the console show words of their choosing.
 func (s *Handler) done(c echo.Context, to, msg string) error {
-	s.setCookie(c, flashCookie, url.QueryEscape(msg), 60)
+	if signed, err := s.opts.Signer.Sign(c.Request().Context(), "flash", msg, time.Minute); err == nil {
+		s.setCookie(c, flashCookie, signed, 60)
+	}
 	return c.Redirect(http.StatusSeeOther, to)
 }
 
@@ -182,8 +186,10 @@ func (s *Handler) takeFlash(c echo.Context) string {
 		return ""
 	}
 	s.setCookie(c, flashCookie, "", -1)
-	msg, err := url.QueryUnescape(ck.Value)
-	if err != nil || len(msg) > 300 {
+	// Signed by done: a cookie planted by another site of the domain, or on
+	// plain HTTP, shows nothing.
+	msg, ok := s.opts.Signer.Verify(c.Request().Context(), "flash", ck.Value)
+	if !ok || len(msg) > 300 {
 		return ""
 	}
 	return msg
