@@ -143,6 +143,8 @@ func TestFunctionRefusesBadInput(t *testing.T) {
 	}{
 		{[]any{"", "incr", "1"}, "member is required"},
 		{[]any{"a\u200bb", "incr", "1"}, "invisible"},
+		{[]any{"ann\u00a0", "incr", "1"}, "surrounding spaces"},
+		{[]any{"\u3000ann", "incr", "1"}, "surrounding spaces"},
 		{[]any{strings.Repeat("x", 129), "incr", "1"}, "longer than 128"},
 		{[]any{"ann", "add", "1"}, "op must be"},
 		{[]any{"ann", "incr", "1.5"}, "whole number of the board's unit"},

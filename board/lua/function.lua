@@ -79,6 +79,9 @@ local function utf8_ok(s, strict)
     local format = cp == 0x200c or cp == 0x200d or (cp >= 0x600 and cp <= 0x605) or cp == 0x6dd or cp == 0x70f or cp == 0x180e or
       (cp >= 0xfff9 and cp <= 0xfffb) or cp == 0x110bd or (cp >= 0x1d173 and cp <= 0x1d17a) or (cp >= 0xe0000 and cp <= 0xe007f)
     if bidi or invisible or (strict and format) then return false end
+    local space = cp == 0x20 or cp == 0x85 or cp == 0xa0 or cp == 0x1680 or (cp >= 0x2000 and cp <= 0x200a) or
+      cp == 0x2028 or cp == 0x2029 or cp == 0x202f or cp == 0x205f or cp == 0x3000
+    if strict and space and (i == 1 or i + len > n) then return false end -- ids neither start nor end with a space
     i, count = i + len, count + 1
   end
   return true, count
@@ -98,7 +101,7 @@ local function podium_submit(keys, args)
   local name, idem = args[4] or '', args[5] or ''
   if not member or member == '' then return fail('member is required') end
   if #member > 128 then return fail('member is longer than 128 bytes') end
-  if not utf8_ok(member, true) or string.match(member, '^%s') or string.match(member, '%s$') then
+  if not utf8_ok(member, true) or string.match(member, '^%s') or string.match(member, '%s$') then -- %s: tabs and newlines too
     return fail('member must be printable UTF-8 without invisible characters or surrounding spaces')
   end
   if op == '' then op = 'incr' end
