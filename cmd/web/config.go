@@ -57,8 +57,8 @@ var settings = []setting{
 	{"trust-proxy", "TRUST_PROXY", "false", "take client addresses from X-Forwarded-For and TLS from X-Forwarded-Proto (only behind your own proxy)", true},
 	{"admin-user", "ADMIN_USER", "", "create this admin at start if it does not exist (with ADMIN_PASSWORD)", false},
 	{"admin-password", "ADMIN_PASSWORD", "", "password of ADMIN_USER, at least 10 characters (prefer the environment to the flag)", false},
-	{"api-key-limit", "API_KEY_LIMIT", "1200", "API requests per minute per key", false},
-	{"api-addr-limit", "API_ADDR_LIMIT", "600", "API requests per minute per client address", false},
+	{"api-key-limit", "API_KEY_LIMIT", "1200", "API requests per minute per key, counted in each replica", false},
+	{"api-addr-limit", "API_ADDR_LIMIT", "600", "API requests per minute per client address, counted in each replica", false},
 	{"metrics-addr", "METRICS_ADDR", "", "serve Prometheus /metrics on this address of its own, e.g. 127.0.0.1:9090 (not on --addr)", false},
 	{"metrics-token", "METRICS_TOKEN", "", "also serve /metrics on --addr to requests with Authorization: Bearer <token> (16+ characters)", false},
 }
