@@ -168,7 +168,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 func serveMetrics(cfg Config, srv *web.Server, log *slog.Logger) (func(), error) {
 	if cfg.MetricsAddr == "" {
 		if cfg.MetricsToken == "" {
-			log.Info("metrics are off: set METRICS_ADDR (a listener of their own) or METRICS_TOKEN (on the main address, with a bearer token)")
+			level := slog.LevelInfo
+			if cfg.RedisURL == "" {
+				level = slog.LevelDebug // make run: not a deployment, nothing to monitor
+			}
+			log.Log(context.Background(), level, "metrics are off: set METRICS_ADDR (a listener of their own) or METRICS_TOKEN (on the main address, with a bearer token)")
 		}
 		return func() {}, nil
 	}
