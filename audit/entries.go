@@ -2,8 +2,10 @@ package audit
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strconv"
 
 	"podium/board"
@@ -40,4 +42,14 @@ func Definition(b *board.Board) string {
 	var buf bytes.Buffer
 	_ = json.NewEncoder(&buf).Encode(j)
 	return string(bytes.TrimSpace(buf.Bytes()))
+}
+
+// RecordDone records the entry of a change that has been made. The change is
+// done, so the caller's cancellation (a client hanging up) must not cancel
+// its entry; a failure is logged loudly with every detail, for the record.
+func (l *Log) RecordDone(ctx context.Context, e Entry, log *slog.Logger) {
+	if err := l.Record(context.WithoutCancel(ctx), e); err != nil {
+		log.Error("AUDIT ENTRY LOST", "action", e.Action, "actor", e.Actor, "board", e.Board, "member", e.Member,
+			"period", e.Period, "before", e.Before, "after", e.After, "reason", e.Reason, "error", err)
+	}
 }

@@ -75,13 +75,9 @@ func (s *Handler) loadBoard(c echo.Context) (board.Board, error) {
 	return request.Board(c.Request().Context(), s.opts.Store, request.Param(c, "board"))
 }
 
-// record writes an audit entry. The change is done, so a client that hangs
-// up now must not cancel its entry; a failure is logged loudly with every
-// detail of the change.
+// record writes the audit entry of a change this request made.
 func (s *Handler) record(c echo.Context, e audit.Entry) {
-	if err := s.opts.Audit.Record(context.WithoutCancel(c.Request().Context()), e); err != nil {
-		s.log.Error("AUDIT ENTRY LOST", "action", e.Action, "actor", e.Actor, "board", e.Board, "member", e.Member, "before", e.Before, "after", e.After, "error", err)
-	}
+	s.opts.Audit.RecordDone(c.Request().Context(), e, s.log)
 }
 
 func randomHex() string {

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -199,14 +198,9 @@ func (s *Handler) apiSubmit(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"results": out})
 }
 
-// record writes an audit entry; a failure is logged loudly, since the change
-// itself has been made. The change is done, so a client that hangs up now
-// must not cancel its entry: the write does not take the request's
-// cancellation.
+// record writes the audit entry of a change this request made.
 func (s *Handler) record(c echo.Context, e audit.Entry) {
-	if err := s.opts.Audit.Record(context.WithoutCancel(c.Request().Context()), e); err != nil {
-		s.log.Error("AUDIT ENTRY LOST", "action", e.Action, "actor", e.Actor, "board", e.Board, "member", e.Member, "before", e.Before, "after", e.After, "error", err)
-	}
+	s.opts.Audit.RecordDone(c.Request().Context(), e, s.log)
 }
 
 // apiRemoveMember removes a member from one period (?period=&at=) or all.
