@@ -6,7 +6,7 @@ PKGS    := ./...
 ADDR    ?= :8080
 RUNARGS ?= --demo
 
-.PHONY: run build test unit e2e e2e-setup deps-test vet generate check-generated check-tidy fmt lint fuzz bench bench-live
+.PHONY: run build test unit e2e e2e-setup deps-test vet generate check-generated check-tidy fmt lint fuzz bench bench-api bench-live
 
 run: build
 	./bin/web --addr $(ADDR) $(RUNARGS)
@@ -65,6 +65,11 @@ fuzz: deps-test
 # Benchmarks on a 1,000,000-member board next to redis-benchmark on this machine.
 bench: deps-test
 	scripts/bench.sh
+
+# The API's write path under load (loopback only, stops by itself): single
+# POSTs and batches against the real server, beside redis-benchmark ZINCRBY.
+bench-api: deps-test
+	scripts/bench-api.sh
 
 # Live updates under load (loopback only, stops by itself): 2,000 WebSocket
 # clients on one board while writes run; prints latency and memory per client.

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# make bench-api: the JSON API's write path next to redis-benchmark ZINCRBY on
+# the same private Redis in the same run (ratios; absolute numbers swing with
+# load). Loopback only; every process it starts is stopped by pid at the end.
+#   P1: single-score POSTs from 50 keep-alive connections
+#   P2: batches of 1,000 scores from 4 connections
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION="${DURATION:-10s}"
+RUNS="${RUNS:-3}"
+out="$(mktemp -d)"
+free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+rport="$(free_port)"; wport="$(free_port)"
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$out"; }
+trap cleanup EXIT
+
+go build -o bin/web ./cmd/web
+go build -o bin/apiload ./cmd/apiload
+redis-server --port "$rport" --bind 127.0.0.1 --save "" --appendonly no --dir "$out" >"$out/redis.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do redis-cli -p "$rport" ping >/dev/null 2>&1 && break; sleep 0.1; done
+export REDIS_URL="redis://127.0.0.1:$rport/0"
+API_KEY_LIMIT=1000000000 API_ADDR_LIMIT=1000000000 LOG_LEVEL=error bin/web --addr "127.0.0.1:$wport" >"$out/web.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$wport/readyz" >/dev/null && break; sleep 0.1; done
+key="$(bin/web apikey create --name bench 2>/dev/null)"
+curl -sf -X POST "http://127.0.0.1:$wport/api/v1/boards" -H "Authorization: Bearer $key" \
+  -d '{"id":"bench","title":"Bench","periods":["day","all"]}' >/dev/null
+
+echo "== redis-benchmark ZINCRBY (50 clients) =="
+rb="$(redis-benchmark -p "$rport" -c 50 -n 300000 -r 100000 -q zincrby bench:z 1 __rand_int__ | grep -oE '[0-9.]+ requests per second' | head -1 | cut -d' ' -f1)"
+echo "$rb ZINCRBY/s"
+
+calls() { redis-cli -p "$rport" info commandstats | awk -F'[=,:]' '/^cmdstat_/ {sum += $3} END {print sum+0}'; }
+scripts() { redis-cli -p "$rport" info commandstats | awk -F'[=,:]' '/^cmdstat_(evalsha|eval|fcall):/ {sum += $3} END {print sum+0}'; }
+field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
+
+rows=()
+for run in $(seq "$RUNS"); do
+  redis-cli -p "$rport" config resetstat >/dev/null
+  p1="$(bin/apiload -url "http://127.0.0.1:$wport" -key "$key" -board bench -conns 50 -duration "$DURATION")"
+  c="$(calls)"; s="$(scripts)"; ok="$(echo "$p1" | field ok)"
+  rows+=("P1 single, 50 conns|$(echo "$p1" | field requests_per_s)|$(echo "$p1" | field p50_ms)|$(echo "$p1" | field p99_ms)|$(awk -v c="$c" -v n="$ok" 'BEGIN{printf "%.1f", c/n}')|$(awk -v c="$s" -v n="$ok" 'BEGIN{printf "%.2f", c/n}')|$(echo "$p1" | field errors)")
+  redis-cli -p "$rport" config resetstat >/dev/null
+  p2="$(bin/apiload -url "http://127.0.0.1:$wport" -key "$key" -board bench -conns 4 -batch 1000 -duration "$DURATION")"
+  c="$(calls)"; sc="$(echo "$p2" | field scores_per_s)"; okb="$(echo "$p2" | field ok)"
+  rows+=("P2 batches of 1000, 4 conns|$sc|$(echo "$p2" | field p50_ms)|$(echo "$p2" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.1f", c/(n*1000)}')|-|$(echo "$p2" | field errors)")
+done
+
+echo
+echo "== API writes on this machine, this run (ZINCRBY: $rb/s) =="
+printf '%-30s %12s %8s %8s %8s %14s %16s %7s\n' "load" "per s" "ratio" "p50 ms" "p99 ms" "cmds/score" "scripts/request" "errors"
+for r in "${rows[@]}"; do
+  IFS='|' read -r name rate p50 p99 cmds scr errs <<<"$r"
+  printf '%-30s %12.0f %8s %8s %8s %14s %16s %7s\n' "$name" "$rate" "$(awk -v a="$rate" -v b="$rb" 'BEGIN{printf "%.3f", a/b}')" "$p50" "$p99" "$cmds" "$scr" "$errs"
+done
+echo "(per s: requests for P1, scores for P2; cmds/score counts every Redis command, those inside scripts included)"
