@@ -92,6 +92,24 @@ func (a *Accounts) Verify(ctx context.Context, user, password string) error {
 	return nil
 }
 
+// Stamp identifies the account's current password: it changes when the
+// password does, or when the admin is removed and added again. Device
+// cookies carry it, so they stop counting for a password that is gone.
+// "" for an unknown admin.
+func (a *Accounts) Stamp(ctx context.Context, user string) (string, error) {
+	if len(user) > MaxUserLen {
+		return "", nil
+	}
+	hash, err := a.rdb.HGet(ctx, adminsKey, user).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("access: stamp of %q: %w", user, err)
+	}
+	return shortHash("stamp:" + hash), nil
+}
+
 // Exists reports whether an admin account exists; sessions of a removed
 // admin stop working at their next request.
 func (a *Accounts) Exists(ctx context.Context, user string) (bool, error) {

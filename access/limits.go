@@ -152,7 +152,6 @@ func (l *Limiter) LoginFailed(ctx context.Context, user, addr string) time.Durat
 		p.PExpire(ctx, k.addr, l.LoginWindow)
 		return nil
 	})
-	l.loginEnd(ctx, user, addr)
 	if err != nil || len(res) < 3 {
 		return 0
 	}
@@ -162,25 +161,30 @@ func (l *Limiter) LoginFailed(ctx context.Context, user, addr string) time.Durat
 // LoginStart admits one sign-in attempt at a time per account and client
 // address: between the check of the limits and the count of a failure lies a
 // password hash, and requests sent in parallel would otherwise all pass the
-// check. false means another attempt is under way; LoginFailed or
-// LoginSucceeded end this one (or it lapses after a few seconds).
-func (l *Limiter) LoginStart(ctx context.Context, user, addr string) (bool, error) {
-	ok, err := l.rdb.SetNX(ctx, l.keys(user, addr).pair+":busy", "1", 5*time.Second).Result()
+// check. Take it before checking the limits, and call release when the
+// attempt is over (it also lapses after a few seconds). ok is false while
+// another attempt is under way.
+func (l *Limiter) LoginStart(ctx context.Context, user, addr string) (release func(), ok bool, err error) {
+	key, token := l.keys(user, addr).pair+":busy", randomToken(12)
+	ok, err = l.rdb.SetNX(ctx, key, token, 5*time.Second).Result()
 	if err != nil {
-		return false, fmt.Errorf("access: login limits: %w", err)
+		return func() {}, false, fmt.Errorf("access: login limits: %w", err)
 	}
-	return ok, nil
+	if !ok {
+		return func() {}, false, nil
+	}
+	return func() {
+		// Only our own: an attempt slower than the lapse must not end the next one's.
+		releaseScript.Run(context.WithoutCancel(ctx), l.rdb, []string{key}, token)
+	}, true, nil
 }
 
-func (l *Limiter) loginEnd(ctx context.Context, user, addr string) {
-	l.rdb.Del(context.WithoutCancel(ctx), l.keys(user, addr).pair+":busy")
-}
+var releaseScript = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
 
 // LoginSucceeded clears the failures of user from addr. The account's count
 // is left to expire: a guesser who sees the owner sign in gets no fresh start.
 func (l *Limiter) LoginSucceeded(ctx context.Context, user, addr string) {
 	l.rdb.Del(ctx, l.keys(user, addr).pair)
-	l.loginEnd(ctx, user, addr)
 }
 
 // Allow spends one request of scope's budget of limit a minute, and says how

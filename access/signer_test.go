@@ -39,19 +39,26 @@ func TestSigner(t *testing.T) {
 func TestLoginStartAdmitsOneAtATime(t *testing.T) {
 	l := NewLimiter(srv.Client(t))
 	ctx := context.Background()
-	if ok, err := l.LoginStart(ctx, "alice", "203.0.113.5"); !ok || err != nil {
+	release, ok, err := l.LoginStart(ctx, "alice", "203.0.113.5")
+	if !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	if ok, _ := l.LoginStart(ctx, "alice", "203.0.113.5"); ok {
+	if _, ok, _ := l.LoginStart(ctx, "alice", "203.0.113.5"); ok {
 		t.Fatal("a second attempt in parallel admitted")
 	}
-	if ok, _ := l.LoginStart(ctx, "alice", "198.51.100.5"); !ok {
+	if _, ok, _ := l.LoginStart(ctx, "alice", "198.51.100.5"); !ok {
 		t.Fatal("another address waited for this one")
 	}
-	l.LoginFailed(ctx, "alice", "203.0.113.5")
-	if ok, _ := l.LoginStart(ctx, "alice", "203.0.113.5"); !ok {
+	release()
+	release2, ok, _ := l.LoginStart(ctx, "alice", "203.0.113.5")
+	if !ok {
 		t.Fatal("not admitted after the first attempt ended")
 	}
+	release() // a late release of the first attempt must not end the second
+	if _, ok, _ := l.LoginStart(ctx, "alice", "203.0.113.5"); ok {
+		t.Fatal("the first attempt's release ended the second")
+	}
+	release2()
 }
 
 // TestKnownDeviceSkipsTheAccountDelay: a stranger keeping the account-wide

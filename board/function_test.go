@@ -447,3 +447,22 @@ func TestBatchRefusesRepeatedItemKeys(t *testing.T) {
 		t.Fatal("written")
 	}
 }
+
+// TestVersionsNeverRepeat: a board written before the generation counter
+// existed (its version only in the definition) goes on from that version.
+func TestVersionsNeverRepeat(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{Daily, AllTime}})
+	f.rdb.HSet(f.ctx, defKey(b.ID), "version", 5)
+	f.rdb.Del(f.ctx, genKey(b.ID))
+	upd := *b
+	upd.Title = "after"
+	got, err := f.store.UpdateBoard(f.ctx, upd)
+	if err != nil || got.Version != 6 {
+		t.Fatalf("update of a version-5 board without a counter: version %d, %v", got.Version, err)
+	}
+	got, _ = f.store.UpdateBoard(f.ctx, upd)
+	if got.Version != 7 {
+		t.Fatalf("next update: version %d", got.Version)
+	}
+}

@@ -21,7 +21,7 @@ func (s *Store) Upgrade(ctx context.Context) ([]string, error) {
 		if !b.oldUnits {
 			continue
 		}
-		keys := []string{defKey(b.ID), periodsKey(b.ID), recentKey(b.ID)}
+		keys := []string{defKey(b.ID), periodsKey(b.ID), recentKey(b.ID), genKey(b.ID)}
 		reply, err := scripts.upgrade.Run(ctx, s.rdb, keys, append(prelude(b), math.Pow10(b.Format.Decimals))...).Result()
 		if err != nil {
 			return done, fmt.Errorf("board: upgrade %q to units: %w", b.ID, err)

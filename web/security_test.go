@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -219,5 +220,47 @@ func TestSessionsPage(t *testing.T) {
 	}
 	if res, _ := bobs.get("/admin"); res.StatusCode != 200 {
 		t.Fatalf("bob was signed out by alice: %d", res.StatusCode)
+	}
+}
+
+// TestKnownDeviceSignsInThroughTheDelay: while strangers keep the
+// account-wide delay armed, a browser that signed in before (with the same
+// password) still signs in; a stranger's browser waits.
+func TestKnownDeviceSignsInThroughTheDelay(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	own := f.adminClient()
+	if res := own.login("alice", "correct horse battery"); res.StatusCode != 303 {
+		t.Fatalf("first sign-in: %d", res.StatusCode)
+	}
+	own.post("/admin/logout", url.Values{"csrf": {own.csrf}})
+	lim := f.admin.Limiter
+	for i := range lim.LoginSlowAfter + 2 { // guesses from many other addresses
+		lim.LoginFailed(t.Context(), "alice", fmt.Sprintf("10.7.%d.1", i))
+	}
+	if res := f.adminClient().login("alice", "correct horse battery"); res.StatusCode != 429 {
+		t.Fatalf("a stranger's browser during the delay: %d", res.StatusCode)
+	}
+	if res := own.login("alice", "correct horse battery"); res.StatusCode != 303 {
+		t.Fatalf("the owner's browser during the delay: %d", res.StatusCode)
+	}
+	// Removed and added again: the old device no longer counts.
+	own.post("/admin/logout", url.Values{"csrf": {own.csrf}})
+	if err := f.admin.Accounts.Create(t.Context(), "bob", "another long password"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.admin.Accounts.Delete(t.Context(), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.admin.Accounts.Create(t.Context(), "alice", "a brand new password"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range lim.LoginSlowAfter + 2 {
+		lim.LoginFailed(t.Context(), "alice", fmt.Sprintf("10.8.%d.1", i))
+	}
+	if res := own.login("alice", "a brand new password"); res.StatusCode != 429 {
+		t.Fatalf("a device of the old account during the delay: %d", res.StatusCode)
 	}
 }

@@ -10,7 +10,14 @@ if ARGV[5] == 'create' and exists then return {'exists'} end
 if ARGV[5] == 'update' and not exists then return {'nf'} end
 local args = {}
 for i = 6, #ARGV do args[#args + 1] = ARGV[i] end
+-- Past every version the board has had: its counter, and the definition's
+-- own field (boards made before the counter existed have only that).
 local version = redis.call('INCR', KEYS[2])
+local stored = tonumber(redis.call('HGET', KEYS[1], 'version') or '0') or 0
+if version <= stored then
+  version = stored + 1
+  redis.call('SET', KEYS[2], version)
+end
 args[#args + 1] = 'version'
 args[#args + 1] = version
 redis.call('HSET', KEYS[1], unpack(args))

@@ -3,7 +3,7 @@
 -- multiplied by 10^places (rounded to the unit they were checked to fit),
 -- then the definition is marked and its version bumped, in one atomic step.
 -- O(N) over the board, once.
--- KEYS: 1 def, 2 periods set, 3 recent. ARGV (after the prelude's 4):
+-- KEYS: 1 def, 2 periods set, 3 recent, 4 generation counter (see putdef). ARGV (after the prelude's 4):
 -- 5 multiplier (10^places). Returns {'done'} | {'nf'} | {'ok', periods}.
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 if redis.call('HGET', KEYS[1], 'units') == '1' then return {'done'} end
@@ -46,6 +46,11 @@ if #recent > 0 then
   redis.call('DEL', KEYS[3])
   redis.call('RPUSH', KEYS[3], unpack(out))
 end
-redis.call('HSET', KEYS[1], 'units', '1')
-redis.call('HINCRBY', KEYS[1], 'version', 1)
+local version = redis.call('INCR', KEYS[4])
+local stored = tonumber(redis.call('HGET', KEYS[1], 'version') or '0') or 0
+if version <= stored then
+  version = stored + 1
+  redis.call('SET', KEYS[4], version)
+end
+redis.call('HSET', KEYS[1], 'units', '1', 'version', version)
 return {'ok', #zs}

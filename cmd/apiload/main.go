@@ -13,6 +13,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"slices"
@@ -139,6 +140,12 @@ func run() error {
 	return nil
 }
 
+// isLoopback accepts only literal loopback addresses and "localhost": a
+// name such as 127.example.com would be looked up and could be anywhere.
 func isLoopback(host string) bool {
-	return host == "localhost" || host == "::1" || strings.HasPrefix(host, "127.")
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }

@@ -44,6 +44,18 @@ func (s *Handler) login(c echo.Context) error {
 	}
 	v.CSRF = ck.Value
 	addr := c.RealIP()
+	// One attempt at a time per account and address, taken before the limits
+	// are read, so that no parallel request reads them before this one counts.
+	release, ok, err := s.opts.Limiter.LoginStart(ctx, user, addr)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if !ok {
+		c.Response().Header().Set("Retry-After", "1")
+		v.Error = "Another sign-in to this account from your address is under way. Try again in a moment."
+		return request.Render(c, http.StatusTooManyRequests, templates.AdminLogin(v))
+	}
 	locked := s.opts.Limiter.LoginLocked
 	if s.knownDevice(c, user) {
 		locked = s.opts.Limiter.LoginLockedKnown // the account-wide delay is for strangers
@@ -53,13 +65,6 @@ func (s *Handler) login(c echo.Context) error {
 	} else if wait > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+1)))
 		v.Error = "Too many failed attempts. Try again in " + (wait.Truncate(time.Second) + time.Second).String() + "."
-		return request.Render(c, http.StatusTooManyRequests, templates.AdminLogin(v))
-	}
-	if ok, err := s.opts.Limiter.LoginStart(ctx, user, addr); err != nil {
-		return err
-	} else if !ok {
-		c.Response().Header().Set("Retry-After", "1")
-		v.Error = "Another sign-in to this account from your address is under way. Try again in a moment."
 		return request.Render(c, http.StatusTooManyRequests, templates.AdminLogin(v))
 	}
 	if err := s.opts.Accounts.Verify(ctx, user, pass); err != nil {
@@ -82,8 +87,10 @@ func (s *Handler) login(c echo.Context) error {
 	}
 	s.setCookie(c, sessionCookie, token, int(s.opts.Sessions.Absolute.Seconds()))
 	s.setCookie(c, loginCookie, "", -1)
-	if device, err := s.opts.Signer.Sign(ctx, "device", user, deviceTTL); err == nil {
-		s.setCookie(c, deviceCookie, device, int(deviceTTL.Seconds()))
+	if stamp, err := s.opts.Accounts.Stamp(ctx, user); err == nil && stamp != "" {
+		if device, err := s.opts.Signer.Sign(ctx, "device", user+"\x00"+stamp, deviceTTL); err == nil {
+			s.setCookie(c, deviceCookie, device, int(deviceTTL.Seconds()))
+		}
 	}
 	s.log.Info("admin signed in", slog.String("user", user), slog.String("remote", addr))
 	return c.Redirect(http.StatusSeeOther, v.Next)
@@ -102,13 +109,21 @@ func (s *Handler) logout(c echo.Context) error {
 // deviceTTL is how long a browser that signed in stays known to the account.
 const deviceTTL = 365 * 24 * time.Hour
 
-// knownDevice reports whether this browser signed in to user before: it
-// holds a device cookie the server signed for that account.
+// knownDevice reports whether this browser signed in to user before, with
+// the account's current password: it holds a device cookie the server
+// signed for that account.
 func (s *Handler) knownDevice(c echo.Context, user string) bool {
 	ck, err := c.Cookie(deviceCookie)
 	if err != nil || ck.Value == "" {
 		return false
 	}
-	who, ok := s.opts.Signer.Verify(c.Request().Context(), "device", ck.Value)
-	return ok && who == user
+	v, ok := s.opts.Signer.Verify(c.Request().Context(), "device", ck.Value)
+	who, stamp, _ := strings.Cut(v, "\x00")
+	if !ok || who != user || stamp == "" {
+		return false
+	}
+	// Only for the password it signed in with: a changed password, or an
+	// admin removed and added again, makes old devices strangers.
+	cur, err := s.opts.Accounts.Stamp(c.Request().Context(), user)
+	return err == nil && cur == stamp
 }

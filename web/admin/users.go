@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -68,9 +69,11 @@ func (s *Handler) removeUser(c echo.Context) error {
 	}
 	// End their sessions now, not at their next request: an admin added again
 	// under the same name must not find the old sessions alive.
-	if _, err := s.opts.Sessions.DeleteOthers(context.WithoutCancel(c.Request().Context()), user, ""); err != nil {
-		return err
-	}
 	s.audit(c, audit.Entry{Action: "admin.remove", Before: user, After: "(removed)"})
+	if _, err := s.opts.Sessions.DeleteOthers(context.WithoutCancel(c.Request().Context()), user, ""); err != nil {
+		// The account is gone: its sessions already fail at their next
+		// request (currentSession checks the account). Say so and go on.
+		s.log.Warn("ending a removed admin's sessions", slog.String("user", user), slog.Any("error", err))
+	}
 	return s.done(c, "/admin/users", "Admin "+user+" removed.")
 }
