@@ -1,0 +1,158 @@
+package board
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestTiedRanksInEachStyle(t *testing.T) {
+	scores := map[string]float64{"a": 100, "b": 90, "c": 90, "d": 90, "e": 80, "f": 70, "g": 70}
+	order := []string{"a", "b", "c", "d", "e", "f", "g"} // submission order: earliest first
+	tests := []struct {
+		style RankStyle
+		ranks []int
+	}{
+		{Competition, []int{1, 2, 2, 2, 5, 6, 6}},
+		{Dense, []int{1, 2, 2, 2, 3, 4, 4}},
+		{Ordinal, []int{1, 2, 3, 4, 5, 6, 7}},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.style), func(t *testing.T) {
+			f := newFixture(t)
+			b := f.board(Board{RankStyle: tc.style})
+			for _, m := range order {
+				f.submit(b, m, scores[m], Set)
+			}
+			pg := f.page(b, AllTime, 0, 50)
+			var got []int
+			var members []string
+			for _, e := range pg.Entries {
+				got = append(got, e.Rank)
+				members = append(members, e.Member)
+			}
+			if !slices.Equal(got, tc.ranks) || !slices.Equal(members, order) {
+				t.Fatalf("ranks %v members %v, want %v %v", got, members, tc.ranks, order)
+			}
+			// Every window agrees with the whole page, wherever it starts in a tie group.
+			for off := range order {
+				w := f.page(b, AllTime, off, 2)
+				for i, e := range w.Entries {
+					if e.Rank != tc.ranks[off+i] {
+						t.Fatalf("page at %d: row %d rank %d, want %d", off, i, e.Rank, tc.ranks[off+i])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestTieBreaks(t *testing.T) {
+	tests := []struct {
+		name   string
+		board  Board
+		submit []string // members in submission order, all with equal scores
+		want   []string
+	}{
+		{"earliest first, higher is better", Board{TieBreak: Earliest}, []string{"m", "z", "a"}, []string{"m", "z", "a"}},
+		{"earliest first, lower is better", Board{TieBreak: Earliest, Order: LowerIsBetter}, []string{"m", "z", "a"}, []string{"m", "z", "a"}},
+		{"latest first", Board{TieBreak: Latest}, []string{"m", "z", "a"}, []string{"a", "z", "m"}},
+		{"latest first, lower is better", Board{TieBreak: Latest, Order: LowerIsBetter}, []string{"m", "z", "a"}, []string{"a", "z", "m"}},
+		{"member order as Redis, higher is better (ZREVRANGE)", Board{TieBreak: ByMember}, []string{"m", "z", "a"}, []string{"z", "m", "a"}},
+		{"member order as Redis, lower is better", Board{TieBreak: ByMember, Order: LowerIsBetter}, []string{"m", "z", "a"}, []string{"a", "m", "z"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			tc.board.RankStyle = Ordinal
+			b := f.board(tc.board)
+			for _, m := range tc.submit {
+				f.submit(b, m, 42, Set)
+			}
+			f.submit(b, "top", 50, Set)
+			f.submit(b, "bottom", 10, Set)
+			if b.Order == LowerIsBetter {
+				f.submit(b, "top", 1, Set)
+				f.submit(b, "bottom", 99, Set)
+			}
+			var got []string
+			for _, e := range f.page(b, AllTime, 0, 10).Entries {
+				got = append(got, e.Member)
+			}
+			want := append(append([]string{"top"}, tc.want...), "bottom")
+			if !slices.Equal(got, want) {
+				t.Fatalf("order %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestEarliestKeepsTimeWhenScoreUnchanged(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{RankStyle: Ordinal})
+	f.submit(b, "first", 10, Set)
+	f.submit(b, "second", 10, Set)
+	f.submit(b, "first", 10, Set)  // same score again: still reached it first
+	f.submit(b, "second", 5, Best) // worse: ignored
+	if got := rows(f.page(b, AllTime, 0, 5)); !slices.Equal(got, []string{"1 first 10", "2 second 10"}) {
+		t.Fatalf("%v", got)
+	}
+	f.submit(b, "first", 11, Set)
+	f.submit(b, "first", 10, Set) // reached 10 again, now after second
+	if got := rows(f.page(b, AllTime, 0, 5)); !slices.Equal(got, []string{"1 second 10", "2 first 10"}) {
+		t.Fatalf("%v", got)
+	}
+}
+
+func TestExtraSortFields(t *testing.T) {
+	for _, style := range []RankStyle{Competition, Dense, Ordinal} {
+		t.Run(string(style), func(t *testing.T) {
+			f := newFixture(t)
+			// clears desc, then revives asc, then first-clear time asc.
+			b := f.board(Board{RankStyle: style, Fields: []Field{{Name: "clears", Desc: true}, {Name: "revives"}, {Name: "first_clear"}}})
+			subs := []struct {
+				m      string
+				score  float64
+				fields []int64
+			}{
+				{"a", 100, []int64{5, 2, 1000}},
+				{"b", 100, []int64{7, 9, 2000}},
+				{"c", 100, []int64{7, 1, 3000}},
+				{"d", 100, []int64{5, 2, 1000}}, // tied with a; a was first
+				{"e", 120, []int64{0, 0, 0}},
+				{"f", 100, []int64{-3, 0, 0}},
+				{"g", 100, []int64{5, 2, 999}},
+			}
+			for _, s := range subs {
+				if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: s.m, Score: s.score, Op: Set, Fields: s.fields}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantOrder := []string{"e", "c", "b", "g", "a", "d", "f"}
+			wantRank := map[RankStyle][]int{
+				Competition: {1, 2, 3, 4, 5, 5, 7},
+				Dense:       {1, 2, 3, 4, 5, 5, 6},
+				Ordinal:     {1, 2, 3, 4, 5, 6, 7},
+			}[style]
+			pg := f.page(b, AllTime, 0, 10)
+			for i, e := range pg.Entries {
+				if e.Member != wantOrder[i] || e.Rank != wantRank[i] {
+					t.Fatalf("row %d: %s rank %d, want %s rank %d (%v)", i, e.Member, e.Rank, wantOrder[i], wantRank[i], rows(pg))
+				}
+			}
+			if !slices.Equal(pg.Entries[1].Fields, []int64{7, 1, 3000}) {
+				t.Fatalf("fields not decoded: %v", pg.Entries[1].Fields)
+			}
+			// A window that starts inside the a/d tie group still ranks d as 5th.
+			w := f.page(b, AllTime, 5, 2)
+			if w.Entries[0].Member != "d" || w.Entries[0].Rank != wantRank[5] || w.Entries[1].Rank != wantRank[6] {
+				t.Fatalf("window at 5: %v", rows(w))
+			}
+			// Omitting fields keeps the member's own.
+			f.submit(b, "f", 1, Incr)
+			st, _ := f.store.Ranks(f.ctx, b, b.Current(AllTime, f.clock.Now()), []string{"f"})
+			if st[0].Score != 101 || st[0].Rank != 2 {
+				t.Fatalf("f after incr: %+v", st[0])
+			}
+		})
+	}
+}

@@ -1,0 +1,392 @@
+package board
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestOperatorsAndBeforeAfter(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{Daily, Weekly, AllTime}})
+	f.submit(b, "a", 50, Set)
+	f.submit(b, "b", 40, Set)
+	f.submit(b, "c", 30, Set)
+	r := f.submit(b, "c", 25, Incr)
+	c, ok := r.Change(AllTime)
+	if !ok || c.Before != (Place{true, 30, 3}) || c.After != (Place{true, 55, 1}) {
+		t.Fatalf("incr change: %+v", c)
+	}
+	if len(r.Changes) != 3 || r.Changes[0].Period.Kind != Daily || r.Changes[0].Period.Key != "2026-11-22" {
+		t.Fatalf("changes per period: %+v", r.Changes)
+	}
+	r = f.submit(b, "c", 20, Decr)
+	if c, _ := r.Change(Weekly); c.After != (Place{true, 35, 3}) {
+		t.Fatalf("decr: %+v", c)
+	}
+	r = f.submit(b, "c", 10, Best)
+	if c, _ := r.Change(Daily); c.After != (Place{true, 35, 3}) || c.Before != c.After {
+		t.Fatalf("best with a worse value changed the score: %+v", c)
+	}
+	r = f.submit(b, "c", 45, Best)
+	if c, _ := r.Change(Daily); c.After != (Place{true, 45, 2}) {
+		t.Fatalf("best with a better value: %+v", c)
+	}
+	r = f.submit(b, "new", 5, Decr)
+	if c, _ := r.Change(AllTime); c.Before.Ranked || c.After != (Place{true, -5, 4}) {
+		t.Fatalf("decr of a new member: %+v", c)
+	}
+	lower := f.board(Board{ID: testBoardID(t) + "-low", Order: LowerIsBetter})
+	f.submit(lower, "x", 9.0, Set)
+	f.submit(lower, "x", 12, Best)
+	f.submit(lower, "x", 7, Best)
+	if got := rows(f.page(lower, AllTime, 0, 5)); !slices.Equal(got, []string{"1 x 7"}) {
+		t.Fatalf("best on lower-is-better: %v", got)
+	}
+}
+
+func TestPrecision(t *testing.T) {
+	f := newFixture(t)
+	ints := f.board(Board{ID: testBoardID(t) + "-int"})
+	for _, v := range []float64{MaxExact, -MaxExact, 0, 1, MaxExact - 1} {
+		f.submit(ints, "m"+ftoa(v), v, Set)
+	}
+	f.submit(ints, "negzero", math.Copysign(0, -1), Set)
+	pg := f.page(ints, AllTime, 0, 10)
+	want := []string{"1 m9007199254740992 9007199254740992", "2 m9007199254740991 9007199254740991", "3 m1 1", "4 m0 0", "4 negzero 0", "6 m-9007199254740992 -9007199254740992"}
+	if got := rows(pg); !slices.Equal(got, want) {
+		t.Fatalf("%v\nwant %v", got, want)
+	}
+	if math.Signbit(pg.Entries[4].Score) {
+		t.Fatal("negative zero stored")
+	}
+	if got := ints.Format.Display(pg.Entries[0].Score); got != "9,007,199,254,740,992" {
+		t.Fatalf("display %q", got)
+	}
+	// Beyond 2^53 and non-finite values are refused, and so is an increment
+	// that would leave the exact range; nothing is written.
+	for _, v := range []float64{MaxExact + 2, 1e300, math.Inf(1), math.NaN(), 0.5} {
+		_, err := f.store.Submit(f.ctx, ints.ID, Submission{Member: "bad", Score: v, Op: Set})
+		if !errors.Is(err, ErrInvalidScore) {
+			t.Fatalf("%v accepted: %v", v, err)
+		}
+	}
+	_, err := f.store.Submit(f.ctx, ints.ID, Submission{Member: "m9007199254740992", Score: 1, Op: Incr})
+	if !errors.Is(err, ErrInvalidScore) || !strings.Contains(err.Error(), "9007199254740993") {
+		t.Fatalf("overflowing incr: %v", err)
+	}
+	if got := rows(f.page(ints, AllTime, 0, 1)); got[0] != want[0] {
+		t.Fatalf("refused incr wrote: %v", got)
+	}
+	// Decimal boards keep whole units of 10^-places: 0.10 + 0.20 is exactly 0.30.
+	dec := f.board(Board{ID: testBoardID(t) + "-dec", Format: Format{Type: Decimal, Decimals: 2, Prefix: "$"}, RankStyle: Dense})
+	f.submit(dec, "sum", 10, Incr)
+	f.submit(dec, "sum", 20, Incr)
+	f.submit(dec, "set", 30, Set)
+	pg = f.page(dec, AllTime, 0, 5)
+	if got := rows(pg); !slices.Equal(got, []string{"1 sum 30", "1 set 30"}) {
+		t.Fatalf("0.1+0.2 must tie with 0.3 on a 2-decimal board: %v", got)
+	}
+	if got := dec.Format.Display(pg.Entries[0].Score); got != "$0.30" {
+		t.Fatalf("display %q", got)
+	}
+	if _, err := f.store.Submit(f.ctx, dec.ID, Submission{Member: "x", Score: 12.5, Op: Set}); !errors.Is(err, ErrInvalidScore) {
+		t.Fatalf("three decimals on a two-decimal board: %v", err)
+	}
+	// The largest value a 2-place board keeps comes back exactly, and one
+	// more cent is refused with the exact result in the message.
+	top, _ := dec.Format.ParseScore("90071992547409.92", false) // 2^53 units
+	f.submit(dec, "top", top, Set)
+	if st, _ := f.store.Ranks(f.ctx, dec, dec.Current(AllTime, f.clock.Now()), []string{"top"}); dec.Format.Display(st[0].Score) != "$90,071,992,547,409.92" {
+		t.Fatalf("edge value shown as %s", dec.Format.Display(st[0].Score))
+	}
+	_, err = f.store.Submit(f.ctx, dec.ID, Submission{Member: "top", Score: 1, Op: Incr})
+	if !errors.Is(err, ErrInvalidScore) || !strings.Contains(err.Error(), "90071992547409.93") {
+		t.Fatalf("one cent past the edge: %v", err)
+	}
+	// Ties at equal floats: two members reaching 1e15 by different paths tie.
+	f.submit(ints, "p1", 1e15, Set)
+	f.submit(ints, "p2", 1e15-7, Set)
+	f.submit(ints, "p2", 7, Incr)
+	st, _ := f.store.Ranks(f.ctx, ints, ints.Current(AllTime, f.clock.Now()), []string{"p1", "p2"})
+	if st[0].Rank != st[1].Rank || st[0].Score != 1e15 {
+		t.Fatalf("equal floats not tied: %+v", st)
+	}
+}
+
+func TestBadInputWritesNothing(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Fields: []Field{{Name: "lives"}}})
+	f.submit(b, "ann", 5, Incr)
+	before := dumpBoard(t, f, b.ID)
+	bad := []struct {
+		name string
+		sub  Submission
+		is   error
+	}{
+		{"empty member", Submission{Score: 1}, ErrInvalidMember},
+		{"long member", Submission{Member: strings.Repeat("x", MaxMemberLen+1), Score: 1}, ErrInvalidMember},
+		{"control character", Submission{Member: "a\nb", Score: 1}, ErrInvalidMember},
+		{"invalid utf-8", Submission{Member: "a\xffb", Score: 1}, ErrInvalidMember},
+		{"NaN", Submission{Member: "x", Score: math.NaN()}, ErrInvalidScore},
+		{"infinity", Submission{Member: "x", Score: math.Inf(-1)}, ErrInvalidScore},
+		{"too big", Submission{Member: "x", Score: 1e300, Op: Set}, ErrInvalidScore},
+		{"negative incr", Submission{Member: "x", Score: -1}, ErrInvalidScore},
+		{"unknown op", Submission{Member: "x", Score: 1, Op: "mul"}, ErrInvalidInput},
+		{"wrong field count", Submission{Member: "x", Score: 1, Fields: []int64{1, 2}}, ErrInvalidInput},
+		{"bad name", Submission{Member: "x", Score: 1, Name: "a\x00"}, ErrInvalidInput},
+		{"bad idempotency key", Submission{Member: "x", Score: 1, IdempotencyKey: "has space"}, ErrInvalidInput},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := f.store.Submit(f.ctx, b.ID, tc.sub)
+			if !errors.Is(err, tc.is) {
+				t.Fatalf("got %v, want %v", err, tc.is)
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field == "" {
+				t.Fatalf("error %v names no field", err)
+			}
+		})
+	}
+	if _, err := f.store.Submit(f.ctx, "no-such-board", Submission{Member: "x", Score: 1}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown board: %v", err)
+	}
+	if after := dumpBoard(t, f, b.ID); !maps2Equal(before, after) {
+		t.Fatalf("bad input changed Redis:\nbefore %v\nafter  %v", before, after)
+	}
+	if n, _ := f.rdb.Exists(f.ctx, defKey("no-such-board")).Result(); n != 0 {
+		t.Fatal("submission to an unknown board created it")
+	}
+}
+
+// dumpBoard snapshots every key of a board as DUMP bytes.
+func dumpBoard(t *testing.T, f *fixture, id string) map[string]string {
+	t.Helper()
+	keys, err := f.rdb.Keys(f.ctx, tagOf(id)+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, k := range keys {
+		out[k], _ = f.rdb.Dump(f.ctx, k).Result()
+	}
+	return out
+}
+
+func maps2Equal(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestIdempotentRetry(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{})
+	sub := Submission{Member: "ann", Score: 10, IdempotencyKey: "req-1"}
+	first, err := f.store.Submit(f.ctx, b.ID, sub)
+	if err != nil || first.Replayed {
+		t.Fatal(first, err)
+	}
+	var wg sync.WaitGroup
+	for range 20 { // a client retrying in a storm after timeouts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := f.store.Submit(context.Background(), b.ID, sub)
+			if err != nil || !r.Replayed || r.Changes[0].After != first.Changes[0].After {
+				t.Errorf("retry: %+v %v", r, err)
+			}
+		}()
+	}
+	wg.Wait()
+	sub.IdempotencyKey = "req-2"
+	f.store.Submit(f.ctx, b.ID, sub)
+	if got := rows(f.page(b, AllTime, 0, 5)); !slices.Equal(got, []string{"1 ann 20"}) {
+		t.Fatalf("retries applied more than once: %v", got)
+	}
+	if ttl, _ := f.rdb.TTL(f.ctx, idemKey(b.ID, "req-1")).Result(); ttl <= 0 || ttl > DefaultIdemTTL {
+		t.Fatalf("idempotency key ttl %v", ttl)
+	}
+}
+
+func TestConcurrentSubmissionsLoseNothing(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{Daily, AllTime}})
+	const workers, each = 16, 50
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				m := fmt.Sprintf("m%d", (w+i)%7)
+				if _, err := f.store.Submit(context.Background(), b.ID, Submission{Member: m, Score: 1}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, k := range []Kind{Daily, AllTime} {
+		sum := 0.0
+		for _, e := range f.page(b, k, 0, 50).Entries {
+			sum += e.Score
+		}
+		if sum != workers*each {
+			t.Fatalf("%s: total %v, want %d", k, sum, workers*each)
+		}
+	}
+}
+
+func TestPeriodsAreWrittenTogetherAndRollOver(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: Kinds, TimeZone: "Asia/Tokyo"})
+	f.clock.Set(time.Date(2026, 12, 31, 14, 30, 0, 0, time.UTC)) // 23:30 in Tokyo
+	f.submit(b, "ann", 10, Incr)
+	f.clock.Set(time.Date(2026, 12, 31, 15, 30, 0, 0, time.UTC)) // 00:30 on 1 January in Tokyo
+	f.submit(b, "ann", 5, Incr)
+	tokyo := b.Location()
+	want := map[string]float64{
+		"day:2026-12-31": 10, "day:2027-01-01": 5,
+		"week:2026-W53": 15, "month:2026-12": 10, "month:2027-01": 5,
+		"year:2026": 10, "year:2027": 5, "all": 15,
+	}
+	for label, score := range want {
+		p, err := parseLabel(label, tokyo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg, err := f.store.Page(f.ctx, b, p, 0, 5)
+		if err != nil || len(pg.Entries) != 1 || pg.Entries[0].Score != score {
+			t.Fatalf("%s: %v %v, want %v", label, rows(pg), err, score)
+		}
+	}
+	sts, err := f.store.Member(f.ctx, b, "ann")
+	if err != nil || len(sts) != 5 || sts[0].Period.Key != "2027-01-01" || sts[1].Period.Key != "2026-W53" || sts[1].Score != 15 {
+		t.Fatalf("member standing: %+v %v", sts, err)
+	}
+}
+
+func TestSubmitBatch(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{Daily, AllTime}})
+	f.submit(b, "big", MaxExact-1, Set)
+	before := dumpBoard(t, f, b.ID)
+	// A later item that would overflow refuses the whole batch.
+	_, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{
+		{Member: "ann", Score: 5},
+		{Member: "big", Score: 1},
+		{Member: "big", Score: 1}, // 2^53 + 1 only with the item before it
+	}, "")
+	var be *BatchError
+	if !errors.As(err, &be) || be.Index != 2 || !errors.Is(err, ErrInvalidScore) {
+		t.Fatalf("overflow in item 2: %v", err)
+	}
+	// So does an invalid item, before Redis is asked.
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 5}, {Member: "", Score: 1}}, ""); !errors.As(err, &be) || be.Index != 1 {
+		t.Fatalf("invalid item 1: %v", err)
+	}
+	if after := dumpBoard(t, f, b.ID); !maps2Equal(before, after) {
+		t.Fatal("a refused batch wrote")
+	}
+	// Items apply in order; later ones see earlier ones; each reports its ranks.
+	res, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{
+		{Member: "ann", Score: 10, Name: "Ann"},
+		{Member: "bob", Score: 20},
+		{Member: "ann", Score: 15, IdempotencyKey: "ann-bonus"},
+	}, "batch-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := res[2].Change(AllTime); c.Before != (Place{true, 10, 3}) || c.After != (Place{true, 25, 2}) {
+		t.Fatalf("third item: %+v", c)
+	}
+	// The same batch again is a replay, applied once.
+	again, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{
+		{Member: "ann", Score: 10, Name: "Ann"},
+		{Member: "bob", Score: 20},
+		{Member: "ann", Score: 15, IdempotencyKey: "ann-bonus"},
+	}, "batch-1")
+	if err != nil || !again[0].Replayed || again[2].Changes[1].After != res[2].Changes[1].After {
+		t.Fatalf("replayed batch: %+v %v", again, err)
+	}
+	// The key with another batch is refused, and nothing is written.
+	before = dumpBoard(t, f, b.ID)
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 10}, {Member: "bob", Score: 20}}, "batch-1"); !errors.Is(err, ErrIdempotencyReused) {
+		t.Fatalf("batch key reused: %v", err)
+	}
+	// So is an item key with another item, naming the item.
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "cat", Score: 1}, {Member: "ann", Score: 16, IdempotencyKey: "ann-bonus"}}, ""); !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, ErrIdempotencyReused) {
+		t.Fatalf("item key reused: %v", err)
+	}
+	if after := dumpBoard(t, f, b.ID); !maps2Equal(before, after) {
+		t.Fatal("a reused key wrote")
+	}
+	// An item whose own key was used is skipped inside a new batch.
+	mixed, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 15, IdempotencyKey: "ann-bonus"}, {Member: "cat", Score: 1}}, "")
+	if err != nil || !mixed[0].Replayed || mixed[1].Replayed {
+		t.Fatalf("mixed batch: %+v %v", mixed, err)
+	}
+	if got := rows(f.page(b, AllTime, 0, 5)); !slices.Equal(got, []string{"1 big 9007199254740991", "2 ann 25", "3 bob 20", "4 cat 1"}) {
+		t.Fatalf("after batches: %v", got)
+	}
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, make([]Submission, MaxBatch+1), ""); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("oversized batch: %v", err)
+	}
+}
+
+func TestSizeCap(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Cap: 3, Periods: []Kind{Daily, AllTime}})
+	for i, s := range []float64{50, 10, 40, 30, 60} {
+		f.submit(b, fmt.Sprintf("m%d", i), s, Set)
+	}
+	if got := rows(f.page(b, AllTime, 0, 10)); !slices.Equal(got, []string{"1 m4 60", "2 m0 50", "3 m2 40"}) {
+		t.Fatalf("capped: %v", got)
+	}
+	r := f.submit(b, "late", 5, Set)
+	if c, _ := r.Change(AllTime); c.After.Ranked {
+		t.Fatalf("a score below the cap is reported ranked: %+v", c)
+	}
+	if n, _ := f.rdb.HLen(f.ctx, entriesKey(ZSetKey(b.ID, b.Current(AllTime, f.clock.Now())))).Result(); n != 3 {
+		t.Fatalf("trimmed members left in the entry hash: %d", n)
+	}
+}
+
+// TestOutsideWriters covers boards that a game server writes with ZINCRBY:
+// member tie-break boards, with competition or ordinal ranks, right after any
+// plain write; dense ranks on them are refused.
+func TestOutsideWriters(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.store.CreateBoard(f.ctx, Board{ID: testBoardID(t) + "-dense", Title: "x", TieBreak: ByMember, RankStyle: Dense}); !errors.Is(err, ErrInvalidBoard) {
+		t.Fatalf("member tie-break with dense ranks: %v", err)
+	}
+	b := f.board(Board{TieBreak: ByMember})
+	all := b.Current(AllTime, f.clock.Now())
+	z := ZSetKey(b.ID, all)
+	f.submit(b, "ann", 10, Set)
+	for _, m := range []string{"bob", "cat", "dan"} {
+		f.rdb.ZIncrBy(f.ctx, z, 7, m)
+	}
+	f.rdb.ZIncrBy(f.ctx, z, 3, "ann")
+	if got := rows(f.page(b, AllTime, 0, 10)); !slices.Equal(got, []string{"1 ann 13", "2 dan 7", "2 cat 7", "2 bob 7"}) {
+		t.Fatalf("competition after outside writes: %v", got)
+	}
+	b.RankStyle = Ordinal
+	if got := rows(f.page(b, AllTime, 0, 10)); !slices.Equal(got, []string{"1 ann 13", "2 dan 7", "3 cat 7", "4 bob 7"}) {
+		t.Fatalf("ordinal after outside writes: %v", got)
+	}
+}
