@@ -28,7 +28,7 @@ func bulkLoad(tb testing.TB, s *Store, b *Board, n int, gen func(i int) Submissi
 			if err := CheckSubmission(b, &sub); err != nil {
 				tb.Fatal(err)
 			}
-			keys, args := s.submitCall(b, []Submission{sub}, "", now.Add(time.Duration(i)*time.Microsecond))
+			keys, args, _ := s.submitCall(b, []Submission{sub}, "", now.Add(time.Duration(i)*time.Microsecond))
 			scripts.submit.EvalSha(ctx, pipe, keys, args...)
 		}
 		if _, err := pipe.Exec(ctx); err != nil {

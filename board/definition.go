@@ -122,8 +122,6 @@ func (b *Board) Location() *time.Location {
 	return b.loc
 }
 
-func (b *Board) legacyUnits() bool { return b.oldUnits }
-
 // Enabled reports whether the board keeps periods of kind k.
 func (b *Board) Enabled(k Kind) bool { return slices.Contains(b.Periods, k) }
 

@@ -164,21 +164,12 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 	// saved the board, or it was deleted and created again): read it again
 	// and retry, a few times at most, so every score is applied with the
 	// settings current when it is written.
+	// The script is the judge: it also refuses a decimal board that still
+	// holds decimals (before Store.Upgrade), which the re-read then reports.
 	for attempt := 0; ; attempt++ {
-		if b.legacyUnits() && attempt == 0 { // cached before an upgrade, perhaps
-			if b, err = s.readBoard(ctx, boardID); err != nil {
-				return nil, err
-			}
-		}
-		if b.legacyUnits() {
-			return nil, fmt.Errorf("board: submit to %q: its scores are being upgraded to exact units; retry in a moment: %w", boardID, ErrBusy)
-		}
-		at := s.now()
-		keys, args := s.submitCall(&b, subs, batchKey, at)
-		written = written[:0]
-		for _, k := range b.Periods {
-			written = append(written, ZSetKey(b.ID, b.Current(k, at)))
-		}
+		var keys []string
+		var args []any
+		keys, args, written = s.submitCall(&b, subs, batchKey, s.now())
 		reply, err := scripts.submit.Run(ctx, s.rdb, keys, args...).Result()
 		if err != nil {
 			return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
@@ -198,6 +189,9 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 		nb, err := s.readBoard(ctx, boardID)
 		if err != nil {
 			return nil, err
+		}
+		if nb.oldUnits {
+			return nil, fmt.Errorf("board: submit to %q: its scores are being upgraded to exact units; retry in a moment: %w", boardID, ErrBusy)
 		}
 		if err := recheck(&b, &nb, subs); err != nil {
 			return nil, err
@@ -281,17 +275,19 @@ func batchFingerprint(subs []Submission) string {
 }
 
 // submitCall builds the submit script's keys and arguments for checked
-// submissions at now.
-func (s *Store) submitCall(b *Board, subs []Submission, batchKey string, now time.Time) (keys []string, args []any) {
+// submissions at now, and names the score keys it writes.
+func (s *Store) submitCall(b *Board, subs []Submission, batchKey string, now time.Time) (keys []string, args []any, zsets []string) {
 	enc := encodingOf(b)
 	keys = []string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idemKey(b.ID, "batch:"+batchKey)}
 	args = append(prelude(b),
 		enc.fieldsPart(nil), enc.timePart(now), strconv.FormatInt(b.Version, 10), MaxExact, b.Cap,
 		batchKey, int(s.idemTTL.Seconds()), now.UnixMicro(), s.recentLen, len(b.Periods), len(subs), batchFingerprint(subs))
 	for _, k := range b.Periods {
-		z := ZSetKey(b.ID, b.Current(k, now))
+		p := b.Current(k, now)
+		z := ZSetKey(b.ID, p)
+		zsets = append(zsets, z)
 		keys = append(keys, z, entriesKey(z), distinctKey(z), groupCountKey(z))
-		args = append(args, b.Current(k, now).String())
+		args = append(args, p.String())
 	}
 	for _, sub := range subs {
 		lower := strings.ToLower(sub.Member)
@@ -305,7 +301,7 @@ func (s *Store) submitCall(b *Board, subs []Submission, batchKey string, now tim
 		keys = append(keys, idemKey(b.ID, sub.IdempotencyKey))
 		args = append(args, string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, sub.Member, sub.Name, lower, sub.IdempotencyKey, sub.fingerprint())
 	}
-	return keys, args
+	return keys, args, zsets
 }
 
 // changeJSON is one period of the submit script's result; empty scores and
