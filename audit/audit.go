@@ -1,39 +1,55 @@
 // Package audit keeps the record of every change made by an admin or an API
 // key: who, when, which board, member and period, the value before and after,
-// and why. Entries go to a Redis stream, and to one stream per board and per
-// actor so both filters are reads, not scans. Each stream keeps its newest
-// MaxLen entries (approximately, as XADD MAXLEN ~ trims).
+// and why.
+//
+// A board's changes live in the board's own streams (board.AuditStream and
+// one per actor, board.AuditActorStream), in the board's hash slot: the
+// script that changes scores appends their entry in the same atomic step, so
+// a change and its entry exist together or not at all, and a Redis Cluster
+// spreads the log with the boards. Record writes the other board changes
+// (definitions, renames, removals) to the same streams. Changes that belong
+// to no board (admins, sessions, keys) go to one global stream and one per
+// actor. Views that span boards ("all", "by actor") merge the streams at
+// read time, newest first by entry id (the millisecond it was written on
+// its Redis node; entries of the same millisecond in different streams come
+// stream by stream). Every stream keeps its newest entries, trimmed
+// approximately (XADD MAXLEN ~).
 package audit
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"podium/board"
 )
 
-// MaxLen is how many entries each stream keeps.
+// MaxLen is how many entries each global stream keeps.
 const MaxLen = 1_000_000
 
+// The global streams. Before board streams existed every entry went here
+// and to a stream per board (legacyBoardKey), which the board view still reads.
 const (
-	allKey   = "podium:audit"
-	boardKey = "podium:audit:board:"
-	actorKey = "podium:audit:actor:"
-	actorSet = "podium:audit:actors"
+	allKey         = "podium:audit"
+	legacyBoardKey = "podium:audit:board:"
+	actorKey       = "podium:audit:actor:"
+	actorSet       = "podium:audit:actors"
 )
 
-// ErrBadCursor is List's answer to a cursor that is not an entry id: the
-// caller sent it, so it is the caller's mistake, not the store's.
+// ErrBadCursor is List's answer to a cursor it did not hand out: the caller
+// sent it, so it is the caller's mistake, not the store's.
 var ErrBadCursor = errors.New("audit: bad cursor")
 
 // Entry is one change.
 type Entry struct {
-	ID     string // stream id; also the cursor for the next page
+	ID     string // the entry's place in a listing: the cursor for the next page
 	Time   time.Time
 	Actor  string // "admin:alice" or "key:ci-bot (k3f9a2b1)"
 	Action string // "score.incr", "member.remove", "period.reset", "board.create", ...
@@ -46,13 +62,40 @@ type Entry struct {
 }
 
 // Log writes and reads the audit streams.
-type Log struct{ rdb redis.UniversalClient }
+type Log struct {
+	rdb  redis.UniversalClient
+	keep int
+}
+
+// Option configures a Log.
+type Option func(*Log)
+
+// WithKeep sets how many entries each board stream keeps; it should match
+// the board store's (board.WithAuditKeep), which writes the same streams.
+func WithKeep(n int) Option { return func(l *Log) { l.keep = max(n, 100) } }
 
 // New makes a log on a Redis client.
-func New(rdb redis.UniversalClient) *Log { return &Log{rdb: rdb} }
+func New(rdb redis.UniversalClient, opts ...Option) *Log {
+	l := &Log{rdb: rdb, keep: board.DefaultAuditKeep}
+	for _, o := range opts {
+		o(l)
+	}
+	return l
+}
 
-// Record appends an entry to the log, the board's stream and the actor's,
-// in one transaction.
+// recordBoard appends an entry to a board's stream and its actor's, in the
+// board's slot, in one step.
+var recordBoard = redis.NewScript(`
+local keep = ARGV[1]
+local fields = {}
+for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', keep, '*', unpack(fields))
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', keep, '*', unpack(fields))
+redis.call('SADD', KEYS[3], ARGV[2])
+return 1`)
+
+// Record appends an entry: a board's to the board's streams, any other to
+// the global ones. Score changes are recorded by the board's write itself.
 func (l *Log) Record(ctx context.Context, e Entry) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
@@ -61,8 +104,16 @@ func (l *Log) Record(ctx context.Context, e Entry) error {
 		"t", strconv.FormatInt(e.Time.UnixMilli(), 10), "actor", e.Actor, "action", e.Action,
 		"board", e.Board, "member", e.Member, "period", e.Period, "before", e.Before, "after", e.After, "reason", e.Reason,
 	}
-	_, err := l.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		for _, key := range l.streams(e) {
+	_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		if e.Board != "" {
+			keys := []string{board.AuditStream(e.Board), board.AuditActorStream(e.Board, e.Actor), board.AuditActors(e.Board)}
+			recordBoard.Eval(ctx, p, keys, append([]any{l.keep, e.Actor}, values...)...)
+			p.SAdd(ctx, board.AuditedKey, e.Board)
+			return nil
+		}
+		// Keys in different slots: a pipeline, not a transaction, so the
+		// log works on a Redis Cluster.
+		for _, key := range []string{allKey, actorKey + e.Actor} {
 			p.XAdd(ctx, &redis.XAddArgs{Stream: key, MaxLen: MaxLen, Approx: true, Values: values})
 		}
 		p.SAdd(ctx, actorSet, e.Actor)
@@ -74,94 +125,246 @@ func (l *Log) Record(ctx context.Context, e Entry) error {
 	return nil
 }
 
-func (l *Log) streams(e Entry) []string {
-	out := []string{allKey, actorKey + e.Actor}
-	if e.Board != "" {
-		out = append(out, boardKey+e.Board)
-	}
-	return out
-}
-
 // Filter narrows a listing; an empty field matches everything.
 type Filter struct {
 	Board string
 	Actor string
 }
 
-// List returns up to n entries, newest first, older than the cursor before
-// ("" starts at the newest), and the cursor of the next page ("" at the end).
-func (l *Log) List(ctx context.Context, f Filter, before string, n int) ([]Entry, string, error) {
-	key := allKey
+// source is one stream a listing reads, and which of its entries it keeps.
+type source struct {
+	key   string
+	tag   string // short stable name of key, part of cursors
+	match func(Entry) bool
+}
+
+func newSource(key string, match func(Entry) bool) source {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return source{key: key, tag: fmt.Sprintf("%08x", h.Sum32()), match: match}
+}
+
+// sources lists the streams a filter reads.
+func (l *Log) sources(ctx context.Context, f Filter) ([]source, error) {
+	onBoard := func(e Entry) bool { return e.Board == f.Board }
 	switch {
-	case f.Actor != "":
-		key = actorKey + f.Actor
+	case f.Board != "" && f.Actor != "":
+		return []source{newSource(board.AuditActorStream(f.Board, f.Actor), nil), newSource(actorKey+f.Actor, onBoard)}, nil
 	case f.Board != "":
-		key = boardKey + f.Board
+		return []source{newSource(board.AuditStream(f.Board), nil), newSource(legacyBoardKey+f.Board, nil)}, nil
 	}
+	ids, err := l.boards(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if f.Actor == "" {
+		out := []source{newSource(allKey, nil)}
+		for _, id := range ids {
+			out = append(out, newSource(board.AuditStream(id), nil))
+		}
+		return out, nil
+	}
+	// Only the boards the actor changed.
+	cmds := make([]*redis.BoolCmd, len(ids))
+	if _, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = p.SIsMember(ctx, board.AuditActors(id), f.Actor)
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("audit: list: %w", err)
+	}
+	out := []source{newSource(actorKey+f.Actor, nil)}
+	for i, id := range ids {
+		if cmds[i].Val() {
+			out = append(out, newSource(board.AuditActorStream(id, f.Actor), nil))
+		}
+	}
+	return out, nil
+}
+
+// boards lists every board that may have an audit log: the live ones and
+// the deleted ones whose log remains.
+func (l *Log) boards(ctx context.Context) ([]string, error) {
+	var live, audited *redis.StringSliceCmd
+	if _, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		live = p.SMembers(ctx, board.BoardsKey)
+		audited = p.SMembers(ctx, board.AuditedKey)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("audit: list boards: %w", err)
+	}
+	ids := append(live.Val(), audited.Val()...)
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
+}
+
+// List returns up to n entries, newest first, after the cursor ("" starts
+// at the newest), and the cursor of the next page ("" at the end). A batch of
+// scores is one entry in its stream and one row per score here.
+func (l *Log) List(ctx context.Context, f Filter, cursor string, n int) ([]Entry, string, error) {
+	var after *place
 	end := "+"
-	if before != "" {
-		if err := checkCursor(before); err != nil {
+	if cursor != "" {
+		c, err := parseCursor(cursor)
+		if err != nil {
 			return nil, "", err
 		}
-		if before == "0-0" { // the first possible id: nothing is older
+		if c.id == (streamID{}) { // the first possible id: nothing is older
 			return nil, "", nil
 		}
-		end = "(" + before
+		after, end = &c, c.id.String()
 	}
-	var out []Entry
-	for len(out) < n {
-		msgs, err := l.rdb.XRevRangeN(ctx, key, end, "-", int64(n+1)).Result()
+	srcs, err := l.sources(ctx, f)
+	if err != nil {
+		return nil, "", err
+	}
+	var rows []row
+	for _, src := range srcs {
+		got, err := l.read(ctx, src, end, after, n+1)
 		if err != nil {
-			return nil, "", fmt.Errorf("audit: list: %w", err)
+			return nil, "", err
+		}
+		rows = append(rows, got...)
+	}
+	slices.SortFunc(rows, func(a, b row) int { return a.at.compare(b.at) })
+	next := ""
+	if len(rows) > n {
+		rows = rows[:n]
+		next = rows[n-1].at.String()
+	}
+	out := make([]Entry, len(rows))
+	for i, r := range rows {
+		out[i] = r.Entry
+		out[i].ID = r.at.String()
+	}
+	return out, next, nil
+}
+
+type row struct {
+	Entry
+	at place
+}
+
+// read takes up to want rows of one stream that come after the cursor, newest first.
+func (l *Log) read(ctx context.Context, src source, end string, after *place, want int) ([]row, error) {
+	var out []row
+	for {
+		// One more entry than rows wanted: the entry at the cursor itself
+		// may hold no row that is still to come.
+		msgs, err := l.rdb.XRevRangeN(ctx, src.key, end, "-", int64(want+1)).Result()
+		if err != nil {
+			return nil, fmt.Errorf("audit: list %s: %w", src.key, err)
 		}
 		for _, m := range msgs {
-			e := entryOf(m)
-			if f.Board != "" && e.Board != f.Board { // actor stream, filtered by board too
-				continue
+			id, err := parseID(m.ID)
+			if err != nil {
+				continue // not written by this package
 			}
-			if len(out) == n {
-				return out, out[len(out)-1].ID, nil
+			for i, e := range entriesOf(m) {
+				at := place{id: id, src: src.tag, item: i}
+				if after != nil && at.compare(*after) <= 0 {
+					continue
+				}
+				if src.match != nil && !src.match(e) {
+					continue
+				}
+				out = append(out, row{Entry: e, at: at})
 			}
-			out = append(out, e)
 		}
-		if len(msgs) <= n {
-			return out, "", nil
+		if len(out) >= want || len(msgs) <= want {
+			return out, nil
 		}
-		end = "(" + msgs[len(msgs)-1].ID
-	}
-	return out, "", nil
-}
-
-// checkCursor accepts a stream entry id as List hands them out: two unsigned
-// 64-bit decimals, "<milliseconds>-<sequence>". Redis would refuse anything
-// else with an error that looks like the store failing.
-func checkCursor(id string) error {
-	ms, seq, ok := strings.Cut(id, "-")
-	if ok {
-		_, err1 := strconv.ParseUint(ms, 10, 64) // no sign, no spaces, no overflow
-		_, err2 := strconv.ParseUint(seq, 10, 64)
-		if err1 == nil && err2 == nil {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w %q: want an entry id like 1767225600000-0", ErrBadCursor, id)
-}
-
-func entryOf(m redis.XMessage) Entry {
-	s := func(k string) string { v, _ := m.Values[k].(string); return v }
-	ms, _ := strconv.ParseInt(s("t"), 10, 64)
-	return Entry{
-		ID: m.ID, Time: time.UnixMilli(ms), Actor: s("actor"), Action: s("action"), Board: s("board"),
-		Member: s("member"), Period: s("period"), Before: s("before"), After: s("after"), Reason: s("reason"),
+		end = "(" + msgs[len(msgs)-1].ID // filtered out too many: read on
 	}
 }
 
 // Actors lists who has made changes, sorted.
 func (l *Log) Actors(ctx context.Context) ([]string, error) {
-	out, err := l.rdb.SMembers(ctx, actorSet).Result()
+	ids, err := l.boards(ctx)
 	if err != nil {
+		return nil, err
+	}
+	cmds := make([]*redis.StringSliceCmd, len(ids)+1)
+	if _, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		cmds[0] = p.SMembers(ctx, actorSet)
+		for i, id := range ids {
+			cmds[i+1] = p.SMembers(ctx, board.AuditActors(id))
+		}
+		return nil
+	}); err != nil {
 		return nil, fmt.Errorf("audit: actors: %w", err)
 	}
+	var out []string
+	for _, c := range cmds {
+		out = append(out, c.Val()...)
+	}
 	slices.Sort(out)
-	return out, nil
+	return slices.Compact(out), nil
+}
+
+// streamID is a stream entry id, "<milliseconds>-<sequence>".
+type streamID struct{ ms, seq uint64 }
+
+func parseID(s string) (streamID, error) {
+	ms, seq, ok := strings.Cut(s, "-")
+	if ok {
+		a, err1 := strconv.ParseUint(ms, 10, 64) // no sign, no spaces, no overflow
+		b, err2 := strconv.ParseUint(seq, 10, 64)
+		if err1 == nil && err2 == nil {
+			return streamID{a, b}, nil
+		}
+	}
+	return streamID{}, fmt.Errorf("%w %q: want an entry id like 1767225600000-0", ErrBadCursor, s)
+}
+
+func (id streamID) String() string { return fmt.Sprintf("%d-%d", id.ms, id.seq) }
+
+// place orders the rows of a listing: newest entry first, then by stream,
+// then by item within the entry. A cursor is the last row's place.
+type place struct {
+	id   streamID
+	src  string
+	item int
+}
+
+// compare is negative when p comes first in a listing.
+func (p place) compare(q place) int {
+	switch {
+	case p.id.ms != q.id.ms:
+		return cmpDesc(p.id.ms, q.id.ms)
+	case p.id.seq != q.id.seq:
+		return cmpDesc(p.id.seq, q.id.seq)
+	case p.src != q.src:
+		return strings.Compare(p.src, q.src)
+	}
+	return p.item - q.item
+}
+
+func cmpDesc(a, b uint64) int {
+	if a > b {
+		return -1
+	}
+	return 1
+}
+
+func (p place) String() string { return fmt.Sprintf("%s.%s.%d", p.id, p.src, p.item) }
+
+// parseCursor reads a place back. A bare entry id (what earlier versions
+// handed out) stands after every row of that id.
+func parseCursor(s string) (place, error) {
+	idText, rest, found := strings.Cut(s, ".")
+	id, err := parseID(idText)
+	if err != nil {
+		return place{}, err
+	}
+	if !found {
+		return place{id: id, src: "~"}, nil // '~' sorts after every tag
+	}
+	src, item, ok := strings.Cut(rest, ".")
+	n, err := strconv.Atoi(item)
+	if !ok || len(src) != 8 || strings.Trim(src, "0123456789abcdef") != "" || err != nil || n < 0 || n > board.MaxBatch || strconv.Itoa(n) != item {
+		return place{}, fmt.Errorf("%w %q", ErrBadCursor, s)
+	}
+	return place{id: id, src: src, item: n}, nil
 }

@@ -4,34 +4,66 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"podium/board"
 )
 
-// ScoreChange describes a score change for the log, measured in the board's
-// default period: the console and the API record the same words.
-func ScoreChange(b *board.Board, actor string, sub board.Submission, r board.Result, why string) Entry {
-	e := Entry{Actor: actor, Action: "score." + string(sub.Op), Board: b.ID, Member: sub.Member}
-	e.Reason = fmt.Sprintf("%s %s", sub.Op, b.Format.Display(sub.Score))
-	if why != "" {
-		e.Reason += ": " + why
+// entriesOf reads one stream entry as the rows it holds: one, or one per
+// score for the entries the submit script writes (action "scores"), whose
+// values are raw units shown here in the board's format of the time.
+func entriesOf(m redis.XMessage) []Entry {
+	s := func(k string) string { v, _ := m.Values[k].(string); return v }
+	ms, _ := strconv.ParseInt(s("t"), 10, 64)
+	e := Entry{
+		Time: time.UnixMilli(ms), Actor: s("actor"), Action: s("action"), Board: s("board"),
+		Member: s("member"), Period: s("period"), Before: s("before"), After: s("after"), Reason: s("reason"),
 	}
-	if c, ok := board.PrimaryChange(b, r.Changes); ok {
-		e.Period = c.Period.String()
-		e.Before, e.After = Place(b, c.Before), Place(b, c.After)
+	if e.Action != "scores" {
+		return []Entry{e}
 	}
-	return e
+	dec, _ := strconv.Atoi(s("dec"))
+	fm := board.Format{Type: board.FormatType(s("fmt")), Decimals: dec, Prefix: s("pre"), Suffix: s("suf")}
+	lines := strings.Split(s("items"), "\n")
+	out := make([]Entry, 0, len(lines))
+	for _, line := range lines {
+		// member, op, value, score and rank before, score and rank after, name
+		f := strings.Split(line, "\t")
+		if len(f) < 7 {
+			continue
+		}
+		x := e
+		x.Member, x.Action = f[0], "score."+f[1]
+		v, _ := strconv.ParseFloat(f[2], 64)
+		x.Reason = f[1] + " " + fm.Display(v)
+		if len(f) > 7 && f[7] != "" && f[7] != f[0] {
+			x.Reason += " as " + f[7]
+		}
+		if e.Reason != "" {
+			x.Reason += ": " + e.Reason
+		}
+		x.Before, x.After = shown(fm, f[3], f[4]), shown(fm, f[5], f[6])
+		out = append(out, x)
+	}
+	return out
 }
 
-// Place is a standing as the log shows it: "1,250 (rank 3)" or "(none)".
-func Place(b *board.Board, p board.Place) string {
-	if !p.Ranked {
+// shown is a standing as the log shows it: "1,250 (rank 3)", "1,250" when
+// ranks were not asked for, or "(none)".
+func shown(fm board.Format, score, rank string) string {
+	if score == "" {
 		return "(none)"
 	}
-	return b.Format.Display(p.Score) + " (rank " + strconv.Itoa(p.Rank) + ")"
+	v, _ := strconv.ParseFloat(score, 64)
+	if rank == "" || rank == "0" {
+		return fm.Display(v)
+	}
+	return fm.Display(v) + " (rank " + rank + ")"
 }
 
 // Definition is a board definition as compact JSON (the API's form, without

@@ -55,7 +55,7 @@ func BenchmarkSubmit(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		m := fmt.Sprintf("player-%07d", rng.IntN(benchMembers))
-		if _, err := s.Submit(ctx, bd.ID, Submission{Member: m, Score: 1, Op: Incr}); err != nil {
+		if _, err := s.Submit(ctx, bd.ID, Submission{Member: m, Score: 1, Op: Incr}, tester); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -28,7 +28,7 @@ func bulkLoad(tb testing.TB, s *Store, b *Board, n int, gen func(i int) Submissi
 			if err := CheckSubmission(b, &sub); err != nil {
 				tb.Fatal(err)
 			}
-			keys, args, _ := s.submitCall(b, []Submission{sub}, "", now.Add(time.Duration(i)*time.Microsecond))
+			keys, args, _ := s.submitCall(b, []Submission{sub}, BatchOptions{By: tester}, true, now.Add(time.Duration(i)*time.Microsecond))
 			scripts.submit.EvalSha(ctx, pipe, keys, args...)
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
@@ -150,12 +150,12 @@ func TestSubmitIsOneRoundTrip(t *testing.T) {
 	if err := scripts.submit.Load(f.ctx, rdb).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Submit(f.ctx, b.ID, Submission{Member: "ann", Score: 1}); err != nil { // reads the definition
+	if _, err := s.Submit(f.ctx, b.ID, Submission{Member: "ann", Score: 1}, tester); err != nil { // reads the definition
 		t.Fatal(err)
 	}
 	cc.n.Store(0)
 	for i := range 10 {
-		if _, err := s.Submit(f.ctx, b.ID, Submission{Member: fmt.Sprintf("m%d", i), Score: 1}); err != nil {
+		if _, err := s.Submit(f.ctx, b.ID, Submission{Member: fmt.Sprintf("m%d", i), Score: 1}, tester); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -168,7 +168,7 @@ func TestSubmitIsOneRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	cc.n.Store(0)
-	if _, err := s.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: 1}); err != nil {
+	if _, err := s.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: 1}, tester); err != nil {
 		t.Fatal(err)
 	}
 	if n := cc.n.Load(); n != 3 { // refused as stale, read again, written

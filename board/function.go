@@ -27,7 +27,7 @@ func (s *Store) functionSource() string {
 	}
 	var b strings.Builder
 	b.WriteString("#!lua name=" + FunctionLibrary + "\n")
-	fmt.Fprintf(&b, "local RECENT_LEN, IDEM_TTL = %d, %d\n", s.recentLen, int(s.idemTTL.Seconds()))
+	fmt.Fprintf(&b, "local RECENT_LEN, IDEM_TTL, AUDIT_KEEP = %d, %d, %d\n", s.recentLen, int(s.idemTTL.Seconds()), s.auditKeep)
 	b.WriteString("local function submit_script(KEYS, ARGV)\n")
 	b.WriteString(read("common"))
 	b.WriteString("\n")

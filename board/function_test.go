@@ -92,7 +92,7 @@ func TestFunctionMatchesAPI(t *testing.T) {
 					sub.Fields = []int64{int64(r.IntN(3)) - 1, int64(r.IntN(3))}
 					args = append(args, sub.Fields[0], sub.Fields[1])
 				}
-				if _, err := f.store.Submit(f.ctx, api.ID, sub); err != nil {
+				if _, err := f.store.Submit(f.ctx, api.ID, sub, tester); err != nil {
 					t.Fatalf("submit %+v: %v", sub, err)
 				}
 				if _, err := fcall(f.ctx, f.rdb, fn, args...); err != nil {
@@ -268,7 +268,7 @@ func TestStaleDefinition(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := writer.Submit(f.ctx, b.ID, Submission{Member: "ann", Score: 5}); err != nil {
+	if _, err := writer.Submit(f.ctx, b.ID, Submission{Member: "ann", Score: 5}, tester); err != nil {
 		t.Fatal(err)
 	}
 	now := f.clock.Now()
@@ -287,7 +287,7 @@ func TestStaleDefinition(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := writer.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: 3}); err != nil {
+	if _, err := writer.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: 3}, tester); err != nil {
 		t.Fatal(err)
 	}
 	f.submit(&Board{ID: b.ID}, "cat", 1, Incr)
@@ -311,7 +311,7 @@ func TestUpgradeDecimalUnits(t *testing.T) {
 	for i := 1; i <= 2500; i++ {
 		many = append(many, Submission{Member: fmt.Sprintf("m%04d", i), Score: float64(i), Op: Set})
 		if len(many) == MaxBatch || i == 2500 {
-			if _, err := f.store.SubmitBatch(f.ctx, b.ID, many, ""); err != nil {
+			if _, err := f.store.SubmitBatch(f.ctx, b.ID, many, BatchOptions{By: tester}); err != nil {
 				t.Fatal(err)
 			}
 			many = many[:0]
@@ -340,7 +340,7 @@ func TestUpgradeDecimalUnits(t *testing.T) {
 		})
 		f.rdb.RPush(f.ctx, recentKey(b.ID), r)
 	}
-	if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: "dan", Score: 1}); err == nil || !strings.Contains(err.Error(), "upgraded") {
+	if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: "dan", Score: 1}, tester); err == nil || !strings.Contains(err.Error(), "upgraded") {
 		t.Fatalf("write to an old decimal board: %v", err)
 	}
 	done, err := f.store.Upgrade(f.ctx)
@@ -403,7 +403,7 @@ func TestRemadeBoardKeepsMeaning(t *testing.T) {
 	b := f.board(Board{Format: Format{Type: Decimal, Decimals: 2}})
 	writer := NewStore(srv.Client(t), WithClock(f.clock.Now))
 	units, _ := b.Format.ParseScore("12.34", false)
-	if _, err := writer.Submit(f.ctx, b.ID, Submission{Member: "ann", Score: units, Unit: b.Format.Unit()}); err != nil {
+	if _, err := writer.Submit(f.ctx, b.ID, Submission{Member: "ann", Score: units, Unit: b.Format.Unit()}, tester); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.store.DeleteBoard(f.ctx, b.ID); err != nil {
@@ -419,12 +419,12 @@ func TestRemadeBoardKeepsMeaning(t *testing.T) {
 	units, _ = b.Format.ParseScore("12.34", false) // read with the cached 2-place board
 	// The writer's cache still holds the old board: the script refuses its
 	// version and the writer finds the unit changed before writing anything.
-	_, err = writer.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: units})
+	_, err = writer.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: units}, tester)
 	if !errors.Is(err, ErrDefinitionChanged) {
 		t.Fatalf("a value from a writer with the old definition cached: %v", err)
 	}
 	// A value that says its unit is checked against the board's own.
-	_, err = writer.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: units, Unit: b.Format.Unit()})
+	_, err = writer.Submit(f.ctx, b.ID, Submission{Member: "bob", Score: units, Unit: b.Format.Unit()}, tester)
 	if !errors.Is(err, ErrDefinitionChanged) {
 		t.Fatalf("a value read in the old unit: %v", err)
 	}
@@ -438,7 +438,7 @@ func TestRemadeBoardKeepsMeaning(t *testing.T) {
 func TestBatchRefusesRepeatedItemKeys(t *testing.T) {
 	f := newFixture(t)
 	b := f.board(Board{})
-	_, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 5, IdempotencyKey: "k"}, {Member: "ann", Score: 5, IdempotencyKey: "k"}}, "")
+	_, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 5, IdempotencyKey: "k"}, {Member: "ann", Score: 5, IdempotencyKey: "k"}}, BatchOptions{By: tester})
 	var be *BatchError
 	if !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, ErrIdempotencyReused) {
 		t.Fatalf("repeated key: %v", err)

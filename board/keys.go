@@ -16,6 +16,10 @@ import "strings"
 //	lb:{chess}:periods             set: the period zset keys that hold data
 //	lb:{chess}:idem:<key>          string with a TTL: "<request fingerprint>\n<result>" of an idempotent submission
 //	lb:{chess}:sched               hash: period kind -> upcoming periods, for FCALL podium_submit
+//	lb:{chess}:audit               stream: the board's audit log, written by the same script as each change, capped
+//	lb:{chess}:audit:a:<actor>     stream: the same entries, one stream per actor ("by actor" without a scan)
+//	lb:{chess}:audit:actors        set: the actors of the board's audit log
+//	lb:audited                     set of board ids that have an audit log, deleted boards included (untagged)
 //	lb:{chess}:all                 zset: all-time scores
 //	lb:{chess}:w:2026-W47          zset: that week's scores (d:2026-11-22, m:2026-11, y:2026)
 //	lb:{chess}:w:2026-W47:e        hash: member id -> its entry in the zset (tie-break boards)
@@ -24,6 +28,11 @@ import "strings"
 const (
 	keyPrefix = "lb:"
 	boardsKey = keyPrefix + "boards"
+	// BoardsKey is the set of the ids of the boards that exist.
+	BoardsKey = boardsKey
+	// AuditedKey is the set of board ids whose audit streams may hold
+	// entries: every board ever made, since a board's log outlives it.
+	AuditedKey = keyPrefix + "audited"
 )
 
 // KeyPattern matches every key of every board; the live hub subscribes to it.
@@ -31,16 +40,27 @@ const KeyPattern = keyPrefix + "*"
 
 func tagOf(id string) string { return keyPrefix + "{" + id + "}" }
 
-func defKey(id string) string          { return tagOf(id) + ":def" }
-func namesKey(id string) string        { return tagOf(id) + ":names" }
-func namesLowerKey(id string) string   { return tagOf(id) + ":names:lc" }
-func nameIndexKey(id string) string    { return tagOf(id) + ":names:idx" }
-func recentKey(id string) string       { return tagOf(id) + ":recent" }
-func periodsKey(id string) string      { return tagOf(id) + ":periods" }
-func idemKey(id, key string) string    { return tagOf(id) + ":idem:" + key }
-func schedKey(id string) string        { return tagOf(id) + ":sched" }
-func genKey(id string) string          { return tagOf(id) + ":gen" }
-func entriesKey(zset string) string    { return zset + ":e" }
+func defKey(id string) string        { return tagOf(id) + ":def" }
+func namesKey(id string) string      { return tagOf(id) + ":names" }
+func namesLowerKey(id string) string { return tagOf(id) + ":names:lc" }
+func nameIndexKey(id string) string  { return tagOf(id) + ":names:idx" }
+func recentKey(id string) string     { return tagOf(id) + ":recent" }
+func periodsKey(id string) string    { return tagOf(id) + ":periods" }
+func idemKey(id, key string) string  { return tagOf(id) + ":idem:" + key }
+func schedKey(id string) string      { return tagOf(id) + ":sched" }
+func genKey(id string) string        { return tagOf(id) + ":gen" }
+func entriesKey(zset string) string  { return zset + ":e" }
+
+// AuditStream is a board's audit log: a stream in the board's hash slot, so
+// the script that changes scores appends the entry in the same step.
+func AuditStream(id string) string { return tagOf(id) + ":audit" }
+
+// AuditActorStream holds the entries of one actor on one board.
+func AuditActorStream(id, actor string) string { return tagOf(id) + ":audit:a:" + actor }
+
+// AuditActors is the set of actors that appear in a board's audit log.
+func AuditActors(id string) string { return tagOf(id) + ":audit:actors" }
+
 func distinctKey(zset string) string   { return zset + ":d" }
 func groupCountKey(zset string) string { return zset + ":c" }
 

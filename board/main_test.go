@@ -76,9 +76,12 @@ func (f *fixture) board(b Board) *Board {
 	return &created
 }
 
+// tester is the author of the tests' writes, in the boards' audit logs.
+var tester = Author{Actor: "test"}
+
 func (f *fixture) submit(b *Board, member string, score float64, op Op) Result {
 	f.t.Helper()
-	r, err := f.store.Submit(f.ctx, b.ID, Submission{Member: member, Score: score, Op: op})
+	r, err := f.store.Submit(f.ctx, b.ID, Submission{Member: member, Score: score, Op: op}, tester)
 	if err != nil {
 		f.t.Fatalf("submit %s %v %s: %v", member, score, op, err)
 	}

@@ -166,7 +166,7 @@ func (s *Store) Recent(ctx context.Context, b *Board, n int) ([]Activity, error)
 		us, _ := strconv.ParseInt(doc.T, 10, 64)
 		v, _ := strconv.ParseFloat(doc.V, 64)
 		a := Activity{Time: time.UnixMicro(us), Member: doc.M, Op: Op(doc.Op), Value: v}
-		if res, err := decodeChanges(b, doc.Periods); err == nil {
+		if res, err := decodeChanges(b, doc.Periods, true); err == nil {
 			a.Changes = res.Changes
 		}
 		out = append(out, a)

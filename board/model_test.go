@@ -244,7 +244,7 @@ func runModel(t *testing.T, def Board, ops int, seed uint64) int {
 			if len(b.Fields) > 0 && rng.IntN(3) > 0 {
 				fields = []int64{int64(rng.IntN(3)), int64(rng.IntN(2)) - 1}
 			}
-			if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: id, Score: v, Op: op, Fields: fields}); err != nil {
+			if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: id, Score: v, Op: op, Fields: fields}, tester); err != nil {
 				t.Fatalf("op %d: submit: %v", i, err)
 			}
 			m.submit(current(), id, v, op, fields, now)

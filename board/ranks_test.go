@@ -123,7 +123,7 @@ func TestExtraSortFields(t *testing.T) {
 				{"g", 100, []int64{5, 2, 999}},
 			}
 			for _, s := range subs {
-				if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: s.m, Score: s.score, Op: Set, Fields: s.fields}); err != nil {
+				if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: s.m, Score: s.score, Op: Set, Fields: s.fields}, tester); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -62,7 +62,7 @@ func TestSearchByNamePrefix(t *testing.T) {
 	f := newFixture(t)
 	b := f.board(Board{Periods: []Kind{Daily, AllTime}})
 	for i, n := range []string{"Alice", "alfred", "Bob", "ALBERT", "Zoë"} {
-		if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: fmt.Sprintf("id%d", i), Name: n, Score: float64(10 * (i + 1)), Op: Set}); err != nil {
+		if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: fmt.Sprintf("id%d", i), Name: n, Score: float64(10 * (i + 1)), Op: Set}, tester); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -193,7 +193,7 @@ func TestRecentChangesAndWriteHook(t *testing.T) {
 	}))
 	b := f.board(Board{Periods: []Kind{Weekly, AllTime}})
 	for i := range 5 {
-		if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: fmt.Sprintf("p%d", i), Name: fmt.Sprintf("Player %d", i), Score: float64(i + 1), Op: Set}); err != nil {
+		if _, err := f.store.Submit(f.ctx, b.ID, Submission{Member: fmt.Sprintf("p%d", i), Name: fmt.Sprintf("Player %d", i), Score: float64(i + 1), Op: Set}, tester); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -46,6 +46,10 @@ func load(name string) *redis.Script {
 const (
 	DefaultRecentLen = 100
 	DefaultIdemTTL   = 24 * time.Hour
+	// DefaultAuditKeep is how many entries each board's audit stream keeps
+	// (approximately: Redis trims whole stream nodes). A single score, a
+	// batch and a group commit are one entry each.
+	DefaultAuditKeep = 20_000
 )
 
 // Store is the leaderboard domain on Redis. It is safe for concurrent use and
@@ -59,6 +63,8 @@ type Store struct {
 	onWrite   func(ctx context.Context, keys ...string)
 	defTTL    time.Duration
 	defs      defCache
+	auditKeep int
+	group     committer
 }
 
 // Option configures a Store.
@@ -73,6 +79,10 @@ func WithRecentLen(n int) Option { return func(s *Store) { s.recentLen = n } }
 // WithIdempotencyTTL sets how long a submission's idempotency key is remembered.
 func WithIdempotencyTTL(d time.Duration) Option { return func(s *Store) { s.idemTTL = d } }
 
+// WithAuditKeep sets how many entries each board's audit stream keeps (at
+// least 100).
+func WithAuditKeep(n int) Option { return func(s *Store) { s.auditKeep = max(n, 100) } }
+
 // WithWriteHook is called with the score keys each write changed. The embedded
 // store, which has no keyspace notifications, uses it to publish its own.
 func WithWriteHook(f func(ctx context.Context, keys ...string)) Option {
@@ -81,7 +91,7 @@ func WithWriteHook(f func(ctx context.Context, keys ...string)) Option {
 
 // NewStore wraps a go-redis client.
 func NewStore(rdb redis.UniversalClient, opts ...Option) *Store {
-	s := &Store{rdb: rdb, now: time.Now, recentLen: DefaultRecentLen, idemTTL: DefaultIdemTTL, defTTL: DefaultDefinitionTTL}
+	s := &Store{rdb: rdb, now: time.Now, recentLen: DefaultRecentLen, idemTTL: DefaultIdemTTL, defTTL: DefaultDefinitionTTL, auditKeep: DefaultAuditKeep}
 	for _, o := range opts {
 		o(s)
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -114,32 +113,53 @@ func (e *BatchError) Error() string { return fmt.Sprintf("item %d: %v", e.Index,
 // Unwrap exposes the item's error to errors.Is and errors.As.
 func (e *BatchError) Unwrap() error { return e.Err }
 
-// Submit applies one score to every enabled period of the board at once.
-// Nothing is written if any check fails, including a result that would leave
-// the range the board keeps exactly.
-func (s *Store) Submit(ctx context.Context, boardID string, sub Submission) (Result, error) {
-	res, err := s.SubmitBatch(ctx, boardID, []Submission{sub}, "")
-	var be *BatchError
-	if errors.As(err, &be) { // the item's own error, without the batch's index
-		return Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID, be.Err)
-	}
-	if err != nil {
-		return Result{}, err // already says which board and why
-	}
-	return res[0], nil
+// Author says who makes a change and why. The script that makes the change
+// appends its audit entry to the board's log in the same atomic step.
+type Author struct {
+	Actor  string // "admin:alice", "key:ci-bot (k3f9a2b1)", "demo"
+	Reason string // optional
 }
+
+func (a Author) check() error {
+	if a.Actor == "" || len(a.Actor) > 200 || hasControl(a.Actor) {
+		return fieldErr(ErrInvalidInput, "actor", "every write names its actor for the audit log: 1-200 printable bytes")
+	}
+	if len(a.Reason) > 2000 {
+		return fieldErr(ErrInvalidInput, "reason", "must be at most 2,000 bytes")
+	}
+	return nil
+}
+
+// BatchOptions are a batch's settings.
+type BatchOptions struct {
+	Key string // batch idempotency key: a retried batch returns its first results
+	By  Author
+	// NoRanks skips the before and after ranks (Place.Rank is 0, Ranked
+	// says whether the member is on the board): the least work per score
+	// that keeps periods, ties, names, the recent list and the audit right.
+	NoRanks bool
+}
+
+// writeTimeout bounds a write's script call. The call runs detached from the
+// caller's context: once a write is sent it completes, or times out, and is
+// audited, even when the client that asked for it has gone away.
+const writeTimeout = 10 * time.Second
 
 // SubmitBatch applies many submissions to one board in one atomic step: all
 // are checked first (later items see earlier ones), and a single refused item
-// refuses the batch (a *BatchError) with nothing written. batchKey, when set,
+// refuses the batch (a *BatchError) with nothing written. opt.Key, when set,
 // makes a retried batch return its first results without applying again;
-// each item's own IdempotencyKey does the same for that item.
-func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submission, batchKey string) ([]Result, error) {
+// each item's own IdempotencyKey does the same for that item. The batch is
+// one entry in the board's audit log, by opt.By.
+func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submission, opt BatchOptions) ([]Result, error) {
 	if len(subs) == 0 || len(subs) > MaxBatch {
 		return nil, fieldErr(ErrInvalidInput, "scores", "a batch holds 1 to %d submissions", MaxBatch)
 	}
-	if batchKey != "" && !validIdemKey(batchKey) {
+	if opt.Key != "" && !validIdemKey(opt.Key) {
 		return nil, fieldErr(ErrInvalidInput, "idempotency_key", "must be 1-%d printable ASCII characters without spaces", maxIdemKeyLen)
+	}
+	if err := opt.By.check(); err != nil {
+		return nil, err
 	}
 	b, err := s.boardForWrite(ctx, boardID)
 	if err != nil {
@@ -157,46 +177,11 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 			keys[k] = i
 		}
 	}
-	var st string
-	var rest []any
-	var written []string
-	// A definition changed between the read and the script (another admin
-	// saved the board, or it was deleted and created again): read it again
-	// and retry, a few times at most, so every score is applied with the
-	// settings current when it is written.
-	// The script is the judge: it also refuses a decimal board that still
-	// holds decimals (before Store.Upgrade), which the re-read then reports.
-	for attempt := 0; ; attempt++ {
-		var keys []string
-		var args []any
-		keys, args, written = s.submitCall(&b, subs, batchKey, s.now())
-		reply, err := scripts.submit.Run(ctx, s.rdb, keys, args...).Result()
-		if err != nil {
-			return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
-		}
-		if st, rest, err = status(reply); err != nil {
-			return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
-		}
-		if st == "nf" && attempt == 0 {
-			st = "stale" // perhaps deleted and made again since it was cached: read it
-		}
-		if st != "stale" {
-			break
-		}
-		if attempt == 4 {
-			return nil, fmt.Errorf("board: submit to %q: the definition kept changing during the write; nothing was written: %w", boardID, ErrBusy)
-		}
-		nb, err := s.readBoard(ctx, boardID)
-		if err != nil {
-			return nil, err
-		}
-		if nb.oldUnits {
-			return nil, fmt.Errorf("board: submit to %q: its scores are being upgraded to exact units; retry in a moment: %w", boardID, ErrBusy)
-		}
-		if err := recheck(&b, &nb, subs); err != nil {
-			return nil, err
-		}
-		b = nb
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	st, rest, _, err := s.runSubmit(ctx, &b, subs, opt, true, nil)
+	if err != nil {
+		return nil, err
 	}
 	switch st {
 	case "nf":
@@ -206,56 +191,141 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 			return nil, &BatchError{Index: i - 1, Err: fieldErr(ErrIdempotencyReused, "idempotency_key",
 				"%q was already used for a different submission; use a new key for a new request", subs[i-1].IdempotencyKey)}
 		}
-		return nil, fieldErr(ErrIdempotencyReused, "idempotency_key", "%q was already used for a different batch; use a new key for a new request", batchKey)
+		return nil, fieldErr(ErrIdempotencyReused, "idempotency_key", "%q was already used for a different batch; use a new key for a new request", opt.Key)
 	case "range":
 		i := toInt(rest[0]) - 1
-		return nil, &BatchError{Index: i, Err: fieldErr(ErrInvalidScore, "score", "would make the %v score %s, beyond ±%s that this board keeps exactly",
-			rest[1], shiftPoint(exactResult(rest[2], subs[i]), b.Format.places()), b.Format.MaxText())}
+		return nil, &BatchError{Index: i, Err: rangeErr(&b, subs[i], rest[1], rest[2])}
 	case "ok", "replay":
 	default:
 		return nil, fmt.Errorf("board: submit to %q: unexpected reply %q", boardID, st)
 	}
-	raw, _ := rest[0].(string)
-	var docs []struct {
-		Periods  []changeJSON `json:"periods"`
-		Replayed bool         `json:"replayed"`
-	}
-	if err := json.Unmarshal([]byte(raw), &docs); err != nil || len(docs) != len(subs) {
-		return nil, fmt.Errorf("board: submit to %q: decode %d results for %d items: %v", boardID, len(docs), len(subs), err)
+	docs, err := decodeItems(rest, len(subs))
+	if err != nil {
+		return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
 	}
 	out := make([]Result, len(subs))
 	for i, d := range docs {
-		r, err := decodeChanges(&b, d.Periods)
+		r, err := decodeChanges(&b, d.Periods, !opt.NoRanks)
 		if err != nil {
 			return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
 		}
 		r.Member, r.Replayed = subs[i].Member, d.Replayed || st == "replay"
 		out[i] = r
 	}
-	if st == "ok" {
-		s.wrote(ctx, written...) // the keys the script wrote, even past midnight since
-	}
 	return out, nil
 }
 
+func rangeErr(b *Board, sub Submission, label, old any) error {
+	return fieldErr(ErrInvalidScore, "score", "would make the %v score %s, beyond ±%s that this board keeps exactly",
+		label, shiftPoint(exactResult(old, sub), b.Format.places()), b.Format.MaxText())
+}
+
+// itemJSON is one item of the submit script's result.
+type itemJSON struct {
+	Periods  []changeJSON `json:"periods"`
+	Replayed bool         `json:"replayed"`
+	Err      string       `json:"err"` // "reused" or "range", in each mode
+	P        string       `json:"p"`   // with "range": the period
+	Old      string       `json:"old"` // with "range": the score there
+}
+
+func decodeItems(rest []any, n int) ([]itemJSON, error) {
+	raw, _ := rest[0].(string)
+	var docs []itemJSON
+	if err := json.Unmarshal([]byte(raw), &docs); err != nil || len(docs) != n {
+		return nil, fmt.Errorf("decode %d results for %d items: %v", len(docs), n, err)
+	}
+	return docs, nil
+}
+
+// runSubmit calls the submit script for checked submissions. A definition
+// changed between the read and the script (another admin saved the board,
+// or it was deleted and created again) makes it read the definition again
+// and retry, a few times at most, so every score is applied with the
+// settings current when it is written. The script is the judge: it also
+// refuses a decimal board that still holds decimals (before Store.Upgrade),
+// which the re-read then reports. In atomic mode a submission the new
+// definition refuses refuses the batch; in each mode refused[i] gets its
+// error and the rest go on. sent maps the script's items to indexes of subs.
+func (s *Store) runSubmit(ctx context.Context, b *Board, subs []Submission, opt BatchOptions, atomic bool, refused []error) (st string, rest []any, sent []int, err error) {
+	sent = make([]int, len(subs))
+	for i := range sent {
+		sent[i] = i
+	}
+	for attempt := 0; ; attempt++ {
+		call := make([]Submission, len(sent))
+		for j, i := range sent {
+			call[j] = subs[i]
+		}
+		keys, args, written := s.submitCall(b, call, opt, atomic, s.now())
+		reply, err := scripts.submit.Run(ctx, s.rdb, keys, args...).Result()
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("board: submit to %q: %w", b.ID, err)
+		}
+		st, rest, err := status(reply)
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("board: submit to %q: %w", b.ID, err)
+		}
+		if st == "nf" && attempt == 0 {
+			st = "stale" // perhaps deleted and made again since it was cached: read it
+		}
+		if st != "stale" {
+			if st == "ok" {
+				s.wrote(ctx, written...) // the keys the script wrote, even past midnight since
+			}
+			return st, rest, sent, nil
+		}
+		if attempt == 4 {
+			return "", nil, nil, fmt.Errorf("board: submit to %q: the definition kept changing during the write; nothing was written: %w", b.ID, ErrBusy)
+		}
+		nb, err := s.readBoard(ctx, b.ID)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		if nb.oldUnits {
+			return "", nil, nil, fmt.Errorf("board: submit to %q: its scores are being upgraded to exact units; retry in a moment: %w", b.ID, ErrBusy)
+		}
+		all, per := recheck(b, &nb, call)
+		if all != nil {
+			return "", nil, nil, all
+		}
+		kept := sent[:0:0]
+		for j, i := range sent {
+			switch {
+			case per[j] == nil:
+				kept = append(kept, i)
+			case atomic:
+				return "", nil, nil, &BatchError{Index: i, Err: per[j]}
+			default:
+				refused[i] = per[j]
+			}
+		}
+		if len(kept) == 0 {
+			return "ok", nil, nil, nil
+		}
+		sent = kept
+		*b = nb
+	}
+}
+
 // recheck checks submissions again against a definition that changed under
-// them; the ones checked against the old one may not fit the new one (fields).
-func recheck(old, upd *Board, subs []Submission) error {
+// them; the ones checked against the old one may not fit the new one. all
+// refuses every submission; per[i] refuses one.
+func recheck(old, upd *Board, subs []Submission) (all error, per []error) {
+	per = make([]error, len(subs))
 	if old.Format.Unit() != upd.Format.Unit() {
 		// The values were read as units of the old board: written now, 12.34
 		// would become 1.234. Only the sender can say what it meant.
 		return fmt.Errorf("board %q was made again with scores in units of %s (they were read in units of %s); nothing was written: %w",
-			upd.ID, upd.Format.Unit(), old.Format.Unit(), ErrDefinitionChanged)
+			upd.ID, upd.Format.Unit(), old.Format.Unit(), ErrDefinitionChanged), per
 	}
 	if old.Format == upd.Format && len(old.Fields) == len(upd.Fields) {
-		return nil
+		return nil, per
 	}
 	for i := range subs {
-		if err := CheckSubmission(upd, &subs[i]); err != nil {
-			return &BatchError{Index: i, Err: err}
-		}
+		per[i] = CheckSubmission(upd, &subs[i])
 	}
-	return nil
+	return nil, per
 }
 
 // fingerprint identifies what a submission asks for, so an idempotency key
@@ -276,12 +346,27 @@ func batchFingerprint(subs []Submission) string {
 
 // submitCall builds the submit script's keys and arguments for checked
 // submissions at now, and names the score keys it writes.
-func (s *Store) submitCall(b *Board, subs []Submission, batchKey string, now time.Time) (keys []string, args []any, zsets []string) {
+func (s *Store) submitCall(b *Board, subs []Submission, opt BatchOptions, atomic bool, now time.Time) (keys []string, args []any, zsets []string) {
 	enc := encodingOf(b)
-	keys = []string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idemKey(b.ID, "batch:"+batchKey)}
-	args = append(prelude(b),
+	mode, ranks := "each", "1"
+	if atomic {
+		mode = "atomic"
+	}
+	if opt.NoRanks {
+		ranks = "0"
+	}
+	keys = make([]string, 0, 10+4*len(b.Periods)+len(subs))
+	keys = append(keys, defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idemKey(b.ID, "batch:"+opt.Key),
+		AuditStream(b.ID), AuditActorStream(b.ID, opt.By.Actor), AuditActors(b.ID))
+	args = make([]any, 0, 21+len(b.Periods)+8*len(subs))
+	batchFP := ""
+	if atomic && opt.Key != "" {
+		batchFP = batchFingerprint(subs)
+	}
+	args = append(append(args, prelude(b)...),
 		enc.fieldsPart(nil), enc.timePart(now), strconv.FormatInt(b.Version, 10), MaxExact, b.Cap,
-		batchKey, int(s.idemTTL.Seconds()), now.UnixMicro(), s.recentLen, len(b.Periods), len(subs), batchFingerprint(subs))
+		opt.Key, int(s.idemTTL.Seconds()), now.UnixMicro(), s.recentLen, len(b.Periods), len(subs), batchFP,
+		mode, ranks, opt.By.Actor, opt.By.Reason, s.auditKeep)
 	for _, k := range b.Periods {
 		p := b.Current(k, now)
 		z := ZSetKey(b.ID, p)
@@ -289,17 +374,21 @@ func (s *Store) submitCall(b *Board, subs []Submission, batchKey string, now tim
 		keys = append(keys, z, entriesKey(z), distinctKey(z), groupCountKey(z))
 		args = append(args, p.String())
 	}
-	for _, sub := range subs {
+	for i := range subs {
+		sub := &subs[i]
 		lower := strings.ToLower(sub.Member)
 		if sub.Name != "" {
 			lower = strings.ToLower(sub.Name)
 		}
-		fields := ""
+		fields, fp := "", ""
 		if sub.Fields != nil {
 			fields = enc.fieldsPart(sub.Fields)
 		}
+		if sub.IdempotencyKey != "" {
+			fp = sub.fingerprint()
+		}
 		keys = append(keys, idemKey(b.ID, sub.IdempotencyKey))
-		args = append(args, string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, sub.Member, sub.Name, lower, sub.IdempotencyKey, sub.fingerprint())
+		args = append(args, string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, sub.Member, sub.Name, lower, sub.IdempotencyKey, fp)
 	}
 	return keys, args, zsets
 }
@@ -314,18 +403,18 @@ type changeJSON struct {
 	AR int    `json:"ar"`
 }
 
-func decodeChanges(b *Board, periods []changeJSON) (Result, error) {
+func decodeChanges(b *Board, periods []changeJSON, ranks bool) (Result, error) {
 	var res Result
 	for _, c := range periods {
 		p, err := parseLabel(c.P, b.Location())
 		if err != nil {
 			return Result{}, err
 		}
-		before, err := place(c.BS, c.BR)
+		before, err := place(c.BS, c.BR, ranks)
 		if err != nil {
 			return Result{}, err
 		}
-		after, err := place(c.AS, c.AR)
+		after, err := place(c.AS, c.AR, ranks)
 		if err != nil {
 			return Result{}, err
 		}
@@ -334,7 +423,8 @@ func decodeChanges(b *Board, periods []changeJSON) (Result, error) {
 	return res, nil
 }
 
-func place(score string, rank int) (Place, error) {
+// place reads a standing; without ranks, a score alone means on the board.
+func place(score string, rank int, ranks bool) (Place, error) {
 	if score == "" {
 		return Place{}, nil
 	}
@@ -342,7 +432,7 @@ func place(score string, rank int) (Place, error) {
 	if err != nil {
 		return Place{}, fmt.Errorf("decode score %q: %w", score, err)
 	}
-	return Place{Ranked: rank > 0, Score: v, Rank: rank}, nil
+	return Place{Ranked: rank > 0 || !ranks, Score: v, Rank: rank}, nil
 }
 
 // parseLabel reads Period.String() back.

@@ -72,12 +72,12 @@ func TestPrecision(t *testing.T) {
 	// Beyond 2^53 and non-finite values are refused, and so is an increment
 	// that would leave the exact range; nothing is written.
 	for _, v := range []float64{MaxExact + 2, 1e300, math.Inf(1), math.NaN(), 0.5} {
-		_, err := f.store.Submit(f.ctx, ints.ID, Submission{Member: "bad", Score: v, Op: Set})
+		_, err := f.store.Submit(f.ctx, ints.ID, Submission{Member: "bad", Score: v, Op: Set}, tester)
 		if !errors.Is(err, ErrInvalidScore) {
 			t.Fatalf("%v accepted: %v", v, err)
 		}
 	}
-	_, err := f.store.Submit(f.ctx, ints.ID, Submission{Member: "m9007199254740992", Score: 1, Op: Incr})
+	_, err := f.store.Submit(f.ctx, ints.ID, Submission{Member: "m9007199254740992", Score: 1, Op: Incr}, tester)
 	if !errors.Is(err, ErrInvalidScore) || !strings.Contains(err.Error(), "9007199254740993") {
 		t.Fatalf("overflowing incr: %v", err)
 	}
@@ -96,7 +96,7 @@ func TestPrecision(t *testing.T) {
 	if got := dec.Format.Display(pg.Entries[0].Score); got != "$0.30" {
 		t.Fatalf("display %q", got)
 	}
-	if _, err := f.store.Submit(f.ctx, dec.ID, Submission{Member: "x", Score: 12.5, Op: Set}); !errors.Is(err, ErrInvalidScore) {
+	if _, err := f.store.Submit(f.ctx, dec.ID, Submission{Member: "x", Score: 12.5, Op: Set}, tester); !errors.Is(err, ErrInvalidScore) {
 		t.Fatalf("three decimals on a two-decimal board: %v", err)
 	}
 	// The largest value a 2-place board keeps comes back exactly, and one
@@ -106,7 +106,7 @@ func TestPrecision(t *testing.T) {
 	if st, _ := f.store.Ranks(f.ctx, dec, dec.Current(AllTime, f.clock.Now()), []string{"top"}); dec.Format.Display(st[0].Score) != "$90,071,992,547,409.92" {
 		t.Fatalf("edge value shown as %s", dec.Format.Display(st[0].Score))
 	}
-	_, err = f.store.Submit(f.ctx, dec.ID, Submission{Member: "top", Score: 1, Op: Incr})
+	_, err = f.store.Submit(f.ctx, dec.ID, Submission{Member: "top", Score: 1, Op: Incr}, tester)
 	if !errors.Is(err, ErrInvalidScore) || !strings.Contains(err.Error(), "90071992547409.93") {
 		t.Fatalf("one cent past the edge: %v", err)
 	}
@@ -145,7 +145,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.store.Submit(f.ctx, b.ID, tc.sub)
+			_, err := f.store.Submit(f.ctx, b.ID, tc.sub, tester)
 			if !errors.Is(err, tc.is) {
 				t.Fatalf("got %v, want %v", err, tc.is)
 			}
@@ -155,7 +155,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 			}
 		})
 	}
-	if _, err := f.store.Submit(f.ctx, "no-such-board", Submission{Member: "x", Score: 1}); !errors.Is(err, ErrNotFound) {
+	if _, err := f.store.Submit(f.ctx, "no-such-board", Submission{Member: "x", Score: 1}, tester); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown board: %v", err)
 	}
 	if after := dumpBoard(t, f, b.ID); !maps2Equal(before, after) {
@@ -196,7 +196,7 @@ func TestIdempotentRetry(t *testing.T) {
 	f := newFixture(t)
 	b := f.board(Board{})
 	sub := Submission{Member: "ann", Score: 10, IdempotencyKey: "req-1"}
-	first, err := f.store.Submit(f.ctx, b.ID, sub)
+	first, err := f.store.Submit(f.ctx, b.ID, sub, tester)
 	if err != nil || first.Replayed {
 		t.Fatal(first, err)
 	}
@@ -205,7 +205,7 @@ func TestIdempotentRetry(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := f.store.Submit(context.Background(), b.ID, sub)
+			r, err := f.store.Submit(context.Background(), b.ID, sub, tester)
 			if err != nil || !r.Replayed || r.Changes[0].After != first.Changes[0].After {
 				t.Errorf("retry: %+v %v", r, err)
 			}
@@ -213,7 +213,7 @@ func TestIdempotentRetry(t *testing.T) {
 	}
 	wg.Wait()
 	sub.IdempotencyKey = "req-2"
-	f.store.Submit(f.ctx, b.ID, sub)
+	f.store.Submit(f.ctx, b.ID, sub, tester)
 	if got := rows(f.page(b, AllTime, 0, 5)); !slices.Equal(got, []string{"1 ann 20"}) {
 		t.Fatalf("retries applied more than once: %v", got)
 	}
@@ -233,7 +233,7 @@ func TestConcurrentSubmissionsLoseNothing(t *testing.T) {
 			defer wg.Done()
 			for i := range each {
 				m := fmt.Sprintf("m%d", (w+i)%7)
-				if _, err := f.store.Submit(context.Background(), b.ID, Submission{Member: m, Score: 1}); err != nil {
+				if _, err := f.store.Submit(context.Background(), b.ID, Submission{Member: m, Score: 1}, tester); err != nil {
 					t.Error(err)
 				}
 			}
@@ -290,13 +290,13 @@ func TestSubmitBatch(t *testing.T) {
 		{Member: "ann", Score: 5},
 		{Member: "big", Score: 1},
 		{Member: "big", Score: 1}, // 2^53 + 1 only with the item before it
-	}, "")
+	}, BatchOptions{By: tester})
 	var be *BatchError
 	if !errors.As(err, &be) || be.Index != 2 || !errors.Is(err, ErrInvalidScore) {
 		t.Fatalf("overflow in item 2: %v", err)
 	}
 	// So does an invalid item, before Redis is asked.
-	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 5}, {Member: "", Score: 1}}, ""); !errors.As(err, &be) || be.Index != 1 {
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 5}, {Member: "", Score: 1}}, BatchOptions{By: tester}); !errors.As(err, &be) || be.Index != 1 {
 		t.Fatalf("invalid item 1: %v", err)
 	}
 	if after := dumpBoard(t, f, b.ID); !maps2Equal(before, after) {
@@ -307,7 +307,7 @@ func TestSubmitBatch(t *testing.T) {
 		{Member: "ann", Score: 10, Name: "Ann"},
 		{Member: "bob", Score: 20},
 		{Member: "ann", Score: 15, IdempotencyKey: "ann-bonus"},
-	}, "batch-1")
+	}, BatchOptions{Key: "batch-1", By: tester})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,31 +319,31 @@ func TestSubmitBatch(t *testing.T) {
 		{Member: "ann", Score: 10, Name: "Ann"},
 		{Member: "bob", Score: 20},
 		{Member: "ann", Score: 15, IdempotencyKey: "ann-bonus"},
-	}, "batch-1")
+	}, BatchOptions{Key: "batch-1", By: tester})
 	if err != nil || !again[0].Replayed || again[2].Changes[1].After != res[2].Changes[1].After {
 		t.Fatalf("replayed batch: %+v %v", again, err)
 	}
 	// The key with another batch is refused, and nothing is written.
 	before = dumpBoard(t, f, b.ID)
-	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 10}, {Member: "bob", Score: 20}}, "batch-1"); !errors.Is(err, ErrIdempotencyReused) {
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 10}, {Member: "bob", Score: 20}}, BatchOptions{Key: "batch-1", By: tester}); !errors.Is(err, ErrIdempotencyReused) {
 		t.Fatalf("batch key reused: %v", err)
 	}
 	// So is an item key with another item, naming the item.
-	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "cat", Score: 1}, {Member: "ann", Score: 16, IdempotencyKey: "ann-bonus"}}, ""); !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, ErrIdempotencyReused) {
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "cat", Score: 1}, {Member: "ann", Score: 16, IdempotencyKey: "ann-bonus"}}, BatchOptions{By: tester}); !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, ErrIdempotencyReused) {
 		t.Fatalf("item key reused: %v", err)
 	}
 	if after := dumpBoard(t, f, b.ID); !maps2Equal(before, after) {
 		t.Fatal("a reused key wrote")
 	}
 	// An item whose own key was used is skipped inside a new batch.
-	mixed, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 15, IdempotencyKey: "ann-bonus"}, {Member: "cat", Score: 1}}, "")
+	mixed, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{{Member: "ann", Score: 15, IdempotencyKey: "ann-bonus"}, {Member: "cat", Score: 1}}, BatchOptions{By: tester})
 	if err != nil || !mixed[0].Replayed || mixed[1].Replayed {
 		t.Fatalf("mixed batch: %+v %v", mixed, err)
 	}
 	if got := rows(f.page(b, AllTime, 0, 5)); !slices.Equal(got, []string{"1 big 9007199254740991", "2 ann 25", "3 bob 20", "4 cat 1"}) {
 		t.Fatalf("after batches: %v", got)
 	}
-	if _, err := f.store.SubmitBatch(f.ctx, b.ID, make([]Submission, MaxBatch+1), ""); !errors.Is(err, ErrInvalidInput) {
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, make([]Submission, MaxBatch+1), BatchOptions{By: tester}); !errors.Is(err, ErrInvalidInput) {
 		t.Fatalf("oversized batch: %v", err)
 	}
 }

@@ -164,7 +164,7 @@ func (a *app) scores(id string, s *board.Store, pairs ...any) {
 	a.t.Helper()
 	for i := 0; i+1 < len(pairs); i += 2 {
 		sub := board.Submission{Member: pairs[i].(string), Score: toFloat(pairs[i+1]), Op: board.Set}
-		if _, err := s.Submit(context.Background(), id, sub); err != nil {
+		if _, err := s.Submit(context.Background(), id, sub, board.Author{Actor: "test"}); err != nil {
 			a.t.Fatal(err)
 		}
 	}

@@ -144,7 +144,7 @@ func TestNameSearch(t *testing.T) {
 	b := a.board(board.Board{ID: "names", Title: "Names"})
 	for i, n := range []string{"Alice Moreau", "alistair", "Bob", "ALINA", "Zed"} {
 		sub := board.Submission{Member: fmt.Sprintf("id-%d", i), Name: n, Score: float64(10 * (i + 1)), Op: board.Set}
-		if _, err := a.store.Submit(t.Context(), b.ID, sub); err != nil {
+		if _, err := a.store.Submit(t.Context(), b.ID, sub, board.Author{Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -63,7 +63,7 @@ func (f *fixture) board(def board.Board, scores map[string]float64) *board.Board
 		f.t.Fatal(err)
 	}
 	for m, v := range scores {
-		if _, err := f.store.Submit(context.Background(), b.ID, board.Submission{Member: m, Score: v, Op: board.Set}); err != nil {
+		if _, err := f.store.Submit(context.Background(), b.ID, board.Submission{Member: m, Score: v, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
 			f.t.Fatal(err)
 		}
 	}

@@ -9,11 +9,13 @@
 -- 2-place board is 1234); <op> is incr, decr, set or best ('' is incr);
 -- '' leaves <name> and <idempotency key> out. Returns the JSON result, one
 -- {periods = [{p, bs, br, as, ar}]} per item, or an error naming the problem.
+-- The change is audited, as every write is, under the actor "redis:fcall".
 -- Periods come from the schedule the app keeps beside the board (time zones
 -- are not computable here); the app refreshes it hourly and on every change.
 local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y'}
 local KINDS = {'day', 'week', 'month', 'year', 'all'}
 local MAX = 9007199254740992
+local ACTOR = 'redis:fcall'
 
 local function fail(msg) return redis.error_reply('ERR podium_submit: ' .. msg) end
 
@@ -177,14 +179,15 @@ local function podium_submit(keys, args)
   local lower = string.lower(member)
   if name ~= '' then lower = string.lower(name) end
   local fp = redis.sha1hex(member .. '\0' .. op .. '\0' .. value .. '\0' .. name .. '\0' .. table.concat(given, ','))
-  local K = {def, tag .. ':names', tag .. ':names:lc', tag .. ':names:idx', tag .. ':recent', tag .. ':periods', tag .. ':idem:batch:'}
+  local K = {def, tag .. ':names', tag .. ':names:lc', tag .. ':names:idx', tag .. ':recent', tag .. ':periods', tag .. ':idem:batch:',
+    tag .. ':audit', tag .. ':audit:a:' .. ACTOR, tag .. ':audit:actors'}
   for _, k in ipairs(pkeys) do K[#K + 1] = k end
   K[#K + 1] = tag .. ':idem:' .. idem
   local dflag = '0'
   if desc then dflag = '1' end
   local A = {dflag, tostring(PW), tostring(FW), m.rank_style or 'competition', table.concat(zero), timepart,
     m.version or '0', '9007199254740992', m.cap or '0', '', tostring(IDEM_TTL), string.format('%.0f', now), tostring(RECENT_LEN),
-    tostring(#labels), '1', ''}
+    tostring(#labels), '1', '', 'atomic', '1', ACTOR, '', tostring(AUDIT_KEEP)}
   for _, l in ipairs(labels) do A[#A + 1] = l end
   for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp}) do A[#A + 1] = x end
 

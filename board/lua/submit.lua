@@ -1,23 +1,32 @@
--- Submit scores for one or more members to every enabled period, atomically:
--- every item is checked first, and nothing is written unless all pass.
+-- Submit scores for one or more members to every enabled period, and record
+-- what changed in the board's audit stream, in one atomic step: a change and
+-- its audit entry exist together or not at all.
 -- Scores are whole numbers of the board's unit (see board/score.go), so every
 -- value within ±2^53 is exact and an increment that would round is refused.
+-- Two modes: 'atomic' (a batch: every item is checked first and nothing is
+-- written unless all pass) and 'each' (group commit: concurrent single
+-- submissions in one call, each applied or refused on its own).
 -- KEYS: 1 def, 2 names, 3 names:lc, 4 names:idx, 5 recent, 6 periods set,
---       7 batch idempotency key, then per period: zset, entries, distinct, counts,
---       then one idempotency key per item.
+--       7 batch idempotency key, 8 audit stream, 9 the actor's audit stream,
+--       10 the board's audit actors set, then per period: zset, entries,
+--       distinct, counts, then one idempotency key per item.
 -- ARGV (after the prelude's 4): 5 zero fields part, 6 time part, 7 definition
 --   version the caller read, 8 max magnitude, 9 cap, 10 batch idempotency key
 --   ('' none), 11 idempotency TTL seconds, 12 now (µs), 13 recent-list length,
---   14 number of periods P, 15 number of items N, 16 batch fingerprint, then P
---   period labels, then per item: op, value, fields part ('' keeps the
+--   14 number of periods P, 15 number of items N, 16 batch fingerprint,
+--   17 mode ('atomic' or 'each'), 18 ranks ('1' compute before/after ranks,
+--   '0' scores only), 19 actor, 20 reason, 21 audit entries kept per stream,
+--   then P period labels, then per item: op, value, fields part ('' keeps the
 --   member's), member id, name ('' none), lower-cased name or id, idempotency
 --   key ('' none), request fingerprint.
 -- Returns {'ok', json} | {'replay', json} | {'nf'} | {'stale'} (the definition
---   changed since the caller read it) | {'reused', item index (0 the batch)} |
---   {'range', item index (1-based), period label, old score}.
+--   changed since the caller read it) and, in atomic mode only,
+--   {'reused', item index (0 the batch)} | {'range', item index (1-based),
+--   period label, old score}.
 -- The json is an array with one {periods = [...]} per item ({replayed = true}
--- for an item whose own key was seen before).
-local def = redis.call('HMGET', KEYS[1], 'version', 'format', 'units')
+-- for an item whose own key was seen before; in each mode {err = 'reused'} or
+-- {err = 'range', p = label, old = score} for an item refused on its own).
+local def = redis.call('HMGET', KEYS[1], 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period')
 local version = def[1]
 if not version then
   if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
@@ -26,6 +35,8 @@ end
 -- A decimal board still holding decimals (before Store.Upgrade) is never
 -- written in units: the caller reads the definition again and refuses.
 if version ~= ARGV[7] or (def[2] == 'decimal' and def[3] ~= '1') then return {'stale'} end
+local ATOMIC = ARGV[17] == 'atomic'
+local RANKS = ARGV[18] == '1'
 -- Idempotency keys hold '<fingerprint>\n<result>': a key sent again with a
 -- different request is refused rather than answered with another's result.
 local function idem_split(stored)
@@ -33,7 +44,7 @@ local function idem_split(stored)
   if not fp then return nil, stored end -- written before fingerprints
   return fp, rest
 end
-if ARGV[10] ~= '' then
+if ATOMIC and ARGV[10] ~= '' then
   local prev = redis.call('GET', KEYS[7])
   if prev then
     local fp, res = idem_split(prev)
@@ -46,19 +57,26 @@ local ZERO, TIME = ARGV[5], ARGV[6]
 local MAX, CAP = tonumber(ARGV[8]), tonumber(ARGV[9])
 local TTL, NOW, RECENT = tonumber(ARGV[11]), ARGV[12], tonumber(ARGV[13])
 local P, N = tonumber(ARGV[14]), tonumber(ARGV[15])
-local ITEM0 = 16 + P
+local ACTOR, REASON, KEEP = ARGV[19], ARGV[20], ARGV[21]
+local L0 = 21 -- the last fixed argument
+local ITEM0 = L0 + P
+local K0 = 10 -- the last fixed key
 
 local periods = {}
+local primary = 0 -- the period the audit entry reports: the board's default
 for i = 1, P do
-  local base = 7 + (i - 1) * 4
-  periods[i] = {z = KEYS[base + 1], e = KEYS[base + 2], d = KEYS[base + 3], c = KEYS[base + 4], label = ARGV[16 + i]}
+  local base = K0 + (i - 1) * 4
+  local label = ARGV[L0 + i]
+  periods[i] = {z = KEYS[base + 1], e = KEYS[base + 2], d = KEYS[base + 3], c = KEYS[base + 4], label = label, touched = false}
+  if string.match(label, '^[a-z]+') == def[7] then primary = i end
 end
+if primary == 0 then primary = P end
 
 local items = {}
 for n = 1, N do
   local a = ITEM0 + (n - 1) * 8
   items[n] = {op = ARGV[a + 1], val = tonumber(ARGV[a + 2]), raw = ARGV[a + 2], fields = ARGV[a + 3], id = ARGV[a + 4],
-    name = ARGV[a + 5], lower = ARGV[a + 6], idem = ARGV[a + 7], fp = ARGV[a + 8], idemkey = KEYS[7 + 4 * P + n]}
+    name = ARGV[a + 5], lower = ARGV[a + 6], idem = ARGV[a + 7], fp = ARGV[a + 8], idemkey = KEYS[K0 + 4 * P + n]}
 end
 
 -- Is (s1, f1) better than (s2, f2) in board order?
@@ -72,8 +90,8 @@ local function better(s1, f1, s2, f2)
 end
 
 -- plan works out what an item does to one period given the member's current
--- entry and score there; it returns nil and the old score when the result
--- would leave the range the board keeps exactly.
+-- entry and score there; it returns nil when the result would leave the range
+-- the board keeps exactly.
 local function plan(it, old, olds)
   local cur = olds and tonumber(olds)
   local oldf = old and fields_of(old) or ZERO
@@ -99,40 +117,56 @@ local function plan(it, old, olds)
   return p
 end
 
--- Check every item first, against the state earlier items would leave.
-local seen = {} -- item idempotency keys already used
+local function current(per, id)
+  local old = entry_of(per.z, per.e, id)
+  local olds = old and redis.call('ZSCORE', per.z, old)
+  if not olds then old = false end
+  return old, olds
+end
+
+-- Check every item first, against the state earlier items leave. The plans
+-- are what the writes below carry out: nothing else changes these keys in
+-- between, unless the size cap trims a member, when they are made again.
+local seen, failed = {}, {} -- item -> earlier result; item -> why it is refused
 for n, it in ipairs(items) do
   if it.idem ~= '' then
     local prev = redis.call('GET', it.idemkey)
     if prev then
       local fp, res = idem_split(prev)
-      if fp and fp ~= it.fp then return {'reused', n} end
-      seen[n] = res
+      if fp and fp ~= it.fp then
+        if ATOMIC then return {'reused', n} end
+        failed[n] = {err = 'reused'}
+      else
+        seen[n] = res
+      end
     end
   end
 end
-local overlay = {} -- period index -> member -> {entry, score string}
+local overlay, plans = {}, {} -- period -> member -> {entry, score}; item -> period -> plan
 for i = 1, P do overlay[i] = {} end
 for n, it in ipairs(items) do
-  if not seen[n] then
+  if not seen[n] and not failed[n] then
+    local ps = {}
     for i, per in ipairs(periods) do
       local o = overlay[i][it.id]
       local old, olds
-      if o then
-        old, olds = o[1], o[2]
-      else
-        old = entry_of(per.z, per.e, it.id)
-        olds = old and redis.call('ZSCORE', per.z, old)
-        if not olds then old = false end
-      end
+      if o then old, olds = o[1], o[2] else old, olds = current(per, it.id) end
       local p = plan(it, old, olds)
-      if not p then return {'range', n, per.label, olds or '0'} end
-      overlay[i][it.id] = {p.new, p.news}
+      if not p then
+        if ATOMIC then return {'range', n, per.label, olds or '0'} end
+        failed[n] = {err = 'range', p = per.label, old = olds or '0'}
+        break
+      end
+      ps[i] = p
+    end
+    if not failed[n] then
+      for i, p in ipairs(ps) do overlay[i][it.id] = {p.new, p.news} end
+      plans[n] = ps
     end
   end
 end
 
--- Everything passed: write, item by item, so each result's ranks are exact.
+-- Write, item by item, so each result's ranks are exact.
 local function index_name(id, name, lower)
   local oldlower = redis.call('HGET', KEYS[3], id)
   if oldlower then redis.call('ZREM', KEYS[4], oldlower .. '\0' .. id) end
@@ -141,23 +175,23 @@ local function index_name(id, name, lower)
   redis.call('ZADD', KEYS[4], 0, lower .. '\0' .. id)
 end
 
-local out = {}
+local out, applied, lines = {}, {}, {}
 for n, it in ipairs(items) do
-  if seen[n] then
+  if failed[n] then
+    out[n] = failed[n]
+  elseif seen[n] then
     local prev = cjson.decode(seen[n])
     prev.replayed = true
     out[n] = prev
   else
     local results = {}
     for i, per in ipairs(periods) do
-      local old = entry_of(per.z, per.e, it.id)
-      local olds = old and redis.call('ZSCORE', per.z, old)
-      if not olds then old = false end
-      local p = plan(it, old, olds)
+      local p = plans[n][i]
+      if CAP > 0 then p = plan(it, current(per, it.id)) end
       local r = {p = per.label, bs = '', br = 0, as = '', ar = 0}
       if p.old then
         r.bs = fmt(tonumber(p.olds))
-        r.br = rank_at(per.z, per.d, pos_of(per.z, p.old), p.old, p.olds)
+        if RANKS then r.br = rank_at(per.z, per.d, pos_of(per.z, p.old), p.old, p.olds) end
       end
       if p.changed then
         if p.old then
@@ -167,7 +201,7 @@ for n, it in ipairs(items) do
         redis.call('ZADD', per.z, p.news, p.new)
         if PW > 0 then redis.call('HSET', per.e, it.id, p.new) end
         group_add(per.d, per.c, p.new, p.news)
-        redis.call('SADD', KEYS[6], per.z)
+        per.touched = true
         if CAP > 0 then
           local over = redis.call('ZCARD', per.z) - CAP
           if over > 0 then
@@ -181,10 +215,14 @@ for n, it in ipairs(items) do
           end
         end
       end
-      local pos = pos_of(per.z, p.new)
-      if pos then
+      if RANKS then
+        local pos = pos_of(per.z, p.new)
+        if pos then
+          r.as = p.news
+          r.ar = rank_at(per.z, per.d, pos, p.new, p.news)
+        end
+      elseif CAP == 0 or redis.call('ZSCORE', per.z, p.new) then
         r.as = p.news
-        r.ar = rank_at(per.z, per.d, pos, p.new, p.news)
       end
       results[i] = r
     end
@@ -196,12 +234,36 @@ for n, it in ipairs(items) do
       index_name(it.id, it.id, it.lower)
     end
     local res = {periods = results}
-    redis.call('LPUSH', KEYS[5], cjson.encode({t = NOW, m = it.id, op = it.op, v = it.raw, periods = results}))
     if it.idem ~= '' then redis.call('SET', it.idemkey, it.fp .. '\n' .. cjson.encode(res), 'EX', TTL) end
     out[n] = res
+    applied[#applied + 1] = n
+    local r = results[primary]
+    lines[#lines + 1] = table.concat({it.id, it.op, it.raw, r.bs, r.br, r.as, r.ar, it.name}, '\t')
   end
 end
-redis.call('LTRIM', KEYS[5], 0, RECENT - 1)
+for _, per in ipairs(periods) do
+  if per.touched then redis.call('SADD', KEYS[6], per.z) end
+end
+-- Recent changes: only the newest RECENT survive the trim, so only they are pushed.
+if #applied > 0 then
+  for j = math.max(1, #applied - RECENT + 1), #applied do
+    local n = applied[j]
+    local it = items[n]
+    redis.call('LPUSH', KEYS[5], cjson.encode({t = NOW, m = it.id, op = it.op, v = it.raw, periods = out[n].periods}))
+  end
+  redis.call('LTRIM', KEYS[5], 0, RECENT - 1)
+  -- One audit entry for the call: who, why, the format to show the values
+  -- in, and per applied item (tab-separated; ids and names hold no control
+  -- characters) member, op, value, and score and rank before and after in
+  -- the board's default period.
+  local entry = {'t', string.format('%.0f', math.floor(tonumber(NOW) / 1000)), 'actor', ACTOR, 'action', 'scores',
+    'board', string.match(KEYS[1], '^lb:{(.*)}:def$'), 'period', periods[primary] and periods[primary].label or '',
+    'reason', REASON, 'fmt', def[2] or '', 'dec', def[4] or '', 'pre', def[5] or '', 'suf', def[6] or '',
+    'items', table.concat(lines, '\n')}
+  redis.call('XADD', KEYS[8], 'MAXLEN', '~', KEEP, '*', unpack(entry))
+  redis.call('XADD', KEYS[9], 'MAXLEN', '~', KEEP, '*', unpack(entry))
+  redis.call('SADD', KEYS[10], ACTOR)
+end
 local json = cjson.encode(out)
-if ARGV[10] ~= '' then redis.call('SET', KEYS[7], ARGV[16] .. '\n' .. json, 'EX', TTL) end
+if ATOMIC and ARGV[10] ~= '' then redis.call('SET', KEYS[7], ARGV[16] .. '\n' .. json, 'EX', TTL) end
 return {'ok', json}

@@ -97,7 +97,7 @@ func TestDemoRefusesBoardsItDidNotMake(t *testing.T) {
 	if _, err := store.CreateBoard(ctx, board.Board{ID: "arcade", Title: "Our real arcade", Periods: []board.Kind{board.AllTime}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Submit(ctx, "arcade", board.Submission{Member: "real-player", Score: 4200}); err != nil {
+	if _, err := store.Submit(ctx, "arcade", board.Submission{Member: "real-player", Score: 4200}, board.Author{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	before := dumpKeys(t, rdb, "lb:*")
@@ -129,10 +129,15 @@ func TestDemoOwnBoardsAcrossRestarts(t *testing.T) {
 	rdb := srv.Client(t)
 	ctx := context.Background()
 	vars := map[string]string{"REDIS_URL": "redis://" + srv.Addr}
-	demoEntries := func() int64 { return rdb.XLen(ctx, "podium:audit:actor:"+demoActor).Val() }
 	ids := []string{"arcade", "sales", "sprint-100m"}
+	demoEntries := func() (n int64) {
+		for _, id := range ids {
+			n += rdb.XLen(ctx, board.AuditActorStream(id, demoActor)).Val()
+		}
+		return n
+	}
 	seeded := func() bool {
-		return rdb.HLen(ctx, demoBoardsKey).Val() == 3 && rdb.Exists(ctx, "podium:audit:board:sales").Val() == 1
+		return rdb.HLen(ctx, demoBoardsKey).Val() == 3 && rdb.Exists(ctx, board.AuditStream("sales")).Val() == 1
 	}
 
 	stop := startRun(t, []string{"--demo"}, vars)

@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer closeRedis()
-	store := board.NewStore(rdb, storeOpts...)
+	store := board.NewStore(rdb, append(storeOpts, board.WithAuditKeep(cfg.AuditKeep))...)
 	if err := prepareStore(ctx, store, cfg, log); err != nil {
 		return err
 	}

@@ -107,7 +107,7 @@ func (s *Handler) adjustScore(c echo.Context) error {
 		return s.formFailed(c, &b, "score", errs)
 	}
 	sub := board.Submission{Member: f.Member, Score: f.Score, Unit: b.Format.Unit(), Op: board.Op(f.Op), Name: f.Name}
-	res, err := s.opts.Store.SubmitBatch(c.Request().Context(), b.ID, []board.Submission{sub}, "")
+	res, err := s.opts.Store.Submit(c.Request().Context(), b.ID, sub, board.Author{Actor: s.actor(c), Reason: f.Reason})
 	if err != nil {
 		fes := board.FieldErrors(err)
 		if len(fes) == 0 {
@@ -119,9 +119,8 @@ func (s *Handler) adjustScore(c echo.Context) error {
 		}
 		return s.formFailed(c, &b, "score", formErrors{field: fes[0].Message})
 	}
-	s.audit(c, audit.ScoreChange(&b, s.actor(c), sub, res[0], f.Reason))
 	msg := "Score saved."
-	if ch, ok := res[0].Change(b.DefaultPeriod); ok && ch.After.Ranked {
+	if ch, ok := res.Change(b.DefaultPeriod); ok && ch.After.Ranked {
 		msg = fmt.Sprintf("%s now has %s (%s).", f.Member, b.Format.Display(ch.After.Score), templates.Ordinal(ch.After.Rank))
 	}
 	return s.done(c, backTo(&b, f.Member), msg)

@@ -52,13 +52,14 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 // FuzzDecodeScores: whatever arrives, decoding never panics, and what it
 // accepts has a score for every item and at most MaxBatch items.
 func FuzzDecodeScores(f *testing.F) {
-	for _, s := range []string{`{"member":"a","score":1}`, `{"scores":[{"member":"a","score":1,"op":"set"}]}`, `{"member":"a"}`, `{"scores":[]}`, `[]`, `{"score":1e999}`, `{"member":"a","score":1,"fields":[1,2]}`, ``} {
+	for _, s := range []string{`{"member":"a","score":1}`, `{"scores":[{"member":"a","score":1,"op":"set"}]}`, `{"member":"a"}`, `{"scores":[]}`, `[]`, `{"score":1e999}`, `{"member":"a","score":1,"fields":[1,2]}`, `{"scores":[{"member":"a","score":1}],"ranks":false}`, `{"member":"a","score":1,"ranks":true}`, ``} {
 		f.Add(s, "")
 		f.Add(s, "key-1")
 	}
 	f.Fuzz(func(t *testing.T, body, header string) {
 		fm := board.Format{Type: board.Decimal, Decimals: 3}
-		subs, batchKey, batch, err := decodeScores(bytes.NewBufferString(body), header, fm)
+		req, err := decodeScores(bytes.NewBufferString(body), header, fm)
+		subs := req.subs
 		if err != nil {
 			if apiErrorOf(err) == nil {
 				t.Fatalf("error %v has no API status", err)
@@ -73,8 +74,8 @@ func FuzzDecodeScores(f *testing.F) {
 				t.Fatalf("score %v units accepted", sub.Score)
 			}
 		}
-		if !batch && (len(subs) != 1 || batchKey != "") {
-			t.Fatalf("single submission decoded as %d items, batch key %q", len(subs), batchKey)
+		if !req.batch && (len(subs) != 1 || req.opt != (board.BatchOptions{})) {
+			t.Fatalf("single submission decoded as %d items, options %+v", len(subs), req.opt)
 		}
 	})
 }

@@ -25,7 +25,8 @@ type Store interface {
 	CreateBoard(ctx context.Context, b board.Board) (board.Board, error)
 	UpdateBoard(ctx context.Context, b board.Board) (board.Board, error)
 	DeleteBoard(ctx context.Context, id string) error
-	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, batchKey string) ([]board.Result, error)
+	Submit(ctx context.Context, boardID string, sub board.Submission, by board.Author) (board.Result, error)
+	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error)
 	RemoveMember(ctx context.Context, boardID, member string, p *board.Period) ([]board.Removed, error)
 }
 

@@ -32,54 +32,68 @@ type submissionJSON struct {
 type submitBody struct {
 	submissionJSON
 	Scores []submissionJSON `json:"scores,omitempty"`
+	// Ranks false skips a batch's before and after ranks: bulk ingestion.
+	Ranks *bool `json:"ranks,omitempty"`
+}
+
+// scoresRequest is a decoded submission request.
+type scoresRequest struct {
+	subs  []board.Submission
+	batch bool
+	opt   board.BatchOptions // a batch's key and ranks setting
 }
 
 // decodeScores reads a submission request: the body and the Idempotency-Key
 // header. For one submission the header is its key; for a batch it is the
 // batch's. Scores are read exactly in fm's units; the board checks the rest.
-func decodeScores(body io.Reader, header string, fm board.Format) (subs []board.Submission, batchKey string, batch bool, err error) {
+func decodeScores(body io.Reader, header string, fm board.Format) (scoresRequest, error) {
 	raw, err := readBody(body)
 	if err != nil {
-		return nil, "", false, err
+		return scoresRequest{}, err
 	}
 	var req submitBody
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return nil, "", false, apiErr(400, "bad_json", "the body is not a submission: %v", err)
+		return scoresRequest{}, apiErr(400, "bad_json", "the body is not a submission: %v", err)
 	}
 	if dec.More() {
-		return nil, "", false, apiErr(400, "bad_json", "the body holds more than one JSON value")
+		return scoresRequest{}, apiErr(400, "bad_json", "the body holds more than one JSON value")
 	}
 	single := req.Member != "" || req.Score != nil || req.Op != "" || req.Name != "" || req.Fields != nil || req.IdempotencyKey != ""
 	switch {
 	case req.Scores != nil && single:
-		return nil, "", false, apiErr(400, "bad_json", `send one submission or {"scores": [...]}, not both`)
+		return scoresRequest{}, apiErr(400, "bad_json", `send one submission or {"scores": [...]}, not both`)
 	case req.Scores != nil:
 		if len(req.Scores) == 0 || len(req.Scores) > board.MaxBatch {
 			ae := apiErr(422, "invalid", "a batch holds 1 to %d scores", board.MaxBatch)
 			ae.Field = "scores"
-			return nil, "", false, ae
+			return scoresRequest{}, ae
 		}
-		subs = make([]board.Submission, len(req.Scores))
+		out := scoresRequest{subs: make([]board.Submission, len(req.Scores)), batch: true}
 		for i, j := range req.Scores {
-			if subs[i], err = j.submission(fmt.Sprintf("scores[%d].", i), fm); err != nil {
-				return nil, "", false, err
+			if out.subs[i], err = j.submission(fmt.Sprintf("scores[%d].", i), fm); err != nil {
+				return scoresRequest{}, err
 			}
 		}
-		return subs, header, true, nil
+		out.opt = board.BatchOptions{Key: header, NoRanks: req.Ranks != nil && !*req.Ranks}
+		return out, nil
+	case req.Ranks != nil:
+		ae := apiErr(422, "invalid", `ranks applies to batches ({"scores": [...], "ranks": false}); a single score always has its ranks`)
+		ae.Field = "ranks"
+		return scoresRequest{}, ae
 	}
 	sub, err := req.submission("", fm)
 	if err != nil {
-		return nil, "", false, err
+		return scoresRequest{}, err
 	}
 	if header != "" {
 		if sub.IdempotencyKey != "" && sub.IdempotencyKey != header {
-			return nil, "", false, apiErr(400, "bad_request", "the Idempotency-Key header and idempotency_key differ")
+			return scoresRequest{}, apiErr(400, "bad_request", "the Idempotency-Key header and idempotency_key differ")
 		}
 		sub.IdempotencyKey = header
 	}
-	return []board.Submission{sub}, "", false, nil
+	return scoresRequest{subs: []board.Submission{sub}}, nil
 }
 
 // readBody reads a whole request body, which the API's body limit bounds.
@@ -153,6 +167,9 @@ func toResultJSON(b *board.Board, r board.Result) resultJSON {
 }
 
 // apiSubmit takes one score or a batch; a batch is applied all or nothing.
+// The write records its own audit entry, in the same step as the change.
+// Single scores go through the store's group commit: concurrent ones to a
+// board by one key share a script call, each with its own result.
 func (s *Handler) apiSubmit(c echo.Context) error {
 	b, err := s.apiLoadBoard(c)
 	if err != nil {
@@ -161,35 +178,36 @@ func (s *Handler) apiSubmit(c echo.Context) error {
 	if err := scoped(c, b.ID); err != nil {
 		return err
 	}
-	subs, batchKey, batch, err := decodeScores(c.Request().Body, c.Request().Header.Get("Idempotency-Key"), b.Format)
+	req, err := decodeScores(c.Request().Body, c.Request().Header.Get("Idempotency-Key"), b.Format)
 	if err != nil {
 		return err
 	}
-	res, err := s.opts.Store.SubmitBatch(c.Request().Context(), b.ID, subs, batchKey)
-	var be *board.BatchError
-	if !batch && errors.As(err, &be) {
-		err = be.Err // a single submission's error names its own fields: "score", not "scores[0].score"
+	by := board.Author{Actor: actorOfKey(keyOf(c))}
+	ctx := c.Request().Context()
+	if !req.batch {
+		res, err := s.opts.Store.Submit(ctx, b.ID, req.subs[0], by)
+		if errors.Is(err, board.ErrIdempotencyReused) {
+			ae := apiErr(422, "idempotency_key_reused", "%s", request.Reason(err))
+			ae.Field = "idempotency_key"
+			return ae
+		}
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]any{"result": toResultJSON(&b, res)})
 	}
+	req.opt.By = by
+	res, err := s.opts.Store.SubmitBatch(ctx, b.ID, req.subs, req.opt)
 	if errors.Is(err, board.ErrIdempotencyReused) {
 		ae := apiErr(422, "idempotency_key_reused", "%s", request.Reason(err))
-		if be != nil && batch {
+		ae.Field = "idempotency_key"
+		if be := (*board.BatchError)(nil); errors.As(err, &be) {
 			ae.Field = fmt.Sprintf("scores[%d].idempotency_key", be.Index)
-		} else {
-			ae.Field = "idempotency_key"
 		}
 		return ae
 	}
 	if err != nil {
 		return err
-	}
-	actor := actorOfKey(keyOf(c))
-	for i, r := range res {
-		if !r.Replayed {
-			s.record(c, audit.ScoreChange(&b, actor, subs[i], r, ""))
-		}
-	}
-	if !batch {
-		return c.JSON(http.StatusOK, map[string]any{"result": toResultJSON(&b, res[0])})
 	}
 	out := make([]resultJSON, len(res))
 	for i, r := range res {
