@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -176,5 +177,67 @@ func TestSubmitIsOneRoundTrip(t *testing.T) {
 	}
 	if got, _ := s.Board(f.ctx, b.ID); got.Title != "Renamed elsewhere" {
 		t.Fatalf("the cache kept the old definition: %q", got.Title)
+	}
+}
+
+// TestWriteCost reports what a write costs inside Redis, and checks that a
+// batch without ranks does less per score and leaves the same board.
+func TestWriteCost(t *testing.T) {
+	f := newFixture(t)
+	stats := srv.Client(t)
+	mk := func() *Board {
+		b := f.board(Board{ID: testBoardID(t) + fmt.Sprint(time.Now().UnixNano()%1e6), Periods: []Kind{Daily, AllTime}})
+		bulkLoad(t, f.store, b, 1000, func(i int) Submission { return Submission{Member: fmt.Sprintf("m%04d", i), Score: float64(i % 97), Op: Set} }, f.clock.Now())
+		return b
+	}
+	// One score for a member already on a day + all-time board.
+	b := mk()
+	f.submit(b, "m0001", 1, Incr) // loads the script
+	calls := serverCalls(t, stats)
+	f.submit(b, "m0002", 1, Incr)
+	single := serverCalls(t, stats) - calls - 1
+	t.Logf("single score, day + all time, existing member: %d commands inside Redis", single)
+
+	batch := func(b *Board, ranks bool) int {
+		subs := make([]Submission, 500)
+		for i := range subs {
+			subs[i] = Submission{Member: fmt.Sprintf("m%04d", (i*7)%1200), Score: float64(i % 13)}
+		}
+		calls := serverCalls(t, stats)
+		res, err := f.store.SubmitBatch(f.ctx, b.ID, subs, BatchOptions{By: tester, NoRanks: !ranks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := serverCalls(t, stats) - calls - 1
+		for _, r := range res {
+			for _, c := range r.Changes {
+				if !c.After.Ranked || (c.After.Rank == 0) == ranks {
+					t.Fatalf("ranks %v: change %+v", ranks, c)
+				}
+			}
+		}
+		return n
+	}
+	with, without := mk(), mk()
+	batch(with, true) // loads the script
+	batch(without, false)
+	withN, withoutN := batch(with, true), batch(without, false)
+	t.Logf("batch of 500: %.1f commands per score with ranks, %.1f without", float64(withN)/500, float64(withoutN)/500)
+	if withoutN >= withN {
+		t.Fatalf("without ranks %d commands, with %d", withoutN, withN)
+	}
+	for _, k := range []Kind{Daily, AllTime} {
+		a := append(rows(f.page(with, k, 0, 1000)), rows(f.page(with, k, 1000, 1000))...)
+		z := append(rows(f.page(without, k, 0, 1000)), rows(f.page(without, k, 1000, 1000))...)
+		slices.Sort(a) // tied members may sit in another order: the boards' clocks differ
+		slices.Sort(z)
+		if len(a) < 1000 || fmt.Sprint(a) != fmt.Sprint(z) {
+			for i := range a {
+				if i < len(z) && a[i] != z[i] {
+					t.Fatalf("%s: boards differ (%d and %d rows): %q / %q", k, len(a), len(z), a[i], z[i])
+				}
+			}
+			t.Fatalf("%s: boards differ (%d and %d rows)", k, len(a), len(z))
+		}
 	}
 }
