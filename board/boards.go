@@ -80,7 +80,36 @@ func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
 	if err := s.writeSchedule(ctx, &b); err != nil {
 		return Board{}, err
 	}
+	if (old.RankStyle == Dense) != (b.RankStyle == Dense) {
+		if err := s.restyle(ctx, &b); err != nil {
+			return Board{}, err
+		}
+	}
 	return b, nil
+}
+
+// restyle builds the tie-group index of every period of a board that turned
+// dense (writes keep it only on dense boards: see common.lua), or drops it
+// from one that no longer is. Each period is one script, O(N) for a dense
+// board; writes made meanwhile, already under the new version, keep the
+// index the rebuild then replaces whole.
+func (s *Store) restyle(ctx context.Context, b *Board) error {
+	zsets, err := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()
+	if err != nil {
+		return fmt.Errorf("board: restyle %q: %w", b.ID, err)
+	}
+	for _, z := range zsets {
+		if b.RankStyle == Dense {
+			err = scripts.reindex.Run(ctx, s.rdb, []string{z, distinctKey(z), groupCountKey(z)}, prelude(b)...).Err()
+		} else {
+			err = s.rdb.Del(ctx, distinctKey(z), groupCountKey(z)).Err()
+		}
+		if err != nil {
+			return fmt.Errorf("board: restyle %s of %q: %w", z, b.ID, err)
+		}
+	}
+	s.wrote(ctx, zsets...) // every rank shown may have changed
+	return nil
 }
 
 // Boards lists every board, ordered by title.

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -154,5 +155,44 @@ func TestExtraSortFields(t *testing.T) {
 				t.Fatalf("f after incr: %+v", st[0])
 			}
 		})
+	}
+}
+
+// TestRankStyleChange: only dense boards keep the tie-group index, so a
+// board that turns dense has it built from its scores (every period that
+// holds data), and one that stops being dense drops it.
+func TestRankStyleChange(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{Daily, AllTime}})
+	for i, m := range []string{"ann", "bob", "cat", "dan", "eve"} {
+		f.submit(b, m, float64(10*(i/2)), Set) // 0 0 10 10 20
+	}
+	z := ZSetKey(b.ID, b.Current(AllTime, f.clock.Now()))
+	if n := f.rdb.Exists(f.ctx, distinctKey(z), groupCountKey(z)).Val(); n != 0 {
+		t.Fatalf("a competition board keeps %d index keys", n)
+	}
+	dense := *b
+	dense.RankStyle = Dense
+	upd, err := f.store.UpdateBoard(f.ctx, dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []Kind{Daily, AllTime} {
+		got := rows(f.page(&upd, k, 0, 10))
+		want := []string{"1 eve 20", "2 cat 10", "2 dan 10", "3 ann 0", "3 bob 0"}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s after turning dense: %v", k, got)
+		}
+	}
+	f.submit(&upd, "fay", 15, Set) // kept from now on
+	if got := rows(f.page(&upd, AllTime, 0, 3)); fmt.Sprint(got) != "[1 eve 20 2 fay 15 3 cat 10]" {
+		t.Fatalf("after a write: %v", got)
+	}
+	upd.RankStyle = Competition
+	if _, err := f.store.UpdateBoard(f.ctx, upd); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.rdb.Exists(f.ctx, distinctKey(z), groupCountKey(z)).Val(); n != 0 {
+		t.Fatalf("the index stayed: %d keys", n)
 	}
 }

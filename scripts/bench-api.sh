@@ -4,6 +4,8 @@
 # load). Loopback only; every process it starts is stopped by pid at the end.
 #   P1: single-score POSTs from 50 keep-alive connections
 #   P2: batches of 1,000 scores from 4 connections
+#   P3: the same batches without ranks ("ranks": false)
+# Then a run whose clients hang up mid-request, checked for lost audit entries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-10s}"
@@ -24,12 +26,14 @@ export REDIS_URL="redis://127.0.0.1:$rport/0"
 # Only what this run sets: nothing from the caller's environment may open
 # another listener (METRICS_ADDR) or change what is measured.
 env -u METRICS_ADDR -u METRICS_TOKEN -u ADMIN_USER -u ADMIN_PASSWORD -u DEMO -u TRUST_PROXY -u LIVE_TICK \
-  API_KEY_LIMIT=1000000000 API_ADDR_LIMIT=1000000000 LOG_LEVEL=error bin/web --addr "127.0.0.1:$wport" >"$out/web.log" 2>&1 &
+  API_KEY_LIMIT=1000000000 API_ADDR_LIMIT=1000000000 AUDIT_KEEP=10000000 LOG_LEVEL=error bin/web --addr "127.0.0.1:$wport" >"$out/web.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$wport/readyz" >/dev/null && break; sleep 0.1; done
 key="$(bin/web apikey create --name bench 2>/dev/null)"
-curl -sf -X POST "http://127.0.0.1:$wport/api/v1/boards" -H "Authorization: Bearer $key" \
-  -d '{"id":"bench","title":"Bench","periods":["day","all"]}' >/dev/null
+for b in bench gone; do
+  curl -sf -X POST "http://127.0.0.1:$wport/api/v1/boards" -H "Authorization: Bearer $key" \
+    -d '{"id":"'$b'","title":"Bench","periods":["day","all"]}' >/dev/null
+done
 
 echo "== redis-benchmark ZINCRBY (50 clients) =="
 rb="$(redis-benchmark -p "$rport" -c 50 -n 300000 -r 100000 -q zincrby bench:z 1 __rand_int__ | grep -oE '[0-9.]+ requests per second' | head -1 | cut -d' ' -f1)"
@@ -49,7 +53,18 @@ for run in $(seq "$RUNS"); do
   p2="$(bin/apiload -url "http://127.0.0.1:$wport" -key "$key" -board bench -conns 4 -batch 1000 -duration "$DURATION")"
   c="$(calls)"; sc="$(echo "$p2" | field scores_per_s)"; okb="$(echo "$p2" | field ok)"
   rows+=("P2 batches of 1000, 4 conns|$sc|$(echo "$p2" | field p50_ms)|$(echo "$p2" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.1f", c/(n*1000)}')|-|$(echo "$p2" | field errors)")
+  redis-cli -p "$rport" config resetstat >/dev/null
+  p3="$(bin/apiload -url "http://127.0.0.1:$wport" -key "$key" -board bench -conns 4 -batch 1000 -noranks -duration "$DURATION")"
+  c="$(calls)"; sc="$(echo "$p3" | field scores_per_s)"; okb="$(echo "$p3" | field ok)"
+  rows+=("P3 batches, no ranks|$sc|$(echo "$p3" | field p50_ms)|$(echo "$p3" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.1f", c/(n*1000)}')|-|$(echo "$p3" | field errors)")
 done
+
+# Clients that hang up mid-request: every score of 1 that was applied must
+# have its audit row. Sum of the all-time scores against the rows in the
+# board's audit stream (one line per score in each entry).
+gone="$(bin/apiload -url "http://127.0.0.1:$wport" -key "$key" -board gone -conns 50 -score 1 -members 1000 -abandon 3ms -duration 5s)"
+applied="$(redis-cli -p "$rport" eval "local s = 0; local r = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES'); for i = 2, #r, 2 do s = s + tonumber(r[i]) end; return s" 1 'lb:{gone}:all')"
+audited="$(redis-cli -p "$rport" eval "local n = 0; for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do local f = e[2]; for i = 1, #f, 2 do if f[i] == 'items' then local _, c = string.gsub(f[i + 1], '\n', ''); n = n + c + 1 end end end; return n" 1 'lb:{gone}:audit')"
 
 echo
 echo "== API writes on this machine, this run (ZINCRBY: $rb/s) =="
@@ -58,4 +73,9 @@ for r in "${rows[@]}"; do
   IFS='|' read -r name rate p50 p99 cmds scr errs <<<"$r"
   printf '%-30s %12.0f %8s %8s %8s %14s %16s %7s\n' "$name" "$rate" "$(awk -v a="$rate" -v b="$rb" 'BEGIN{printf "%.3f", a/b}')" "$p50" "$p99" "$cmds" "$scr" "$errs"
 done
-echo "(per s: requests for P1, scores for P2; cmds/score counts every Redis command, those inside scripts included)"
+echo "(per s: requests for P1, scores for P2 and P3; cmds/score counts every Redis command, those inside scripts included)"
+echo
+echo "== clients hanging up mid-request (50 conns, 5 s, each request abandoned within 3 ms) =="
+echo "requests answered $(echo "$gone" | field ok), abandoned $(echo "$gone" | field abandoned), errors $(echo "$gone" | field errors)"
+echo "scores applied $applied, audit rows $audited, lost $((applied - audited))"
+grep -c "AUDIT ENTRY LOST" "$out/web.log" | sed 's/^/"AUDIT ENTRY LOST" lines in the server log: /' || true

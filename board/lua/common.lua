@@ -80,19 +80,25 @@ local function dense_rank(d, e, score)
   return r + 1
 end
 
--- Rank of entry e (score string, position pos) in the board's style.
+-- Rank of entry e (score string, position pos, or nil when the caller has
+-- not read it: only the styles that need it read it) in the board's style.
 local function rank_at(z, d, pos, e, score)
-  if STYLE == 'ordinal' then return pos + 1 end
+  if STYLE == 'ordinal' then return (pos or pos_of(z, e)) + 1 end
   if STYLE == 'dense' then return dense_rank(d, e, score) end
-  return group_start(z, pos, e, score) + 1
+  if FW == 0 then return count_better(z, score) + 1 end
+  return group_start(z, pos or pos_of(z, e), e, score) + 1
 end
 
+-- The tie-group index serves dense ranks only, so only dense boards keep it;
+-- UpdateBoard rebuilds it when a board turns dense (see reindex.lua).
 local function group_add(d, c, e, score)
+  if STYLE ~= 'dense' then return end
   local g = group_of(e, score)
   if redis.call('HINCRBY', c, g, 1) == 1 then redis.call('ZADD', d, score, g) end
 end
 
 local function group_del(d, c, e, score)
+  if STYLE ~= 'dense' then return end
   local g = group_of(e, score)
   if redis.call('HINCRBY', c, g, -1) <= 0 then
     redis.call('HDEL', c, g)

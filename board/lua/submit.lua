@@ -191,7 +191,7 @@ for n, it in ipairs(items) do
       local r = {p = per.label, bs = '', br = 0, as = '', ar = 0}
       if p.old then
         r.bs = fmt(tonumber(p.olds))
-        if RANKS then r.br = rank_at(per.z, per.d, pos_of(per.z, p.old), p.old, p.olds) end
+        if RANKS then r.br = rank_at(per.z, per.d, nil, p.old, p.olds) end
       end
       if p.changed then
         if p.old then
@@ -215,14 +215,10 @@ for n, it in ipairs(items) do
           end
         end
       end
-      if RANKS then
-        local pos = pos_of(per.z, p.new)
-        if pos then
-          r.as = p.news
-          r.ar = rank_at(per.z, per.d, pos, p.new, p.news)
-        end
-      elseif CAP == 0 or redis.call('ZSCORE', per.z, p.new) then
+      -- Still on the board? Only a size cap can have taken it off.
+      if CAP == 0 or redis.call('ZSCORE', per.z, p.new) then
         r.as = p.news
+        if RANKS then r.ar = rank_at(per.z, per.d, nil, p.new, p.news) end
       end
       results[i] = r
     end

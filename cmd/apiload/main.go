@@ -37,6 +37,9 @@ func run() error {
 	batch := flag.Int("batch", 0, "scores per request: 0 sends single submissions, N a batch of N")
 	members := flag.Int("members", 100_000, "members to spread scores over")
 	duration := flag.Duration("duration", 10*time.Second, "how long to load (at most 5m)")
+	noRanks := flag.Bool("noranks", false, `batches ask for no ranks ("ranks": false)`)
+	fixed := flag.Int("score", 0, "send this score every time (default: 1-100 at random)")
+	abandon := flag.Duration("abandon", 0, "hang up each request after a random time up to this (0: never): clients that go away mid-request")
 	flag.Parse()
 	u, err := url.Parse(*base)
 	if err != nil || !isLoopback(u.Hostname()) {
@@ -53,6 +56,7 @@ func run() error {
 	type result struct {
 		lat    []time.Duration
 		ok     int
+		gone   int // hung up on purpose
 		errs   map[string]int
 		scores int
 	}
@@ -67,11 +71,17 @@ func run() error {
 			r.errs = map[string]int{}
 			rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
 			var body bytes.Buffer
+			score := func() int {
+				if *fixed != 0 {
+					return *fixed
+				}
+				return 1 + rng.IntN(100)
+			}
 			for ctx.Err() == nil {
 				body.Reset()
 				n := 1
 				if *batch == 0 {
-					fmt.Fprintf(&body, `{"member":"m%d","score":%d}`, rng.IntN(*members), 1+rng.IntN(100))
+					fmt.Fprintf(&body, `{"member":"m%d","score":%d}`, rng.IntN(*members), score())
 				} else {
 					n = *batch
 					body.WriteString(`{"scores":[`)
@@ -79,23 +89,40 @@ func run() error {
 						if i > 0 {
 							body.WriteByte(',')
 						}
-						fmt.Fprintf(&body, `{"member":"m%d","score":%d}`, rng.IntN(*members), 1+rng.IntN(100))
+						fmt.Fprintf(&body, `{"member":"m%d","score":%d}`, rng.IntN(*members), score())
 					}
-					body.WriteString(`]}`)
+					body.WriteString(`]`)
+					if *noRanks {
+						body.WriteString(`,"ranks":false`)
+					}
+					body.WriteString(`}`)
 				}
-				req, _ := http.NewRequest(http.MethodPost, target, bytes.NewReader(body.Bytes()))
+				rctx, stop := ctx, context.CancelFunc(func() {})
+				if *abandon > 0 {
+					rctx, stop = context.WithTimeout(context.Background(), time.Duration(rng.Int64N(int64(*abandon))+1))
+				}
+				req, _ := http.NewRequestWithContext(rctx, http.MethodPost, target, bytes.NewReader(body.Bytes()))
 				req.Header.Set("Authorization", "Bearer "+*key)
 				req.Header.Set("Content-Type", "application/json")
 				t0 := time.Now()
 				res, err := client.Do(req)
 				if err != nil {
-					if ctx.Err() == nil {
+					switch {
+					case *abandon > 0 && rctx.Err() != nil:
+						r.gone++
+					case ctx.Err() == nil:
 						r.errs[err.Error()]++
 					}
+					stop()
 					continue
 				}
-				_, _ = io.Copy(io.Discard, res.Body)
+				_, err = io.Copy(io.Discard, res.Body)
 				res.Body.Close()
+				stop()
+				if err != nil && *abandon > 0 {
+					r.gone++
+					continue
+				}
 				r.lat = append(r.lat, time.Since(t0))
 				if res.StatusCode == http.StatusOK {
 					r.ok++
@@ -109,11 +136,12 @@ func run() error {
 	wg.Wait()
 	elapsed := time.Since(start)
 	var lat []time.Duration
-	ok, scores := 0, 0
+	ok, scores, gone := 0, 0, 0
 	errs := map[string]int{}
 	for _, r := range results {
 		lat = append(lat, r.lat...)
 		ok += r.ok
+		gone += r.gone
 		scores += r.scores
 		for k, v := range r.errs {
 			errs[k] += v
@@ -131,9 +159,9 @@ func run() error {
 		nerr += v
 	}
 	// One line a harness can read: requests/s scores/s p50 p99 errors.
-	fmt.Printf("requests_per_s=%.0f scores_per_s=%.0f p50_ms=%.2f p99_ms=%.2f ok=%d errors=%d\n",
+	fmt.Printf("requests_per_s=%.0f scores_per_s=%.0f p50_ms=%.2f p99_ms=%.2f ok=%d abandoned=%d errors=%d\n",
 		float64(ok)/elapsed.Seconds(), float64(scores)/elapsed.Seconds(),
-		float64(pct(0.50))/1e6, float64(pct(0.99))/1e6, ok, nerr)
+		float64(pct(0.50))/1e6, float64(pct(0.99))/1e6, ok, gone, nerr)
 	for k, v := range errs {
 		fmt.Fprintf(os.Stderr, "  %d x %s\n", v, k)
 	}
