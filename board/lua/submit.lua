@@ -226,8 +226,9 @@ for n, it in ipairs(items) do
     -- member can be found by name.
     if it.name ~= '' then
       if redis.call('HGET', KEYS[2], it.id) ~= it.name then index_name(it.id, it.name, it.lower) end
-    elseif redis.call('HEXISTS', KEYS[2], it.id) == 0 then
-      index_name(it.id, it.id, it.lower)
+    elseif redis.call('HSETNX', KEYS[2], it.id, it.id) == 1 then -- first sight: the id is the name
+      redis.call('HSET', KEYS[3], it.id, it.lower)
+      redis.call('ZADD', KEYS[4], 0, it.lower .. '\0' .. it.id)
     end
     local res = {periods = results}
     if it.idem ~= '' then redis.call('SET', it.idemkey, it.fp .. '\n' .. cjson.encode(res), 'EX', TTL) end
