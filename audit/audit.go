@@ -183,8 +183,10 @@ func (l *Log) sources(ctx context.Context, f Filter) ([]source, error) {
 	return out, nil
 }
 
-// boards lists every board that may have an audit log: the live ones and
-// the deleted ones whose log remains.
+// Boards lists the ids of every board that may have entries, sorted: the
+// boards that exist and the deleted ones whose log remains.
+func (l *Log) Boards(ctx context.Context) ([]string, error) { return l.boards(ctx) }
+
 func (l *Log) boards(ctx context.Context) ([]string, error) {
 	var live, audited *redis.StringSliceCmd
 	if _, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {

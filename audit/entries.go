@@ -15,8 +15,9 @@ import (
 )
 
 // entriesOf reads one stream entry as the rows it holds: one, or one per
-// score for the entries the submit script writes (action "scores"), whose
-// values are raw units shown here in the board's format of the time.
+// line of its items for the entries the board's scripts write (action
+// "scores", or "member.remove" with a line per period), whose values are raw
+// units shown here in the board's format of the time.
 func entriesOf(m redis.XMessage) []Entry {
 	s := func(k string) string { v, _ := m.Values[k].(string); return v }
 	ms, _ := strconv.ParseInt(s("t"), 10, 64)
@@ -24,7 +25,7 @@ func entriesOf(m redis.XMessage) []Entry {
 		Time: time.UnixMilli(ms), Actor: s("actor"), Action: s("action"), Board: s("board"),
 		Member: s("member"), Period: s("period"), Before: s("before"), After: s("after"), Reason: s("reason"),
 	}
-	if e.Action != "scores" {
+	if s("items") == "" {
 		return []Entry{e}
 	}
 	dec, _ := strconv.Atoi(s("dec"))
@@ -32,13 +33,24 @@ func entriesOf(m redis.XMessage) []Entry {
 	lines := strings.Split(s("items"), "\n")
 	out := make([]Entry, 0, len(lines))
 	for _, line := range lines {
-		// member, op, value, score and rank before, score and rank after, name
+		// member, op, value, score and rank before, score and rank after,
+		// name, and the period when it is not the entry's
 		f := strings.Split(line, "\t")
 		if len(f) < 7 {
 			continue
 		}
 		x := e
-		x.Member, x.Action = f[0], "score."+f[1]
+		x.Member = f[0]
+		x.Before, x.After = shown(fm, f[3], f[4]), shown(fm, f[5], f[6])
+		if len(f) > 8 && f[8] != "" {
+			x.Period = f[8]
+		}
+		if e.Action == "member.remove" {
+			x.After = "(removed)"
+			out = append(out, x)
+			continue
+		}
+		x.Action = "score." + f[1]
 		v, _ := strconv.ParseFloat(f[2], 64)
 		x.Reason = f[1] + " " + fm.Display(v)
 		if len(f) > 7 && f[7] != "" && f[7] != f[0] {
@@ -47,7 +59,6 @@ func entriesOf(m redis.XMessage) []Entry {
 		if e.Reason != "" {
 			x.Reason += ": " + e.Reason
 		}
-		x.Before, x.After = shown(fm, f[3], f[4]), shown(fm, f[5], f[6])
 		out = append(out, x)
 	}
 	return out

@@ -80,6 +80,39 @@ func TestScoreEntries(t *testing.T) {
 	if actors, _ := l.Actors(ctx); fmt.Sprint(actors) != "[admin:alice key:bot (k1)]" {
 		t.Fatalf("actors %v", actors)
 	}
+	// Other changes the board's scripts record with the change.
+	if _, err := store.SetName(ctx, b.ID, "grace", "Grace K", alice); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.RemoveMember(ctx, b.ID, "bob", nil, alice); err != nil {
+		t.Fatal(err)
+	}
+	year := b.Current(board.Yearly, at)
+	if _, err := store.ResetPeriod(ctx, b.ID, year, alice); err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := l.List(ctx, Filter{Board: "sales", Actor: "admin:alice"}, "", 4)
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("rows %+v %v", rows, err)
+	}
+	got := []string{}
+	for _, e := range rows[:3] {
+		got = append(got, fmt.Sprintf("%s|%s|%s|%s|%s|%s", e.Action, e.Member, e.Period, e.Before, e.After, e.Reason))
+	}
+	want2 := []string{
+		"period.reset||" + year.String() + "|2 members|0 members|refund",
+		"member.remove|bob|" + year.String() + "|$1.00|(removed)|refund",
+		"member.remove|bob|" + month + "|$1.00|(removed)|refund",
+	}
+	if rows[1].Period == month { // the two periods come in the order of the set
+		want2[1], want2[2] = want2[2], want2[1]
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want2) {
+		t.Fatalf("got  %q\nwant %q", got, want2)
+	}
+	if e := rows[3]; e.Action != "member.rename" || e.Before != "grace" || e.After != "Grace K" {
+		t.Fatalf("rename %+v", e)
+	}
 	// The log outlives the board.
 	if err := store.DeleteBoard(ctx, b.ID); err != nil {
 		t.Fatal(err)
@@ -87,7 +120,7 @@ func TestScoreEntries(t *testing.T) {
 	if err := l.Record(ctx, Entry{Actor: "admin:alice", Action: "board.delete", Board: "sales", After: "(deleted)"}); err != nil {
 		t.Fatal(err)
 	}
-	if rows, _, _ := l.List(ctx, Filter{}, "", 10); len(rows) != 5 || rows[0].Action != "board.delete" {
+	if rows, _, _ := l.List(ctx, Filter{}, "", 20); len(rows) != 9 || rows[0].Action != "board.delete" {
 		t.Fatalf("after delete: %+v", rows)
 	}
 }

@@ -15,9 +15,18 @@ type Removed struct {
 	Score  float64
 }
 
+// auditKeys are the keys a write records its audit entry in.
+func auditKeys(id string, by Author) []string {
+	return []string{AuditStream(id), AuditActorStream(id, by.Actor), AuditActors(id)}
+}
+
 // RemoveMember takes a member out of one period, or, with a nil period, out
-// of every period that holds data (and forgets the display name).
-func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *Period) ([]Removed, error) {
+// of every period that holds data (and forgets the display name), and records
+// it in the board's audit log in the same step.
+func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *Period, by Author) ([]Removed, error) {
+	if err := by.check(); err != nil {
+		return nil, err
+	}
 	b, err := s.readBoard(ctx, boardID) // fresh: its script does not check the version
 	if err != nil {
 		return nil, err
@@ -25,12 +34,14 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *Per
 	if err := CheckMember(member); err != nil {
 		return nil, fmt.Errorf("board: remove from %q: %w", boardID, err)
 	}
-	keys := []string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), periodsKey(b.ID)}
+	keys := append([]string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), periodsKey(b.ID)}, auditKeys(b.ID, by)...)
 	if p != nil {
 		z := ZSetKey(b.ID, *p)
 		keys = append(keys, z, entriesKey(z), distinctKey(z), groupCountKey(z))
 	}
-	reply, err := scripts.remove.Run(ctx, s.rdb, keys, append(prelude(&b), member)...).Result()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	reply, err := scripts.remove.Run(ctx, s.rdb, keys, append(prelude(&b), member, by.Actor, by.Reason, s.auditKeep)...).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: remove %q from %q: %w", member, boardID, err)
 	}
@@ -62,14 +73,20 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *Per
 	return out, nil
 }
 
-// ResetPeriod empties one period of a board and returns how many members it held.
-func (s *Store) ResetPeriod(ctx context.Context, boardID string, p Period) (int, error) {
+// ResetPeriod empties one period of a board and returns how many members it
+// held; the board's audit log records it in the same step.
+func (s *Store) ResetPeriod(ctx context.Context, boardID string, p Period, by Author) (int, error) {
+	if err := by.check(); err != nil {
+		return 0, err
+	}
 	if _, err := s.readBoard(ctx, boardID); err != nil {
 		return 0, err
 	}
 	z := ZSetKey(boardID, p)
-	keys := []string{defKey(boardID), periodsKey(boardID), z, entriesKey(z), distinctKey(z), groupCountKey(z)}
-	reply, err := scripts.reset.Run(ctx, s.rdb, keys, "", 0, 0, "").Result()
+	keys := append([]string{defKey(boardID), periodsKey(boardID), z, entriesKey(z), distinctKey(z), groupCountKey(z)}, auditKeys(boardID, by)...)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	reply, err := scripts.reset.Run(ctx, s.rdb, keys, "", 0, 0, "", p.String(), by.Actor, by.Reason, s.auditKeep).Result()
 	if err != nil {
 		return 0, fmt.Errorf("board: reset %s of %q: %w", p, boardID, err)
 	}
@@ -85,16 +102,22 @@ func (s *Store) ResetPeriod(ctx context.Context, boardID string, p Period) (int,
 	return int(n), nil
 }
 
-// SetName sets a member's display name and returns the previous one.
-func (s *Store) SetName(ctx context.Context, boardID, member, name string) (string, error) {
+// SetName sets a member's display name and returns the previous one; the
+// board's audit log records it in the same step.
+func (s *Store) SetName(ctx context.Context, boardID, member, name string, by Author) (string, error) {
+	if err := by.check(); err != nil {
+		return "", err
+	}
 	if err := CheckMember(member); err != nil {
 		return "", fmt.Errorf("board: rename in %q: %w", boardID, err)
 	}
 	if err := CheckName(name); err != nil {
 		return "", fmt.Errorf("board: rename %q in %q: %w", member, boardID, err)
 	}
-	keys := []string{defKey(boardID), namesKey(boardID), namesLowerKey(boardID), nameIndexKey(boardID)}
-	reply, err := scripts.rename.Run(ctx, s.rdb, keys, "", 0, 0, "", member, name, strings.ToLower(name)).Result()
+	keys := append([]string{defKey(boardID), namesKey(boardID), namesLowerKey(boardID), nameIndexKey(boardID)}, auditKeys(boardID, by)...)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	reply, err := scripts.rename.Run(ctx, s.rdb, keys, "", 0, 0, "", member, name, strings.ToLower(name), by.Actor, by.Reason, s.auditKeep).Result()
 	if err != nil {
 		return "", fmt.Errorf("board: rename %q in %q: %w", member, boardID, err)
 	}

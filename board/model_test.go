@@ -250,12 +250,12 @@ func runModel(t *testing.T, def Board, ops int, seed uint64) int {
 			m.submit(current(), id, v, op, fields, now)
 		case what < 18:
 			p := current()[rng.IntN(2)]
-			if _, err := f.store.RemoveMember(f.ctx, b.ID, id, &p); err != nil {
+			if _, err := f.store.RemoveMember(f.ctx, b.ID, id, &p, tester); err != nil {
 				t.Fatal(err)
 			}
 			delete(m.period(p), id)
 		case what < 19:
-			if _, err := f.store.RemoveMember(f.ctx, b.ID, id, nil); err != nil {
+			if _, err := f.store.RemoveMember(f.ctx, b.ID, id, nil, tester); err != nil {
 				t.Fatal(err)
 			}
 			for _, es := range m.periods {
@@ -263,7 +263,7 @@ func runModel(t *testing.T, def Board, ops int, seed uint64) int {
 			}
 		default:
 			p := current()[0]
-			if _, err := f.store.ResetPeriod(f.ctx, b.ID, p); err != nil {
+			if _, err := f.store.ResetPeriod(f.ctx, b.ID, p, tester); err != nil {
 				t.Fatal(err)
 			}
 			delete(m.periods, p.String())

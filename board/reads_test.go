@@ -17,7 +17,7 @@ func TestRemoveResetRename(t *testing.T) {
 	f.submit(b, "bob", 10, Set)
 	f.submit(b, "cat", 5, Set)
 	today := b.Current(Daily, f.clock.Now())
-	removed, err := f.store.RemoveMember(f.ctx, b.ID, "bob", &today)
+	removed, err := f.store.RemoveMember(f.ctx, b.ID, "bob", &today, tester)
 	if err != nil || len(removed) != 1 || removed[0].Score != 10 || removed[0].Period.Key != today.Key {
 		t.Fatalf("remove from today: %+v %v", removed, err)
 	}
@@ -27,10 +27,10 @@ func TestRemoveResetRename(t *testing.T) {
 	if got := rows(f.page(b, AllTime, 0, 5)); !slices.Equal(got, []string{"1 ann 10", "1 bob 10", "2 cat 5"}) {
 		t.Fatalf("all time after removing from today only: %v", got)
 	}
-	if _, err := f.store.SetName(f.ctx, b.ID, "ann", "Ann Lee"); err != nil {
+	if _, err := f.store.SetName(f.ctx, b.ID, "ann", "Ann Lee", tester); err != nil {
 		t.Fatal(err)
 	}
-	removed, err = f.store.RemoveMember(f.ctx, b.ID, "ann", nil)
+	removed, err = f.store.RemoveMember(f.ctx, b.ID, "ann", nil, tester)
 	if err != nil || len(removed) != 2 {
 		t.Fatalf("remove from all: %+v %v", removed, err)
 	}
@@ -40,7 +40,7 @@ func TestRemoveResetRename(t *testing.T) {
 	if found, _, _ := f.store.Search(f.ctx, b, b.Current(AllTime, f.clock.Now()), "ann", 5); len(found) != 0 {
 		t.Fatalf("removed member still found by name: %v", found)
 	}
-	n, err := f.store.ResetPeriod(f.ctx, b.ID, today)
+	n, err := f.store.ResetPeriod(f.ctx, b.ID, today, tester)
 	if err != nil || n != 1 {
 		t.Fatalf("reset: %d %v", n, err)
 	}
@@ -50,10 +50,10 @@ func TestRemoveResetRename(t *testing.T) {
 	if got := rows(f.page(b, AllTime, 0, 5)); len(got) != 2 {
 		t.Fatalf("reset of today touched all time: %v", got)
 	}
-	if _, err := f.store.SetName(f.ctx, b.ID, "cat", strings.Repeat("x", MaxNameLen+1)); !errors.Is(err, ErrInvalidInput) {
+	if _, err := f.store.SetName(f.ctx, b.ID, "cat", strings.Repeat("x", MaxNameLen+1), tester); !errors.Is(err, ErrInvalidInput) {
 		t.Fatalf("long name: %v", err)
 	}
-	if _, err := f.store.SetName(f.ctx, "nope", "cat", "Cat"); !errors.Is(err, ErrNotFound) {
+	if _, err := f.store.SetName(f.ctx, "nope", "cat", "Cat", tester); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("rename on unknown board: %v", err)
 	}
 }
@@ -85,7 +85,7 @@ func TestSearchByNamePrefix(t *testing.T) {
 	if found, _, _ := f.store.Search(f.ctx, b, all, "zoë", 10); len(found) != 1 {
 		t.Fatalf("zoë: %v", found)
 	}
-	if _, err := f.store.SetName(f.ctx, b.ID, "id0", "Xena"); err != nil {
+	if _, err := f.store.SetName(f.ctx, b.ID, "id0", "Xena", tester); err != nil {
 		t.Fatal(err)
 	}
 	found, _, _ = f.store.Search(f.ctx, b, all, "ali", 10)

@@ -175,7 +175,7 @@ func TestOutsideZIncrByReachesClient(t *testing.T) {
 	ws.until("cat to move up", func(s Snapshot) bool { return order(s) == "cat:1 ann:2 bob:3" })
 	t.Logf("outside ZINCRBY reached the client in %v", time.Since(start).Round(time.Millisecond))
 	// A rename, even straight into Redis, shows up too.
-	if _, err := f.store.SetName(context.Background(), b.ID, "ann", "Ann Lee"); err != nil {
+	if _, err := f.store.SetName(context.Background(), b.ID, "ann", "Ann Lee", board.Author{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	ws.until("the new name", func(s Snapshot) bool { return len(s.Rows) == 3 && s.Rows[1].Name == "Ann Lee" })

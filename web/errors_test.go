@@ -101,10 +101,10 @@ func TestAuditCursor(t *testing.T) {
 		status int
 		says   string
 	}{
-		{"garbage", 400, "before must be an audit entry id"},
-		{"-1", 400, "before must be an audit entry id"},
-		{"99999999999999999999-0", 400, "before must be an audit entry id"},
-		{"1-x", 400, "before must be an audit entry id"},
+		{"garbage", 400, "before must be a place in the log"},
+		{"-1", 400, "before must be a place in the log"},
+		{"99999999999999999999-0", 400, "before must be a place in the log"},
+		{"1-x", 400, "before must be a place in the log"},
 		{"1767225600000-0", 200, "Audit log"},
 		{"0-0", 200, "Audit log"},
 	}

@@ -152,3 +152,25 @@ local function entry_of(z, e_key, id)
   end
   return redis.call('HGET', e_key, id)
 end
+
+-- Audit: append one entry (a flat field/value list) to the board's audit
+-- stream and to its actor's, and note the actor; keys: stream, actor stream,
+-- actors set. Written by the script that makes the change, in its slot.
+local function audit_add(stream, actor_stream, actors, keep, actor, fields)
+  redis.call('XADD', stream, 'MAXLEN', '~', keep, '*', unpack(fields))
+  redis.call('XADD', actor_stream, 'MAXLEN', '~', keep, '*', unpack(fields))
+  redis.call('SADD', actors, actor)
+end
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return t[1] .. string.format('%03d', math.floor(tonumber(t[2]) / 1000))
+end
+
+-- The period label (Period.String) of a score zset key lb:{b}:<letter>:<key>.
+local KIND_OF = {d = 'day', w = 'week', m = 'month', y = 'year'}
+local function label_of(z)
+  local letter, key = string.match(z, '}:(%a):([^:]+)$')
+  if letter and KIND_OF[letter] then return KIND_OF[letter] .. ':' .. key end
+  return 'all'
+end

@@ -1,13 +1,17 @@
--- Remove a member from one period, or from every period that holds data.
--- KEYS: 1 def, 2 names, 3 names:lc, 4 names:idx, 5 periods set, then for one
+-- Remove a member from one period, or from every period that holds data,
+-- and record it in the board's audit log in the same step.
+-- KEYS: 1 def, 2 names, 3 names:lc, 4 names:idx, 5 periods set, 6 audit
+-- stream, 7 the actor's audit stream, 8 audit actors set, then for one
 -- period: zset, entries, distinct, counts. With no period keys the script
 -- walks the periods set; those keys share the board's hash tag (same slot).
--- ARGV (after the prelude's 4): 5 member id.
+-- ARGV (after the prelude's 4): 5 member id, 6 actor, 7 reason, 8 audit
+-- entries kept.
 -- Returns {'nf'} for an unknown board, else {'ok', zset, score, zset, score...}
 -- for every period the member was removed from.
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
+local def = redis.call('HMGET', KEYS[1], 'format', 'decimals', 'prefix', 'suffix')
+if not def[1] and redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 local id = ARGV[5]
-local out = {'ok'}
+local out, lines = {'ok'}, {}
 local function remove(z, ek, d, c)
   local e = entry_of(z, ek, id)
   local s = e and redis.call('ZSCORE', z, e)
@@ -17,9 +21,11 @@ local function remove(z, ek, d, c)
   group_del(d, c, e, s)
   out[#out + 1] = z
   out[#out + 1] = s
+  -- member, op, value, before, rank, after, rank, name, period (see submit.lua)
+  lines[#lines + 1] = table.concat({id, 'remove', '', fmt(tonumber(s)), '', '', '', '', label_of(z)}, '\t')
 end
-if #KEYS > 5 then
-  remove(KEYS[6], KEYS[7], KEYS[8], KEYS[9])
+if #KEYS > 8 then
+  remove(KEYS[9], KEYS[10], KEYS[11], KEYS[12])
 else
   for _, z in ipairs(redis.call('SMEMBERS', KEYS[5])) do
     remove(z, z .. ':e', z .. ':d', z .. ':c')
@@ -28,5 +34,10 @@ else
   if lower then redis.call('ZREM', KEYS[4], lower .. '\0' .. id) end
   redis.call('HDEL', KEYS[2], id)
   redis.call('HDEL', KEYS[3], id)
+end
+if #lines > 0 then
+  audit_add(KEYS[6], KEYS[7], KEYS[8], ARGV[8], ARGV[6], {'t', now_ms(), 'actor', ARGV[6], 'action', 'member.remove',
+    'board', string.match(KEYS[1], '^lb:{(.*)}:def$'), 'member', id, 'reason', ARGV[7],
+    'fmt', def[1] or '', 'dec', def[2] or '', 'pre', def[3] or '', 'suf', def[4] or '', 'items', table.concat(lines, '\n')})
 end
 return out

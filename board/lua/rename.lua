@@ -1,5 +1,8 @@
--- Set a member's display name and its entry in the name index.
--- KEYS: 1 def, 2 names, 3 names:lc, 4 names:idx. ARGV: 5 id, 6 name, 7 lower-cased name.
+-- Set a member's display name and its entry in the name index, and record
+-- it in the board's audit log in the same step.
+-- KEYS: 1 def, 2 names, 3 names:lc, 4 names:idx, 5 audit stream, 6 the
+-- actor's audit stream, 7 audit actors set. ARGV: 5 id, 6 name, 7 lower-cased
+-- name, 8 actor, 9 reason, 10 audit entries kept.
 -- Returns {'nf'} or {'ok', previous name or false}.
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 local id, name, lower = ARGV[5], ARGV[6], ARGV[7]
@@ -9,4 +12,6 @@ if oldlower then redis.call('ZREM', KEYS[4], oldlower .. '\0' .. id) end
 redis.call('HSET', KEYS[2], id, name)
 redis.call('HSET', KEYS[3], id, lower)
 redis.call('ZADD', KEYS[4], 0, lower .. '\0' .. id)
+audit_add(KEYS[5], KEYS[6], KEYS[7], ARGV[10], ARGV[8], {'t', now_ms(), 'actor', ARGV[8], 'action', 'member.rename',
+  'board', string.match(KEYS[1], '^lb:{(.*)}:def$'), 'member', id, 'before', prev or id, 'after', name, 'reason', ARGV[9]})
 return {'ok', prev}

@@ -1,7 +1,16 @@
--- Empty one period of a board. KEYS: 1 def, 2 periods set, 3 zset, 4 entries,
--- 5 distinct, 6 counts. Returns {'nf'} or {'ok', members removed}.
+-- Empty one period of a board, and record it in the board's audit log in
+-- the same step. KEYS: 1 def, 2 periods set, 3 zset, 4 entries, 5 distinct,
+-- 6 counts, 7 audit stream, 8 the actor's audit stream, 9 audit actors set.
+-- ARGV (after the prelude's 4): 5 period label, 6 actor, 7 reason, 8 audit
+-- entries kept. Returns {'nf'} or {'ok', members removed}.
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 local n = redis.call('ZCARD', KEYS[3])
 redis.call('DEL', KEYS[3], KEYS[4], KEYS[5], KEYS[6])
 redis.call('SREM', KEYS[2], KEYS[3])
+local function members(k)
+  if k == 1 then return '1 member' end
+  return k .. ' members'
+end
+audit_add(KEYS[7], KEYS[8], KEYS[9], ARGV[8], ARGV[6], {'t', now_ms(), 'actor', ARGV[6], 'action', 'period.reset',
+  'board', string.match(KEYS[1], '^lb:{(.*)}:def$'), 'period', ARGV[5], 'before', members(n), 'after', '0 members', 'reason', ARGV[7]})
 return {'ok', n}

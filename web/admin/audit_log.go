@@ -16,7 +16,7 @@ func (s *Handler) auditPage(c echo.Context) error {
 	f := audit.Filter{Board: c.QueryParam("board"), Actor: c.QueryParam("actor")}
 	entries, next, err := s.opts.Audit.List(ctx, f, c.QueryParam("before"), 50)
 	if errors.Is(err, audit.ErrBadCursor) {
-		return request.BadRequest("before must be an audit entry id like 1767225600000-0, as the “Older changes” link gives.",
+		return request.BadRequest("before must be a place in the log as the “Older changes” link gives it, like 1767225600000-0.1a2b3c4d.0.",
 			templates.Link{Label: "Audit log", Href: "/admin/audit"})
 	}
 	if err != nil {
@@ -37,12 +37,9 @@ func (s *Handler) auditPage(c echo.Context) error {
 		}
 		v.Next = "/admin/audit?" + q.Encode()
 	}
-	bs, err := s.opts.Store.Boards(ctx)
-	if err != nil {
+	// Deleted boards too: their logs remain.
+	if v.Boards, err = s.opts.Audit.Boards(ctx); err != nil {
 		return err
-	}
-	for _, b := range bs {
-		v.Boards = append(v.Boards, b.ID)
 	}
 	if v.Actors, err = s.opts.Audit.Actors(ctx); err != nil {
 		return err

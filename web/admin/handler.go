@@ -28,9 +28,9 @@ type Store interface {
 	UpdateBoard(ctx context.Context, b board.Board) (board.Board, error)
 	DeleteBoard(ctx context.Context, id string) error
 	Submit(ctx context.Context, boardID string, sub board.Submission, by board.Author) (board.Result, error)
-	RemoveMember(ctx context.Context, boardID, member string, p *board.Period) ([]board.Removed, error)
-	ResetPeriod(ctx context.Context, boardID string, p board.Period) (int, error)
-	SetName(ctx context.Context, boardID, member, name string) (string, error)
+	RemoveMember(ctx context.Context, boardID, member string, p *board.Period, by board.Author) ([]board.Removed, error)
+	ResetPeriod(ctx context.Context, boardID string, p board.Period, by board.Author) (int, error)
+	SetName(ctx context.Context, boardID, member, name string, by board.Author) (string, error)
 }
 
 // Options are the console's dependencies.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"podium/audit"
 	"podium/board"
 	"podium/web/request"
 	"podium/web/templates"
@@ -163,16 +162,12 @@ func (s *Handler) removeMember(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "remove", errs)
 	}
-	removed, err := s.opts.Store.RemoveMember(c.Request().Context(), b.ID, member, p)
+	removed, err := s.opts.Store.RemoveMember(c.Request().Context(), b.ID, member, p, board.Author{Actor: s.actor(c), Reason: why})
 	if err != nil {
 		return err
 	}
 	if len(removed) == 0 {
 		return s.formFailed(c, &b, "remove", formErrors{"member": "has no score there"})
-	}
-	for _, r := range removed {
-		s.audit(c, audit.Entry{Action: "member.remove", Board: b.ID, Member: member, Period: r.Period.String(),
-			Before: b.Format.Display(r.Score), After: "(removed)", Reason: why})
 	}
 	return s.done(c, backTo(&b, ""), fmt.Sprintf("%s removed from %d %s.", member, len(removed), templates.Plural(len(removed), "period", "periods")))
 }
@@ -197,11 +192,10 @@ func (s *Handler) resetPeriod(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "reset", errs)
 	}
-	n, err := s.opts.Store.ResetPeriod(c.Request().Context(), b.ID, *p)
+	n, err := s.opts.Store.ResetPeriod(c.Request().Context(), b.ID, *p, board.Author{Actor: s.actor(c), Reason: why})
 	if err != nil {
 		return err
 	}
-	s.audit(c, audit.Entry{Action: "period.reset", Board: b.ID, Period: p.String(), Before: fmt.Sprintf("%d members", n), After: "0 members", Reason: why})
 	return s.done(c, backTo(&b, ""), fmt.Sprintf("%s emptied (%d members).", p.Title(), n))
 }
 
@@ -221,13 +215,9 @@ func (s *Handler) renameMember(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "rename", errs)
 	}
-	prev, err := s.opts.Store.SetName(c.Request().Context(), b.ID, member, name)
-	if err != nil {
+	by := board.Author{Actor: s.actor(c), Reason: strings.TrimSpace(formValue(c, "reason"))}
+	if _, err := s.opts.Store.SetName(c.Request().Context(), b.ID, member, name, by); err != nil {
 		return err
 	}
-	if prev == "" {
-		prev = member
-	}
-	s.audit(c, audit.Entry{Action: "member.rename", Board: b.ID, Member: member, Before: prev, After: name, Reason: strings.TrimSpace(formValue(c, "reason"))})
 	return s.done(c, backTo(&b, member), member+" is now shown as "+name+".")
 }

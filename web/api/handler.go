@@ -27,7 +27,7 @@ type Store interface {
 	DeleteBoard(ctx context.Context, id string) error
 	Submit(ctx context.Context, boardID string, sub board.Submission, by board.Author) (board.Result, error)
 	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error)
-	RemoveMember(ctx context.Context, boardID, member string, p *board.Period) ([]board.Removed, error)
+	RemoveMember(ctx context.Context, boardID, member string, p *board.Period, by board.Author) ([]board.Removed, error)
 }
 
 // Options are the API's dependencies. Without Keys the API serves reads only.

@@ -239,7 +239,7 @@ func (s *Handler) apiRemoveMember(c echo.Context) error {
 		}
 		p = &per
 	}
-	removed, err := s.opts.Store.RemoveMember(c.Request().Context(), b.ID, member, p)
+	removed, err := s.opts.Store.RemoveMember(c.Request().Context(), b.ID, member, p, board.Author{Actor: actorOfKey(keyOf(c))})
 	if err != nil {
 		return err
 	}
@@ -253,8 +253,6 @@ func (s *Handler) apiRemoveMember(c echo.Context) error {
 	out := make([]removedJSON, len(removed))
 	for i, r := range removed {
 		out[i] = removedJSON{Period: toPeriodJSON(r.Period), Score: json.Number(b.Format.Number(r.Score))}
-		s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "member.remove", Board: b.ID, Member: member,
-			Period: r.Period.String(), Before: b.Format.Display(r.Score), After: "(removed)"})
 	}
 	return c.JSON(http.StatusOK, map[string]any{"member": member, "removed": out})
 }
