@@ -189,7 +189,9 @@ func TestWriteCost(t *testing.T) {
 	stats := srv.Client(t)
 	mk := func() *Board {
 		b := f.board(Board{ID: testBoardID(t) + fmt.Sprint(time.Now().UnixNano()%1e6), Periods: []Kind{Daily, AllTime}})
-		bulkLoad(t, f.store, b, 1000, func(i int) Submission { return Submission{Member: fmt.Sprintf("m%04d", i), Score: float64(i % 97), Op: Set} }, f.clock.Now())
+		bulkLoad(t, f.store, b, 1000, func(i int) Submission {
+			return Submission{Member: fmt.Sprintf("m%04d", i), Score: float64(i % 97), Op: Set}
+		}, f.clock.Now())
 		return b
 	}
 	// One score for a member already on a day + all-time board.
