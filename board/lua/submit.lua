@@ -224,8 +224,12 @@ for n, it in ipairs(items) do
     end
     -- Display name: set when given, and the id on first sight, so every
     -- member can be found by name.
+    local renamed = ''
     if it.name ~= '' then
-      if redis.call('HGET', KEYS[2], it.id) ~= it.name then index_name(it.id, it.name, it.lower) end
+      if redis.call('HGET', KEYS[2], it.id) ~= it.name then
+        index_name(it.id, it.name, it.lower)
+        renamed = it.name
+      end
     elseif redis.call('HSETNX', KEYS[2], it.id, it.id) == 1 then -- first sight: the id is the name
       redis.call('HSET', KEYS[3], it.id, it.lower)
       redis.call('ZADD', KEYS[4], 0, it.lower .. '\0' .. it.id)
@@ -235,7 +239,7 @@ for n, it in ipairs(items) do
     out[n] = res
     applied[#applied + 1] = n
     local r = results[primary]
-    lines[#lines + 1] = table.concat({it.id, it.op, it.raw, r.bs, r.br, r.as, r.ar, it.name}, '\t')
+    lines[#lines + 1] = table.concat({it.id, it.op, it.raw, r.bs, r.br, r.as, r.ar, renamed}, '\t')
   end
 end
 for _, per in ipairs(periods) do
@@ -251,8 +255,8 @@ if #applied > 0 then
   redis.call('LTRIM', KEYS[5], 0, RECENT - 1)
   -- One audit entry for the call: who, why, the format to show the values
   -- in, and per applied item (tab-separated; ids and names hold no control
-  -- characters) member, op, value, and score and rank before and after in
-  -- the board's default period.
+  -- characters) member, op, value, score and rank before and after in the
+  -- board's default period, and the display name it set ('' none).
   local entry = {'t', string.format('%.0f', math.floor(tonumber(NOW) / 1000)), 'actor', ACTOR, 'action', 'scores',
     'board', string.match(KEYS[1], '^lb:{(.*)}:def$'), 'period', periods[primary] and periods[primary].label or '',
     'reason', REASON, 'fmt', def[2] or '', 'dec', def[4] or '', 'pre', def[5] or '', 'suf', def[6] or '',
