@@ -390,3 +390,70 @@ func TestOutsideWriters(t *testing.T) {
 		t.Fatalf("ordinal after outside writes: %v", got)
 	}
 }
+
+// TestBatchWithoutRanks: a batch that skips ranks writes each period in a
+// few commands, from each member's entry before the call to its entry after
+// it; the board it leaves is the one the item-by-item path leaves, on every
+// kind of board, with members repeated within the batch.
+func TestBatchWithoutRanks(t *testing.T) {
+	f := newFixture(t)
+	variants := []Board{
+		{},
+		{RankStyle: Dense, Fields: []Field{{Name: "level", Desc: true}}},
+		{TieBreak: ByMember},
+		{Order: LowerIsBetter, TieBreak: Latest, RankStyle: Dense},
+	}
+	for vi, v := range variants {
+		v.Periods = []Kind{Daily, AllTime}
+		var subs []Submission
+		for i := range 300 {
+			sub := Submission{Member: fmt.Sprintf("m%02d", (i*7)%40), Score: float64(i % 9), Op: []Op{Incr, Set, Best, Decr}[i%4]}
+			if sub.Op == Decr {
+				sub.Score = 1
+			}
+			if v.Fields != nil {
+				sub.Fields = []int64{int64(i % 3)}
+			}
+			if i%50 == 0 {
+				sub.Name = fmt.Sprintf("Name %d", i)
+			}
+			subs = append(subs, sub)
+		}
+		var pages [2][]string
+		for j, ranks := range []bool{true, false} {
+			b := v
+			b.ID = fmt.Sprintf("%s-%d-%d", testBoardID(t), vi, j)
+			bd := f.board(b)
+			seed := []Submission{{Member: "m01", Score: 5, Op: Set}, {Member: "m02", Score: 3, Op: Set}}
+			if v.Fields != nil {
+				seed[0].Fields, seed[1].Fields = []int64{1}, []int64{2}
+			}
+			if _, err := f.store.SubmitBatch(f.ctx, bd.ID, seed, BatchOptions{By: tester}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := f.store.SubmitBatch(f.ctx, bd.ID, subs, BatchOptions{By: tester, NoRanks: !ranks})
+			if err != nil {
+				t.Fatalf("variant %d ranks %v: %v", vi, ranks, err)
+			}
+			last := map[string]float64{}
+			for i, r := range res {
+				c, _ := r.Change(AllTime)
+				last[subs[i].Member] = c.After.Score
+			}
+			for _, k := range []Kind{Daily, AllTime} {
+				pg := f.page(bd, k, 0, 100)
+				for _, e := range pg.Entries {
+					if k == AllTime && last[e.Member] != 0 && last[e.Member] != e.Score {
+						t.Fatalf("variant %d ranks %v: %s shows %v, its last result said %v", vi, ranks, e.Member, e.Score, last[e.Member])
+					}
+					pages[j] = append(pages[j], fmt.Sprintf("%s %d %s %v %s", k, e.Rank, e.Member, e.Score, e.Name))
+				}
+			}
+		}
+		slices.Sort(pages[0]) // tie order follows the write's clock, which differs
+		slices.Sort(pages[1])
+		if !slices.Equal(pages[0], pages[1]) {
+			t.Fatalf("variant %d: boards differ\nwith ranks    %v\nwithout ranks %v", vi, pages[0], pages[1])
+		}
+	}
+}

@@ -124,16 +124,34 @@ local function current(per, id)
   return old, olds
 end
 
--- Check every item first, against the state earlier items leave. The plans
--- are what the writes below carry out: nothing else changes these keys in
--- between, unless the size cap trims a member, when they are made again.
+-- Reads are batched: one command per period for every member's entry and
+-- score, one for the names, one for the idempotency keys. Lua calls into
+-- Redis cost more than the commands they run, so a call of N items costs a
+-- few commands plus what each item must write, not a dozen reads each.
+local ids, known = {}, {}
+for _, it in ipairs(items) do
+  if not known[it.id] then
+    known[it.id] = true
+    ids[#ids + 1] = it.id
+  end
+end
+
+-- Idempotency: an item whose key was seen is answered from its first result.
 local seen, failed = {}, {} -- item -> earlier result; item -> why it is refused
+local ikeys, inum = {}, {}
 for n, it in ipairs(items) do
   if it.idem ~= '' then
-    local prev = redis.call('GET', it.idemkey)
+    ikeys[#ikeys + 1] = it.idemkey
+    inum[#inum + 1] = n
+  end
+end
+if #ikeys > 0 then
+  local got = redis.call('MGET', unpack(ikeys))
+  for k = 1, #ikeys do
+    local prev, n = got[k], inum[k]
     if prev then
       local fp, res = idem_split(prev)
-      if fp and fp ~= it.fp then
+      if fp and fp ~= items[n].fp then
         if ATOMIC then return {'reused', n} end
         failed[n] = {err = 'reused'}
       else
@@ -142,40 +160,108 @@ for n, it in ipairs(items) do
     end
   end
 end
-local overlay, plans = {}, {} -- period -> member -> {entry, score}; item -> period -> plan
-for i = 1, P do overlay[i] = {} end
+
+-- Every member's entry and score in each period, before the call.
+local orig = {} -- period -> member -> {entry or false, score or false}
+for i, per in ipairs(periods) do
+  local m = {}
+  local entries = ids
+  if PW > 0 then entries = redis.call('HMGET', per.e, unpack(ids)) end
+  local q, qid = {}, {}
+  for j = 1, #ids do
+    m[ids[j]] = {false, false}
+    if entries[j] then
+      q[#q + 1] = entries[j]
+      qid[#qid + 1] = ids[j]
+    end
+  end
+  if #q > 0 then
+    local sc = redis.call('ZMSCORE', per.z, unpack(q))
+    for k = 1, #q do
+      if sc[k] then m[qid[k]] = {q[k], sc[k]} end
+    end
+  end
+  orig[i] = m
+end
+
+-- Check every item, against the state earlier items leave. The plans are
+-- what the writes below carry out: nothing else changes these keys in
+-- between, unless the size cap trims a member, when they are made again.
+local state, plans = {}, {} -- period -> member -> {entry, score}; item -> period -> plan
+for i = 1, P do
+  state[i] = {}
+  for id, v in pairs(orig[i]) do state[i][id] = v end
+end
 for n, it in ipairs(items) do
   if not seen[n] and not failed[n] then
     local ps = {}
     for i, per in ipairs(periods) do
-      local o = overlay[i][it.id]
-      local old, olds
-      if o then old, olds = o[1], o[2] else old, olds = current(per, it.id) end
-      local p = plan(it, old, olds)
+      local o = state[i][it.id]
+      local p = plan(it, o[1], o[2])
       if not p then
-        if ATOMIC then return {'range', n, per.label, olds or '0'} end
-        failed[n] = {err = 'range', p = per.label, old = olds or '0'}
+        if ATOMIC then return {'range', n, per.label, o[2] or '0'} end
+        failed[n] = {err = 'range', p = per.label, old = o[2] or '0'}
         break
       end
       ps[i] = p
     end
     if not failed[n] then
-      for i, p in ipairs(ps) do overlay[i][it.id] = {p.new, p.news} end
+      for i, p in ipairs(ps) do state[i][it.id] = {p.new, p.news} end
       plans[n] = ps
     end
   end
 end
 
--- Write, item by item, so each result's ranks are exact.
+-- Names: set when given, and the id on first sight, so every member can be
+-- found by name. First sights are written together at the end (or before a
+-- rename, which reads the index).
+local names = {}
+do
+  local got = redis.call('HMGET', KEYS[2], unpack(ids))
+  for j = 1, #ids do names[ids[j]] = got[j] end
+end
+local fresh = {names = {}, lower = {}, idx = {}}
+local function flush_names()
+  if #fresh.names == 0 then return end
+  redis.call('HSET', KEYS[2], unpack(fresh.names))
+  redis.call('HSET', KEYS[3], unpack(fresh.lower))
+  redis.call('ZADD', KEYS[4], unpack(fresh.idx))
+  fresh = {names = {}, lower = {}, idx = {}}
+end
 local function index_name(id, name, lower)
+  flush_names()
   local oldlower = redis.call('HGET', KEYS[3], id)
   if oldlower then redis.call('ZREM', KEYS[4], oldlower .. '\0' .. id) end
   redis.call('HSET', KEYS[2], id, name)
   redis.call('HSET', KEYS[3], id, lower)
   redis.call('ZADD', KEYS[4], 0, lower .. '\0' .. id)
 end
+-- name_item applies an item's name and says which name it set ('' none).
+local function name_item(it)
+  if it.name ~= '' then
+    if names[it.id] ~= it.name then
+      index_name(it.id, it.name, it.lower)
+      names[it.id] = it.name
+      return it.name
+    end
+  elseif not names[it.id] then
+    local f = fresh
+    f.names[#f.names + 1], f.names[#f.names + 2] = it.id, it.id
+    f.lower[#f.lower + 1], f.lower[#f.lower + 2] = it.id, it.lower
+    f.idx[#f.idx + 1], f.idx[#f.idx + 2] = 0, it.lower .. '\0' .. it.id
+    names[it.id] = it.id
+  end
+  return ''
+end
 
+-- Write. With ranks, item by item, so each result's ranks are exact; the
+-- entries hash, which ranks do not read, is written once per period at the
+-- end. Without ranks (and without a size cap) each period is written in
+-- three commands: the members' old entries out, their final entries in.
 local out, applied, lines = {}, {}, {}
+local ehash = {} -- period -> {id, entry, ...} to write at the end
+for i = 1, P do ehash[i] = {} end
+local BULK = not RANKS and CAP == 0
 for n, it in ipairs(items) do
   if failed[n] then
     out[n] = failed[n]
@@ -187,21 +273,30 @@ for n, it in ipairs(items) do
     local results = {}
     for i, per in ipairs(periods) do
       local p = plans[n][i]
-      if CAP > 0 then p = plan(it, current(per, it.id)) end
+      if CAP > 0 then p = plan(it, current(per, it.id)) or p end
       local r = {p = per.label, bs = '', br = 0, as = '', ar = 0}
       if p.old then
         r.bs = fmt(tonumber(p.olds))
         if RANKS then r.br = rank_at(per.z, per.d, nil, p.old, p.olds) end
       end
       if p.changed then
+        per.touched = true
+      end
+      if p.changed and not BULK then
         if p.old then
           redis.call('ZREM', per.z, p.old)
           group_del(per.d, per.c, p.old, p.olds)
         end
         redis.call('ZADD', per.z, p.news, p.new)
-        if PW > 0 then redis.call('HSET', per.e, it.id, p.new) end
+        if PW > 0 then
+          if CAP > 0 then
+            redis.call('HSET', per.e, it.id, p.new) -- the trim below reads it
+          else
+            local h = ehash[i]
+            h[#h + 1], h[#h + 2] = it.id, p.new
+          end
+        end
         group_add(per.d, per.c, p.new, p.news)
-        per.touched = true
         if CAP > 0 then
           local over = redis.call('ZCARD', per.z) - CAP
           if over > 0 then
@@ -222,18 +317,7 @@ for n, it in ipairs(items) do
       end
       results[i] = r
     end
-    -- Display name: set when given, and the id on first sight, so every
-    -- member can be found by name.
-    local renamed = ''
-    if it.name ~= '' then
-      if redis.call('HGET', KEYS[2], it.id) ~= it.name then
-        index_name(it.id, it.name, it.lower)
-        renamed = it.name
-      end
-    elseif redis.call('HSETNX', KEYS[2], it.id, it.id) == 1 then -- first sight: the id is the name
-      redis.call('HSET', KEYS[3], it.id, it.lower)
-      redis.call('ZADD', KEYS[4], 0, it.lower .. '\0' .. it.id)
-    end
+    local renamed = name_item(it)
     local res = {periods = results}
     if it.idem ~= '' then redis.call('SET', it.idemkey, it.fp .. '\n' .. cjson.encode(res), 'EX', TTL) end
     out[n] = res
@@ -242,16 +326,42 @@ for n, it in ipairs(items) do
     lines[#lines + 1] = table.concat({it.id, it.op, it.raw, r.bs, r.br, r.as, r.ar, renamed}, '\t')
   end
 end
-for _, per in ipairs(periods) do
+if BULK then
+  -- Each member from its entry before the call to its entry after it.
+  for i, per in ipairs(periods) do
+    if per.touched then
+      local rem, add, h = {}, {}, ehash[i]
+      for _, id in ipairs(ids) do
+        local o, f = orig[i][id], state[i][id]
+        if f[1] and (o[1] ~= f[1] or tonumber(o[2]) ~= tonumber(f[2])) then
+          if o[1] then
+            group_del(per.d, per.c, o[1], o[2])
+            if o[1] ~= f[1] then rem[#rem + 1] = o[1] end
+          end
+          add[#add + 1], add[#add + 2] = f[2], f[1]
+          if PW > 0 and o[1] ~= f[1] then h[#h + 1], h[#h + 2] = id, f[1] end
+          group_add(per.d, per.c, f[1], f[2])
+        end
+      end
+      if #rem > 0 then redis.call('ZREM', per.z, unpack(rem)) end
+      if #add > 0 then redis.call('ZADD', per.z, unpack(add)) end
+    end
+  end
+end
+for i, per in ipairs(periods) do
+  if #ehash[i] > 0 then redis.call('HSET', per.e, unpack(ehash[i])) end
   if per.touched then redis.call('SADD', KEYS[6], per.z) end
 end
+flush_names()
 -- Recent changes: only the newest RECENT survive the trim, so only they are pushed.
 if #applied > 0 then
+  local recent = {}
   for j = math.max(1, #applied - RECENT + 1), #applied do
     local n = applied[j]
     local it = items[n]
-    redis.call('LPUSH', KEYS[5], cjson.encode({t = NOW, m = it.id, op = it.op, v = it.raw, periods = out[n].periods}))
+    recent[#recent + 1] = cjson.encode({t = NOW, m = it.id, op = it.op, v = it.raw, periods = out[n].periods})
   end
+  redis.call('LPUSH', KEYS[5], unpack(recent))
   redis.call('LTRIM', KEYS[5], 0, RECENT - 1)
   -- One audit entry for the call: who, why, the format to show the values
   -- in, and per applied item (tab-separated; ids and names hold no control
@@ -261,9 +371,7 @@ if #applied > 0 then
     'board', string.match(KEYS[1], '^lb:{(.*)}:def$'), 'period', periods[primary] and periods[primary].label or '',
     'reason', REASON, 'fmt', def[2] or '', 'dec', def[4] or '', 'pre', def[5] or '', 'suf', def[6] or '',
     'items', table.concat(lines, '\n')}
-  redis.call('XADD', KEYS[8], 'MAXLEN', '~', KEEP, '*', unpack(entry))
-  redis.call('XADD', KEYS[9], 'MAXLEN', '~', KEEP, '*', unpack(entry))
-  redis.call('SADD', KEYS[10], ACTOR)
+  audit_add(KEYS[8], KEYS[9], KEYS[10], KEEP, ACTOR, entry)
 end
 local json = cjson.encode(out)
 if ATOMIC and ARGV[10] ~= '' then redis.call('SET', KEYS[7], ARGV[16] .. '\n' .. json, 'EX', TTL) end
