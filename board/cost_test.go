@@ -226,7 +226,7 @@ func TestWriteCost(t *testing.T) {
 	batch(with, true) // loads the script
 	batch(without, false)
 	withN, withoutN := batch(with, true), batch(without, false)
-	t.Logf("batch of 500: %.1f commands per score with ranks, %.1f without", float64(withN)/500, float64(withoutN)/500)
+	t.Logf("batch of 500: %.2f commands per score with ranks, %.2f without (a command may carry many members)", float64(withN)/500, float64(withoutN)/500)
 	if withoutN >= withN {
 		t.Fatalf("without ranks %d commands, with %d", withoutN, withN)
 	}
