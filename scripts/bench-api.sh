@@ -58,15 +58,15 @@ for run in $(seq "$RUNS"); do
     p1="$(bin/apiload -url "http://127.0.0.1:$wport" -key "$key" -board bench -conns 50 -duration "$DURATION")"
   fi
   c="$(calls)"; s="$(scripts)"; ok="$(echo "$p1" | field ok)"
-  rows+=("P1 single, 50 conns|$(echo "$p1" | field requests_per_s)|$(echo "$p1" | field p50_ms)|$(echo "$p1" | field p99_ms)|$(awk -v c="$c" -v n="$ok" 'BEGIN{printf "%.1f", c/n}')|$(awk -v c="$s" -v n="$ok" 'BEGIN{printf "%.2f", c/n}')|$(echo "$p1" | field errors)")
+  rows+=("P1 single, 50 conns|$(echo "$p1" | field requests_per_s)|$(echo "$p1" | field p50_ms)|$(echo "$p1" | field p99_ms)|$(awk -v c="$c" -v n="$ok" 'BEGIN{printf "%.2f", c/n}')|$(awk -v c="$s" -v n="$ok" 'BEGIN{printf "%.2f", c/n}')|$(echo "$p1" | field errors)")
   redis-cli -p "$rport" config resetstat >/dev/null
   p2="$(bin/apiload -url "http://127.0.0.1:$wport" -key "$key" -board bench -conns 4 -batch 1000 -duration "$DURATION")"
   c="$(calls)"; sc="$(echo "$p2" | field scores_per_s)"; okb="$(echo "$p2" | field ok)"
-  rows+=("P2 batches of 1000, 4 conns|$sc|$(echo "$p2" | field p50_ms)|$(echo "$p2" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.1f", c/(n*1000)}')|-|$(echo "$p2" | field errors)")
+  rows+=("P2 batches of 1000, 4 conns|$sc|$(echo "$p2" | field p50_ms)|$(echo "$p2" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.2f", c/(n*1000)}')|-|$(echo "$p2" | field errors)")
   redis-cli -p "$rport" config resetstat >/dev/null
   p3="$(bin/apiload -url "http://127.0.0.1:$wport" -key "$key" -board bench -conns 4 -batch 1000 -noranks -duration "$DURATION")"
   c="$(calls)"; sc="$(echo "$p3" | field scores_per_s)"; okb="$(echo "$p3" | field ok)"
-  rows+=("P3 batches, no ranks|$sc|$(echo "$p3" | field p50_ms)|$(echo "$p3" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.1f", c/(n*1000)}')|-|$(echo "$p3" | field errors)")
+  rows+=("P3 batches, no ranks|$sc|$(echo "$p3" | field p50_ms)|$(echo "$p3" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.2f", c/(n*1000)}')|-|$(echo "$p3" | field errors)")
 done
 
 # Clients that hang up mid-request: every score of 1 that was applied must
