@@ -12,8 +12,9 @@
 // actor. Views that span boards ("all", "by actor") merge the streams at
 // read time, newest first by entry id (the millisecond it was written on
 // its Redis node; entries of the same millisecond in different streams come
-// stream by stream). Every stream keeps its newest entries, trimmed
-// approximately (XADD MAXLEN ~).
+// stream by stream). A board's streams keep its newest rows, AUDIT_KEEP of
+// them (board.WithAuditKeep); the global ones their newest MaxLen entries,
+// trimmed approximately.
 package audit
 
 import (
@@ -62,36 +63,23 @@ type Entry struct {
 }
 
 // Log writes and reads the audit streams.
-type Log struct {
-	rdb  redis.UniversalClient
-	keep int
-}
-
-// Option configures a Log.
-type Option func(*Log)
-
-// WithKeep sets how many entries each board stream keeps; it should match
-// the board store's (board.WithAuditKeep), which writes the same streams.
-func WithKeep(n int) Option { return func(l *Log) { l.keep = max(n, 100) } }
+type Log struct{ rdb redis.UniversalClient }
 
 // New makes a log on a Redis client.
-func New(rdb redis.UniversalClient, opts ...Option) *Log {
-	l := &Log{rdb: rdb, keep: board.DefaultAuditKeep}
-	for _, o := range opts {
-		o(l)
-	}
-	return l
-}
+func New(rdb redis.UniversalClient) *Log { return &Log{rdb: rdb} }
 
-// recordBoard appends an entry to a board's stream and its actor's, in the
-// board's slot, in one step.
+// recordBoard appends a one-row entry to a board's stream and its actor's,
+// in the board's slot, in one step, and counts the rows (the board's next
+// score write trims the streams to their cap: see board/lua/common.lua).
 var recordBoard = redis.NewScript(`
-local keep = ARGV[1]
 local fields = {}
-for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', keep, '*', unpack(fields))
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', keep, '*', unpack(fields))
-redis.call('SADD', KEYS[3], ARGV[2])
+for i = 2, #ARGV do fields[#fields + 1] = ARGV[i] end
+fields[#fields + 1], fields[#fields + 2] = 'n', '1'
+for i = 1, 2 do
+  redis.call('XADD', KEYS[i], '*', unpack(fields))
+  redis.call('HINCRBY', KEYS[4], KEYS[i], 1)
+end
+redis.call('SADD', KEYS[3], ARGV[1])
 return 1`)
 
 // Record appends an entry: a board's to the board's streams, any other to
@@ -106,8 +94,8 @@ func (l *Log) Record(ctx context.Context, e Entry) error {
 	}
 	_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		if e.Board != "" {
-			keys := []string{board.AuditStream(e.Board), board.AuditActorStream(e.Board, e.Actor), board.AuditActors(e.Board)}
-			recordBoard.Eval(ctx, p, keys, append([]any{l.keep, e.Actor}, values...)...)
+			keys := []string{board.AuditStream(e.Board), board.AuditActorStream(e.Board, e.Actor), board.AuditActors(e.Board), board.AuditRows(e.Board)}
+			recordBoard.Eval(ctx, p, keys, append([]any{e.Actor}, values...)...)
 			p.SAdd(ctx, board.AuditedKey, e.Board)
 			return nil
 		}
@@ -139,9 +127,9 @@ type source struct {
 }
 
 func newSource(key string, match func(Entry) bool) source {
-	h := fnv.New32a()
+	h := fnv.New64a()
 	h.Write([]byte(key))
-	return source{key: key, tag: fmt.Sprintf("%08x", h.Sum32()), match: match}
+	return source{key: key, tag: fmt.Sprintf("%016x", h.Sum64()), match: match}
 }
 
 // sources lists the streams a filter reads.
@@ -203,7 +191,9 @@ func (l *Log) boards(ctx context.Context) ([]string, error) {
 
 // List returns up to n entries, newest first, after the cursor ("" starts
 // at the newest), and the cursor of the next page ("" at the end). A batch of
-// scores is one entry in its stream and one row per score here.
+// scores is one entry in its stream and one row per score here. The streams
+// are merged lazily: each is read a few entries at a time (all of them in one
+// pipeline), and only as far as the page needs.
 func (l *Log) List(ctx context.Context, f Filter, cursor string, n int) ([]Entry, string, error) {
 	var after *place
 	end := "+"
@@ -221,15 +211,36 @@ func (l *Log) List(ctx context.Context, f Filter, cursor string, n int) ([]Entry
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []row
-	for _, src := range srcs {
-		got, err := l.read(ctx, src, end, after, n+1)
-		if err != nil {
-			return nil, "", err
-		}
-		rows = append(rows, got...)
+	streams := make([]*reader, len(srcs))
+	for i, src := range srcs {
+		streams[i] = &reader{src: src, end: end, chunk: 8}
 	}
-	slices.SortFunc(rows, func(a, b row) int { return a.at.compare(b.at) })
+	var rows []row
+	for len(rows) <= n {
+		var empty []*reader
+		for _, r := range streams {
+			if len(r.buf) == 0 && !r.done {
+				empty = append(empty, r)
+			}
+		}
+		if len(empty) > 0 { // every stream shows its next row before one is chosen
+			if err := l.fill(ctx, empty, after); err != nil {
+				return nil, "", err
+			}
+			continue
+		}
+		var best *reader
+		for _, r := range streams {
+			if len(r.buf) > 0 && (best == nil || r.buf[0].at.compare(best.buf[0].at) < 0) {
+				best = r
+			}
+		}
+		if best == nil {
+			break
+		}
+		rows = append(rows, best.buf[0])
+		best.buf = best.buf[1:]
+	}
 	next := ""
 	if len(rows) > n {
 		rows = rows[:n]
@@ -248,37 +259,52 @@ type row struct {
 	at place
 }
 
-// read takes up to want rows of one stream that come after the cursor, newest first.
-func (l *Log) read(ctx context.Context, src source, end string, after *place, want int) ([]row, error) {
-	var out []row
-	for {
-		// One more entry than rows wanted: the entry at the cursor itself
-		// may hold no row that is still to come.
-		msgs, err := l.rdb.XRevRangeN(ctx, src.key, end, "-", int64(want+1)).Result()
-		if err != nil {
-			return nil, fmt.Errorf("audit: list %s: %w", src.key, err)
+// reader walks one stream of a listing backwards.
+type reader struct {
+	src   source
+	end   string // where the next read starts (inclusive, or "(" exclusive)
+	chunk int    // entries per read, doubling up to 256
+	buf   []row  // rows read and not yet listed, in listing order
+	done  bool
+}
+
+// fill reads the next entries of each reader, in one pipeline.
+func (l *Log) fill(ctx context.Context, rs []*reader, after *place) error {
+	cmds := make([]*redis.XMessageSliceCmd, len(rs))
+	if _, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, r := range rs {
+			cmds[i] = p.XRevRangeN(ctx, r.src.key, r.end, "-", int64(r.chunk))
+		}
+		return nil
+	}); err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("audit: list: %w", err)
+	}
+	for i, r := range rs {
+		msgs, err := cmds[i].Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return fmt.Errorf("audit: list %s: %w", r.src.key, err)
 		}
 		for _, m := range msgs {
 			id, err := parseID(m.ID)
 			if err != nil {
 				continue // not written by this package
 			}
-			for i, e := range entriesOf(m) {
-				at := place{id: id, src: src.tag, item: i}
-				if after != nil && at.compare(*after) <= 0 {
+			for k, e := range entriesOf(m) {
+				at := place{id: id, src: r.src.tag, item: k}
+				if (after != nil && at.compare(*after) <= 0) || (r.src.match != nil && !r.src.match(e)) {
 					continue
 				}
-				if src.match != nil && !src.match(e) {
-					continue
-				}
-				out = append(out, row{Entry: e, at: at})
+				r.buf = append(r.buf, row{Entry: e, at: at})
 			}
 		}
-		if len(out) >= want || len(msgs) <= want {
-			return out, nil
+		if len(msgs) < r.chunk {
+			r.done = true
+		} else {
+			r.end = "(" + msgs[len(msgs)-1].ID
+			r.chunk = min(2*r.chunk, 256)
 		}
-		end = "(" + msgs[len(msgs)-1].ID // filtered out too many: read on
 	}
+	return nil
 }
 
 // Actors lists who has made changes, sorted.
@@ -365,7 +391,7 @@ func parseCursor(s string) (place, error) {
 	}
 	src, item, ok := strings.Cut(rest, ".")
 	n, err := strconv.Atoi(item)
-	if !ok || len(src) != 8 || strings.Trim(src, "0123456789abcdef") != "" || err != nil || n < 0 || n > board.MaxBatch || strconv.Itoa(n) != item {
+	if !ok || len(src) != 16 || strings.Trim(src, "0123456789abcdef") != "" || err != nil || n < 0 || n > board.MaxBatch || strconv.Itoa(n) != item {
 		return place{}, fmt.Errorf("%w %q", ErrBadCursor, s)
 	}
 	return place{id: id, src: src, item: n}, nil

@@ -37,8 +37,13 @@ func (s *Store) CreateBoard(ctx context.Context, b Board) (Board, error) {
 		return Board{}, err
 	}
 	// The index of boards lives outside the board's hash slot, so it is a
-	// separate write; Boards skips ids whose definition is gone.
-	if err := s.rdb.SAdd(ctx, boardsKey, b.ID).Err(); err != nil {
+	// separate write; Boards skips ids whose definition is gone. The set of
+	// audited boards keeps the id after a delete, for the log's views.
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.SAdd(ctx, boardsKey, b.ID)
+		p.SAdd(ctx, AuditedKey, b.ID)
+		return nil
+	}); err != nil {
 		return Board{}, fmt.Errorf("board: index %q: %w", b.ID, err)
 	}
 	return b, nil
@@ -81,7 +86,12 @@ func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
 		return Board{}, err
 	}
 	if (old.RankStyle == Dense) != (b.RankStyle == Dense) {
-		if err := s.restyle(ctx, &b); err != nil {
+		// Detached: a rebuild left half done by a client hanging up would
+		// stay so (reads repair a dense period whose index lacks a group,
+		// but only when they meet one).
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := s.restyle(rctx, &b); err != nil {
 			return Board{}, err
 		}
 	}

@@ -29,7 +29,7 @@ func bulkLoad(tb testing.TB, s *Store, b *Board, n int, gen func(i int) Submissi
 			if err := CheckSubmission(b, &sub); err != nil {
 				tb.Fatal(err)
 			}
-			keys, args, _ := s.submitCall(b, []Submission{sub}, BatchOptions{By: tester}, true, now.Add(time.Duration(i)*time.Microsecond))
+			keys, args, _ := s.submitCall(b, []Submission{sub}, nil, BatchOptions{By: tester}, true, now.Add(time.Duration(i)*time.Microsecond))
 			scripts.submit.EvalSha(ctx, pipe, keys, args...)
 		}
 		if _, err := pipe.Exec(ctx); err != nil {

@@ -288,10 +288,11 @@ func (b *Board) checkNew() error {
 	return nil
 }
 
-// denseDrifts: a board whose dense index plain outside writes can leave
-// behind. Only boards made before checkNew refused them; reads of such a
-// board repair the index when they meet a missing tie group.
-func (b *Board) denseDrifts() bool { return b.TieBreak == ByMember && b.RankStyle == Dense }
+// denseDrifts: a board whose dense index may lack tie groups: plain outside
+// writes to boards made before checkNew refused them, or a rebuild cut short
+// when the board turned dense (UpdateBoard). Reads of a dense board repair a
+// period's index when they meet a missing tie group (an unranked row).
+func (b *Board) denseDrifts() bool { return b.RankStyle == Dense }
 
 // FieldErrors lists the field errors inside err, in order.
 func FieldErrors(err error) []*FieldError {

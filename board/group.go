@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Group commit. Submit hands its submission to a queue per board and author;
@@ -22,6 +23,7 @@ type groupKey struct {
 
 type waiter struct {
 	sub  Submission
+	at   time.Time // when it arrived: the time its tie-break records
 	res  Result
 	err  error
 	done chan struct{}
@@ -46,6 +48,7 @@ func (s *Store) Submit(ctx context.Context, boardID string, sub Submission, by A
 	w := &waiter{sub: sub, done: make(chan struct{})}
 	k := groupKey{board: boardID, by: by}
 	s.group.mu.Lock()
+	w.at = s.now() // under the lock: a queue's times follow its order
 	if s.group.queues == nil {
 		s.group.queues = map[groupKey][]*waiter{}
 	}
@@ -122,6 +125,7 @@ func (s *Store) submitEach(ctx context.Context, k groupKey, ws []*waiter) {
 		return
 	}
 	var subs []Submission
+	var times []time.Time
 	var idx []int
 	for i, w := range ws {
 		if err := CheckSubmission(&b, &w.sub); err != nil {
@@ -129,13 +133,14 @@ func (s *Store) submitEach(ctx context.Context, k groupKey, ws []*waiter) {
 			continue
 		}
 		subs = append(subs, w.sub)
+		times = append(times, w.at)
 		idx = append(idx, i)
 	}
 	if len(subs) == 0 {
 		return
 	}
 	refused := make([]error, len(subs))
-	st, rest, sent, err := s.runSubmit(ctx, &b, subs, BatchOptions{By: k.by}, false, refused)
+	st, rest, sent, err := s.runSubmit(ctx, &b, subs, times, BatchOptions{By: k.by}, false, refused)
 	for j, err := range refused {
 		if err != nil {
 			errs[idx[j]] = err
@@ -179,7 +184,7 @@ func (s *Store) submitEach(ctx context.Context, k groupKey, ws []*waiter) {
 			errs[i] = fmt.Errorf("unexpected item error %q", d.Err)
 			continue
 		}
-		r, err := decodeChanges(&b, d.Periods, true)
+		r, err := decodeChanges(&b, d.Periods, !d.NoRanks)
 		if err != nil {
 			errs[i] = err
 			continue

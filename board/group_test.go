@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -162,5 +164,93 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("timed out")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestGroupCommitKeepsArrivalOrder: items sharing a call still tie in the
+// order they arrived (earliest tie-break), not by member id.
+func TestGroupCommitKeepsArrivalOrder(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{AllTime}, RankStyle: Ordinal})
+	g := &gate{entered: make(chan struct{}), release: make(chan struct{}), calls: make(chan int, 10)}
+	rdb := srv.Client(t)
+	rdb.AddHook(g)
+	s := NewStore(rdb, WithClock(f.clock.Now))
+	if _, err := s.Board(f.ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i, m := range []string{"first", "zed", "amy"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.Submit(f.ctx, b.ID, Submission{Member: m, Score: 100, Op: Set}, tester); err != nil {
+				t.Error(err)
+			}
+		}()
+		if i == 0 {
+			<-g.entered
+		} else {
+			waitFor(t, func() bool { return s.queued(b.ID) == i })
+		}
+	}
+	close(g.release)
+	wg.Wait()
+	if got := fmt.Sprint(rows(f.page(b, AllTime, 0, 3))); got != "[1 first 100 2 zed 100 3 amy 100]" {
+		t.Fatalf("tied in the order %s", got)
+	}
+}
+
+// TestReplayOfAResultWithoutRanks: a result stored without ranks replays as
+// on the board, whoever asks again.
+func TestReplayOfAResultWithoutRanks(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{AllTime}})
+	key := fmt.Sprint("nr-", time.Now().UnixNano())
+	sub := Submission{Member: "ann", Score: 5, IdempotencyKey: key}
+	if _, err := f.store.SubmitBatch(f.ctx, b.ID, []Submission{sub}, BatchOptions{By: tester, NoRanks: true}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.store.Submit(f.ctx, b.ID, sub, tester)
+	if c, _ := r.Change(AllTime); err != nil || !r.Replayed || !c.After.Ranked || c.After.Score != 5 {
+		t.Fatalf("replay %+v %v", r, err)
+	}
+	recent, err := f.store.Recent(f.ctx, b, 1)
+	if err != nil || len(recent) != 1 || !recent[0].Changes[0].After.Ranked {
+		t.Fatalf("recent %+v %v", recent, err)
+	}
+}
+
+// TestAuditKeepsRows: each audit stream keeps its newest rows, counted in
+// scores, not entries (a batch is one entry of many rows).
+func TestAuditKeepsRows(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{AllTime}})
+	s := NewStore(f.rdb, WithClock(f.clock.Now), WithAuditKeep(100))
+	// A long actor, as a key named with 64 CJK characters makes it.
+	by := Author{Actor: "key:" + strings.Repeat("名", 64) + " (k1234567)"}
+	for i := range 12 {
+		subs := make([]Submission, 30)
+		for j := range subs {
+			subs[j] = Submission{Member: fmt.Sprintf("m%d", j), Score: float64(i)}
+		}
+		if _, err := s.SubmitBatch(f.ctx, b.ID, subs, BatchOptions{By: by}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, stream := range []string{AuditStream(b.ID), AuditActorStream(b.ID, by.Actor)} {
+		msgs, err := f.rdb.XRange(f.ctx, stream, "-", "+").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		for _, m := range msgs {
+			n, _ := strconv.Atoi(fmt.Sprint(m.Values["n"]))
+			rows += n
+		}
+		counted, _ := f.rdb.HGet(f.ctx, AuditRows(b.ID), stream).Int()
+		if rows > 100 || rows < 70 || rows != counted {
+			t.Fatalf("%s holds %d rows in %d entries, counted %d; keep 100", stream, rows, len(msgs), counted)
+		}
 	}
 }

@@ -16,9 +16,10 @@ import "strings"
 //	lb:{chess}:periods             set: the period zset keys that hold data
 //	lb:{chess}:idem:<key>          string with a TTL: "<request fingerprint>\n<result>" of an idempotent submission
 //	lb:{chess}:sched               hash: period kind -> upcoming periods, for FCALL podium_submit
-//	lb:{chess}:audit               stream: the board's audit log, written by the same script as each change, capped
+//	lb:{chess}:audit               stream: the board's audit log, written by the same script as each change, capped in rows
 //	lb:{chess}:audit:a:<actor>     stream: the same entries, one stream per actor ("by actor" without a scan)
 //	lb:{chess}:audit:actors        set: the actors of the board's audit log
+//	lb:{chess}:audit:rows          hash: audit stream key -> how many rows it holds (the cap counts rows; a batch is one entry)
 //	lb:audited                     set of board ids that have an audit log, deleted boards included (untagged)
 //	lb:{chess}:all                 zset: all-time scores
 //	lb:{chess}:w:2026-W47          zset: that week's scores (d:2026-11-22, m:2026-11, y:2026)
@@ -60,6 +61,9 @@ func AuditActorStream(id, actor string) string { return tagOf(id) + ":audit:a:" 
 
 // AuditActors is the set of actors that appear in a board's audit log.
 func AuditActors(id string) string { return tagOf(id) + ":audit:actors" }
+
+// AuditRows counts the rows each of a board's audit streams holds.
+func AuditRows(id string) string { return tagOf(id) + ":audit:rows" }
 
 func distinctKey(zset string) string   { return zset + ":d" }
 func groupCountKey(zset string) string { return zset + ":c" }

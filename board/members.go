@@ -182,6 +182,7 @@ func (s *Store) Recent(ctx context.Context, b *Board, n int) ([]Activity, error)
 			Op      string       `json:"op"`
 			V       string       `json:"v"`
 			Periods []changeJSON `json:"periods"`
+			NoRanks bool         `json:"nr"`
 		}
 		if err := json.Unmarshal([]byte(r), &doc); err != nil {
 			continue // not ours; keep showing the rest
@@ -189,7 +190,7 @@ func (s *Store) Recent(ctx context.Context, b *Board, n int) ([]Activity, error)
 		us, _ := strconv.ParseInt(doc.T, 10, 64)
 		v, _ := strconv.ParseFloat(doc.V, 64)
 		a := Activity{Time: time.UnixMicro(us), Member: doc.M, Op: Op(doc.Op), Value: v}
-		if res, err := decodeChanges(b, doc.Periods, true); err == nil {
+		if res, err := decodeChanges(b, doc.Periods, !doc.NoRanks); err == nil {
 			a.Changes = res.Changes
 		}
 		out = append(out, a)

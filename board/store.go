@@ -46,10 +46,9 @@ func load(name string) *redis.Script {
 const (
 	DefaultRecentLen = 100
 	DefaultIdemTTL   = 24 * time.Hour
-	// DefaultAuditKeep is how many entries each board's audit stream keeps
-	// (approximately: Redis trims whole stream nodes). A single score, a
-	// batch and a group commit are one entry each.
-	DefaultAuditKeep = 20_000
+	// DefaultAuditKeep is how many rows (one per score or change) each of a
+	// board's audit streams keeps; older entries are dropped whole.
+	DefaultAuditKeep = 100_000
 )
 
 // Store is the leaderboard domain on Redis. It is safe for concurrent use and
@@ -79,8 +78,8 @@ func WithRecentLen(n int) Option { return func(s *Store) { s.recentLen = n } }
 // WithIdempotencyTTL sets how long a submission's idempotency key is remembered.
 func WithIdempotencyTTL(d time.Duration) Option { return func(s *Store) { s.idemTTL = d } }
 
-// WithAuditKeep sets how many entries each board's audit stream keeps (at
-// least 100).
+// WithAuditKeep sets how many rows each of a board's audit streams keeps
+// (at least 100).
 func WithAuditKeep(n int) Option { return func(s *Store) { s.auditKeep = max(n, 100) } }
 
 // WithWriteHook is called with the score keys each write changed. The embedded

@@ -53,7 +53,7 @@ func TestBoardCRUD(t *testing.T) {
 	// never repeats a version, and the audit log, which outlives the board.
 	left, _ := f.rdb.Keys(f.ctx, tagOf(b.ID)+"*").Result()
 	slices.Sort(left)
-	if want := []string{genKey(b.ID), AuditStream(b.ID), AuditActorStream(b.ID, tester.Actor), AuditActors(b.ID)}; !slices.Equal(left, sorted(want)) {
+	if want := []string{genKey(b.ID), AuditStream(b.ID), AuditActorStream(b.ID, tester.Actor), AuditActors(b.ID), AuditRows(b.ID)}; !slices.Equal(left, sorted(want)) {
 		t.Fatalf("delete left keys %v, want %v", left, want)
 	}
 	if err := f.store.DeleteBoard(f.ctx, b.ID); !errors.Is(err, ErrNotFound) {

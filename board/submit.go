@@ -121,8 +121,10 @@ type Author struct {
 }
 
 func (a Author) check() error {
-	if a.Actor == "" || len(a.Actor) > 200 || hasControl(a.Actor) {
-		return fieldErr(ErrInvalidInput, "actor", "every write names its actor for the audit log: 1-200 printable bytes")
+	// The app makes actors ("key:" and a key name of up to 64 characters);
+	// this only keeps a bad caller from writing nonsense into the log.
+	if a.Actor == "" || len(a.Actor) > 1024 || strings.ContainsFunc(a.Actor, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return fieldErr(ErrInvalidInput, "actor", "every write names its actor for the audit log: 1-1024 bytes without control characters")
 	}
 	if len(a.Reason) > 2000 {
 		return fieldErr(ErrInvalidInput, "reason", "must be at most 2,000 bytes")
@@ -179,7 +181,7 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	st, rest, _, err := s.runSubmit(ctx, &b, subs, opt, true, nil)
+	st, rest, _, err := s.runSubmit(ctx, &b, subs, nil, opt, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +207,7 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 	}
 	out := make([]Result, len(subs))
 	for i, d := range docs {
-		r, err := decodeChanges(&b, d.Periods, !opt.NoRanks)
+		r, err := decodeChanges(&b, d.Periods, !d.NoRanks)
 		if err != nil {
 			return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
 		}
@@ -224,6 +226,7 @@ func rangeErr(b *Board, sub Submission, label, old any) error {
 type itemJSON struct {
 	Periods  []changeJSON `json:"periods"`
 	Replayed bool         `json:"replayed"`
+	NoRanks  bool         `json:"nr"`  // written without ranks: a rank of 0 is not "off the board"
 	Err      string       `json:"err"` // "reused" or "range", in each mode
 	P        string       `json:"p"`   // with "range": the period
 	Old      string       `json:"old"` // with "range": the score there
@@ -247,17 +250,23 @@ func decodeItems(rest []any, n int) ([]itemJSON, error) {
 // which the re-read then reports. In atomic mode a submission the new
 // definition refuses refuses the batch; in each mode refused[i] gets its
 // error and the rest go on. sent maps the script's items to indexes of subs.
-func (s *Store) runSubmit(ctx context.Context, b *Board, subs []Submission, opt BatchOptions, atomic bool, refused []error) (st string, rest []any, sent []int, err error) {
+// times[i], when given, is when subs[i] arrived: the time its tie-break
+// records.
+func (s *Store) runSubmit(ctx context.Context, b *Board, subs []Submission, times []time.Time, opt BatchOptions, atomic bool, refused []error) (st string, rest []any, sent []int, err error) {
 	sent = make([]int, len(subs))
 	for i := range sent {
 		sent[i] = i
 	}
 	for attempt := 0; ; attempt++ {
 		call := make([]Submission, len(sent))
+		var at []time.Time
 		for j, i := range sent {
 			call[j] = subs[i]
+			if times != nil {
+				at = append(at, times[i])
+			}
 		}
-		keys, args, written := s.submitCall(b, call, opt, atomic, s.now())
+		keys, args, written := s.submitCall(b, call, at, opt, atomic, s.now())
 		reply, err := scripts.submit.Run(ctx, s.rdb, keys, args...).Result()
 		if err != nil {
 			return "", nil, nil, fmt.Errorf("board: submit to %q: %w", b.ID, err)
@@ -345,8 +354,10 @@ func batchFingerprint(subs []Submission) string {
 }
 
 // submitCall builds the submit script's keys and arguments for checked
-// submissions at now, and names the score keys it writes.
-func (s *Store) submitCall(b *Board, subs []Submission, opt BatchOptions, atomic bool, now time.Time) (keys []string, args []any, zsets []string) {
+// submissions at now, and names the score keys it writes. Each submission's
+// tie-break time is times[i], or now plus i microseconds without times, so
+// the items of a batch tie in their order.
+func (s *Store) submitCall(b *Board, subs []Submission, times []time.Time, opt BatchOptions, atomic bool, now time.Time) (keys []string, args []any, zsets []string) {
 	enc := encodingOf(b)
 	mode, ranks := "each", "1"
 	if atomic {
@@ -358,7 +369,7 @@ func (s *Store) submitCall(b *Board, subs []Submission, opt BatchOptions, atomic
 	keys = make([]string, 0, 10+4*len(b.Periods)+len(subs))
 	keys = append(keys, defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idemKey(b.ID, "batch:"+opt.Key),
 		AuditStream(b.ID), AuditActorStream(b.ID, opt.By.Actor), AuditActors(b.ID))
-	args = make([]any, 0, 21+len(b.Periods)+8*len(subs))
+	args = make([]any, 0, 21+len(b.Periods)+9*len(subs))
 	batchFP := ""
 	if atomic && opt.Key != "" {
 		batchFP = batchFingerprint(subs)
@@ -387,8 +398,13 @@ func (s *Store) submitCall(b *Board, subs []Submission, opt BatchOptions, atomic
 		if sub.IdempotencyKey != "" {
 			fp = sub.fingerprint()
 		}
+		at := now.Add(time.Duration(i) * time.Microsecond)
+		if times != nil {
+			at = times[i]
+		}
+		tp := enc.timePart(at)
 		keys = append(keys, idemKey(b.ID, sub.IdempotencyKey))
-		args = append(args, string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, sub.Member, sub.Name, lower, sub.IdempotencyKey, fp)
+		args = append(args, string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, sub.Member, sub.Name, lower, sub.IdempotencyKey, fp, tp)
 	}
 	return keys, args, zsets
 }

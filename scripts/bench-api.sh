@@ -32,7 +32,7 @@ export REDIS_URL="redis://127.0.0.1:$rport/0"
 # Only what this run sets: nothing from the caller's environment may open
 # another listener (METRICS_ADDR) or change what is measured.
 env -u METRICS_ADDR -u METRICS_TOKEN -u ADMIN_USER -u ADMIN_PASSWORD -u DEMO -u TRUST_PROXY -u LIVE_TICK \
-  API_KEY_LIMIT=1000000000 API_ADDR_LIMIT=1000000000 AUDIT_KEEP=10000000 LOG_LEVEL=error bin/web --addr "127.0.0.1:$wport" >"$out/web.log" 2>&1 &
+  API_KEY_LIMIT=1000000000 API_ADDR_LIMIT=1000000000 LOG_LEVEL=error bin/web --addr "127.0.0.1:$wport" >"$out/web.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$wport/readyz" >/dev/null && break; sleep 0.1; done
 key="$(bin/web apikey create --name bench 2>/dev/null)"

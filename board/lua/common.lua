@@ -153,12 +153,48 @@ local function entry_of(z, e_key, id)
   return redis.call('HGET', e_key, id)
 end
 
--- Audit: append one entry (a flat field/value list) to the board's audit
--- stream and to its actor's, and note the actor; keys: stream, actor stream,
--- actors set. Written by the script that makes the change, in its slot.
-local function audit_add(stream, actor_stream, actors, keep, actor, fields)
-  redis.call('XADD', stream, 'MAXLEN', '~', keep, '*', unpack(fields))
-  redis.call('XADD', actor_stream, 'MAXLEN', '~', keep, '*', unpack(fields))
+-- Audit: append one entry (a flat field/value list holding rows rows) to the
+-- board's audit stream and to its actor's, and note the actor; keys: stream,
+-- actor stream, actors set. Written by the script that makes the change, in
+-- its slot. Each stream keeps its newest keep rows: a batch is one entry of
+-- many rows, so the count of rows, not entries, bounds its memory. The rows
+-- each stream holds are counted in one hash per board (<board>:audit:rows,
+-- field: the stream's key), and each entry says its own count (field n).
+local function audit_trim(stream, rows, keep)
+  local counts = string.match(stream, '^(lb:{.*}:audit)') .. ':rows'
+  local total = redis.call('HINCRBY', counts, stream, rows)
+  if total <= keep then return end
+  -- Drop the oldest entries until the rest fit, reading a few at a time
+  -- (an entry may hold a thousand rows).
+  while total > keep do
+    local old = redis.call('XRANGE', stream, '-', '+', 'COUNT', 8)
+    if #old == 0 then
+      total = 0
+      break
+    end
+    local gone = {}
+    for _, e in ipairs(old) do
+      if total <= keep then break end
+      local f, n = e[2], 1
+      for i = 1, #f, 2 do
+        if f[i] == 'n' then n = tonumber(f[i + 1]) or 1 end
+      end
+      total = total - n
+      gone[#gone + 1] = e[1]
+    end
+    redis.call('XDEL', stream, unpack(gone))
+  end
+  redis.call('HSET', counts, stream, math.max(total, 0))
+end
+
+local function audit_add(stream, actor_stream, actors, keep, actor, fields, rows)
+  rows = rows or 1
+  fields[#fields + 1], fields[#fields + 2] = 'n', tostring(rows)
+  keep = tonumber(keep)
+  redis.call('XADD', stream, '*', unpack(fields))
+  redis.call('XADD', actor_stream, '*', unpack(fields))
+  audit_trim(stream, rows, keep)
+  audit_trim(actor_stream, rows, keep)
   redis.call('SADD', actors, actor)
 end
 

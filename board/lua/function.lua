@@ -189,7 +189,7 @@ local function podium_submit(keys, args)
     m.version or '0', '9007199254740992', m.cap or '0', '', tostring(IDEM_TTL), string.format('%.0f', now), tostring(RECENT_LEN),
     tostring(#labels), '1', '', 'atomic', '1', ACTOR, '', tostring(AUDIT_KEEP)}
   for _, l in ipairs(labels) do A[#A + 1] = l end
-  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp}) do A[#A + 1] = x end
+  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, ''}) do A[#A + 1] = x end
 
   local r = submit_script(K, A)
   local st = r[1]

@@ -18,7 +18,9 @@
 --   '0' scores only), 19 actor, 20 reason, 21 audit entries kept per stream,
 --   then P period labels, then per item: op, value, fields part ('' keeps the
 --   member's), member id, name ('' none), lower-cased name or id, idempotency
---   key ('' none), request fingerprint.
+--   key ('' none), request fingerprint, time part ('' the call's, ARGV[6]):
+--   with the earliest and latest tie-breaks, each item is ordered by its own
+--   time (group commit: when each one arrived).
 -- Returns {'ok', json} | {'replay', json} | {'nf'} | {'stale'} (the definition
 --   changed since the caller read it) and, in atomic mode only,
 --   {'reused', item index (0 the batch)} | {'range', item index (1-based),
@@ -74,9 +76,10 @@ if primary == 0 then primary = P end
 
 local items = {}
 for n = 1, N do
-  local a = ITEM0 + (n - 1) * 8
+  local a = ITEM0 + (n - 1) * 9
   items[n] = {op = ARGV[a + 1], val = tonumber(ARGV[a + 2]), raw = ARGV[a + 2], fields = ARGV[a + 3], id = ARGV[a + 4],
-    name = ARGV[a + 5], lower = ARGV[a + 6], idem = ARGV[a + 7], fp = ARGV[a + 8], idemkey = KEYS[K0 + 4 * P + n]}
+    name = ARGV[a + 5], lower = ARGV[a + 6], idem = ARGV[a + 7], fp = ARGV[a + 8], time = ARGV[a + 9], idemkey = KEYS[K0 + 4 * P + n]}
+  if items[n].time == '' then items[n].time = TIME end
 end
 
 -- Is (s1, f1) better than (s2, f2) in board order?
@@ -113,7 +116,7 @@ local function plan(it, old, olds)
   p.changed = (not old) or new ~= cur or newf ~= oldf
   if not p.changed then p.new = old
   elseif PW == 0 then p.new = it.id
-  else p.new = newf .. TIME .. '|' .. it.id end
+  else p.new = newf .. it.time .. '|' .. it.id end
   return p
 end
 
@@ -319,6 +322,7 @@ for n, it in ipairs(items) do
     end
     local renamed = name_item(it)
     local res = {periods = results}
+    if not RANKS then res.nr = true end -- a replay must not read rank 0 as "not on the board"
     if it.idem ~= '' then redis.call('SET', it.idemkey, it.fp .. '\n' .. cjson.encode(res), 'EX', TTL) end
     out[n] = res
     applied[#applied + 1] = n
@@ -359,10 +363,14 @@ if #applied > 0 then
   for j = math.max(1, #applied - RECENT + 1), #applied do
     local n = applied[j]
     local it = items[n]
-    recent[#recent + 1] = cjson.encode({t = NOW, m = it.id, op = it.op, v = it.raw, periods = out[n].periods})
+    recent[#recent + 1] = cjson.encode({t = NOW, m = it.id, op = it.op, v = it.raw, periods = out[n].periods, nr = out[n].nr})
   end
-  redis.call('LPUSH', KEYS[5], unpack(recent))
-  redis.call('LTRIM', KEYS[5], 0, RECENT - 1)
+  -- Nothing may fail after the first write (Redis keeps what a failing
+  -- script wrote): no LPUSH without values.
+  if #recent > 0 then
+    redis.call('LPUSH', KEYS[5], unpack(recent))
+    redis.call('LTRIM', KEYS[5], 0, RECENT - 1)
+  end
   -- One audit entry for the call: who, why, the format to show the values
   -- in, and per applied item (tab-separated; ids and names hold no control
   -- characters) member, op, value, score and rank before and after in the
@@ -371,7 +379,7 @@ if #applied > 0 then
     'board', string.match(KEYS[1], '^lb:{(.*)}:def$'), 'period', periods[primary] and periods[primary].label or '',
     'reason', REASON, 'fmt', def[2] or '', 'dec', def[4] or '', 'pre', def[5] or '', 'suf', def[6] or '',
     'items', table.concat(lines, '\n')}
-  audit_add(KEYS[8], KEYS[9], KEYS[10], KEEP, ACTOR, entry)
+  audit_add(KEYS[8], KEYS[9], KEYS[10], KEEP, ACTOR, entry, #lines)
 end
 local json = cjson.encode(out)
 if ATOMIC and ARGV[10] ~= '' then redis.call('SET', KEYS[7], ARGV[16] .. '\n' .. json, 'EX', TTL) end

@@ -20,7 +20,7 @@ import (
 func newAdmin(rdb *redis.Client, store *board.Store, cfg Config) *web.Admin {
 	return &web.Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, 0), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb, audit.WithKeep(cfg.AuditKeep)), Signer: access.NewSigner(rdb),
+		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
 		KeyLimit: cfg.KeyLimit, AddrLimit: cfg.AddrLimit,
 	}
 }

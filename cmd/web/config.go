@@ -34,7 +34,7 @@ type Config struct {
 	AddrLimit    int
 	MetricsAddr  string // a listener of its own for /metrics
 	MetricsToken string // or /metrics on Addr behind this bearer token
-	AuditKeep    int    // audit entries kept in Redis per board
+	AuditKeep    int    // audit rows kept in Redis per board
 }
 
 // setting is one configuration entry: a flag, its environment variable, and
@@ -62,7 +62,7 @@ var settings = []setting{
 	{"api-addr-limit", "API_ADDR_LIMIT", "600", "API requests per minute per client address, counted in each replica", false},
 	{"metrics-addr", "METRICS_ADDR", "", "serve Prometheus /metrics on this address of its own, e.g. 127.0.0.1:9090 (not on --addr)", false},
 	{"metrics-token", "METRICS_TOKEN", "", "also serve /metrics on --addr to requests with Authorization: Bearer <token> (16+ characters)", false},
-	{"audit-keep", "AUDIT_KEEP", "20000", "audit entries kept in Redis per board (one score, one batch or one group of concurrent scores is one entry), 100-10000000", false},
+	{"audit-keep", "AUDIT_KEEP", "100000", "audit rows (one per score or change) kept in Redis per board, 100-10000000", false},
 }
 
 // parseConfig reads flags over environment variables over defaults. It
@@ -174,7 +174,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		*lim.dst = n
 	}
 	if n, err := strconv.Atoi(*vals["audit-keep"]); err != nil || n < 100 || n > 10_000_000 {
-		errs = append(errs, fmt.Errorf("--audit-keep/AUDIT_KEEP %q must be a whole number of entries from 100 to 10000000", *vals["audit-keep"]))
+		errs = append(errs, fmt.Errorf("--audit-keep/AUDIT_KEEP %q must be a whole number of rows from 100 to 10000000", *vals["audit-keep"]))
 	} else {
 		cfg.AuditKeep = n
 	}

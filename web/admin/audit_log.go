@@ -16,7 +16,7 @@ func (s *Handler) auditPage(c echo.Context) error {
 	f := audit.Filter{Board: c.QueryParam("board"), Actor: c.QueryParam("actor")}
 	entries, next, err := s.opts.Audit.List(ctx, f, c.QueryParam("before"), 50)
 	if errors.Is(err, audit.ErrBadCursor) {
-		return request.BadRequest("before must be a place in the log as the “Older changes” link gives it, like 1767225600000-0.1a2b3c4d.0.",
+		return request.BadRequest("before must be a place in the log as the “Older changes” link gives it, like 1767225600000-0.9c1d5e2f40a1b3c7.0.",
 			templates.Link{Label: "Audit log", Href: "/admin/audit"})
 	}
 	if err != nil {
