@@ -164,10 +164,13 @@ local function audit_trim(stream, rows, keep)
   local counts = string.match(stream, '^(lb:{.*}:audit)') .. ':rows'
   local total = redis.call('HINCRBY', counts, stream, rows)
   if total <= keep then return end
-  -- Drop the oldest entries until the rest fit, reading a few at a time
-  -- (an entry may hold a thousand rows).
+  -- Drop the oldest entries until the rest fit: in steady state one entry
+  -- goes for each that comes, so read one, then more (an entry may hold a
+  -- thousand rows, and all of it is read).
+  local count = 1
   while total > keep do
-    local old = redis.call('XRANGE', stream, '-', '+', 'COUNT', 8)
+    local old = redis.call('XRANGE', stream, '-', '+', 'COUNT', count)
+    count = math.min(count * 2, 64)
     if #old == 0 then
       total = 0
       break
