@@ -28,6 +28,7 @@ e2e: deps-test e2e-setup
 
 deps-test:
 	@scripts/need-redis.sh
+	@scripts/need-postgres.sh
 
 e2e-setup:
 	@scripts/playwright-setup.sh >/dev/null

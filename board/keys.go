@@ -20,6 +20,8 @@ import "strings"
 //	lb:{chess}:audit:a:<actor>     stream: the same entries, one stream per actor ("by actor" without a scan)
 //	lb:{chess}:audit:actors        set: the actors of the board's audit log
 //	lb:{chess}:audit:rows          hash: audit stream key -> how many rows it holds (the cap counts rows; a batch is one entry)
+//	lb:{chess}:archive             hash: period ("week:2026-W47") -> archive state ("<pass> <unix µs>"), see archive/
+//	lb:{chess}:archive:lock:<p>    string with a TTL: the replica archiving period p
 //	lb:audited                     set of board ids that have an audit log, deleted boards included (untagged)
 //	lb:{chess}:all                 zset: all-time scores
 //	lb:{chess}:w:2026-W47          zset: that week's scores (d:2026-11-22, m:2026-11, y:2026)
@@ -61,6 +63,12 @@ func AuditActorStream(id, actor string) string { return tagOf(id) + ":audit:a:" 
 
 // AuditActors is the set of actors that appear in a board's audit log.
 func AuditActors(id string) string { return tagOf(id) + ":audit:actors" }
+
+// ArchiveState records, per closed period, how far its archiving went.
+func ArchiveState(id string) string { return tagOf(id) + ":archive" }
+
+// ArchiveLock is held by the replica archiving one period of a board.
+func ArchiveLock(id string, p Period) string { return tagOf(id) + ":archive:lock:" + p.String() }
 
 // AuditRows counts the rows each of a board's audit streams holds.
 func AuditRows(id string) string { return tagOf(id) + ":audit:rows" }

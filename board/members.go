@@ -210,3 +210,34 @@ func (s *Store) Recent(ctx context.Context, b *Board, n int) ([]Activity, error)
 	}
 	return out, nil
 }
+
+// StoredPeriods lists the periods of a board that hold data in Redis (the
+// zsets its writes noted), all time included, in no particular order.
+func (s *Store) StoredPeriods(ctx context.Context, b *Board) ([]Period, error) {
+	zsets, err := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: periods of %q: %w", b.ID, err)
+	}
+	out := make([]Period, 0, len(zsets))
+	for _, z := range zsets {
+		_, k, key, ok := ParseZSetKey(z)
+		if !ok {
+			continue
+		}
+		p, err := ParsePeriod(k, key, b.Location())
+		if err != nil {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Count is how many members a period of a board holds in Redis.
+func (s *Store) Count(ctx context.Context, b *Board, p Period) (int, error) {
+	n, err := s.rdb.ZCard(ctx, ZSetKey(b.ID, p)).Result()
+	if err != nil {
+		return 0, fmt.Errorf("board: count %s of %q: %w", p, b.ID, err)
+	}
+	return int(n), nil
+}

@@ -35,6 +35,17 @@ type Config struct {
 	MetricsAddr  string // a listener of its own for /metrics
 	MetricsToken string // or /metrics on Addr behind this bearer token
 	AuditKeep    int    // audit rows kept in Redis per board
+	DatabaseURL  string // PostgreSQL for the archive; empty: the SQLite file ArchivePath
+	ArchivePath  string
+	ArchiveGrace time.Duration
+}
+
+// ArchiveTarget is what archive.Open opens.
+func (c Config) ArchiveTarget() string {
+	if c.DatabaseURL != "" {
+		return c.DatabaseURL
+	}
+	return c.ArchivePath
 }
 
 // setting is one configuration entry: a flag, its environment variable, and
@@ -62,6 +73,9 @@ var settings = []setting{
 	{"api-addr-limit", "API_ADDR_LIMIT", "600", "API requests per minute per client address, counted in each replica", false},
 	{"metrics-addr", "METRICS_ADDR", "", "serve Prometheus /metrics on this address of its own, e.g. 127.0.0.1:9090 (not on --addr)", false},
 	{"metrics-token", "METRICS_TOKEN", "", "also serve /metrics on --addr to requests with Authorization: Bearer <token> (16+ characters)", false},
+	{"database-url", "DATABASE_URL", "", "PostgreSQL that archives closed periods, e.g. postgres://podium:secret@db:5432/podium; empty: the SQLite file --archive-path", false},
+	{"archive-path", "ARCHIVE_PATH", "data/archive.db", "the embedded SQLite archive of closed periods, used when DATABASE_URL is empty", false},
+	{"archive-grace", "ARCHIVE_GRACE", "1h", "how long after a period closes its final archive copy waits for late writes (1m-168h)", false},
 	{"audit-keep", "AUDIT_KEEP", "100000", "audit rows (one per score or change) kept in Redis per board, 100-10000000", false},
 }
 
@@ -177,6 +191,18 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		errs = append(errs, fmt.Errorf("--audit-keep/AUDIT_KEEP %q must be a whole number of rows from 100 to 10000000", *vals["audit-keep"]))
 	} else {
 		cfg.AuditKeep = n
+	}
+	cfg.DatabaseURL, cfg.ArchivePath = *vals["database-url"], *vals["archive-path"]
+	if u := cfg.DatabaseURL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		errs = append(errs, fmt.Errorf("--database-url/DATABASE_URL %q must be a postgres:// URL", redact(u)))
+	}
+	if cfg.DatabaseURL == "" && strings.TrimSpace(cfg.ArchivePath) == "" {
+		errs = append(errs, errors.New("--archive-path/ARCHIVE_PATH must name a file when DATABASE_URL is empty"))
+	}
+	if d, err := time.ParseDuration(*vals["archive-grace"]); err != nil || d < time.Minute || d > 168*time.Hour {
+		errs = append(errs, fmt.Errorf("--archive-grace/ARCHIVE_GRACE %q must be a duration from 1m to 168h", *vals["archive-grace"]))
+	} else {
+		cfg.ArchiveGrace = d
 	}
 	cfg.MetricsAddr, cfg.MetricsToken = *vals["metrics-addr"], *vals["metrics-token"]
 	if cfg.MetricsAddr != "" {

@@ -19,6 +19,7 @@ import (
 	_ "time/tzdata" // boards name IANA zones; the binary must know them on any host
 
 	"podium/access"
+	"podium/archive"
 	"podium/board"
 	"podium/live"
 	"podium/web"
@@ -40,6 +41,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 && (args[0] == "admin" || args[0] == "apikey") {
 		return runCommand(ctx, args, getenv, os.Stdin, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "archive" {
+		return runArchive(ctx, args[1:], getenv, stdout)
+	}
 	cfg, err := parseConfig(args, getenv, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -58,6 +62,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := prepareStore(ctx, store, cfg, log); err != nil {
 		return err
 	}
+	arch, err := archive.Open(ctx, cfg.ArchiveTarget())
+	if err != nil {
+		return err
+	}
+	defer arch.Close()
+	archiver := &archive.Archiver{Store: store, DB: arch, Grace: cfg.ArchiveGrace, Log: log}
+	archCtx, stopArchiver := context.WithCancel(context.Background())
+	archDone := make(chan struct{})
+	go func() { defer close(archDone); archiver.Run(archCtx) }()
+	defer func() { stopArchiver(); <-archDone }()
+	log.Info("archiving closed periods", slog.String("to", arch.String()), slog.Duration("grace", cfg.ArchiveGrace))
 	go refreshSchedules(ctx, store, log)
 	hub := live.New(rdb, store, live.Options{Tick: cfg.LiveTick, SelfPublished: cfg.RedisURL == "", DB: rdb.Options().DB, Logger: log})
 	hubCtx, stopHub := context.WithCancel(context.Background())

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,7 +26,24 @@ import (
 	"podium/internal/redistest"
 )
 
-func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+// env is an environment of m's variables alone. The archive goes to a file
+// of the test process's own (the default is ./data, in the source tree).
+func env(m map[string]string) func(string) string {
+	return func(k string) string {
+		if k == "ARCHIVE_PATH" && m[k] == "" {
+			return testArchive
+		}
+		return m[k]
+	}
+}
+
+var testArchive = filepath.Join(os.TempDir(), fmt.Sprintf("podium-cmd-web-test-%d", os.Getpid()), "archive.db")
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	os.RemoveAll(filepath.Dir(testArchive))
+	os.Exit(code)
+}
 
 func TestParseConfig(t *testing.T) {
 	cfg, err := parseConfig(nil, env(nil), io.Discard)

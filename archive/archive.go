@@ -1,0 +1,458 @@
+package archive
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"podium/board"
+)
+
+// Passes of a period's archiving, as its state records them.
+const (
+	PassFirst = 1 // copied soon after the period closed
+	PassFinal = 2 // copied again after the grace period: late writes are in
+)
+
+// Defaults of an Archiver.
+const (
+	DefaultGrace    = time.Hour
+	DefaultInterval = time.Minute
+)
+
+// ErrInProgress refuses to archive a period that has not closed.
+var ErrInProgress = errors.New("archive: the period has not closed yet")
+
+// Archiver copies closed periods from Redis to the archive.
+type Archiver struct {
+	Store    *board.Store
+	DB       *DB
+	Grace    time.Duration // how long after a period closes the final pass waits for late writes
+	Interval time.Duration // how often Run looks for work
+	Log      *slog.Logger
+}
+
+func (a *Archiver) rdb() redis.UniversalClient { return a.Store.Client() }
+
+func (a *Archiver) grace() time.Duration {
+	if a.Grace > 0 {
+		return a.Grace
+	}
+	return DefaultGrace
+}
+
+// Run archives what is due every Interval until ctx ends. Every replica runs
+// it; the lock and state in Redis make each pass happen once.
+func (a *Archiver) Run(ctx context.Context) {
+	every := a.Interval
+	if every <= 0 {
+		every = DefaultInterval
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if _, err := a.Due(ctx); err != nil && ctx.Err() == nil {
+			a.Log.Error("archive: a pass failed; it is tried again at the next one", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Due runs every pass that is due on every board, and returns how many
+// periods it copied. A period is due for its first pass once it has closed,
+// and for its final pass once the grace period has passed too.
+func (a *Archiver) Due(ctx context.Context) (int, error) {
+	boards, err := a.Store.Boards(ctx)
+	if err != nil {
+		return 0, err
+	}
+	now := a.Store.Now()
+	copied := 0
+	var errs []error
+	for i := range boards {
+		b := &boards[i]
+		states, err := a.states(ctx, b)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ps, err := a.Store.StoredPeriods(ctx, b)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, p := range ps {
+			if p.Kind == board.AllTime || now.Before(p.End) {
+				continue
+			}
+			pass := PassFirst
+			if !now.Before(p.End.Add(a.grace())) {
+				pass = PassFinal
+			}
+			if states[p.String()] >= pass {
+				continue
+			}
+			ok, err := a.copyPass(ctx, b, p, pass)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if ok {
+				copied++
+			}
+		}
+	}
+	return copied, errors.Join(errs...)
+}
+
+// Period archives one closed period now, whatever its state, for operators
+// (web archive run); the pass it records is final once the grace period has
+// passed. It refuses a period in progress.
+func (a *Archiver) Period(ctx context.Context, b *board.Board, p board.Period) (int, error) {
+	now := a.Store.Now()
+	if p.Kind == board.AllTime || now.Before(p.End) {
+		return 0, fmt.Errorf("%w: %s of %q ends %s", ErrInProgress, p, b.ID, p.End.Format(time.RFC3339))
+	}
+	pass := PassFirst
+	if !now.Before(p.End.Add(a.grace())) {
+		pass = PassFinal
+	}
+	ok, err := a.copyPass(ctx, b, p, -pass)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, fmt.Errorf("archive: %s of %q is being archived by another replica; try again in a moment", p, b.ID)
+	}
+	return a.DB.Count(ctx, b.ID, p.String())
+}
+
+// states reads how far each period of a board got.
+func (a *Archiver) states(ctx context.Context, b *board.Board) (map[string]int, error) {
+	m, err := a.rdb().HGetAll(ctx, board.ArchiveState(b.ID)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("archive: state of %q: %w", b.ID, err)
+	}
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		pass, _, _ := strings.Cut(v, " ")
+		out[k], _ = strconv.Atoi(pass)
+	}
+	return out, nil
+}
+
+// release deletes a lock only while it is still ours.
+var release = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
+
+// record raises a period's state, never lowers it (a slow replica finishing
+// a first pass after another's final one).
+var record = redis.NewScript(`
+local cur = tonumber(string.match(redis.call('HGET', KEYS[1], ARGV[1]) or '0', '^%d+')) or 0
+if tonumber(ARGV[2]) > cur then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3]) end
+return 1`)
+
+// lockTTL bounds how long a replica that died mid-copy keeps others out.
+const lockTTL = 10 * time.Minute
+
+// copyPass copies a period under its lock and records the pass; ok is false
+// when another replica holds the lock or the pass is already recorded. A
+// negative pass forces the copy whatever the state (operators).
+func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period, pass int) (ok bool, err error) {
+	force := pass < 0
+	if force {
+		pass = -pass
+	}
+	token := make([]byte, 12)
+	_, _ = rand.Read(token)
+	tok := hex.EncodeToString(token)
+	lock := board.ArchiveLock(b.ID, p)
+	got, err := a.rdb().SetNX(ctx, lock, tok, lockTTL).Result()
+	if err != nil {
+		return false, fmt.Errorf("archive: lock %s of %q: %w", p, b.ID, err)
+	}
+	if !got {
+		return false, nil
+	}
+	defer release.Run(context.WithoutCancel(ctx), a.rdb(), []string{lock}, tok)
+	if !force { // read again under the lock: another replica may have just finished
+		states, err := a.states(ctx, b)
+		if err != nil {
+			return false, err
+		}
+		if states[p.String()] >= pass {
+			return false, nil
+		}
+	}
+	n, err := a.copy(ctx, b, p, pass)
+	if err != nil {
+		return false, err
+	}
+	if err := record.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, p.String(), pass, a.Store.Now().UnixMicro()).Err(); err != nil {
+		return false, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
+	}
+	a.Log.Info("archived", "board", b.ID, "period", p.String(), "pass", pass, "members", n, "to", a.DB.String())
+	return true, nil
+}
+
+// pageSize is how many entries each read of Redis takes while copying.
+const pageSize = 1000
+
+// copy replaces the archive's copy of a period with what Redis holds, in one
+// transaction, reading Redis a page at a time (a million members never sit
+// in memory at once); then it checks the archive holds as many rows as Redis
+// does, and copies once more if a late write moved things meanwhile.
+func (a *Archiver) copy(ctx context.Context, b *board.Board, p board.Period, pass int) (int, error) {
+	def, err := json.Marshal(board.SpecOf(b))
+	if err != nil {
+		return 0, err
+	}
+	for attempt := 0; ; attempt++ {
+		n, err := a.copyOnce(ctx, b, p, pass, string(def))
+		if err != nil {
+			return 0, err
+		}
+		total, err := a.Store.Count(ctx, b, p)
+		if err != nil {
+			return 0, err
+		}
+		if total == n {
+			return n, nil
+		}
+		if attempt == 2 {
+			return 0, fmt.Errorf("archive: %s of %q kept changing while it was copied (%d rows copied, %d in Redis); not recorded, tried again later", p, b.ID, n, total)
+		}
+	}
+}
+
+func (a *Archiver) copyOnce(ctx context.Context, b *board.Board, p board.Period, pass int, def string) (int, error) {
+	tx, err := a.DB.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("archive: begin %s of %q: %w", p, b.ID, err)
+	}
+	defer tx.Rollback()
+	db := a.DB
+	if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM archive_entries WHERE board = ? AND period = ?`), b.ID, p.String()); err != nil {
+		return 0, fmt.Errorf("archive: clear %s of %q: %w", p, b.ID, err)
+	}
+	seen := map[string]bool{} // a member moved by a late write may show on two pages
+	pos := 0
+	for offset := 0; ; offset += pageSize {
+		pg, err := a.Store.Page(ctx, b, p, offset, pageSize)
+		if err != nil {
+			return 0, err
+		}
+		var rows []board.Entry
+		for _, e := range pg.Entries {
+			if !seen[e.Member] {
+				seen[e.Member] = true
+				rows = append(rows, e)
+			}
+		}
+		if err := db.insert(ctx, tx, b.ID, p.String(), pos, rows); err != nil {
+			return 0, fmt.Errorf("archive: copy %s of %q: %w", p, b.ID, err)
+		}
+		pos += len(rows)
+		if len(pg.Entries) < pageSize {
+			break
+		}
+	}
+	now := a.Store.Now().UnixMicro()
+	if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM archive_periods WHERE board = ? AND period = ?`), b.ID, p.String()); err != nil {
+		return 0, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
+	}
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO archive_periods (board, period, starts_at, ends_at, members, pass, archived_at, definition) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+		b.ID, p.String(), p.Start.UnixMicro(), p.End.UnixMicro(), pos, pass, now, def); err != nil {
+		return 0, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("archive: commit %s of %q: %w", p, b.ID, err)
+	}
+	return pos, nil
+}
+
+// insertRows is how many rows one INSERT carries (8 values each, well under
+// both databases' limits on parameters).
+const insertRows = 500
+
+// insert writes entries, the first at position pos.
+func (db *DB) insert(ctx context.Context, tx *sql.Tx, boardID, period string, pos int, rows []board.Entry) error {
+	for len(rows) > 0 {
+		chunk := rows[:min(len(rows), insertRows)]
+		rows = rows[len(chunk):]
+		var q strings.Builder
+		q.WriteString(`INSERT INTO archive_entries (board, period, position, member, name, score, rank, fields) VALUES `)
+		args := make([]any, 0, 8*len(chunk))
+		for i, e := range chunk {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?)")
+			fields := "[]"
+			if len(e.Fields) > 0 {
+				j, _ := json.Marshal(e.Fields)
+				fields = string(j)
+			}
+			args = append(args, boardID, period, pos, e.Member, e.Name, int64(e.Score), e.Rank, fields)
+			pos++
+		}
+		if _, err := tx.ExecContext(ctx, db.q(q.String()), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Count is how many entries the archive holds for a period of a board.
+func (db *DB) Count(ctx context.Context, boardID, period string) (int, error) {
+	var n int
+	if err := db.sql.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM archive_entries WHERE board = ? AND period = ?`), boardID, period).Scan(&n); err != nil {
+		return 0, fmt.Errorf("archive: count %s of %q: %w", period, boardID, err)
+	}
+	return n, nil
+}
+
+// Row is one archived entry.
+type Row struct {
+	Position int
+	Rank     int
+	Member   string
+	Name     string
+	Score    float64 // whole units of the board
+	Fields   []int64
+}
+
+// Rows reads up to limit archived entries of a period from position offset
+// on, in board order.
+func (db *DB) Rows(ctx context.Context, boardID, period string, offset, limit int) ([]Row, error) {
+	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT position, rank, member, name, score, fields FROM archive_entries
+		WHERE board = ? AND period = ? AND position >= ? ORDER BY position LIMIT ?`), boardID, period, offset, limit)
+	if err != nil {
+		return nil, fmt.Errorf("archive: read %s of %q: %w", period, boardID, err)
+	}
+	defer rs.Close()
+	var out []Row
+	for rs.Next() {
+		var r Row
+		var score int64
+		var fields string
+		if err := rs.Scan(&r.Position, &r.Rank, &r.Member, &r.Name, &score, &fields); err != nil {
+			return nil, fmt.Errorf("archive: read %s of %q: %w", period, boardID, err)
+		}
+		r.Score = float64(score)
+		if fields != "[]" && fields != "" {
+			_ = json.Unmarshal([]byte(fields), &r.Fields)
+		}
+		out = append(out, r)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("archive: read %s of %q: %w", period, boardID, err)
+	}
+	return out, nil
+}
+
+// Archived is what the archive holds of one period.
+type Archived struct {
+	Board      string
+	Period     string
+	Members    int
+	Pass       int
+	ArchivedAt time.Time
+}
+
+// Periods lists the archived periods, of one board or of all (boardID ""),
+// by board and then newest first.
+func (db *DB) Periods(ctx context.Context, boardID string) ([]Archived, error) {
+	q := `SELECT board, period, members, pass, archived_at FROM archive_periods`
+	var args []any
+	if boardID != "" {
+		q += ` WHERE board = ?`
+		args = append(args, boardID)
+	}
+	q += ` ORDER BY board, ends_at DESC, period`
+	rs, err := db.sql.QueryContext(ctx, db.q(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("archive: list periods: %w", err)
+	}
+	defer rs.Close()
+	var out []Archived
+	for rs.Next() {
+		var x Archived
+		var at int64
+		if err := rs.Scan(&x.Board, &x.Period, &x.Members, &x.Pass, &at); err != nil {
+			return nil, fmt.Errorf("archive: list periods: %w", err)
+		}
+		x.ArchivedAt = time.UnixMicro(at).UTC()
+		out = append(out, x)
+	}
+	return out, rs.Err()
+}
+
+// Status is one period's archiving, for operators.
+type Status struct {
+	Board    string
+	Period   board.Period
+	State    string // "in progress", "pending", "archived once", "archived"
+	InRedis  int    // members Redis holds
+	Archived int    // rows the archive holds
+}
+
+// Statuses lists every stored period but all time, of every board, by board
+// and newest first.
+func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
+	boards, err := a.Store.Boards(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := a.Store.Now()
+	var out []Status
+	for i := range boards {
+		b := &boards[i]
+		states, err := a.states(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := a.Store.StoredPeriods(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(ps, func(x, y board.Period) int { return y.End.Compare(x.End) })
+		for _, p := range ps {
+			if p.Kind == board.AllTime {
+				continue
+			}
+			st := Status{Board: b.ID, Period: p}
+			switch {
+			case now.Before(p.End):
+				st.State = "in progress"
+			case states[p.String()] >= PassFinal:
+				st.State = "archived"
+			case states[p.String()] == PassFirst:
+				st.State = "archived once, final pass after " + p.End.Add(a.grace()).Format(time.RFC3339)
+			default:
+				st.State = "pending"
+			}
+			if st.InRedis, err = a.Store.Count(ctx, b, p); err != nil {
+				return nil, err
+			}
+			if st.Archived, err = a.DB.Count(ctx, b.ID, p.String()); err != nil {
+				return nil, err
+			}
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,253 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"podium/board"
+	"podium/internal/pgtest"
+	"podium/internal/redistest"
+)
+
+var (
+	rsrv *redistest.Server
+	psrv *pgtest.Server
+)
+
+// TestMain starts a private Redis and a private PostgreSQL for the package.
+func TestMain(m *testing.M) {
+	var err error
+	if rsrv, err = redistest.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if psrv, err = pgtest.Start(); err != nil {
+		rsrv.Close()
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	psrv.Close()
+	rsrv.Close()
+	os.Exit(code)
+}
+
+// backends runs a test against an empty archive in each database.
+func backends(t *testing.T, run func(t *testing.T, db *DB)) {
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			target := filepath.Join(t.TempDir(), "archive.db")
+			if name == "postgres" {
+				target = psrv.Database(t)
+			}
+			db, err := Open(context.Background(), target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			run(t, db)
+		})
+	}
+}
+
+// clock is a settable clock shared by a test's stores.
+type clock struct{ ns atomic.Int64 }
+
+func (c *clock) Now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) Set(t time.Time)     { c.ns.Store(t.UnixNano()) }
+func (c *clock) Add(d time.Duration) { c.ns.Add(int64(d)) }
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+type fixture struct {
+	ctx   context.Context
+	clock *clock
+	store *board.Store
+	b     board.Board
+	a     *Archiver
+}
+
+// newFixture makes a weekly board on a fresh Redis database, with scores
+// in the week of 2026-11-16 (2026-W47): ties, names and an extra field.
+func newFixture(t *testing.T, db *DB) *fixture {
+	t.Helper()
+	rdb := rsrv.Client(t)
+	rdb.FlushDB(context.Background())
+	f := &fixture{ctx: context.Background(), clock: &clock{}}
+	f.clock.Set(time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC))
+	f.store = board.NewStore(rdb, board.WithClock(f.clock.Now), board.WithDefinitionTTL(0))
+	var err error
+	f.b, err = f.store.CreateBoard(f.ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime},
+		Fields: []board.Field{{Name: "wins", Desc: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs []board.Submission
+	for i := range 2500 { // more than a page of the copy
+		sub := board.Submission{Member: fmt.Sprintf("p%04d", i), Score: float64(i % 40), Op: board.Set, Fields: []int64{int64(i % 3)}}
+		if i%100 == 0 {
+			sub.Name = fmt.Sprintf("Player %d", i)
+		}
+		subs = append(subs, sub)
+	}
+	for len(subs) > 0 {
+		n := min(len(subs), board.MaxBatch)
+		if _, err := f.store.SubmitBatch(f.ctx, f.b.ID, subs[:n], board.BatchOptions{By: board.Author{Actor: "test"}}); err != nil {
+			t.Fatal(err)
+		}
+		subs = subs[n:]
+	}
+	f.a = &Archiver{Store: f.store, DB: db, Grace: time.Hour, Log: quiet}
+	return f
+}
+
+func (f *fixture) week() board.Period {
+	p, err := board.ParsePeriod(board.Weekly, "2026-W47", f.b.Location())
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// same checks the archive holds exactly what Redis shows for a period.
+func (f *fixture) same(t *testing.T, p board.Period) {
+	t.Helper()
+	total, _ := f.store.Count(f.ctx, &f.b, p)
+	for off := 0; off < total; off += 1000 {
+		pg, err := f.store.Page(f.ctx, &f.b, p, off, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := f.a.DB.Rows(f.ctx, f.b.ID, p.String(), off, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != len(pg.Entries) {
+			t.Fatalf("at %d: archive has %d rows, Redis %d", off, len(rows), len(pg.Entries))
+		}
+		for i, e := range pg.Entries {
+			r := rows[i]
+			if r.Position != e.Position || r.Rank != e.Rank || r.Member != e.Member || r.Name != e.Name || r.Score != e.Score || fmt.Sprint(r.Fields) != fmt.Sprint(e.Fields) {
+				t.Fatalf("row %d: archive %+v, Redis %+v", off+i, r, e)
+			}
+		}
+	}
+}
+
+func TestArchiveClosedPeriod(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		f := newFixture(t, db)
+		w := f.week()
+		// In progress: nothing is due, and an operator cannot force it.
+		if n, err := f.a.Due(f.ctx); err != nil || n != 0 {
+			t.Fatalf("due during the week: %d %v", n, err)
+		}
+		if _, err := f.a.Period(f.ctx, &f.b, w); !errors.Is(err, ErrInProgress) {
+			t.Fatalf("forced during the week: %v", err)
+		}
+		// Closed: the first pass copies it, exactly as Redis has it.
+		f.clock.Set(w.End.Add(time.Minute))
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("first pass: %d %v", n, err)
+		}
+		f.same(t, w)
+		if n, _ := f.a.Due(f.ctx); n != 0 {
+			t.Fatalf("the first pass ran again: %d", n)
+		}
+		// A late write lands in the closed week (a writer whose clock lags).
+		late := board.NewStore(f.store.Client(), board.WithClock(func() time.Time { return w.End.Add(-time.Second) }))
+		if _, err := late.Submit(f.ctx, f.b.ID, board.Submission{Member: "late", Score: 39, Op: board.Set, Name: "Late Larry", Fields: []int64{5}}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := f.a.DB.Count(f.ctx, f.b.ID, w.String()); n != 2500 {
+			t.Fatalf("archive changed before the grace pass: %d", n)
+		}
+		// After the grace period the final pass has it.
+		f.clock.Set(w.End.Add(time.Hour + time.Minute))
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("final pass: %d %v", n, err)
+		}
+		f.same(t, w)
+		if rows, _ := f.a.DB.Rows(f.ctx, f.b.ID, w.String(), 0, 1); rows[0].Member != "late" || rows[0].Name != "Late Larry" {
+			t.Fatalf("first row %+v", rows)
+		}
+		if n, _ := f.a.Due(f.ctx); n != 0 {
+			t.Fatalf("the final pass ran again: %d", n)
+		}
+		// An operator's run copies again and changes nothing.
+		if n, err := f.a.Period(f.ctx, &f.b, w); err != nil || n != 2501 {
+			t.Fatalf("forced run: %d %v", n, err)
+		}
+		f.same(t, w)
+		st, err := f.a.Statuses(f.ctx)
+		if err != nil || len(st) != 1 {
+			t.Fatalf("statuses %+v %v", st, err)
+		}
+		for _, s := range st {
+			if s.Period.String() == w.String() && (s.State != "archived" || s.InRedis != 2501 || s.Archived != 2501) {
+				t.Fatalf("status %+v", s)
+			}
+		}
+		ps, err := f.a.DB.Periods(f.ctx, f.b.ID)
+		if err != nil || len(ps) != 1 || ps[0].Pass != PassFinal || ps[0].Members != 2501 {
+			t.Fatalf("archived periods %+v %v", ps, err)
+		}
+	})
+}
+
+// TestArchiveOnce: replicas running at once archive each period once.
+func TestArchiveOnce(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		f := newFixture(t, db)
+		f.clock.Set(f.week().End.Add(time.Minute))
+		var copied atomic.Int64
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a := &Archiver{Store: f.store, DB: db, Grace: time.Hour, Log: quiet}
+				n, err := a.Due(f.ctx)
+				if err != nil {
+					t.Error(err)
+				}
+				copied.Add(int64(n))
+			}()
+		}
+		wg.Wait()
+		if n := copied.Load(); n != 1 {
+			t.Fatalf("the period was copied %d times", n)
+		}
+		f.same(t, f.week())
+	})
+}
+
+// TestMigrationsOnce: opening an archive again applies nothing twice.
+func TestMigrationsOnce(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		target := filepath.Join(t.TempDir(), "again.db")
+		if db.postgres {
+			target = psrv.Database(t)
+		}
+		for range 2 {
+			again, err := Open(context.Background(), target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			if err := again.sql.QueryRow(`SELECT COUNT(*) FROM archive_schema`).Scan(&n); err != nil || n != len(migrations)-1 {
+				t.Fatalf("versions %d %v", n, err)
+			}
+			again.Close()
+		}
+	})
+}

@@ -1,0 +1,195 @@
+// Package archive keeps closed periods in SQL: PostgreSQL when DATABASE_URL
+// is set, an embedded SQLite file otherwise. A scheduler in every replica
+// copies each closed period of every board from Redis soon after it closes,
+// and once more after a grace period for late writes; a lock and a state in
+// the board's hash slot make exactly one replica do each pass. Copies are
+// idempotent (a period is replaced whole in one transaction), and checked:
+// the archive must hold as many rows as Redis does.
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL
+	_ "modernc.org/sqlite"             // SQLite, pure Go
+)
+
+// DB is an archive database.
+type DB struct {
+	sql      *sql.DB
+	postgres bool
+	where    string // for messages, without credentials
+}
+
+// Open connects to PostgreSQL (a postgres:// or postgresql:// URL) or opens
+// an SQLite file (any other value is its path; its folder is made), and
+// brings the schema up to date.
+func Open(ctx context.Context, target string) (*DB, error) {
+	db := &DB{}
+	var err error
+	if strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://") {
+		db.postgres = true
+		db.where = "PostgreSQL " + redactURL(target)
+		db.sql, err = sql.Open("pgx", target)
+	} else {
+		if target == "" {
+			return nil, errors.New("archive: no database: set DATABASE_URL or ARCHIVE_PATH")
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o750); err != nil {
+			return nil, fmt.Errorf("archive: make the folder of %s: %w", target, err)
+		}
+		db.where = "SQLite " + target
+		// One connection writes at a time in SQLite; WAL lets reads go on
+		// meanwhile, and the busy timeout waits instead of failing.
+		db.sql, err = sql.Open("sqlite", "file:"+target+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)")
+		if err == nil {
+			db.sql.SetMaxOpenConns(1)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("archive: open %s: %w", db.where, err)
+	}
+	if err := db.sql.PingContext(ctx); err != nil {
+		db.sql.Close()
+		return nil, fmt.Errorf("archive: cannot reach %s: %w", db.where, err)
+	}
+	if err := db.migrate(ctx); err != nil {
+		db.sql.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.sql.Close() }
+
+// String says which database this is, without credentials.
+func (db *DB) String() string { return db.where }
+
+// q rewrites a query written with ? placeholders for the database at hand.
+func (db *DB) q(query string) string {
+	if !db.postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// migrations are the schema's versions, applied in order, each once, each
+// in a transaction; a short list of our own rather than a library, since it
+// is two dialects of a few tables. Never edit one that has shipped: add one.
+// Times are Unix microseconds; scores are whole units of the board (exact
+// up to 2^53, see board/score.go).
+var migrations = []string{
+	1: `
+CREATE TABLE archive_periods (
+  board       TEXT    NOT NULL,
+  period      TEXT    NOT NULL, -- "week:2026-W47", as board.Period.String
+  starts_at   BIGINT  NOT NULL,
+  ends_at     BIGINT  NOT NULL,
+  members     INTEGER NOT NULL,
+  pass        INTEGER NOT NULL, -- 1: copied once it closed; 2: copied again after the grace period
+  archived_at BIGINT  NOT NULL,
+  definition  TEXT    NOT NULL, -- the board's definition (JSON) when archived: formats the scores later
+  PRIMARY KEY (board, period)
+);
+CREATE TABLE archive_entries (
+  board    TEXT    NOT NULL,
+  period   TEXT    NOT NULL,
+  position INTEGER NOT NULL, -- 0-based place in board order, ties broken as the board breaks them
+  member   TEXT    NOT NULL,
+  name     TEXT    NOT NULL,
+  score    BIGINT  NOT NULL,
+  rank     INTEGER NOT NULL, -- in the board's rank style
+  fields   TEXT    NOT NULL, -- extra sort field values, a JSON array
+  PRIMARY KEY (board, period, member)
+);
+CREATE UNIQUE INDEX archive_entries_position ON archive_entries (board, period, position);
+`,
+}
+
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS archive_schema (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+		return fmt.Errorf("archive: schema table in %s: %w", db.where, err)
+	}
+	for v := 1; v < len(migrations); v++ {
+		if err := db.apply(ctx, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply runs one migration unless it ran; two replicas starting at once
+// both try, and the loser's insert of the version fails its transaction.
+func (db *DB) apply(ctx context.Context, v int) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("archive: migrate %s: %w", db.where, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM archive_schema WHERE version = ?`), v).Scan(&n); err != nil {
+		return fmt.Errorf("archive: migrate %s: %w", db.where, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	for _, stmt := range strings.Split(stripComments(migrations[v]), ";") {
+		if strings.TrimSpace(stmt) == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("archive: migration %d on %s: %w", v, db.where, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO archive_schema (version, applied_at) VALUES (?, ?)`), v, time.Now().UnixMicro()); err != nil {
+		return fmt.Errorf("archive: migration %d on %s: %w", v, db.where, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("archive: migration %d on %s: %w", v, db.where, err)
+	}
+	return nil
+}
+
+func stripComments(s string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if i := strings.Index(line, "--"); i >= 0 {
+			line = line[:i]
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// redactURL drops the password from a database URL for messages.
+func redactURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return u
+	}
+	user, _, _ := strings.Cut(rest[:at], ":")
+	return scheme + "://" + user + ":***@" + rest[at+1:]
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"text/tabwriter"
+
+	"github.com/redis/go-redis/v9"
+
+	"podium/archive"
+	"podium/board"
+)
+
+// runArchive runs the archive subcommands against REDIS_URL and the archive
+// database the server uses (DATABASE_URL, or ARCHIVE_PATH):
+//
+//	web archive run [--board ID] [--period KIND --at KEY]   copy closed periods now
+//	web archive status                                      what is archived, pending, in progress
+func runArchive(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	usage := errors.New("usage: web archive run [--board ID] [--period KIND --at KEY] | web archive status")
+	if len(args) == 0 || (args[0] != "run" && args[0] != "status") {
+		return usage
+	}
+	fs := flag.NewFlagSet("archive "+args[0], flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	boardID := fs.String("board", "", "only this board")
+	kind := fs.String("period", "", "only this kind of period: day, week, month or year (with --at)")
+	at := fs.String("at", "", "the period's key, e.g. 2026-W47 (with --period)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return fmt.Errorf("%w (%v)", usage, err)
+	}
+	if (*kind == "") != (*at == "") || (*kind != "" && *boardID == "") {
+		return errors.New("--period and --at go together, with --board")
+	}
+	cfg, err := parseConfig(nil, getenv, io.Discard)
+	if err != nil {
+		return err
+	}
+	if cfg.RedisURL == "" {
+		return errors.New("set REDIS_URL to the Redis the server uses (the embedded store lives inside a running server, which archives by itself)")
+	}
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return fmt.Errorf("REDIS_URL %s: %w", redact(cfg.RedisURL), err)
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("cannot reach Redis at %s: %w", opt.Addr, err)
+	}
+	db, err := archive.Open(ctx, cfg.ArchiveTarget())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store := board.NewStore(rdb)
+	a := &archive.Archiver{Store: store, DB: db, Grace: cfg.ArchiveGrace, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+
+	if args[0] == "status" {
+		st, err := a.Statuses(ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "BOARD\tPERIOD\tIN REDIS\tARCHIVED\tSTATE")
+		for _, s := range st {
+			if *boardID == "" || s.Board == *boardID {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", s.Board, s.Period, s.InRedis, s.Archived, s.State)
+			}
+		}
+		fmt.Fprintf(tw, "(archive: %s)\n", db)
+		return tw.Flush()
+	}
+
+	if *kind != "" {
+		b, err := store.Board(ctx, *boardID)
+		if err != nil {
+			return err
+		}
+		p, err := b.ParsePeriod(*kind, *at, store.Now())
+		if err != nil {
+			return err
+		}
+		n, err := a.Period(ctx, &b, p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "archived %s of %s: %d members\n", p, b.ID, n)
+		return nil
+	}
+	st, err := a.Statuses(ctx)
+	if err != nil {
+		return err
+	}
+	done := 0
+	for _, s := range st {
+		if s.State == "in progress" || (*boardID != "" && s.Board != *boardID) {
+			continue
+		}
+		b, err := store.Board(ctx, s.Board)
+		if err != nil {
+			return err
+		}
+		n, err := a.Period(ctx, &b, s.Period)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "archived %s of %s: %d members\n", s.Period, s.Board, n)
+		done++
+	}
+	if done == 0 {
+		fmt.Fprintln(stdout, "no closed period to archive")
+	}
+	return nil
+}
