@@ -86,7 +86,7 @@ func (a *Archiver) Due(ctx context.Context) (int, error) {
 	var errs []error
 	for i := range boards {
 		b := &boards[i]
-		states, err := a.states(ctx, b)
+		states, err := a.done(ctx, b)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -155,18 +155,48 @@ func (a *Archiver) states(ctx context.Context, b *board.Board) (map[string]int, 
 	return out, nil
 }
 
+// done is how far each period of a board got, as its state in Redis says,
+// for the periods the archive holds: a pass the state records but whose copy
+// the archive lacks (a new database, a lost SQLite volume) is to run again.
+func (a *Archiver) done(ctx context.Context, b *board.Board) (map[string]int, error) {
+	states, err := a.states(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	held, err := a.DB.Periods(ctx, b.ID)
+	if err != nil {
+		return nil, err
+	}
+	has := map[string]bool{}
+	for _, h := range held {
+		has[h.Period] = true
+	}
+	for k := range states {
+		if !has[k] {
+			delete(states, k)
+		}
+	}
+	return states, nil
+}
+
 // release deletes a lock only while it is still ours.
 var release = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
 
+// renew extends a lock only while it is still ours.
+var renew = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`)
+
 // record raises a period's state, never lowers it (a slow replica finishing
-// a first pass after another's final one).
+// a first pass after another's final one), and only while the lock is ours.
+// KEYS: state, lock. ARGV: period, pass, time, token.
 var record = redis.NewScript(`
+if redis.call('GET', KEYS[2]) ~= ARGV[4] then return 0 end
 local cur = tonumber(string.match(redis.call('HGET', KEYS[1], ARGV[1]) or '0', '^%d+')) or 0
 if tonumber(ARGV[2]) > cur then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3]) end
 return 1`)
 
-// lockTTL bounds how long a replica that died mid-copy keeps others out.
-const lockTTL = 10 * time.Minute
+// lockTTL bounds how long a replica that died mid-copy keeps others out; a
+// live one renews its lock every third of it.
+const lockTTL = 2 * time.Minute
 
 // copyPass copies a period under its lock and records the pass; ok is false
 // when another replica holds the lock or the pass is already recorded. A
@@ -188,8 +218,22 @@ func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period,
 		return false, nil
 	}
 	defer release.Run(context.WithoutCancel(ctx), a.rdb(), []string{lock}, tok)
+	renewing, stopRenewing := context.WithCancel(ctx)
+	defer stopRenewing()
+	go func() {
+		t := time.NewTicker(lockTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-renewing.Done():
+				return
+			case <-t.C:
+				_ = renew.Run(renewing, a.rdb(), []string{lock}, tok, lockTTL.Milliseconds()).Err()
+			}
+		}
+	}()
 	if !force { // read again under the lock: another replica may have just finished
-		states, err := a.states(ctx, b)
+		states, err := a.done(ctx, b)
 		if err != nil {
 			return false, err
 		}
@@ -201,8 +245,12 @@ func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period,
 	if err != nil {
 		return false, err
 	}
-	if err := record.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, p.String(), pass, a.Store.Now().UnixMicro()).Err(); err != nil {
+	ours, err := record.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID), lock}, p.String(), pass, a.Store.Now().UnixMicro(), tok).Int()
+	if err != nil {
 		return false, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
+	}
+	if ours == 0 {
+		return false, fmt.Errorf("archive: lost the lock on %s of %q while copying; another replica records it", p, b.ID)
 	}
 	a.Log.Info("archived", "board", b.ID, "period", p.String(), "pass", pass, "members", n, "to", a.DB.String())
 	return true, nil
@@ -211,71 +259,65 @@ func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period,
 // pageSize is how many entries each read of Redis takes while copying.
 const pageSize = 1000
 
+// snapshotTTL bounds how long a copy of a period may sit in Redis should the
+// archiver die before it drops it.
+const snapshotTTL = time.Hour
+
 // copy replaces the archive's copy of a period with what Redis holds, in one
-// transaction, reading Redis a page at a time (a million members never sit
-// in memory at once); then it checks the archive holds as many rows as Redis
-// does, and copies once more if a late write moved things meanwhile.
+// transaction: from a snapshot taken atomically (late writes and removals
+// during the copy cannot make it skip or repeat a member), read a page at a
+// time (a million members never sit in this process's memory at once). The
+// transaction commits only if it wrote as many rows as the snapshot holds,
+// and never replaces a later pass's copy with an earlier one's.
 func (a *Archiver) copy(ctx context.Context, b *board.Board, p board.Period, pass int) (int, error) {
 	def, err := json.Marshal(board.SpecOf(b))
 	if err != nil {
 		return 0, err
 	}
-	for attempt := 0; ; attempt++ {
-		n, err := a.copyOnce(ctx, b, p, pass, string(def))
-		if err != nil {
-			return 0, err
-		}
-		total, err := a.Store.Count(ctx, b, p)
-		if err != nil {
-			return 0, err
-		}
-		if total == n {
-			return n, nil
-		}
-		if attempt == 2 {
-			return 0, fmt.Errorf("archive: %s of %q kept changing while it was copied (%d rows copied, %d in Redis); not recorded, tried again later", p, b.ID, n, total)
-		}
+	snap, err := a.Store.Snapshot(ctx, b, p, snapshotTTL)
+	if err != nil {
+		return 0, err // ErrNotFound: the board was deleted; nothing to copy
 	}
-}
-
-func (a *Archiver) copyOnce(ctx context.Context, b *board.Board, p board.Period, pass int, def string) (int, error) {
-	tx, err := a.DB.sql.BeginTx(ctx, nil)
+	defer snap.Close(context.WithoutCancel(ctx))
+	db := a.DB
+	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("archive: begin %s of %q: %w", p, b.ID, err)
 	}
 	defer tx.Rollback()
-	db := a.DB
+	var had int
+	switch err := tx.QueryRowContext(ctx, db.q(`SELECT pass FROM archive_periods WHERE board = ? AND period = ?`), b.ID, p.String()).Scan(&had); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return 0, fmt.Errorf("archive: read %s of %q: %w", p, b.ID, err)
+	case had > pass:
+		return 0, fmt.Errorf("archive: %s of %q already has its final copy; an earlier pass does not replace it", p, b.ID)
+	}
 	if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM archive_entries WHERE board = ? AND period = ?`), b.ID, p.String()); err != nil {
 		return 0, fmt.Errorf("archive: clear %s of %q: %w", p, b.ID, err)
 	}
-	seen := map[string]bool{} // a member moved by a late write may show on two pages
 	pos := 0
-	for offset := 0; ; offset += pageSize {
-		pg, err := a.Store.Page(ctx, b, p, offset, pageSize)
+	for pos < snap.Total {
+		pg, err := snap.Page(ctx, pos, pageSize)
 		if err != nil {
 			return 0, err
 		}
-		var rows []board.Entry
-		for _, e := range pg.Entries {
-			if !seen[e.Member] {
-				seen[e.Member] = true
-				rows = append(rows, e)
-			}
-		}
-		if err := db.insert(ctx, tx, b.ID, p.String(), pos, rows); err != nil {
-			return 0, fmt.Errorf("archive: copy %s of %q: %w", p, b.ID, err)
-		}
-		pos += len(rows)
-		if len(pg.Entries) < pageSize {
+		if len(pg.Entries) == 0 {
 			break
 		}
+		if err := db.insert(ctx, tx, b.ID, p.String(), pos, pg.Entries); err != nil {
+			return 0, fmt.Errorf("archive: copy %s of %q: %w", p, b.ID, err)
+		}
+		pos += len(pg.Entries)
 	}
-	now := a.Store.Now().UnixMicro()
+	if pos != snap.Total {
+		return 0, fmt.Errorf("archive: %s of %q: copied %d rows of the %d in its snapshot (did it expire?); nothing was recorded", p, b.ID, pos, snap.Total)
+	}
 	if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM archive_periods WHERE board = ? AND period = ?`), b.ID, p.String()); err != nil {
 		return 0, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
 	}
 	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO archive_periods (board, period, starts_at, ends_at, members, pass, archived_at, definition) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-		b.ID, p.String(), p.Start.UnixMicro(), p.End.UnixMicro(), pos, pass, now, def); err != nil {
+		b.ID, p.String(), p.Start.UnixMicro(), p.End.UnixMicro(), pos, pass, a.Store.Now().UnixMicro(), string(def)); err != nil {
 		return 0, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -306,7 +348,7 @@ func (db *DB) insert(ctx context.Context, tx *sql.Tx, boardID, period string, po
 				j, _ := json.Marshal(e.Fields)
 				fields = string(j)
 			}
-			args = append(args, boardID, period, pos, e.Member, e.Name, int64(e.Score), e.Rank, fields)
+			args = append(args, boardID, period, pos, e.Member, e.Name, e.Score, e.Rank, fields)
 			pos++
 		}
 		if _, err := tx.ExecContext(ctx, db.q(q.String()), args...); err != nil {
@@ -347,12 +389,10 @@ func (db *DB) Rows(ctx context.Context, boardID, period string, offset, limit in
 	var out []Row
 	for rs.Next() {
 		var r Row
-		var score int64
 		var fields string
-		if err := rs.Scan(&r.Position, &r.Rank, &r.Member, &r.Name, &score, &fields); err != nil {
+		if err := rs.Scan(&r.Position, &r.Rank, &r.Member, &r.Name, &r.Score, &fields); err != nil {
 			return nil, fmt.Errorf("archive: read %s of %q: %w", period, boardID, err)
 		}
-		r.Score = float64(score)
 		if fields != "[]" && fields != "" {
 			_ = json.Unmarshal([]byte(fields), &r.Fields)
 		}
@@ -421,7 +461,7 @@ func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
 	var out []Status
 	for i := range boards {
 		b := &boards[i]
-		states, err := a.states(ctx, b)
+		states, err := a.done(ctx, b)
 		if err != nil {
 			return nil, err
 		}

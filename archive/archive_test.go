@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -250,4 +251,89 @@ func TestMigrationsOnce(t *testing.T) {
 			again.Close()
 		}
 	})
+}
+
+// TestCopyIsConsistent: the copy reads a snapshot, so a removal and a late
+// write made while it pages through Redis change nothing in it; an earlier
+// pass never replaces a final copy; a deleted board's copy is kept.
+func TestCopyIsConsistent(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		f := newFixture(t, db)
+		w := f.week()
+		f.clock.Set(w.End.Add(2 * time.Hour))
+		snap, err := f.store.Snapshot(f.ctx, &f.b, w, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _ := snap.Page(f.ctx, 0, 1000)
+		// Writes after the snapshot: the top member removed, a member added.
+		if _, err := f.store.RemoveMember(f.ctx, f.b.ID, first.Entries[0].Member, &w, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		again, _ := snap.Page(f.ctx, 0, 1000)
+		second, _ := snap.Page(f.ctx, 1000, 1000)
+		third, _ := snap.Page(f.ctx, 2000, 1000)
+		if fmt.Sprint(again.Entries) != fmt.Sprint(first.Entries) || len(first.Entries)+len(second.Entries)+len(third.Entries) != 2500 || snap.Total != 2500 {
+			t.Fatalf("the snapshot changed: %d + %d + %d rows of %d", len(first.Entries), len(second.Entries), len(third.Entries), snap.Total)
+		}
+		if err := snap.Close(f.ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The final pass copies what Redis holds now.
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("final pass: %d %v", n, err)
+		}
+		f.same(t, w)
+		// A first pass arriving late does not replace the final copy.
+		if _, err := f.a.copy(f.ctx, &f.b, w, PassFirst); err == nil {
+			t.Fatal("an earlier pass replaced the final copy")
+		}
+		// A deleted board: no copy can be made, the archived one stays.
+		if err := f.store.DeleteBoard(f.ctx, f.b.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.a.copy(f.ctx, &f.b, w, PassFinal); !errors.Is(err, board.ErrNotFound) {
+			t.Fatalf("copy of a deleted board: %v", err)
+		}
+		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != 2499 {
+			t.Fatalf("the archive holds %d rows", n)
+		}
+	})
+}
+
+// TestMigrationsTogether: replicas opening a new archive at once all start.
+func TestMigrationsTogether(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		target := filepath.Join(t.TempDir(), "together.db")
+		if db.postgres {
+			target = psrv.Database(t)
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				x, err := Open(context.Background(), target)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				x.Close()
+			}()
+		}
+		wg.Wait()
+	})
+}
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:secret@db:5432/p":           "postgres://u:%2A%2A%2A@db:5432/p",
+		"postgres://db/p?password=secret&x=1":     "postgres://db/p?password=%2A%2A%2A&x=1",
+		"postgresql://u@db/p?sslmode=require":     "postgresql://u@db/p?sslmode=require",
+		"postgres://u:s%20cret@db/p?PassWord=abc": "postgres://u:%2A%2A%2A@db/p?PassWord=%2A%2A%2A",
+	} {
+		if got := redactURL(in); got != want || strings.Contains(got, "secret") {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,8 +49,10 @@ func Open(ctx context.Context, target string) (*DB, error) {
 		}
 		db.where = "SQLite " + target
 		// One connection writes at a time in SQLite; WAL lets reads go on
-		// meanwhile, and the busy timeout waits instead of failing.
-		db.sql, err = sql.Open("sqlite", "file:"+target+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)")
+		// meanwhile. Transactions take the write lock when they begin
+		// (immediate), so two processes never both start one and then
+		// fail to write; the busy timeout waits for the other instead.
+		db.sql, err = sql.Open("sqlite", "file:"+target+"?_pragma=busy_timeout(60000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 		if err == nil {
 			db.sql.SetMaxOpenConns(1)
 		}
@@ -95,8 +98,8 @@ func (db *DB) q(query string) string {
 // migrations are the schema's versions, applied in order, each once, each
 // in a transaction; a short list of our own rather than a library, since it
 // is two dialects of a few tables. Never edit one that has shipped: add one.
-// Times are Unix microseconds; scores are whole units of the board (exact
-// up to 2^53, see board/score.go).
+// Times are Unix microseconds; scores are the board's units as Redis keeps
+// them, doubles (whole numbers exact up to 2^53, see board/score.go).
 var migrations = []string{
 	1: `
 CREATE TABLE archive_periods (
@@ -116,7 +119,7 @@ CREATE TABLE archive_entries (
   position INTEGER NOT NULL, -- 0-based place in board order, ties broken as the board breaks them
   member   TEXT    NOT NULL,
   name     TEXT    NOT NULL,
-  score    BIGINT  NOT NULL,
+  score    DOUBLE PRECISION NOT NULL, -- whole units of the board, exact to 2^53 (fractions only from outside ZINCRBY)
   rank     INTEGER NOT NULL, -- in the board's rank style
   fields   TEXT    NOT NULL, -- extra sort field values, a JSON array
   PRIMARY KEY (board, period, member)
@@ -126,6 +129,19 @@ CREATE UNIQUE INDEX archive_entries_position ON archive_entries (board, period, 
 }
 
 func (db *DB) migrate(ctx context.Context) error {
+	if db.postgres {
+		// Replicas starting at once take turns (DDL in PostgreSQL races
+		// even with IF NOT EXISTS). The lock belongs to one connection.
+		conn, err := db.sql.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("archive: migrate %s: %w", db.where, err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(7243100553)`); err != nil {
+			return fmt.Errorf("archive: migrate %s: %w", db.where, err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(7243100553)`)
+	}
 	if _, err := db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS archive_schema (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
 		return fmt.Errorf("archive: schema table in %s: %w", db.where, err)
 	}
@@ -137,8 +153,9 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-// apply runs one migration unless it ran; two replicas starting at once
-// both try, and the loser's insert of the version fails its transaction.
+// apply runs one migration unless it ran. Replicas starting at once take
+// turns: an advisory lock on PostgreSQL (migrate), the write lock (immediate
+// transactions) on SQLite; whoever comes second finds the version applied.
 func (db *DB) apply(ctx context.Context, v int) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
@@ -180,16 +197,22 @@ func stripComments(s string) string {
 	return strings.Join(out, "\n")
 }
 
-// redactURL drops the password from a database URL for messages.
-func redactURL(u string) string {
-	scheme, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return u
+// redactURL drops passwords from a database URL for messages: the user
+// info's and a password query parameter.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(a database URL that does not parse)"
 	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return u
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "***")
 	}
-	user, _, _ := strings.Cut(rest[:at], ":")
-	return scheme + "://" + user + ":***@" + rest[at+1:]
+	q := u.Query()
+	for k := range q {
+		if strings.EqualFold(k, "password") {
+			q.Set(k, "***")
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }

@@ -160,7 +160,7 @@ func (s *Store) Boards(ctx context.Context) ([]Board, error) {
 
 // DeleteBoard removes a board and every score, name and change it holds.
 func (s *Store) DeleteBoard(ctx context.Context, id string) error {
-	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id), schedKey(id)}
+	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id), schedKey(id), ArchiveState(id)}
 	zsets, err := s.rdb.SMembers(ctx, periodsKey(id)).Result()
 	if err != nil {
 		return fmt.Errorf("board: delete %q: %w", id, err)

@@ -2,12 +2,15 @@ package board
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Read limits.
@@ -134,7 +137,11 @@ func scoreBounds(min, max float64) (string, string, error) {
 }
 
 func (s *Store) view(ctx context.Context, b *Board, p Period, mode string, margs ...any) (Page, error) {
-	z := ZSetKey(b.ID, p)
+	return s.viewOf(ctx, b, p, ZSetKey(b.ID, p), mode, margs...)
+}
+
+// viewOf reads a view of the scores in zset z: a period's, or a snapshot's.
+func (s *Store) viewOf(ctx context.Context, b *Board, p Period, z, mode string, margs ...any) (Page, error) {
 	keys := []string{z, entriesKey(z), distinctKey(z), namesKey(b.ID)}
 	args := append(append(prelude(b), mode), margs...)
 	for attempt := 0; ; attempt++ {
@@ -149,7 +156,7 @@ func (s *Store) view(ctx context.Context, b *Board, p Period, mode string, margs
 		if err != nil {
 			return Page{}, err
 		}
-		stale := b.denseDrifts() && hasUnranked(pg)
+		stale := b.denseDrifts() && hasUnranked(pg) && z == ZSetKey(b.ID, p) // a snapshot's index is built whole
 		if !stale || attempt > 0 {
 			return pg, nil
 		}
@@ -351,4 +358,50 @@ func (s *Store) Search(ctx context.Context, b *Board, p Period, prefix string, l
 	}
 	slices.SortFunc(entries, func(a, b Entry) int { return a.Position - b.Position })
 	return entries, toInt(arr[0]) == 1, nil
+}
+
+// Snapshot is a copy of one period's scores, taken atomically, that a reader
+// can page through while writes go on (the archiver reads closed periods
+// whole this way: paging the live set by offset could skip or repeat a
+// member that a late write or a removal moves). It costs the period's size in
+// Redis memory until Close, or until it expires by itself.
+type Snapshot struct {
+	s     *Store
+	b     *Board
+	p     Period
+	z     string
+	Total int // members in the copy
+}
+
+// Snapshot copies a period; ErrNotFound when the board is gone.
+func (s *Store) Snapshot(ctx context.Context, b *Board, p Period, ttl time.Duration) (*Snapshot, error) {
+	tok := make([]byte, 8)
+	_, _ = rand.Read(tok)
+	z := tagOf(b.ID) + ":snap:" + hex.EncodeToString(tok)
+	keys := []string{defKey(b.ID), ZSetKey(b.ID, p), z, distinctKey(z), groupCountKey(z)}
+	reply, err := scripts.snapshot.Run(ctx, s.rdb, keys, append(prelude(b), max(int(ttl.Seconds()), 1))...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, err)
+	}
+	st, rest, err := status(reply)
+	if err != nil {
+		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, err)
+	}
+	if st == "nf" {
+		return nil, fmt.Errorf("board %q: %w", b.ID, ErrNotFound)
+	}
+	return &Snapshot{s: s, b: b, p: p, z: z, Total: toInt(rest[0])}, nil
+}
+
+// Page reads entries of the copy, with ranks in the board's style.
+func (sn *Snapshot) Page(ctx context.Context, offset, limit int) (Page, error) {
+	if err := checkWindow(offset, limit); err != nil {
+		return Page{}, err
+	}
+	return sn.s.viewOf(ctx, sn.b, sn.p, sn.z, "page", offset, limit)
+}
+
+// Close drops the copy.
+func (sn *Snapshot) Close(ctx context.Context) error {
+	return sn.s.rdb.Del(ctx, sn.z, distinctKey(sn.z), groupCountKey(sn.z)).Err()
 }

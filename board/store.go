@@ -14,7 +14,7 @@ var luaFiles embed.FS
 
 // scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
 var scripts = struct {
-	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched *redis.Script
+	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot *redis.Script
 }{
 	submit:    load("submit"),
 	view:      load("view"),
@@ -28,6 +28,7 @@ var scripts = struct {
 	reindex:   load("reindex"),
 	upgrade:   load("upgrade"),
 	sched:     load("sched"),
+	snapshot:  load("snapshot"),
 }
 
 func load(name string) *redis.Script {

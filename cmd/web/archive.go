@@ -81,6 +81,9 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 		if err != nil {
 			return err
 		}
+		if *kind == string(board.AllTime) {
+			return errors.New("all time never closes, so it is not archived")
+		}
 		p, err := b.ParsePeriod(*kind, *at, store.Now())
 		if err != nil {
 			return err
@@ -92,28 +95,35 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprintf(stdout, "archived %s of %s: %d members\n", p, b.ID, n)
 		return nil
 	}
+	// Every closed period whose final copy is not made yet; one that fails
+	// is reported and the rest go on.
 	st, err := a.Statuses(ctx)
 	if err != nil {
 		return err
 	}
+	var errs []error
 	done := 0
 	for _, s := range st {
-		if s.State == "in progress" || (*boardID != "" && s.Board != *boardID) {
+		if s.State == "in progress" || s.State == "archived" || (*boardID != "" && s.Board != *boardID) {
 			continue
 		}
 		b, err := store.Board(ctx, s.Board)
-		if err != nil {
-			return err
+		if err == nil {
+			var n int
+			if n, err = a.Period(ctx, &b, s.Period); err == nil {
+				fmt.Fprintf(stdout, "archived %s of %s: %d members\n", s.Period, s.Board, n)
+				done++
+				continue
+			}
 		}
-		n, err := a.Period(ctx, &b, s.Period)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "archived %s of %s: %d members\n", s.Period, s.Board, n)
-		done++
+		fmt.Fprintf(stdout, "not archived: %s of %s: %v\n", s.Period, s.Board, err)
+		errs = append(errs, err)
 	}
-	if done == 0 {
-		fmt.Fprintln(stdout, "no closed period to archive")
+	if done == 0 && len(errs) == 0 {
+		fmt.Fprintln(stdout, "nothing to archive: every closed period has its final copy (--period and --at copy one again)")
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%d periods not archived", len(errs))
 	}
 	return nil
 }

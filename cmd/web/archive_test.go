@@ -22,7 +22,7 @@ func TestArchiveCommands(t *testing.T) {
 	defer srv.Close()
 	ctx := context.Background()
 	rdb := srv.Client(t)
-	lastWeek := time.Now().UTC().AddDate(0, 0, -7)
+	lastWeek := time.Now().UTC().AddDate(0, 0, -14) // long closed, whatever the day today
 	past := board.NewStore(rdb, board.WithClock(func() time.Time { return lastWeek }))
 	b, err := past.CreateBoard(ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}})
 	if err != nil {
@@ -33,7 +33,7 @@ func TestArchiveCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	vars := env(map[string]string{"REDIS_URL": "redis://" + srv.Addr, "ARCHIVE_PATH": filepath.Join(t.TempDir(), "a.db")})
+	vars := env(map[string]string{"REDIS_URL": "redis://" + srv.Addr, "ARCHIVE_PATH": filepath.Join(t.TempDir(), "a.db"), "ARCHIVE_GRACE": "1m"})
 	cmd := func(args ...string) (string, error) {
 		var out bytes.Buffer
 		err := run(ctx, append([]string{"archive"}, args...), vars, &out, &out)
@@ -53,7 +53,7 @@ func TestArchiveCommands(t *testing.T) {
 			line = strings.Fields(l)
 		}
 	}
-	// board, period, in Redis, archived, state: last week is past its grace period
+	// board, period, in Redis, archived, state: the week is past its grace period
 	if err != nil || strings.Join(line, " ") != "chess "+week.String()+" 3 3 archived" {
 		t.Fatalf("status after: %v\n%s", err, out)
 	}
@@ -63,5 +63,11 @@ func TestArchiveCommands(t *testing.T) {
 	}
 	if _, err := cmd("run", "--period", "week"); err == nil {
 		t.Fatal("--period without --at and --board was accepted")
+	}
+	if out, err := cmd("run"); err != nil || !strings.Contains(out, "nothing to archive") {
+		t.Fatalf("run again: %v\n%s", err, out)
+	}
+	if _, err := cmd("run", "--board", "chess", "--period", "all", "--at", "x"); err == nil || !strings.Contains(err.Error(), "never closes") {
+		t.Fatalf("all time: %v", err)
 	}
 }

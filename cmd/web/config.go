@@ -194,7 +194,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	}
 	cfg.DatabaseURL, cfg.ArchivePath = *vals["database-url"], *vals["archive-path"]
 	if u := cfg.DatabaseURL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
-		errs = append(errs, fmt.Errorf("--database-url/DATABASE_URL %q must be a postgres:// URL", redact(u)))
+		errs = append(errs, errors.New("--database-url/DATABASE_URL must be a postgres:// or postgresql:// URL (the value is not shown: it may hold a password)"))
 	}
 	if cfg.DatabaseURL == "" && strings.TrimSpace(cfg.ArchivePath) == "" {
 		errs = append(errs, errors.New("--archive-path/ARCHIVE_PATH must name a file when DATABASE_URL is empty"))

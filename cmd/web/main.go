@@ -73,6 +73,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go func() { defer close(archDone); archiver.Run(archCtx) }()
 	defer func() { stopArchiver(); <-archDone }()
 	log.Info("archiving closed periods", slog.String("to", arch.String()), slog.Duration("grace", cfg.ArchiveGrace))
+	if cfg.DatabaseURL == "" && cfg.RedisURL != "" {
+		log.Warn("the archive is an SQLite file of this process: run one replica, or set DATABASE_URL so replicas share one archive (they share the archiving state in Redis)")
+	}
 	go refreshSchedules(ctx, store, log)
 	hub := live.New(rdb, store, live.Options{Tick: cfg.LiveTick, SelfPublished: cfg.RedisURL == "", DB: rdb.Options().DB, Logger: log})
 	hubCtx, stopHub := context.WithCancel(context.Background())

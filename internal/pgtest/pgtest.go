@@ -5,6 +5,8 @@
 package pgtest
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -23,12 +25,13 @@ import (
 type Server struct {
 	URL string
 
-	port    int
-	dir     string // temporary folder: data/, the unix socket, server.log
-	bin     string // folder of initdb, pg_ctl and postgres
-	runAs   string // user that runs the server tools when we are root
-	dbCount atomic.Int64
-	closed  bool
+	port     int
+	password string // the superuser's, random
+	dir      string // temporary folder: data/, the unix socket, server.log
+	bin      string // folder of initdb, pg_ctl and postgres
+	runAs    string // user that runs the server tools when we are root
+	dbCount  atomic.Int64
+	closed   bool
 }
 
 const superuser = "podium"
@@ -66,8 +69,25 @@ func Start() (*Server, error) {
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
 
-	out, err := s.server("initdb", "-D", s.data(), "-A", "trust", "-U", superuser,
+	// A password, not trust: the server listens on loopback, where any
+	// local user could otherwise connect as its superuser.
+	pw := make([]byte, 16)
+	_, _ = rand.Read(pw)
+	s.password = hex.EncodeToString(pw)
+	pwfile := filepath.Join(s.dir, "pwfile")
+	if err := os.WriteFile(pwfile, []byte(s.password+"\n"), 0o600); err != nil {
+		os.RemoveAll(s.dir)
+		return nil, fmt.Errorf("pgtest: %w", err)
+	}
+	if s.runAs != "" {
+		if err := chownTo(pwfile, s.runAs); err != nil {
+			os.RemoveAll(s.dir)
+			return nil, err
+		}
+	}
+	out, err := s.server("initdb", "-D", s.data(), "-A", "scram-sha-256", "--pwfile", pwfile, "-U", superuser,
 		"-E", "UTF8", "--locale=C", "--no-sync").CombinedOutput()
+	os.Remove(pwfile)
 	if err != nil {
 		os.RemoveAll(s.dir)
 		hint := ""
@@ -196,8 +216,8 @@ func (s *Server) dbName(test string) string {
 }
 
 func (s *Server) urlFor(db string) string {
-	return fmt.Sprintf("postgres://%s@%s/%s?sslmode=disable",
-		superuser, net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)), db)
+	return fmt.Sprintf("postgres://%s:%s@%s/%s?sslmode=disable",
+		superuser, s.password, net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)), db)
 }
 
 func (s *Server) data() string { return filepath.Join(s.dir, "data") }
@@ -231,6 +251,7 @@ func (s *Server) client(tool string, args ...string) *exec.Cmd {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, "PGPASSWORD="+s.password)
 	return cmd
 }
 
@@ -316,4 +337,18 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// chownTo gives a file to a user, by name.
+func chownTo(path, name string) error {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return fmt.Errorf("pgtest: %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.Chown(path, uid, gid); err != nil {
+		return fmt.Errorf("pgtest: give %s to %s: %w", path, name, err)
+	}
+	return nil
 }

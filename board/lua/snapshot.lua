@@ -1,0 +1,22 @@
+-- Copy a period's scores to a key of its own, atomically, for a reader that
+-- pages through all of it (the archiver) while writes go on; for a dense
+-- board, its tie-group index is built for the copy. Both expire by
+-- themselves. KEYS: 1 def, 2 zset, 3 copy, 4 copy's distinct groups, 5 copy's
+-- group counts. ARGV (after the prelude's 4): 5 seconds to live.
+-- Returns {'nf'} (no board) or {'ok', members}.
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
+redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
+local n = redis.call('ZCARD', KEYS[2])
+if n == 0 then return {'ok', 0} end
+redis.call('ZUNIONSTORE', KEYS[3], 1, KEYS[2])
+if STYLE == 'dense' then
+  for off = 0, n - 1, 1000 do
+    local r = redis.call('ZRANGE', KEYS[3], off, off + 999, 'WITHSCORES')
+    for i = 1, #r, 2 do
+      local g = group_of(r[i], r[i + 1])
+      if redis.call('HINCRBY', KEYS[5], g, 1) == 1 then redis.call('ZADD', KEYS[4], r[i + 1], g) end
+    end
+  end
+end
+for k = 3, 5 do redis.call('EXPIRE', KEYS[k], ARGV[5]) end
+return {'ok', n}
