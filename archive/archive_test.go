@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"podium/board"
 	"podium/internal/pgtest"
 	"podium/internal/redistest"
+	"podium/rows"
 )
 
 var (
@@ -336,4 +338,49 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestExportAgrees: a period exported from Redis and, once its keys are gone,
+// from the archive is the same file, ties and names included; exports past
+// the reader's limit are refused as busy.
+func TestExportAgrees(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		f := newFixture(t, db)
+		w := f.week()
+		f.clock.Set(w.End.Add(2 * time.Hour))
+		if _, err := f.a.Due(f.ctx); err != nil {
+			t.Fatal(err)
+		}
+		r := NewReader(f.store, db, 1)
+		export := func(format string) string {
+			var buf bytes.Buffer
+			err := rows.Export(&buf, format, &f.b, w, func(fn func([]board.Entry) error) error { return r.Each(f.ctx, &f.b, w, fn) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			return buf.String()
+		}
+		fromRedis, fromRedisJSON := export(rows.CSV), export(rows.JSON)
+		if n := strings.Count(fromRedis, "\n"); n != 2501 {
+			t.Fatalf("%d lines", n)
+		}
+		// The period's keys go (as expiry will make them go).
+		z := board.ZSetKey(f.b.ID, w)
+		if err := f.store.Client().Del(f.ctx, z, z+":e", z+":d", z+":c").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if got := export(rows.CSV); got != fromRedis {
+			t.Fatalf("the archive's CSV differs from Redis':\n%.300s\n---\n%.300s", got, fromRedis)
+		}
+		if got := export(rows.JSON); got != fromRedisJSON {
+			t.Fatal("the archive's JSON differs from Redis'")
+		}
+		// One at a time: a second export meanwhile is refused.
+		err := r.Each(f.ctx, &f.b, w, func([]board.Entry) error {
+			return r.Each(f.ctx, &f.b, w, func([]board.Entry) error { return nil })
+		})
+		if !errors.Is(err, board.ErrBusy) {
+			t.Fatalf("a second export at once: %v", err)
+		}
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"podium/access"
+	"podium/archive"
 	"podium/audit"
 	"podium/board"
 )
@@ -33,7 +34,7 @@ func newAPIFixture(t *testing.T, keyLimit, addrLimit int) *apiFixture {
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
 		KeyLimit: keyLimit, AddrLimit: addrLimit,
 	}
-	s := New(Options{Store: f.store, Admin: adm, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s := New(Options{Store: f.store, Admin: adm, Export: archive.NewReader(f.store, nil, 2), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	h := httptest.NewServer(s)
 	t.Cleanup(h.Close)
 	return &apiFixture{fixture: f, admin: adm, api: h}

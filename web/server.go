@@ -19,6 +19,7 @@ import (
 	"podium/web/admin"
 	"podium/web/api"
 	"podium/web/pages"
+	"podium/web/request"
 	"podium/web/static"
 )
 
@@ -68,7 +69,10 @@ type Options struct {
 	// that carry it as a bearer token; otherwise /metrics is only on the
 	// handler MetricsHandler returns, for a listener of its own.
 	MetricsToken string
-	Logger       *slog.Logger
+	// Export serves whole periods as CSV and JSON downloads (the board page
+	// and the API); nil: none.
+	Export request.Exporter
+	Logger *slog.Logger
 }
 
 // Server is the HTTP application.
@@ -117,11 +121,11 @@ func New(opts Options) *Server {
 		e.GET("/metrics", s.metrics, s.requireMetricsToken)
 	}
 
-	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Logger: opts.Logger}).Routes(e)
+	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export, Logger: opts.Logger}).Routes(e)
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if a := opts.Admin; a != nil {
 		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Limiter: a.Limiter, Audit: a.Audit,
-			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Logger: opts.Logger})
+			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Logger: opts.Logger})
 		s.api.Routes(e)
 		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Limiter: a.Limiter,
 			Audit: a.Audit, Signer: a.Signer, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"podium/archive"
 	"podium/board"
 	"podium/internal/redistest"
 	"podium/live"
@@ -49,6 +50,7 @@ func newFixture(t *testing.T, origins ...string) *fixture {
 		Store:        f.store,
 		Ready:        func(context.Context) error { return f.ready },
 		EmbedOrigins: origins,
+		Export:       archive.NewReader(f.store, nil, 2),
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	f.http = httptest.NewServer(s)

@@ -133,6 +133,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		TrustProxy:   cfg.TrustProxy,
 		DefaultTZ:    cfg.TimeZone,
 		MetricsToken: cfg.MetricsToken,
+		Export:       archive.NewReader(store, arch, 4),
 		Logger:       log,
 	})
 	stopMetrics, err := serveMetrics(cfg, srv, log)

@@ -12,6 +12,7 @@ import (
 	"podium/access"
 	"podium/audit"
 	"podium/board"
+	"podium/web/request"
 )
 
 // Store is what the API reads and changes in the board engine.
@@ -38,7 +39,9 @@ type Options struct {
 	Audit   *audit.Log
 	// Requests per minute allowed per API key and per client address.
 	KeyLimit, AddrLimit int
-	Logger              *slog.Logger
+	// Export serves whole periods as CSV and JSON; nil: no export route.
+	Export request.Exporter
+	Logger *slog.Logger
 }
 
 // Handler serves the API.

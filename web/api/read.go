@@ -185,3 +185,26 @@ func (s *Handler) apiAround(c echo.Context) error {
 		"position": pos, "offset": pg.Offset, "entries": entriesJSON(&b, pg.Entries),
 	})
 }
+
+// apiExport downloads a period whole, as CSV (the default) or JSON, streamed.
+func (s *Handler) apiExport(c echo.Context) error {
+	b, err := s.apiLoadBoard(c)
+	if err != nil {
+		return err
+	}
+	p, err := s.apiPeriod(c, &b)
+	if err != nil {
+		return err
+	}
+	format := c.QueryParam("format")
+	switch format {
+	case "":
+		format = rows.CSV
+	case rows.CSV, rows.JSON:
+	default:
+		ae := apiErr(400, "bad_request", "format must be csv or json, not %q", format)
+		ae.Field = "format"
+		return ae
+	}
+	return request.Export(c, s.opts.Export, &b, p, format, s.log)
+}

@@ -86,6 +86,9 @@ func (s *Handler) Routes(e *echo.Echo) {
 	g.Match(read, "/boards", s.apiBoards)
 	g.Match(read, "/boards/:board", s.apiBoard)
 	g.Match(read, "/boards/:board/entries", s.apiEntries)
+	if s.opts.Export != nil {
+		g.GET("/boards/:board/export", s.apiExport)
+	}
 	g.Match(read, "/boards/:board/members/:member", s.apiMember)
 	g.Match(read, "/boards/:board/members/:member/around", s.apiAround)
 	g.POST("/boards/:board/scores", s.apiSubmit, s.requireKey)

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/rows"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -112,6 +113,9 @@ func (s *Handler) boardPage(c echo.Context) error {
 	}
 	v.Recent = activities(&b, acts, now)
 	v.EmbedHref = embedURL(b.ID, p, true, 10)
+	if s.opts.Export != nil {
+		v.ExportCSV, v.ExportJSON = exportURL(b.ID, p, rows.CSV), exportURL(b.ID, p, rows.JSON)
+	}
 	v.Snippet = s.snippet(c, &b, p)
 	return request.Render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))
 }

@@ -48,7 +48,9 @@ type Options struct {
 	BaseURL string
 	// EmbedOrigins may frame /embed/ pages and open their live socket.
 	EmbedOrigins []string
-	Logger       *slog.Logger
+	// Export serves whole periods as CSV and JSON downloads; nil: none.
+	Export request.Exporter
+	Logger *slog.Logger
 }
 
 // Handler serves the public pages.
@@ -74,6 +76,9 @@ func (s *Handler) Routes(e *echo.Echo) {
 	e.Match(read, "/b/:board/around/:member", s.aroundPage)
 	e.Match(read, "/b/:board/m/:member", s.memberPage)
 	e.Match(read, "/embed/:board", s.embedPage)
+	if s.opts.Export != nil {
+		e.GET("/b/:board/export", s.exportPeriod)
+	}
 	if s.opts.Live != nil {
 		e.GET("/live", s.liveSocket)
 	}

@@ -50,6 +50,12 @@ func aroundURL(id, member string, p board.Period, current bool) string {
 	return "/b/" + url.PathEscape(id) + "/around/" + url.PathEscape(member) + "?" + periodQuery(p, current)
 }
 
+// exportURL downloads a period whole, as CSV or JSON; the period is named
+// with its key, so the file is the one the page showed.
+func exportURL(id string, p board.Period, format string) string {
+	return "/b/" + url.PathEscape(id) + "/export?" + periodQuery(p, false) + "&format=" + format
+}
+
 func embedURL(id string, p board.Period, current bool, limit int) string {
 	return "/embed/" + url.PathEscape(id) + "?" + periodQuery(p, current) + "&limit=" + strconv.Itoa(limit)
 }

@@ -79,6 +79,8 @@ type BoardView struct {
 	Recent      []Activity
 	Snippet     string
 	EmbedHref   string
+	ExportCSV   string // downloads of the period shown; empty without an exporter
+	ExportJSON  string
 	Empty       string
 	ClearSearch string
 	Live        LiveInfo

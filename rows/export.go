@@ -1,0 +1,114 @@
+package rows
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+
+	"podium/board"
+)
+
+// Formats an export can take.
+const (
+	CSV  = "csv"
+	JSON = "json"
+)
+
+// Export writes a period's entries as CSV or JSON while each hands them
+// over, a page at a time, so a million rows never sit in memory: rank,
+// member, name, the score as shown and the raw score (the board's units).
+// Names and ids that a spreadsheet would read as a formula are quoted with a
+// leading apostrophe in CSV.
+func Export(w io.Writer, format string, b *board.Board, p board.Period, each func(fn func([]board.Entry) error) error) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var err error
+	if format == CSV {
+		err = exportCSV(bw, b, each)
+	} else {
+		err = exportJSON(bw, b, p, each)
+	}
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func exportCSV(w io.Writer, b *board.Board, each func(fn func([]board.Entry) error) error) error {
+	cw := csv.NewWriter(w)
+	head := []string{"rank", "member", "name", "score", "raw_score"}
+	for _, f := range b.Fields {
+		head = append(head, f.Name)
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	err := each(func(es []board.Entry) error {
+		for _, e := range es {
+			rec := []string{strconv.Itoa(e.Rank), cell(e.Member), cell(e.Name), b.Format.Display(e.Score), b.Format.Number(e.Score)}
+			for _, v := range e.Fields {
+				rec = append(rec, strconv.FormatInt(v, 10))
+			}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+	if err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// cell keeps a spreadsheet from running text as a formula (CSV injection).
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+type exportRow struct {
+	Rank   int         `json:"rank"`
+	Member string      `json:"member"`
+	Name   string      `json:"name"`
+	Score  string      `json:"score"`
+	Raw    json.Number `json:"raw_score"`
+	Fields []int64     `json:"fields,omitempty"`
+}
+
+func exportJSON(w io.Writer, b *board.Board, p board.Period, each func(fn func([]board.Entry) error) error) error {
+	head, _ := json.Marshal(map[string]any{"board": b.ID, "period": p.String(), "title": b.Title})
+	// {"board": ..., "period": ..., "entries": [ ... ]}, one entry a line.
+	if _, err := io.WriteString(w, string(head[:len(head)-1])+`,"entries":[`); err != nil {
+		return err
+	}
+	first := true
+	err := each(func(es []board.Entry) error {
+		for _, e := range es {
+			row, err := json.Marshal(exportRow{Rank: e.Rank, Member: e.Member, Name: e.Name, Score: b.Format.Display(e.Score),
+				Raw: json.Number(b.Format.Number(e.Score)), Fields: e.Fields})
+			if err != nil {
+				return err
+			}
+			sep := ",\n"
+			if first {
+				sep, first = "\n", false
+			}
+			if _, err := io.WriteString(w, sep+string(row)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, "\n]}\n")
+	return err
+}

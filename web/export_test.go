@@ -1,0 +1,88 @@
+package web
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"podium/board"
+)
+
+// TestExport: a period downloads whole as CSV and as JSON from the board
+// page's links and from the API; names a spreadsheet would run as formulas
+// are quoted; a bad format is a 400.
+func TestExport(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "sales", Title: "Sales", Format: board.Format{Type: board.Decimal, Decimals: 2, Prefix: "$"}, Periods: []board.Kind{board.AllTime}},
+		map[string]float64{"ann": 123456, "bob": 500, "cat": 500})
+	if _, err := f.store.SetName(t.Context(), "sales", "bob", "=HYPERLINK(\"http://evil\")", board.Author{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	res, page := f.get("/b/sales")
+	if res.StatusCode != 200 || !strings.Contains(page, `data-testid="export-csv"`) || !strings.Contains(page, "/b/sales/export?") {
+		t.Fatalf("board page: %d, no download links", res.StatusCode)
+	}
+	res, body := f.get("/b/sales/export?period=all&format=csv")
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") ||
+		res.Header.Get("Content-Disposition") != `attachment; filename="sales-all.csv"` {
+		t.Fatalf("csv: %d %v", res.StatusCode, res.Header)
+	}
+	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"rank", "member", "name", "score", "raw_score"},
+		{"1", "ann", "ann", "$1,234.56", "1234.56"},
+		{"2", "bob", "'=HYPERLINK(\"http://evil\")", "$5.00", "5"},
+		{"2", "cat", "cat", "$5.00", "5"},
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("csv rows %q", recs)
+	}
+	for i := range want {
+		if strings.Join(recs[i], "|") != strings.Join(want[i], "|") {
+			t.Fatalf("csv row %d: %q, want %q", i, recs[i], want[i])
+		}
+	}
+	res, body = apiGet(t, f.api.URL+"/api/v1/boards/sales/export?period=all&format=json")
+	var doc struct {
+		Board   string `json:"board"`
+		Period  string `json:"period"`
+		Entries []struct {
+			Rank   int             `json:"rank"`
+			Member string          `json:"member"`
+			Score  string          `json:"score"`
+			Raw    json.RawMessage `json:"raw_score"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || res.StatusCode != 200 || doc.Board != "sales" || doc.Period != "all" || len(doc.Entries) != 3 ||
+		string(doc.Entries[0].Raw) != "1234.56" || doc.Entries[2].Rank != 2 {
+		t.Fatalf("json: %d %v %s", res.StatusCode, err, body)
+	}
+	if res, _ := f.get("/b/sales/export?period=all&format=xml"); res.StatusCode != 400 {
+		t.Fatalf("format xml: %d", res.StatusCode)
+	}
+	if res, body := apiGet(t, f.api.URL+"/api/v1/boards/sales/export?period=all&format=xml"); res.StatusCode != 400 || !strings.Contains(body, `"field":"format"`) {
+		t.Fatalf("api format xml: %d %s", res.StatusCode, body)
+	}
+	// An empty period is a header alone.
+	f.board(board.Board{ID: "empty", Title: "Empty", Periods: []board.Kind{board.AllTime}}, nil)
+	if res, body := f.get("/b/empty/export?period=all"); res.StatusCode != 200 || strings.TrimSpace(body) != "rank,member,name,score,raw_score" {
+		t.Fatalf("empty: %d %q", res.StatusCode, body)
+	}
+}
+
+func apiGet(t *testing.T, url string) (*http.Response, string) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
