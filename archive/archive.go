@@ -496,3 +496,69 @@ func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
 	}
 	return out, nil
 }
+
+// PeriodTop is a closed period's top three, as archived.
+type PeriodTop struct {
+	Period  string // "week:2026-W47"
+	Members int
+	Top     []Row
+}
+
+// Winners lists the archived periods of one kind of a board, newest first,
+// from offset, with each one's top three (more on ties for third place are
+// not shown), and how many there are in all.
+func (db *DB) Winners(ctx context.Context, boardID string, kind board.Kind, offset, limit int) ([]PeriodTop, int, error) {
+	like := string(kind) + ":%"
+	var total int
+	if err := db.sql.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM archive_periods WHERE board = ? AND period LIKE ?`), boardID, like).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("archive: winners of %q: %w", boardID, err)
+	}
+	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT period, members FROM archive_periods WHERE board = ? AND period LIKE ?
+		ORDER BY ends_at DESC, period DESC LIMIT ? OFFSET ?`), boardID, like, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("archive: winners of %q: %w", boardID, err)
+	}
+	var out []PeriodTop
+	index := map[string]int{}
+	for rs.Next() {
+		var t PeriodTop
+		if err := rs.Scan(&t.Period, &t.Members); err != nil {
+			rs.Close()
+			return nil, 0, fmt.Errorf("archive: winners of %q: %w", boardID, err)
+		}
+		index[t.Period] = len(out)
+		out = append(out, t)
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return nil, 0, fmt.Errorf("archive: winners of %q: %w", boardID, err)
+	}
+	if len(out) == 0 {
+		return nil, total, nil
+	}
+	args := []any{boardID}
+	marks := make([]string, len(out))
+	for i, t := range out {
+		marks[i] = "?"
+		args = append(args, t.Period)
+	}
+	rs, err = db.sql.QueryContext(ctx, db.q(`SELECT period, position, rank, member, name, score, fields FROM archive_entries
+		WHERE board = ? AND period IN (`+strings.Join(marks, ", ")+`) AND position < 3 ORDER BY period, position`), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("archive: winners of %q: %w", boardID, err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var period, fields string
+		var r Row
+		if err := rs.Scan(&period, &r.Position, &r.Rank, &r.Member, &r.Name, &r.Score, &fields); err != nil {
+			return nil, 0, fmt.Errorf("archive: winners of %q: %w", boardID, err)
+		}
+		if fields != "[]" && fields != "" {
+			_ = json.Unmarshal([]byte(fields), &r.Fields)
+		}
+		i := index[period]
+		out[i].Top = append(out[i].Top, r)
+	}
+	return out, total, rs.Err()
+}

@@ -204,6 +204,20 @@ func TestArchiveClosedPeriod(t *testing.T) {
 		if err != nil || len(ps) != 1 || ps[0].Pass != PassFinal || ps[0].Members != 2501 {
 			t.Fatalf("archived periods %+v %v", ps, err)
 		}
+		// Past winners: the period's top three, as Redis ranks them.
+		tops, total, err := db.Winners(f.ctx, f.b.ID, board.Weekly, 0, 10)
+		if err != nil || total != 1 || len(tops) != 1 || tops[0].Period != w.String() || tops[0].Members != 2501 || len(tops[0].Top) != 3 {
+			t.Fatalf("winners %+v %d %v", tops, total, err)
+		}
+		top, _ := f.store.Page(f.ctx, &f.b, w, 0, 3)
+		for i, e := range top.Entries {
+			if r := tops[0].Top[i]; r.Member != e.Member || r.Rank != e.Rank || r.Score != e.Score {
+				t.Fatalf("winner %d: %+v, Redis %+v", i, r, e)
+			}
+		}
+		if tops, total, _ := db.Winners(f.ctx, f.b.ID, board.Daily, 0, 10); total != 0 || len(tops) != 0 {
+			t.Fatalf("daily winners of a weekly board: %+v", tops)
+		}
 	})
 }
 

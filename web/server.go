@@ -72,7 +72,9 @@ type Options struct {
 	// Export serves whole periods as CSV and JSON downloads (the board page
 	// and the API); nil: none.
 	Export request.Exporter
-	Logger *slog.Logger
+	// History serves past winners from the archive; nil: none.
+	History pages.History
+	Logger  *slog.Logger
 }
 
 // Server is the HTTP application.
@@ -121,7 +123,8 @@ func New(opts Options) *Server {
 		e.GET("/metrics", s.metrics, s.requireMetricsToken)
 	}
 
-	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export, Logger: opts.Logger}).Routes(e)
+	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export,
+		History: opts.History, Logger: opts.Logger}).Routes(e)
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if a := opts.Admin; a != nil {
 		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Limiter: a.Limiter, Audit: a.Audit,

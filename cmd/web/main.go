@@ -134,6 +134,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		DefaultTZ:    cfg.TimeZone,
 		MetricsToken: cfg.MetricsToken,
 		Export:       archive.NewReader(store, arch, 4),
+		History:      arch,
 		Logger:       log,
 	})
 	stopMetrics, err := serveMetrics(cfg, srv, log)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -115,6 +116,9 @@ func (s *Handler) boardPage(c echo.Context) error {
 	v.EmbedHref = embedURL(b.ID, p, true, 10)
 	if s.opts.Export != nil {
 		v.ExportCSV, v.ExportJSON = exportURL(b.ID, p, rows.CSV), exportURL(b.ID, p, rows.JSON)
+	}
+	if s.opts.History != nil && slices.ContainsFunc(b.Periods, func(k board.Kind) bool { return k != board.AllTime }) {
+		v.WinnersHref = winnersURL(b.ID, "", 1)
 	}
 	v.Snippet = s.snippet(c, &b, p)
 	return request.Render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))

@@ -50,6 +50,8 @@ type Options struct {
 	EmbedOrigins []string
 	// Export serves whole periods as CSV and JSON downloads; nil: none.
 	Export request.Exporter
+	// History serves the past winners from the archive; nil: none.
+	History History
 	Logger *slog.Logger
 }
 
@@ -78,6 +80,9 @@ func (s *Handler) Routes(e *echo.Echo) {
 	e.Match(read, "/embed/:board", s.embedPage)
 	if s.opts.Export != nil {
 		e.GET("/b/:board/export", s.exportPeriod)
+	}
+	if s.opts.History != nil {
+		e.Match(read, "/b/:board/winners", s.winners)
 	}
 	if s.opts.Live != nil {
 		e.GET("/live", s.liveSocket)

@@ -81,6 +81,7 @@ type BoardView struct {
 	EmbedHref   string
 	ExportCSV   string // downloads of the period shown; empty without an exporter
 	ExportJSON  string
+	WinnersHref string // past winners; empty without an archive
 	Empty       string
 	ClearSearch string
 	Live        LiveInfo
@@ -216,3 +217,16 @@ func rankLabel(r Row) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// WinnersView is a board's past winners: the top three of each closed
+// period of one kind, as archived.
+type WinnersView struct {
+	Title     string
+	BoardHref string
+	Kind      string // "weeks", "days"...
+	Tabs      []Link
+	Cards     []Card
+	Older     string // next page, when there is one
+	Newer     string
+	PageLabel string
+}

@@ -1,0 +1,125 @@
+package pages
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/archive"
+	"podium/board"
+	"podium/web/request"
+	"podium/web/templates"
+)
+
+// History is what the archive tells about closed periods.
+type History interface {
+	Winners(ctx context.Context, boardID string, kind board.Kind, offset, limit int) ([]archive.PeriodTop, int, error)
+}
+
+const winnersPerPage = 24
+
+// winners lists the top three of each closed period of one kind: the board's
+// default kind unless ?period= names another.
+func (s *Handler) winners(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	kind := b.DefaultPeriod
+	if k := c.QueryParam("period"); k != "" {
+		pk, err := board.ParseKind(k)
+		if err != nil || !b.Enabled(pk) || pk == board.AllTime {
+			return request.NotFound("No such past periods", fmt.Sprintf("%s keeps no closed periods of kind “%s”.", b.Title, k),
+				templates.Link{Label: "Past winners", Href: winnersURL(b.ID, "", 1)})
+		}
+		kind = pk
+	}
+	if kind == board.AllTime { // a board whose default is all time: its first kind that closes
+		for _, k := range b.Periods {
+			if k != board.AllTime {
+				kind = k
+				break
+			}
+		}
+	}
+	page, err := request.Int(c.QueryParam("page"), "page", 1, 1, 100_000)
+	if err != nil {
+		return err
+	}
+	v := templates.WinnersView{Title: b.Title, BoardHref: "/b/" + url.PathEscape(b.ID), Kind: kindPlural(kind)}
+	for _, k := range b.Periods {
+		if k != board.AllTime {
+			label := kindPlural(k)
+			v.Tabs = append(v.Tabs, templates.Link{Label: strings.ToUpper(label[:1]) + label[1:], Href: winnersURL(b.ID, k, 1), Current: k == kind})
+		}
+	}
+	if kind == board.AllTime { // only all time: nothing ever closes
+		return request.Render(c, 200, templates.Page("Past winners · "+b.Title, templates.Winners(v)))
+	}
+	tops, total, err := s.opts.History.Winners(c.Request().Context(), b.ID, kind, (page-1)*winnersPerPage, winnersPerPage)
+	if err != nil {
+		return err
+	}
+	for _, t := range tops {
+		_, key, _ := cutLabel(t.Period)
+		p, err := board.ParsePeriod(kind, key, b.Location())
+		if err != nil {
+			continue
+		}
+		entries := make([]board.Entry, len(t.Top))
+		for i, r := range t.Top {
+			entries[i] = board.Entry{Rank: r.Rank, Position: r.Position, Member: r.Member, Name: r.Name, Score: r.Score, Fields: r.Fields}
+		}
+		v.Cards = append(v.Cards, templates.Card{
+			Title: p.Title(),
+			Href:  boardURL(b.ID, p, false, 1, 0, ""),
+			Meta:  templates.Group(t.Members) + " " + templates.Plural(t.Members, "member", "members"),
+			Rows:  tableOf(&b, entries, "", "").Rows,
+		})
+	}
+	pages := max(1, (total+winnersPerPage-1)/winnersPerPage)
+	if page > pages && total > 0 {
+		return request.NotFound("No such page", fmt.Sprintf("There are %d pages of past winners.", pages),
+			templates.Link{Label: "Past winners", Href: winnersURL(b.ID, kind, 1)})
+	}
+	v.PageLabel = fmt.Sprintf("Page %d of %d", page, pages)
+	if page > 1 {
+		v.Newer = winnersURL(b.ID, kind, page-1)
+	}
+	if page < pages {
+		v.Older = winnersURL(b.ID, kind, page+1)
+	}
+	return request.Render(c, 200, templates.Page("Past winners · "+b.Title, templates.Winners(v)))
+}
+
+func winnersURL(id string, k board.Kind, page int) string {
+	q := url.Values{}
+	if k != "" {
+		q.Set("period", string(k))
+	}
+	if page > 1 {
+		q.Set("page", strconv.Itoa(page))
+	}
+	u := "/b/" + url.PathEscape(id) + "/winners"
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
+}
+
+func cutLabel(label string) (kind, key string, ok bool) {
+	for i := range label {
+		if label[i] == ':' {
+			return label[:i], label[i+1:], true
+		}
+	}
+	return label, "", false
+}
+
+func kindPlural(k board.Kind) string {
+	return map[board.Kind]string{board.Daily: "days", board.Weekly: "weeks", board.Monthly: "months", board.Yearly: "years"}[k]
+}
