@@ -52,7 +52,7 @@ type Options struct {
 	Export request.Exporter
 	// History serves the past winners from the archive; nil: none.
 	History History
-	Logger *slog.Logger
+	Logger  *slog.Logger
 }
 
 // Handler serves the public pages.
