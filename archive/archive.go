@@ -562,3 +562,33 @@ func (db *DB) Winners(ctx context.Context, boardID string, kind board.Kind, offs
 	}
 	return out, total, rs.Err()
 }
+
+// Standing is a member's place in one archived period.
+type Standing struct {
+	Period  string
+	Rank    int
+	Score   float64
+	Members int
+}
+
+// History lists a member's standings in the archived periods of one kind,
+// the newest limit of them, oldest first.
+func (db *DB) History(ctx context.Context, boardID, member string, kind board.Kind, limit int) ([]Standing, error) {
+	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT e.period, e.rank, e.score, p.members FROM archive_entries e
+		JOIN archive_periods p ON p.board = e.board AND p.period = e.period
+		WHERE e.board = ? AND e.member = ? AND e.period LIKE ? ORDER BY p.ends_at DESC LIMIT ?`), boardID, member, string(kind)+":%", limit)
+	if err != nil {
+		return nil, fmt.Errorf("archive: history of %q on %q: %w", member, boardID, err)
+	}
+	defer rs.Close()
+	var out []Standing
+	for rs.Next() {
+		var s Standing
+		if err := rs.Scan(&s.Period, &s.Rank, &s.Score, &s.Members); err != nil {
+			return nil, fmt.Errorf("archive: history of %q on %q: %w", member, boardID, err)
+		}
+		out = append(out, s)
+	}
+	slices.Reverse(out)
+	return out, rs.Err()
+}

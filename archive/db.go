@@ -126,6 +126,9 @@ CREATE TABLE archive_entries (
 );
 CREATE UNIQUE INDEX archive_entries_position ON archive_entries (board, period, position);
 `,
+	2: `
+CREATE INDEX archive_entries_member ON archive_entries (board, member); -- a member's history
+`,
 }
 
 func (db *DB) migrate(ctx context.Context) error {

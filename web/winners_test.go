@@ -63,3 +63,63 @@ func TestPastWinners(t *testing.T) {
 		t.Fatalf("a page past the end: %d", res.StatusCode)
 	}
 }
+
+// TestMemberHistory: a member page charts the member's rank in archived
+// periods, with the numbers in a table; a member seen only in the past has
+// a page too.
+func TestMemberHistory(t *testing.T) {
+	ctx := context.Background()
+	rdb := srv.Client(t)
+	rdb.FlushDB(ctx)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var b board.Board
+	for i, ago := range []int{21, 14, 7} { // three closed weeks
+		at := time.Now().UTC().AddDate(0, 0, -ago)
+		s := board.NewStore(rdb, board.WithClock(func() time.Time { return at }))
+		if i == 0 {
+			if b, err = s.CreateBoard(ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for m, v := range map[string]float64{"ann": float64(10 * (i + 1)), "bob": 15, "old": 5} {
+			if m == "old" && i > 0 {
+				continue
+			}
+			if _, err := s.Submit(ctx, b.ID, board.Submission{Member: m, Score: v, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	store := board.NewStore(rdb)
+	if _, err := (&archive.Archiver{Store: store, DB: db, Log: quiet}).Due(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// "old" scored only in the first week; all time still has it, so drop it there.
+	if _, err := store.RemoveMember(ctx, b.ID, "old", nil, board.Author{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	h := httptest.NewServer(New(Options{Store: store, History: db, Logger: quiet}))
+	defer h.Close()
+	f := &fixture{t: t, http: h}
+	res, page := f.get("/b/chess/m/ann")
+	if res.StatusCode != 200 || !strings.Contains(page, `data-testid="history"`) || strings.Count(page, "<circle") != 3 ||
+		!strings.Contains(page, "<polyline") || !strings.Contains(page, "<title>") || strings.Count(page, `<td class="num"><strong>`) < 3 {
+		t.Fatalf("history of ann %d:\n%s", res.StatusCode, page)
+	}
+	// ann: 2nd, 2nd, 1st (10 < 15, 20 > 15, 30 > 15)
+	first, last := b.Current(board.Weekly, time.Now().UTC().AddDate(0, 0, -21)), b.Current(board.Weekly, time.Now().UTC().AddDate(0, 0, -7))
+	if strings.Index(page, first.Title()) > strings.Index(page, last.Title()) {
+		t.Fatal("the oldest week does not come first")
+	}
+	if res, page := f.get("/b/chess/m/old"); res.StatusCode != 200 || strings.Count(page, "<circle") != 1 {
+		t.Fatalf("a member seen only in the past: %d", res.StatusCode)
+	}
+	if res, _ := f.get("/b/chess/m/nobody"); res.StatusCode != 404 {
+		t.Fatalf("nobody: %d", res.StatusCode)
+	}
+}

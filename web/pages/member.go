@@ -41,9 +41,46 @@ func (s *Handler) memberPage(c echo.Context) error {
 		}
 		v.Periods = append(v.Periods, mp)
 	}
-	if !ranked && v.Name == member {
+	if k := closingKind(&b); k != "" && s.opts.History != nil {
+		if v.History, err = s.history(c, &b, member, k); err != nil {
+			return err
+		}
+	}
+	if !ranked && v.Name == member && (v.History == nil || len(v.History.Rows) == 0) {
 		return request.NotFound("Member not found", fmt.Sprintf("“%s” has no score on %s right now.", member, b.Title),
 			templates.Link{Label: "Back to " + b.Title, Href: v.BoardHref}, request.HomeLink)
 	}
 	return request.Render(c, 200, templates.Page(v.Name+" · "+b.Title, templates.MemberPage(v)))
 }
+
+// historyLen is how many past periods a member page charts.
+const historyLen = 12
+
+// history is a member's rank in the last closed periods of a kind.
+func (s *Handler) history(c echo.Context, b *board.Board, member string, k board.Kind) (*templates.RankChart, error) {
+	sts, err := s.opts.History.History(c.Request().Context(), b.ID, member, k, historyLen)
+	if err != nil {
+		return nil, err
+	}
+	chart := &templates.RankChart{Title: "Past " + kindPlural(k)}
+	var ranks []int
+	var labels []string
+	worst := 1
+	for _, st := range sts {
+		_, key, _ := cutLabel(st.Period)
+		p, err := board.ParsePeriod(k, key, b.Location())
+		if err != nil {
+			continue
+		}
+		score := b.Format.Display(st.Score)
+		chart.Rows = append(chart.Rows, templates.ChartRow{Period: p.Title(), Href: boardURL(b.ID, p, false, 1, 0, ""),
+			Rank: templates.Ordinal(st.Rank), Of: templates.Group(st.Members), Score: score})
+		ranks = append(ranks, st.Rank)
+		labels = append(labels, fmt.Sprintf("%s: %s of %s, %s", p.Title(), templates.Ordinal(st.Rank), templates.Group(st.Members), score))
+		worst = max(worst, st.Rank)
+	}
+	chart.Line, chart.Dots = templates.PlotRanks(ranks, worst, labels)
+	chart.Top, chart.Bottom = templates.Ordinal(1), templates.Ordinal(worst)
+	return chart, nil
+}
+

@@ -18,6 +18,21 @@ import (
 // History is what the archive tells about closed periods.
 type History interface {
 	Winners(ctx context.Context, boardID string, kind board.Kind, offset, limit int) ([]archive.PeriodTop, int, error)
+	History(ctx context.Context, boardID, member string, kind board.Kind, limit int) ([]archive.Standing, error)
+}
+
+// closingKind is the kind of period past winners and histories show: the
+// board's default, or its first kind that closes; "" when only all time.
+func closingKind(b *board.Board) board.Kind {
+	if b.DefaultPeriod != board.AllTime {
+		return b.DefaultPeriod
+	}
+	for _, k := range b.Periods {
+		if k != board.AllTime {
+			return k
+		}
+	}
+	return ""
 }
 
 const winnersPerPage = 24
@@ -29,7 +44,7 @@ func (s *Handler) winners(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	kind := b.DefaultPeriod
+	kind := closingKind(&b)
 	if k := c.QueryParam("period"); k != "" {
 		pk, err := board.ParseKind(k)
 		if err != nil || !b.Enabled(pk) || pk == board.AllTime {
@@ -37,14 +52,6 @@ func (s *Handler) winners(c echo.Context) error {
 				templates.Link{Label: "Past winners", Href: winnersURL(b.ID, "", 1)})
 		}
 		kind = pk
-	}
-	if kind == board.AllTime { // a board whose default is all time: its first kind that closes
-		for _, k := range b.Periods {
-			if k != board.AllTime {
-				kind = k
-				break
-			}
-		}
 	}
 	page, err := request.Int(c.QueryParam("page"), "page", 1, 1, 100_000)
 	if err != nil {
@@ -57,7 +64,7 @@ func (s *Handler) winners(c echo.Context) error {
 			v.Tabs = append(v.Tabs, templates.Link{Label: strings.ToUpper(label[:1]) + label[1:], Href: winnersURL(b.ID, k, 1), Current: k == kind})
 		}
 	}
-	if kind == board.AllTime { // only all time: nothing ever closes
+	if kind == "" { // only all time: nothing ever closes
 		return request.Render(c, 200, templates.Page("Past winners · "+b.Title, templates.Winners(v)))
 	}
 	tops, total, err := s.opts.History.Winners(c.Request().Context(), b.ID, kind, (page-1)*winnersPerPage, winnersPerPage)

@@ -5,6 +5,7 @@ package templates
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"podium/board"
@@ -130,6 +131,7 @@ type MemberView struct {
 	Name       string
 	Member     string
 	Periods    []MemberPeriod
+	History    *RankChart // past periods from the archive; nil without
 }
 
 // EmbedView is the widget.
@@ -229,4 +231,60 @@ type WinnersView struct {
 	Older     string // next page, when there is one
 	Newer     string
 	PageLabel string
+}
+
+// RankChart is a member's rank over past periods, drawn as an SVG line (best
+// rank at the top) and told in full by the table beside it.
+type RankChart struct {
+	Title  string // "Past weeks"
+	Line   string // SVG polyline points
+	Dots   []ChartDot
+	Top    string // the best rank on the axis, "1st"
+	Bottom string // the worst, "24th"
+	Rows   []ChartRow
+}
+
+// ChartDot is one period on the chart.
+type ChartDot struct {
+	X, Y  string
+	Label string // "Week 46: 3rd of 24, 1,970 pts"
+}
+
+// ChartRow is one period in the chart's table.
+type ChartRow struct {
+	Period string
+	Href   string
+	Rank   string
+	Of     string
+	Score  string
+}
+
+// Chart geometry: a 600×160 drawing scaled to the card's width.
+const (
+	ChartW, ChartH = 600, 160
+	chartPad       = 16
+)
+
+// PlotRanks places ranks (best first: 1 at the top) evenly across the chart,
+// with worst the bottom of the axis.
+func PlotRanks(ranks []int, worst int, labels []string) (line string, dots []ChartDot) {
+	if worst < 1 {
+		worst = 1
+	}
+	n := len(ranks)
+	var pts []string
+	for i, r := range ranks {
+		x := float64(ChartW) / 2
+		if n > 1 {
+			x = chartPad + float64(i)*float64(ChartW-2*chartPad)/float64(n-1)
+		}
+		y := float64(chartPad)
+		if worst > 1 {
+			y = chartPad + float64(r-1)*float64(ChartH-2*chartPad)/float64(worst-1)
+		}
+		xs, ys := strconv.FormatFloat(x, 'f', 1, 64), strconv.FormatFloat(y, 'f', 1, 64)
+		pts = append(pts, xs+","+ys)
+		dots = append(dots, ChartDot{X: xs, Y: ys, Label: labels[i]})
+	}
+	return strings.Join(pts, " "), dots
 }
