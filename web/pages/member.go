@@ -83,4 +83,3 @@ func (s *Handler) history(c echo.Context, b *board.Board, member string, k board
 	chart.Top, chart.Bottom = templates.Ordinal(1), templates.Ordinal(worst)
 	return chart, nil
 }
-
