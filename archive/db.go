@@ -54,7 +54,9 @@ func Open(ctx context.Context, target string) (*DB, error) {
 		// fail to write; the busy timeout waits for the other instead.
 		db.sql, err = sql.Open("sqlite", "file:"+target+"?_pragma=busy_timeout(60000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 		if err == nil {
-			db.sql.SetMaxOpenConns(1)
+			// Readers (an export streaming a period, pages) go on beside
+			// the one writer WAL allows.
+			db.sql.SetMaxOpenConns(4)
 		}
 	}
 	if err != nil {

@@ -2,7 +2,9 @@ package archive
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"time"
 
 	"podium/board"
 )
@@ -41,50 +43,65 @@ func (r *Reader) Each(ctx context.Context, b *board.Board, p board.Period, fn fu
 			return r.fromArchive(ctx, b, p, fn)
 		}
 	}
-	// From Redis, the live set page by page: a write meanwhile may move a
-	// member across pages, which is shown once (a snapshot would cost the
-	// period's size in Redis memory for every download).
-	seen := map[string]bool{}
-	for offset := 0; ; offset += pageSize {
-		pg, err := r.Store.Page(ctx, b, p, offset, pageSize)
+	// From Redis, a snapshot taken atomically: paging the live set by
+	// position would skip or repeat members that move meanwhile. It costs
+	// the period's size in Redis memory while the export runs, which the
+	// limit on exports at once bounds.
+	snap, err := r.Store.Snapshot(ctx, b, p, exportTTL)
+	if err != nil {
+		return err
+	}
+	defer snap.Close(context.WithoutCancel(ctx))
+	for offset := 0; offset < snap.Total; offset += pageSize {
+		pg, err := snap.Page(ctx, offset, pageSize)
 		if err != nil {
 			return err
 		}
-		var out []board.Entry
-		for _, e := range pg.Entries {
-			if !seen[e.Member] {
-				seen[e.Member] = true
-				out = append(out, e)
-			}
-		}
-		if len(out) > 0 {
-			if err := fn(out); err != nil {
-				return err
-			}
-		}
-		if len(pg.Entries) < pageSize {
+		if len(pg.Entries) == 0 {
 			return nil
 		}
+		if err := fn(pg.Entries); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
+// exportTTL bounds how long an export's snapshot may outlive a crash.
+const exportTTL = 30 * time.Minute
+
+// fromArchive reads the period in one query, so a final archiving pass that
+// rewrites it meanwhile cannot mix two copies; rows stream from the cursor.
 func (r *Reader) fromArchive(ctx context.Context, b *board.Board, p board.Period, fn func([]board.Entry) error) error {
-	for offset := 0; ; offset += pageSize {
-		rows, err := r.DB.Rows(ctx, b.ID, p.String(), offset, pageSize)
-		if err != nil {
-			return err
+	rs, err := r.DB.sql.QueryContext(ctx, r.DB.q(`SELECT position, rank, member, name, score, fields FROM archive_entries
+		WHERE board = ? AND period = ? ORDER BY position`), b.ID, p.String())
+	if err != nil {
+		return fmt.Errorf("archive: read %s of %q: %w", p, b.ID, err)
+	}
+	defer rs.Close()
+	page := make([]board.Entry, 0, pageSize)
+	for rs.Next() {
+		var e board.Entry
+		var fields string
+		if err := rs.Scan(&e.Position, &e.Rank, &e.Member, &e.Name, &e.Score, &fields); err != nil {
+			return fmt.Errorf("archive: read %s of %q: %w", p, b.ID, err)
 		}
-		out := make([]board.Entry, len(rows))
-		for i, x := range rows {
-			out[i] = board.Entry{Rank: x.Rank, Position: x.Position, Member: x.Member, Name: x.Name, Score: x.Score, Fields: x.Fields}
+		if fields != "[]" && fields != "" {
+			_ = json.Unmarshal([]byte(fields), &e.Fields)
 		}
-		if len(out) > 0 {
-			if err := fn(out); err != nil {
+		page = append(page, e)
+		if len(page) == pageSize {
+			if err := fn(page); err != nil {
 				return err
 			}
-		}
-		if len(rows) < pageSize {
-			return nil
+			page = page[:0]
 		}
 	}
+	if err := rs.Err(); err != nil {
+		return fmt.Errorf("archive: read %s of %q: %w", p, b.ID, err)
+	}
+	if len(page) > 0 {
+		return fn(page)
+	}
+	return nil
 }

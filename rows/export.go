@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -65,21 +66,22 @@ func exportCSV(w io.Writer, b *board.Board, each func(fn func([]board.Entry) err
 	return cw.Error()
 }
 
-// cell keeps a spreadsheet from running text as a formula (CSV injection).
+// cell keeps a spreadsheet from running text as a formula (CSV injection),
+// leading spaces or not.
 func cell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	if t := strings.TrimLeft(s, " "); t != "" && strings.ContainsRune("=+-@\t\r", rune(t[0])) {
 		return "'" + s
 	}
 	return s
 }
 
 type exportRow struct {
-	Rank   int         `json:"rank"`
-	Member string      `json:"member"`
-	Name   string      `json:"name"`
-	Score  string      `json:"score"`
-	Raw    json.Number `json:"raw_score"`
-	Fields []int64     `json:"fields,omitempty"`
+	Rank   int     `json:"rank"`
+	Member string  `json:"member"`
+	Name   string  `json:"name"`
+	Score  string  `json:"score"`
+	Raw    any     `json:"raw_score"` // a JSON number; "+Inf" or "-Inf" as text (outside writers can store them)
+	Fields []int64 `json:"fields,omitempty"`
 }
 
 func exportJSON(w io.Writer, b *board.Board, p board.Period, each func(fn func([]board.Entry) error) error) error {
@@ -91,8 +93,11 @@ func exportJSON(w io.Writer, b *board.Board, p board.Period, each func(fn func([
 	first := true
 	err := each(func(es []board.Entry) error {
 		for _, e := range es {
-			row, err := json.Marshal(exportRow{Rank: e.Rank, Member: e.Member, Name: e.Name, Score: b.Format.Display(e.Score),
-				Raw: json.Number(b.Format.Number(e.Score)), Fields: e.Fields})
+			var raw any = json.Number(b.Format.Number(e.Score))
+			if math.IsInf(e.Score, 0) || math.IsNaN(e.Score) {
+				raw = b.Format.Number(e.Score)
+			}
+			row, err := json.Marshal(exportRow{Rank: e.Rank, Member: e.Member, Name: e.Name, Score: b.Format.Display(e.Score), Raw: raw, Fields: e.Fields})
 			if err != nil {
 				return err
 			}

@@ -1,10 +1,15 @@
 package web
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -85,4 +90,45 @@ func apiGet(t *testing.T, url string) (*http.Response, string) {
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return res, string(b)
+}
+
+// brokenExporter hands over a few pages and then fails, as Redis going away
+// in the middle of a download would.
+type brokenExporter struct{}
+
+func (brokenExporter) Each(_ context.Context, _ *board.Board, _ board.Period, fn func([]board.Entry) error) error {
+	for i := range 5 {
+		page := make([]board.Entry, 1000)
+		for j := range page {
+			page[j] = board.Entry{Rank: i*1000 + j + 1, Member: fmt.Sprintf("member-%06d", i*1000+j), Name: "A name long enough to fill the buffer", Score: 1}
+		}
+		if err := fn(page); err != nil {
+			return err
+		}
+	}
+	return errors.New("redis went away")
+}
+
+// TestExportBrokenMidway: a download that fails after it began is broken for
+// the client, never a short file that looks whole.
+func TestExportBrokenMidway(t *testing.T) {
+	f := newFixture(t)
+	f.board(board.Board{ID: "big", Title: "Big", Periods: []board.Kind{board.AllTime}}, nil)
+	h := httptest.NewServer(New(Options{Store: f.store, Export: brokenExporter{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	defer h.Close()
+	for _, enc := range []string{"", "gzip"} {
+		req, _ := http.NewRequest(http.MethodGet, h.URL+"/b/big/export?period=all", nil)
+		if enc != "" {
+			req.Header.Set("Accept-Encoding", enc)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || err == nil {
+			t.Fatalf("%s: status %d, read error %v: the broken download looked whole", enc, res.StatusCode, err)
+		}
+	}
 }

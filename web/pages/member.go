@@ -43,7 +43,10 @@ func (s *Handler) memberPage(c echo.Context) error {
 	}
 	if k := closingKind(&b); k != "" && s.opts.History != nil {
 		if v.History, err = s.history(c, &b, member, k); err != nil {
-			return err
+			// The archive is not the page: without it, the page goes on
+			// without the chart.
+			s.log.Warn("member history unavailable", "board", b.ID, "member", member, "error", err)
+			v.History = nil
 		}
 	}
 	if !ranked && v.Name == member && (v.History == nil || len(v.History.Rows) == 0) {
@@ -81,5 +84,8 @@ func (s *Handler) history(c echo.Context, b *board.Board, member string, k board
 	}
 	chart.Line, chart.Dots = templates.PlotRanks(ranks, worst, labels)
 	chart.Top, chart.Bottom = templates.Ordinal(1), templates.Ordinal(worst)
+	if worst == 1 {
+		chart.Bottom = "" // first every time: one line says it
+	}
 	return chart, nil
 }

@@ -89,7 +89,7 @@ func (s *Handler) winners(c echo.Context) error {
 		})
 	}
 	pages := max(1, (total+winnersPerPage-1)/winnersPerPage)
-	if page > pages && total > 0 {
+	if page > pages {
 		return request.NotFound("No such page", fmt.Sprintf("There are %d pages of past winners.", pages),
 			templates.Link{Label: "Past winners", Href: winnersURL(b.ID, kind, 1)})
 	}
