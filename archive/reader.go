@@ -2,7 +2,6 @@ package archive
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -86,9 +85,7 @@ func (r *Reader) fromArchive(ctx context.Context, b *board.Board, p board.Period
 		if err := rs.Scan(&e.Position, &e.Rank, &e.Member, &e.Name, &e.Score, &fields); err != nil {
 			return fmt.Errorf("archive: read %s of %q: %w", p, b.ID, err)
 		}
-		if fields != "[]" && fields != "" {
-			_ = json.Unmarshal([]byte(fields), &e.Fields)
-		}
+		e.Fields = decodeFields(fields)
 		page = append(page, e)
 		if len(page) == pageSize {
 			if err := fn(page); err != nil {

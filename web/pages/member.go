@@ -2,6 +2,7 @@ package pages
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -70,7 +71,7 @@ func (s *Handler) history(c echo.Context, b *board.Board, member string, k board
 	var labels []string
 	worst := 1
 	for _, st := range sts {
-		_, key, _ := cutLabel(st.Period)
+		_, key, _ := strings.Cut(st.Period, ":")
 		p, err := board.ParsePeriod(k, key, b.Location())
 		if err != nil {
 			continue

@@ -72,7 +72,7 @@ func (s *Handler) winners(c echo.Context) error {
 		return err
 	}
 	for _, t := range tops {
-		_, key, _ := cutLabel(t.Period)
+		_, key, _ := strings.Cut(t.Period, ":")
 		p, err := board.ParsePeriod(kind, key, b.Location())
 		if err != nil {
 			continue
@@ -116,15 +116,6 @@ func winnersURL(id string, k board.Kind, page int) string {
 		u += "?" + q.Encode()
 	}
 	return u
-}
-
-func cutLabel(label string) (kind, key string, ok bool) {
-	for i := range label {
-		if label[i] == ':' {
-			return label[:i], label[i+1:], true
-		}
-	}
-	return label, "", false
 }
 
 func kindPlural(k board.Kind) string {
