@@ -40,6 +40,7 @@ type Archiver struct {
 	DB       *DB
 	Grace    time.Duration // how long after a period closes the final pass waits for late writes
 	Interval time.Duration // how often Run looks for work
+	Linger   time.Duration // how long expiring keys live (DefaultLinger)
 	Log      *slog.Logger
 }
 
@@ -115,6 +116,9 @@ func (a *Archiver) Due(ctx context.Context) (int, error) {
 				copied++
 			}
 		}
+		if err := a.settle(ctx, b); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return copied, errors.Join(errs...)
 }
@@ -141,16 +145,36 @@ func (a *Archiver) Period(ctx context.Context, b *board.Board, p board.Period) (
 	return a.DB.Count(ctx, b.ID, p.String())
 }
 
-// states reads how far each period of a board got.
-func (a *Archiver) states(ctx context.Context, b *board.Board) (map[string]int, error) {
+// rawStates reads the archive state of each period of a board, as stored:
+// "<pass> <time µs>", then " changed" when a write to the closed period
+// lowered it to 0 (copy again), or board.ExpiredMark and a time once its
+// keys were set to expire.
+func (a *Archiver) rawStates(ctx context.Context, b *board.Board) (map[string]string, error) {
 	m, err := a.rdb().HGetAll(ctx, board.ArchiveState(b.ID)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("archive: state of %q: %w", b.ID, err)
 	}
+	return m, nil
+}
+
+// passOf is the pass a stored state records.
+func passOf(state string) int {
+	pass, _, _ := strings.Cut(state, " ")
+	n, _ := strconv.Atoi(pass)
+	return n
+}
+
+func expired(state string) bool { return strings.Contains(state, board.ExpiredMark) }
+
+// states reads how far each period of a board got.
+func (a *Archiver) states(ctx context.Context, b *board.Board) (map[string]int, error) {
+	m, err := a.rawStates(ctx, b)
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[string]int, len(m))
 	for k, v := range m {
-		pass, _, _ := strings.Cut(v, " ")
-		out[k], _ = strconv.Atoi(pass)
+		out[k] = passOf(v)
 	}
 	return out, nil
 }
@@ -186,12 +210,17 @@ var release = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then ret
 var renew = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`)
 
 // record raises a period's state, never lowers it (a slow replica finishing
-// a first pass after another's final one), and only while the lock is ours.
-// KEYS: state, lock. ARGV: period, pass, time, token.
+// a first pass after another's final one), only while the lock is ours
+// (else 0), and only if the state is still the one the copy's snapshot saw
+// (else 2): a removal or a reset of the closed period since then changed it,
+// so this copy misses that change and the next pass copies again.
+// KEYS: state, lock. ARGV: period, pass, time, token, state at the snapshot.
 var record = redis.NewScript(`
 if redis.call('GET', KEYS[2]) ~= ARGV[4] then return 0 end
-local cur = tonumber(string.match(redis.call('HGET', KEYS[1], ARGV[1]) or '0', '^%d+')) or 0
-if tonumber(ARGV[2]) > cur then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3]) end
+local v = redis.call('HGET', KEYS[1], ARGV[1]) or ''
+if v ~= ARGV[5] then return 2 end
+local cur = tonumber(string.match(v, '^%d+')) or 0
+if tonumber(ARGV[2]) >= cur then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3]) end
 return 1`)
 
 // lockTTL bounds how long a replica that died mid-copy keeps others out; a
@@ -241,16 +270,20 @@ func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period,
 			return false, nil
 		}
 	}
-	n, err := a.copy(ctx, b, p, pass)
+	n, seen, err := a.copy(ctx, b, p, pass)
 	if err != nil {
 		return false, err
 	}
-	ours, err := record.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID), lock}, p.String(), pass, a.Store.Now().UnixMicro(), tok).Int()
+	ours, err := record.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID), lock}, p.String(), pass, a.Store.Now().UnixMicro(), tok, seen).Int()
 	if err != nil {
 		return false, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
 	}
-	if ours == 0 {
+	switch ours {
+	case 0:
 		return false, fmt.Errorf("archive: lost the lock on %s of %q while copying; another replica records it", p, b.ID)
+	case 2:
+		a.Log.Info("archive: the period changed while it was copied; the next pass copies it again", "board", b.ID, "period", p.String())
+		return false, nil
 	}
 	a.Log.Info("archived", "board", b.ID, "period", p.String(), "pass", pass, "members", n, "to", a.DB.String())
 	return true, nil
@@ -268,17 +301,28 @@ const snapshotTTL = time.Hour
 // during the copy cannot make it skip or repeat a member), read a page at a
 // time (a million members never sit in this process's memory at once). The
 // transaction commits only if it wrote as many rows as the snapshot holds,
-// and never replaces a later pass's copy with an earlier one's.
-func (a *Archiver) copy(ctx context.Context, b *board.Board, p board.Period, pass int) (int, error) {
+// and never replaces a later pass's copy with an earlier one's. It returns
+// the period's archive state as the snapshot saw it.
+func (a *Archiver) copy(ctx context.Context, b *board.Board, p board.Period, pass int) (int, string, error) {
 	def, err := json.Marshal(board.SpecOf(b))
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	snap, err := a.Store.Snapshot(ctx, b, p, snapshotTTL)
 	if err != nil {
-		return 0, err // ErrNotFound: the board was deleted; nothing to copy
+		return 0, "", err // ErrNotFound: the board was deleted; nothing to copy
 	}
 	defer snap.Close(context.WithoutCancel(ctx))
+	if expired(snap.State) {
+		// Its keys are gone or going: Redis holds less than the archive.
+		return 0, "", fmt.Errorf("archive: %s of %q has expired from Redis; the archive's copy is final: %w", p, b.ID, board.ErrArchived)
+	}
+	n, err := a.write(ctx, b, p, pass, snap, string(def))
+	return n, snap.State, err
+}
+
+// write replaces the archive's copy of a period with a snapshot's rows.
+func (a *Archiver) write(ctx context.Context, b *board.Board, p board.Period, pass int, snap *board.Snapshot, def string) (int, error) {
 	db := a.DB
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
@@ -317,7 +361,7 @@ func (a *Archiver) copy(ctx context.Context, b *board.Board, p board.Period, pas
 		return 0, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
 	}
 	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO archive_periods (board, period, starts_at, ends_at, members, pass, archived_at, definition) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-		b.ID, p.String(), p.Start.UnixMicro(), p.End.UnixMicro(), pos, pass, a.Store.Now().UnixMicro(), string(def)); err != nil {
+		b.ID, p.String(), p.Start.UnixMicro(), p.End.UnixMicro(), pos, pass, a.Store.Now().UnixMicro(), def); err != nil {
 		return 0, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -330,13 +374,13 @@ func (a *Archiver) copy(ctx context.Context, b *board.Board, p board.Period, pas
 type Status struct {
 	Board    string
 	Period   board.Period
-	State    string // "in progress", "pending", "archived once", "archived"
+	State    string // "in progress", "pending", "archived once, ...", "archived", "expiring", "archive only", ...
 	InRedis  int    // members Redis holds
 	Archived int    // rows the archive holds
 }
 
-// Statuses lists every stored period but all time, of every board, by board
-// and newest first.
+// Statuses lists every period but all time that Redis or the archive holds,
+// of every board, by board and newest first.
 func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
 	boards, err := a.Store.Boards(ctx)
 	if err != nil {
@@ -346,7 +390,7 @@ func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
 	var out []Status
 	for i := range boards {
 		b := &boards[i]
-		states, err := a.done(ctx, b)
+		raw, err := a.rawStates(ctx, b)
 		if err != nil {
 			return nil, err
 		}
@@ -354,27 +398,53 @@ func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
 		if err != nil {
 			return nil, err
 		}
+		held, err := a.DB.Periods(ctx, b.ID)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for _, p := range ps {
+			seen[p.String()] = true
+		}
+		for _, h := range held {
+			kind, key, ok := cutPeriod(h.Period)
+			if p, err := board.ParsePeriod(kind, key, b.Location()); ok && err == nil && !seen[h.Period] {
+				seen[h.Period] = true
+				ps = append(ps, p)
+			}
+		}
 		slices.SortFunc(ps, func(x, y board.Period) int { return y.End.Compare(x.End) })
 		for _, p := range ps {
 			if p.Kind == board.AllTime {
 				continue
 			}
 			st := Status{Board: b.ID, Period: p}
-			switch {
-			case now.Before(p.End):
-				st.State = "in progress"
-			case states[p.String()] >= PassFinal:
-				st.State = "archived"
-			case states[p.String()] == PassFirst:
-				st.State = "archived once, final pass after " + p.End.Add(a.grace()).Format(time.RFC3339)
-			default:
-				st.State = "pending"
-			}
 			if st.InRedis, err = a.Store.Count(ctx, b, p); err != nil {
 				return nil, err
 			}
 			if st.Archived, err = a.DB.Count(ctx, b.ID, p.String()); err != nil {
 				return nil, err
+			}
+			state, has := raw[p.String()]
+			switch {
+			case now.Before(p.End):
+				st.State = "in progress"
+			case expired(state) && st.Archived == 0:
+				st.State = "expired from Redis and missing from the archive"
+			case expired(state) && st.InRedis > 0:
+				st.State = "archived, expiring from Redis"
+			case expired(state):
+				st.State = "archived, only in the archive"
+			case !has && st.Archived > 0 && st.InRedis == 0:
+				st.State = "only in the archive"
+			case !has || st.Archived == 0:
+				st.State = "pending"
+			case passOf(state) >= PassFinal:
+				st.State = "archived"
+			case passOf(state) == PassFirst:
+				st.State = "archived once, final pass after " + p.End.Add(a.grace()).Format(time.RFC3339)
+			default:
+				st.State = "changed since archived, copied again at the next pass"
 			}
 			out = append(out, st)
 		}

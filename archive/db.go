@@ -131,6 +131,12 @@ CREATE UNIQUE INDEX archive_entries_position ON archive_entries (board, period, 
 	2: `
 CREATE INDEX archive_entries_member ON archive_entries (board, member); -- a member's history
 `,
+	3: `
+ALTER TABLE archive_entries ADD COLUMN name_lc TEXT NOT NULL DEFAULT ''; -- the name in lower case (Go's strings.ToLower), for search by name
+UPDATE archive_entries SET name_lc = lower(name);
+CREATE INDEX archive_entries_name ON archive_entries (board, period, name_lc);
+CREATE INDEX archive_entries_score ON archive_entries (board, period, score); -- score ranges
+`,
 }
 
 func (db *DB) migrate(ctx context.Context) error {

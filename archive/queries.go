@@ -15,7 +15,7 @@ import (
 	"podium/board"
 )
 
-// insertRows is how many rows one INSERT carries (8 values each, well under
+// insertRows is how many rows one INSERT carries (9 values each, well under
 // both databases' limits on parameters).
 const insertRows = 500
 
@@ -25,19 +25,14 @@ func (db *DB) insert(ctx context.Context, tx *sql.Tx, boardID, period string, po
 		chunk := rows[:min(len(rows), insertRows)]
 		rows = rows[len(chunk):]
 		var q strings.Builder
-		q.WriteString(`INSERT INTO archive_entries (board, period, position, member, name, score, rank, fields) VALUES `)
-		args := make([]any, 0, 8*len(chunk))
+		q.WriteString(`INSERT INTO archive_entries (board, period, position, member, name, name_lc, score, rank, fields) VALUES `)
+		args := make([]any, 0, 9*len(chunk))
 		for i, e := range chunk {
 			if i > 0 {
 				q.WriteString(", ")
 			}
-			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?)")
-			fields := "[]"
-			if len(e.Fields) > 0 {
-				j, _ := json.Marshal(e.Fields)
-				fields = string(j)
-			}
-			args = append(args, boardID, period, pos, e.Member, e.Name, e.Score, e.Rank, fields)
+			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, boardID, period, pos, e.Member, e.Name, strings.ToLower(e.Name), e.Score, e.Rank, encodeFields(e.Fields))
 			pos++
 		}
 		if _, err := tx.ExecContext(ctx, db.q(q.String()), args...); err != nil {
@@ -54,6 +49,24 @@ func (db *DB) Count(ctx context.Context, boardID, period string) (int, error) {
 		return 0, fmt.Errorf("archive: count %s of %q: %w", period, boardID, err)
 	}
 	return n, nil
+}
+
+// Delete drops the archived copy of a period.
+func (db *DB) Delete(ctx context.Context, boardID, period string) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("archive: delete %s of %q: %w", period, boardID, err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{`DELETE FROM archive_entries WHERE board = ? AND period = ?`, `DELETE FROM archive_periods WHERE board = ? AND period = ?`} {
+		if _, err := tx.ExecContext(ctx, db.q(q), boardID, period); err != nil {
+			return fmt.Errorf("archive: delete %s of %q: %w", period, boardID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("archive: delete %s of %q: %w", period, boardID, err)
+	}
+	return nil
 }
 
 // Row is one archived entry.

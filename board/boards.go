@@ -209,6 +209,7 @@ func defFields(b *Board) []any {
 		"rank_style", string(b.RankStyle),
 		"fields", strings.Join(fields, ","),
 		"cap", strconv.Itoa(b.Cap),
+		"retention", strconv.Itoa(b.Retention),
 		"units", "1", // scores are whole numbers of Format.Unit (board/score.go)
 		"created", b.Created.Format(time.RFC3339Nano),
 		"updated", b.Updated.Format(time.RFC3339Nano),
@@ -228,6 +229,10 @@ func parseDef(m map[string]string) (Board, error) {
 	}
 	b.Format.Decimals, _ = strconv.Atoi(m["decimals"])
 	b.Cap, _ = strconv.Atoi(m["cap"])
+	b.Retention = DefaultRetention // definitions from before the option
+	if r, err := strconv.Atoi(m["retention"]); err == nil {
+		b.Retention = r
+	}
 	for _, p := range strings.Split(m["periods"], ",") {
 		if p != "" {
 			b.Periods = append(b.Periods, Kind(p))

@@ -80,8 +80,13 @@ type Board struct {
 	RankStyle     RankStyle
 	Fields        []Field
 	Cap           int // keep only the best Cap members per period; 0 keeps all
-	Created       time.Time
-	Updated       time.Time
+	// Retention is how many closed periods of each kind stay in Redis once
+	// archived; older ones expire and are read from the archive. 0 expires
+	// a period as soon as its final copy is safely archived. Definitions
+	// from the API and the console default to DefaultRetention.
+	Retention int
+	Created   time.Time
+	Updated   time.Time
 	// Version counts the definition's writes. Writes send the version they
 	// read and the script refuses a stale one, so no score is applied with
 	// settings (periods, cap, zone, encoding) that have since changed.
@@ -95,14 +100,18 @@ type Board struct {
 
 // Limits of a definition.
 const (
-	MaxFields     = 3
-	MaxTitleLen   = 120
-	MaxAffixLen   = 12
-	MaxCap        = 10_000_000
-	maxIDLen      = 64
-	maxDecimals   = 6
-	maxFieldName  = 32
-	defaultTZName = "UTC"
+	MaxFields   = 3
+	MaxTitleLen = 120
+	MaxAffixLen = 12
+	MaxCap      = 10_000_000
+	// DefaultRetention is how many closed periods of each kind a board
+	// keeps in Redis unless it says otherwise: last week stays fast to read.
+	DefaultRetention = 2
+	MaxRetention     = 10_000
+	maxIDLen         = 64
+	maxDecimals      = 6
+	maxFieldName     = 32
+	defaultTZName    = "UTC"
 )
 
 var (
@@ -272,6 +281,9 @@ func (b *Board) Validate() error {
 	}
 	if b.Cap < 0 || b.Cap > MaxCap {
 		add("cap", "must be from 0 (no cap) to %d", MaxCap)
+	}
+	if b.Retention < 0 || b.Retention > MaxRetention {
+		add("retention", "must be from 0 (expire closed periods once archived) to %d", MaxRetention)
 	}
 	return errors.Join(errs...)
 }

@@ -26,6 +26,12 @@ var (
 	// ErrBusy: the board cannot take writes for a moment (its scores are being
 	// converted, or its definition keeps changing); retry shortly.
 	ErrBusy = errors.New("board busy")
+	// ErrGone: a closed period whose scores have left Redis and which the
+	// archive does not hold (a lost archive, or keys removed by hand).
+	ErrGone = errors.New("period no longer kept")
+	// ErrArchived: a change to a closed period that lives only in the
+	// archive now; archived periods no longer change.
+	ErrArchived = errors.New("period archived")
 )
 
 // FieldError names the field of a definition or submission that is wrong, so a

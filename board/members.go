@@ -35,6 +35,7 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *Per
 		return nil, fmt.Errorf("board: remove from %q: %w", boardID, err)
 	}
 	keys := append([]string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), periodsKey(b.ID)}, auditKeys(b.ID, by)...)
+	keys = append(keys, ArchiveState(b.ID))
 	if p != nil {
 		z := ZSetKey(b.ID, *p)
 		keys = append(keys, z, entriesKey(z), distinctKey(z), groupCountKey(z))
@@ -51,6 +52,9 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *Per
 	}
 	if st == "nf" {
 		return nil, fmt.Errorf("board %q: %w", boardID, ErrNotFound)
+	}
+	if st == "archived" {
+		return nil, fmt.Errorf("board: %s of %q is archived and no longer changes: %w", p, boardID, ErrArchived)
 	}
 	var out []Removed
 	var zsets []string
@@ -84,6 +88,7 @@ func (s *Store) ResetPeriod(ctx context.Context, boardID string, p Period, by Au
 	}
 	z := ZSetKey(boardID, p)
 	keys := append([]string{defKey(boardID), periodsKey(boardID), z, entriesKey(z), distinctKey(z), groupCountKey(z)}, auditKeys(boardID, by)...)
+	keys = append(keys, ArchiveState(boardID))
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	reply, err := scripts.reset.Run(ctx, s.rdb, keys, "", 0, 0, "", p.String(), by.Actor, by.Reason, s.auditKeep).Result()
@@ -96,6 +101,9 @@ func (s *Store) ResetPeriod(ctx context.Context, boardID string, p Period, by Au
 	}
 	if st == "nf" {
 		return 0, fmt.Errorf("board %q: %w", boardID, ErrNotFound)
+	}
+	if st == "archived" {
+		return 0, fmt.Errorf("board: %s of %q is archived and no longer changes: %w", p, boardID, ErrArchived)
 	}
 	n, _ := rest[0].(int64)
 	s.wrote(ctx, z)

@@ -105,6 +105,15 @@ func (s *Store) CountRange(ctx context.Context, b *Board, p Period, min, max flo
 	if err != nil {
 		return 0, fmt.Errorf("board: count %s of %q: %w", p, b.ID, err)
 	}
+	if n == 0 {
+		if past, err := s.FromPast(ctx, b, p); err != nil || past {
+			if err != nil {
+				return 0, err
+			}
+			_, matched, _, err := s.past.Range(ctx, b.ID, p.String(), min, max, b.Order == HigherIsBetter, 0, 1)
+			return matched, err
+		}
+	}
 	return int(n), nil
 }
 
@@ -113,6 +122,14 @@ func (s *Store) Total(ctx context.Context, b *Board, p Period) (int, error) {
 	n, err := s.rdb.ZCard(ctx, ZSetKey(b.ID, p)).Result()
 	if err != nil {
 		return 0, fmt.Errorf("board: total %s of %q: %w", p, b.ID, err)
+	}
+	if n == 0 {
+		if past, err := s.FromPast(ctx, b, p); err != nil || past {
+			if err != nil {
+				return 0, err
+			}
+			return s.past.Held(ctx, b.ID, p.String())
+		}
 	}
 	return int(n), nil
 }
@@ -136,8 +153,20 @@ func scoreBounds(min, max float64) (string, string, error) {
 	return f(min), f(max), nil
 }
 
+// view reads a view of a period: from Redis, or from the archive once the
+// period's keys have expired (FromPast).
 func (s *Store) view(ctx context.Context, b *Board, p Period, mode string, margs ...any) (Page, error) {
-	return s.viewOf(ctx, b, p, ZSetKey(b.ID, p), mode, margs...)
+	pg, err := s.viewOf(ctx, b, p, ZSetKey(b.ID, p), mode, margs...)
+	if (err == nil && pg.Total == 0) || (mode == "around" && errors.Is(err, ErrNotFound)) {
+		past, perr := s.FromPast(ctx, b, p)
+		if perr != nil {
+			return Page{}, perr
+		}
+		if past {
+			return s.pastView(ctx, b, p, mode, margs...)
+		}
+	}
+	return pg, err
 }
 
 // viewOf reads a view of the scores in zset z: a period's, or a snapshot's.
@@ -316,7 +345,7 @@ func (s *Store) standings(ctx context.Context, b *Board, ps []Period, members []
 			}
 		}
 		if stale < 0 || attempt > 0 || !b.denseDrifts() {
-			return out, nil
+			return s.standingsPast(ctx, b, ps, members, out)
 		}
 		if _, err := s.reindex(ctx, b, ps[stale]); err != nil {
 			return nil, err
@@ -346,17 +375,22 @@ func (s *Store) Search(ctx context.Context, b *Board, p Period, prefix string, l
 	if len(arr) == 0 {
 		return nil, false, errors.New("board: search: empty reply")
 	}
+	enc := encodingOf(b)
 	for i := 1; i+4 < len(arr); i += 5 {
-		id, _ := arr[i].(string)
-		sc, _ := arr[i+1].(string)
-		v, _ := strconv.ParseFloat(sc, 64)
-		name, _ := arr[i+4].(string)
-		if name == "" {
-			name = id
-		}
-		entries = append(entries, Entry{Member: id, Name: name, Score: v, Rank: toInt(arr[i+2]), Position: toInt(arr[i+3])})
+		e := entryOf(enc, arr[i], arr[i+1], arr[i+4])
+		e.Rank, e.Position = toInt(arr[i+2]), toInt(arr[i+3])
+		entries = append(entries, e)
 	}
 	slices.SortFunc(entries, func(a, b Entry) int { return a.Position - b.Position })
+	if len(entries) == 0 {
+		if past, err := s.FromPast(ctx, b, p); err != nil || past {
+			if err != nil {
+				return nil, false, err
+			}
+			entries, err := s.past.Search(ctx, b.ID, p.String(), strings.ToLower(prefix), limit)
+			return entries, true, err
+		}
+	}
 	return entries, toInt(arr[0]) == 1, nil
 }
 
@@ -370,7 +404,8 @@ type Snapshot struct {
 	b     *Board
 	p     Period
 	z     string
-	Total int // members in the copy
+	Total int    // members in the copy
+	State string // the period's archive state when copied ("" none)
 }
 
 // Snapshot copies a period; ErrNotFound when the board is gone.
@@ -378,8 +413,8 @@ func (s *Store) Snapshot(ctx context.Context, b *Board, p Period, ttl time.Durat
 	tok := make([]byte, 8)
 	_, _ = rand.Read(tok)
 	z := tagOf(b.ID) + ":snap:" + hex.EncodeToString(tok)
-	keys := []string{defKey(b.ID), ZSetKey(b.ID, p), z, distinctKey(z), groupCountKey(z)}
-	reply, err := scripts.snapshot.Run(ctx, s.rdb, keys, append(prelude(b), max(int(ttl.Seconds()), 1))...).Result()
+	keys := []string{defKey(b.ID), ZSetKey(b.ID, p), z, distinctKey(z), groupCountKey(z), ArchiveState(b.ID)}
+	reply, err := scripts.snapshot.Run(ctx, s.rdb, keys, append(prelude(b), max(int(ttl.Seconds()), 1), p.String())...).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, err)
 	}
@@ -390,7 +425,11 @@ func (s *Store) Snapshot(ctx context.Context, b *Board, p Period, ttl time.Durat
 	if st == "nf" {
 		return nil, fmt.Errorf("board %q: %w", b.ID, ErrNotFound)
 	}
-	return &Snapshot{s: s, b: b, p: p, z: z, Total: toInt(rest[0])}, nil
+	sn := &Snapshot{s: s, b: b, p: p, z: z, Total: toInt(rest[0])}
+	if len(rest) > 1 {
+		sn.State, _ = rest[1].(string)
+	}
+	return sn, nil
 }
 
 // Page reads entries of the copy, with ranks in the board's style.

@@ -16,6 +16,7 @@ type Spec struct {
 	RankStyle     string      `json:"rank_style,omitempty"`
 	Fields        []FieldSpec `json:"fields,omitempty"`
 	Cap           int         `json:"cap,omitempty"`
+	Retention     *int        `json:"retention,omitempty"` // absent: DefaultRetention
 	Created       *time.Time  `json:"created,omitempty"`
 	Updated       *time.Time  `json:"updated,omitempty"`
 }
@@ -40,7 +41,7 @@ func SpecOf(b *Board) Spec {
 		ID: b.ID, Title: b.Title, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod),
 		TimeZone: b.TimeZone, TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Cap: b.Cap,
 		Format:  FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
-		Periods: []string{}, Created: &b.Created, Updated: &b.Updated,
+		Periods: []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
 	}
 	for _, k := range b.Periods {
 		j.Periods = append(j.Periods, string(k))
@@ -56,7 +57,11 @@ func (j Spec) Board() Board {
 	b := Board{
 		ID: j.ID, Title: j.Title, Order: Order(j.Order), DefaultPeriod: Kind(j.DefaultPeriod),
 		TimeZone: j.TimeZone, TieBreak: TieBreak(j.TieBreak), RankStyle: RankStyle(j.RankStyle), Cap: j.Cap,
-		Format: Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
+		Format:    Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
+		Retention: DefaultRetention,
+	}
+	if j.Retention != nil {
+		b.Retention = *j.Retention
 	}
 	for _, k := range j.Periods {
 		b.Periods = append(b.Periods, Kind(k))

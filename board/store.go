@@ -14,7 +14,7 @@ var luaFiles embed.FS
 
 // scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
 var scripts = struct {
-	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot *redis.Script
+	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, expire *redis.Script
 }{
 	submit:    load("submit"),
 	view:      load("view"),
@@ -29,6 +29,7 @@ var scripts = struct {
 	upgrade:   load("upgrade"),
 	sched:     load("sched"),
 	snapshot:  load("snapshot"),
+	expire:    load("expire"),
 }
 
 func load(name string) *redis.Script {
@@ -65,6 +66,7 @@ type Store struct {
 	defs      defCache
 	auditKeep int
 	group     committer
+	past      Past // closed periods whose keys expired; nil: none
 }
 
 // Option configures a Store.

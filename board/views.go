@@ -70,13 +70,17 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 			continue
 		}
 		pg, pos, perr := decodeView(q.Board, q.Period, reply)
-		if perr == nil && q.Board.denseDrifts() && hasUnranked(pg) {
+		closedEmpty := ((perr == nil && pg.Total == 0) || (q.Member != "" && errors.Is(perr, ErrNotFound))) &&
+			q.Period.Kind != AllTime && !s.now().Before(q.Period.End)
+		if (perr == nil && q.Board.denseDrifts() && hasUnranked(pg)) || closedEmpty {
 			// An outside writer left the dense index behind: the single read
-			// repairs it and reads again.
+			// repairs it and reads again. A closed period Redis holds nothing
+			// of may have expired to the archive: the single read finds it.
 			if q.Member != "" {
 				pg, pos, perr = s.Around(ctx, q.Board, q.Period, q.Member, q.Radius)
 			} else {
 				pg, perr = s.Page(ctx, q.Board, q.Period, q.Offset, q.Limit)
+				pos = pg.Matched
 			}
 		}
 		if errors.Is(perr, ErrNotFound) && q.Member != "" {

@@ -1,9 +1,12 @@
 -- Remove a member from one period, or from every period that holds data,
 -- and record it in the board's audit log in the same step.
 -- KEYS: 1 def, 2 names, 3 names:lc, 4 names:idx, 5 periods set, 6 audit
--- stream, 7 the actor's audit stream, 8 audit actors set, then for one
--- period: zset, entries, distinct, counts. With no period keys the script
--- walks the periods set; those keys share the board's hash tag (same slot).
+-- stream, 7 the actor's audit stream, 8 audit actors set, 9 archive state,
+-- then for one period: zset, entries, distinct, counts. With no period keys
+-- the script walks the periods set; those keys share the board's hash tag
+-- (same slot). A closed period the archiver copied is marked changed (so it
+-- is copied again); one whose keys expired to the archive no longer changes:
+-- named, it is refused ({'archived'}); walking, it is passed over.
 -- ARGV (after the prelude's 4): 5 member id, 6 actor, 7 reason, 8 audit
 -- entries kept.
 -- Returns {'nf'} for an unknown board, else {'ok', zset, score, zset, score...}
@@ -13,9 +16,12 @@ if not def[1] and redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 local id = ARGV[5]
 local out, lines = {'ok'}, {}
 local function remove(z, ek, d, c)
+  local state = redis.call('HGET', KEYS[9], label_of(z))
+  if state and string.find(state, ' x', 1, true) then return end
   local e = entry_of(z, ek, id)
   local s = e and redis.call('ZSCORE', z, e)
   if not s then return end
+  if state then redis.call('HSET', KEYS[9], label_of(z), '0 ' .. now_ms() .. '000 changed') end
   redis.call('ZREM', z, e)
   if PW > 0 then redis.call('HDEL', ek, id) end
   group_del(d, c, e, s)
@@ -24,8 +30,10 @@ local function remove(z, ek, d, c)
   -- member, op, value, before, rank, after, rank, name, period (see submit.lua)
   lines[#lines + 1] = table.concat({id, 'remove', '', fmt(tonumber(s)), '', '', '', '', label_of(z)}, '\t')
 end
-if #KEYS > 8 then
-  remove(KEYS[9], KEYS[10], KEYS[11], KEYS[12])
+if #KEYS > 9 then
+  local state = redis.call('HGET', KEYS[9], label_of(KEYS[10]))
+  if state and string.find(state, ' x', 1, true) then return {'archived'} end
+  remove(KEYS[10], KEYS[11], KEYS[12], KEYS[13])
 else
   for _, z in ipairs(redis.call('SMEMBERS', KEYS[5])) do
     remove(z, z .. ':e', z .. ':d', z .. ':c')

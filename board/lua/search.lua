@@ -3,7 +3,7 @@
 -- KEYS: 1 zset, 2 entries, 3 distinct, 4 names, 5 name index.
 -- ARGV (after the prelude's 4): 5 lower-cased prefix, 6 limit, 7 most index
 -- entries to examine (members not in this period are skipped).
--- Returns {examined-all (1|0), then per match: id, score, rank, pos, name}.
+-- Returns {examined-all (1|0), then per match: entry, score, rank, pos, name}.
 local z, ek, d = KEYS[1], KEYS[2], KEYS[3]
 local prefix, limit, budget = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local out = {1}
@@ -19,7 +19,7 @@ while #out < 1 + limit * 5 and seen < budget do
     local s = e and redis.call('ZSCORE', z, e)
     if s then
       local pos = pos_of(z, e)
-      out[#out + 1] = id
+      out[#out + 1] = e
       out[#out + 1] = s
       out[#out + 1] = rank_at(z, d, pos, e, s)
       out[#out + 1] = pos

@@ -2,12 +2,15 @@
 -- pages through all of it (the archiver) while writes go on; for a dense
 -- board, its tie-group index is built for the copy. Both expire by
 -- themselves. KEYS: 1 def, 2 zset, 3 copy, 4 copy's distinct groups, 5 copy's
--- group counts. ARGV (after the prelude's 4): 5 seconds to live.
--- Returns {'nf'} (no board) or {'ok', members}.
+-- group counts, 6 archive state. ARGV (after the prelude's 4): 5 seconds to
+-- live, 6 period label. Returns {'nf'} (no board) or {'ok', members, the
+-- period's archive state ('' none)}: the archiver records its copy only if
+-- that state has not changed since (a write to the closed period changes it).
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
 local n = redis.call('ZCARD', KEYS[2])
-if n == 0 then return {'ok', 0} end
+local state = redis.call('HGET', KEYS[6], ARGV[6]) or ''
+if n == 0 then return {'ok', 0, state} end
 redis.call('ZUNIONSTORE', KEYS[3], 1, KEYS[2])
 if STYLE == 'dense' then
   for off = 0, n - 1, 1000 do
@@ -19,4 +22,4 @@ if STYLE == 'dense' then
   end
 end
 for k = 3, 5 do redis.call('EXPIRE', KEYS[k], ARGV[5]) end
-return {'ok', n}
+return {'ok', n, state}

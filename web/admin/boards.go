@@ -35,6 +35,7 @@ func (s *Handler) boardFormView(c echo.Context, b board.Board, editing bool, err
 	if b.Cap > 0 {
 		v.Cap = fmt.Sprint(b.Cap)
 	}
+	v.Retention = fmt.Sprint(b.Retention)
 	for _, k := range b.Periods {
 		v.Periods[string(k)] = true
 	}
@@ -48,7 +49,7 @@ func (s *Handler) boardFormView(c echo.Context, b board.Board, editing bool, err
 
 func (s *Handler) boardForm(c echo.Context) error {
 	if c.Param("board") == "" {
-		def := board.Board{TimeZone: s.opts.DefaultTZ, Periods: []board.Kind{board.Weekly, board.AllTime}}
+		def := board.Board{TimeZone: s.opts.DefaultTZ, Periods: []board.Kind{board.Weekly, board.AllTime}, Retention: board.DefaultRetention}
 		def.Normalize()
 		def.DefaultPeriod = board.Weekly
 		v := s.boardFormView(c, def, false, nil)

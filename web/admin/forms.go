@@ -48,6 +48,14 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 			errs["cap"] = "must be a whole number; 0 or empty keeps everyone"
 		}
 	}
+	b.Retention = board.DefaultRetention
+	if r := strings.TrimSpace(v.Get("retention")); r != "" {
+		if n, err := strconv.Atoi(r); err == nil {
+			b.Retention = n
+		} else {
+			errs["retention"] = fmt.Sprintf("must be a whole number from 0 to %d", board.MaxRetention)
+		}
+	}
 	for i := range board.MaxFields {
 		name := strings.TrimSpace(v.Get(fmt.Sprintf("field%d", i)))
 		if name == "" {

@@ -41,7 +41,7 @@ type BoardFormView struct {
 	Nav                                                               AdminNav
 	Editing                                                           bool
 	ID, Title, Format, Decimals, Prefix, Suffix, Order, DefaultPeriod string
-	TimeZone, TieBreak, RankStyle, Cap                                string
+	TimeZone, TieBreak, RankStyle, Cap, Retention                     string
 	Periods                                                           map[string]bool
 	Fields                                                            [3]FieldRow
 	Errors                                                            map[string]string

@@ -1,0 +1,134 @@
+package archive
+
+// After the copies: closed periods beyond a board's retention leave Redis
+// once the archive holds their final copy, and archived copies of periods
+// that were reset since are dropped.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"podium/board"
+)
+
+// DefaultLinger is how long a period's keys live once set to expire: reads
+// already under way finish on Redis; later ones go to the archive, which
+// holds the same rows.
+const DefaultLinger = time.Minute
+
+func (a *Archiver) linger() time.Duration {
+	if a.Linger > 0 {
+		return a.Linger
+	}
+	return DefaultLinger
+}
+
+// forget deletes a period's state only if it is still the one read.
+// KEYS: state. ARGV: period, state read.
+var forget = redis.NewScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+return redis.call('HDEL', KEYS[1], ARGV[1])`)
+
+// settle expires the board's closed periods beyond its retention and drops
+// archived copies of periods that were reset.
+func (a *Archiver) settle(ctx context.Context, b *board.Board) error {
+	raw, err := a.rawStates(ctx, b)
+	if err != nil {
+		return err
+	}
+	stored, err := a.Store.StoredPeriods(ctx, b)
+	if err != nil {
+		return err
+	}
+	now := a.Store.Now()
+	var errs []error
+	inRedis := map[string]bool{}
+	closed := map[board.Kind][]board.Period{}
+	for _, p := range stored {
+		inRedis[p.String()] = true
+		if p.Kind != board.AllTime && !now.Before(p.End) {
+			closed[p.Kind] = append(closed[p.Kind], p)
+		}
+	}
+	for label, state := range raw {
+		if !inRedis[label] && !expired(state) {
+			if err := a.drop(ctx, b, label, state); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	for _, ps := range closed {
+		slices.SortFunc(ps, func(x, y board.Period) int { return y.End.Compare(x.End) }) // newest first
+		for _, p := range ps[min(b.Retention, len(ps)):] {
+			state := raw[p.String()]
+			if passOf(state) < PassFinal || expired(state) {
+				continue // not safely archived yet
+			}
+			if err := a.expire(ctx, b, p, state); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// expire sets a period's keys to expire once the archive is checked to hold
+// as many rows as Redis: a crash at any point before leaves the keys as
+// they are, and the next pass tries again.
+func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, state string) error {
+	inRedis, err := a.Store.Count(ctx, b, p)
+	if err != nil {
+		return err
+	}
+	held, err := a.DB.Count(ctx, b.ID, p.String())
+	if err != nil {
+		return err
+	}
+	if held != inRedis {
+		return fmt.Errorf("archive: %s of %q: the archive holds %d rows and Redis %d; its keys stay until a pass copies it again", p, b.ID, held, inRedis)
+	}
+	ok, err := a.Store.ExpirePeriod(ctx, b, p, state, a.linger())
+	if err != nil {
+		return err
+	}
+	if ok {
+		a.Log.Info("expired from Redis", "board", b.ID, "period", p.String(), "members", held, "kept", b.Retention)
+	}
+	return nil
+}
+
+// drop deletes the archived copy of a period that Redis no longer lists and
+// whose keys did not expire: an admin reset it. A period Redis still holds
+// members of is left alone (its periods-set entry is what went missing).
+func (a *Archiver) drop(ctx context.Context, b *board.Board, label, state string) error {
+	kind, key, ok := cutPeriod(label)
+	p, err := board.ParsePeriod(kind, key, b.Location())
+	if !ok || err != nil || p.Kind == board.AllTime {
+		return nil // not a period this version knows
+	}
+	if n, err := a.Store.Count(ctx, b, p); err != nil || n > 0 {
+		return err
+	}
+	if err := a.DB.Delete(ctx, b.ID, label); err != nil {
+		return err
+	}
+	if _, err := forget.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, label, state).Result(); err != nil {
+		return fmt.Errorf("archive: forget %s of %q: %w", label, b.ID, err)
+	}
+	a.Log.Info("archive: dropped the copy of a period that was reset", "board", b.ID, "period", label)
+	return nil
+}
+
+// cutPeriod splits a period's label ("week:2026-W47", "all") into its kind
+// and key.
+func cutPeriod(label string) (board.Kind, string, bool) {
+	kind, key, _ := strings.Cut(label, ":")
+	k, err := board.ParseKind(kind)
+	return k, key, err == nil
+}
