@@ -87,7 +87,7 @@ func newFixture(t *testing.T, db *DB) *fixture {
 	rdb.FlushDB(context.Background())
 	f := &fixture{ctx: context.Background(), clock: &clock{}}
 	f.clock.Set(time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC))
-	f.store = board.NewStore(rdb, board.WithClock(f.clock.Now), board.WithDefinitionTTL(0))
+	f.store = board.NewStore(rdb, board.WithClock(f.clock.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
 	var err error
 	f.b, err = f.store.CreateBoard(f.ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime},
 		Fields: []board.Field{{Name: "wins", Desc: true}}, Retention: board.DefaultRetention})
@@ -362,9 +362,6 @@ func TestExportAgrees(t *testing.T) {
 		f := newFixture(t, db)
 		w := f.week()
 		f.clock.Set(w.End.Add(2 * time.Hour))
-		if _, err := f.a.Due(f.ctx); err != nil {
-			t.Fatal(err)
-		}
 		r := NewReader(f.store, db, 1)
 		export := func(format string) string {
 			var buf bytes.Buffer
@@ -378,11 +375,17 @@ func TestExportAgrees(t *testing.T) {
 		if n := strings.Count(fromRedis, "\n"); n != 2501 {
 			t.Fatalf("%d lines", n)
 		}
-		// The period's keys go (as expiry will make them go).
-		z := board.ZSetKey(f.b.ID, w)
-		if err := f.store.Client().Del(f.ctx, z, z+":e", z+":d", z+":c").Err(); err != nil {
+		// The period is archived and its keys expire.
+		f.b.Retention = 0
+		var err error
+		if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
 			t.Fatal(err)
 		}
+		f.a.Linger = time.Millisecond
+		if _, err := f.a.Due(f.ctx); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, f, w)
 		if got := export(rows.CSV); got != fromRedis {
 			t.Fatalf("the archive's CSV differs from Redis':\n%.300s\n---\n%.300s", got, fromRedis)
 		}
@@ -390,7 +393,7 @@ func TestExportAgrees(t *testing.T) {
 			t.Fatal("the archive's JSON differs from Redis'")
 		}
 		// One at a time: a second export meanwhile is refused.
-		err := r.Each(f.ctx, &f.b, w, func([]board.Entry) error {
+		err = r.Each(f.ctx, &f.b, w, func([]board.Entry) error {
 			return r.Each(f.ctx, &f.b, w, func([]board.Entry) error { return nil })
 		})
 		if !errors.Is(err, board.ErrBusy) {

@@ -96,20 +96,34 @@ func TestReadsAgreeAfterExpiry(t *testing.T) {
 					t.Fatal(err)
 				}
 				f.clock.Set(w.End.Add(2 * time.Hour))
-				reader := board.NewStore(f.store.Client(), board.WithClock(f.clock.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
-				before := readAll(t, reader, &f.b, w)
+				before := readAll(t, f.store, &f.b, w)
 				f.a.Linger = time.Millisecond
 				if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
 					t.Fatalf("final pass: %d %v", n, err)
 				}
 				waitGone(t, f, w)
-				after := readAll(t, reader, &f.b, w)
+				after := readAll(t, f.store, &f.b, w)
 				if !reflect.DeepEqual(before, after) {
 					diff(t, before, after)
 				}
 				// Without the archive the expired period is gone, not empty.
-				if _, err := f.store.Page(f.ctx, &f.b, w, 0, 10); !errors.Is(err, board.ErrGone) {
+				without := board.NewStore(f.store.Client(), board.WithClock(f.clock.Now))
+				if _, err := without.Page(f.ctx, &f.b, w, 0, 10); !errors.Is(err, board.ErrGone) {
 					t.Fatalf("page of an expired week without the archive: %v", err)
+				}
+				// An archive that lost the copy: gone too, never an empty board.
+				if err := db.Delete(f.ctx, f.b.ID, w.String()); err != nil {
+					t.Fatal(err)
+				}
+				for _, read := range []func() error{
+					func() error { _, err := f.store.Page(f.ctx, &f.b, w, 0, 10); return err },
+					func() error { _, err := f.store.Ranks(f.ctx, &f.b, w, []string{"p0001"}); return err },
+					func() error { _, _, err := f.store.Search(f.ctx, &f.b, w, "p", 10); return err },
+					func() error { _, err := f.store.Total(f.ctx, &f.b, w); return err },
+				} {
+					if err := read(); !errors.Is(err, board.ErrGone) {
+						t.Fatalf("read of an expired week the archive lost: %v", err)
+					}
 				}
 			})
 		}

@@ -35,10 +35,13 @@ func (r *Reader) Each(ctx context.Context, b *board.Board, p board.Period, fn fu
 	if err != nil {
 		return err
 	}
-	if total == 0 && r.DB != nil {
-		if n, err := r.DB.Count(ctx, b.ID, p.String()); err != nil {
+	if total == 0 {
+		// Expired from Redis: the archive has it, or it is gone (ErrGone).
+		past, err := r.Store.FromPast(ctx, b, p)
+		if err != nil {
 			return err
-		} else if n > 0 {
+		}
+		if past && r.DB != nil {
 			return r.fromArchive(ctx, b, p, fn)
 		}
 	}

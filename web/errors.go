@@ -56,6 +56,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 		pe = request.BadRequest(err.Error())
 	case errors.Is(err, board.ErrDefinitionChanged):
 		pe = &request.Problem{Status: http.StatusConflict, Title: "The board changed", Message: err.Error()}
+	case errors.Is(err, board.ErrGone):
+		s.log.Warn("a closed period expired from Redis is missing from the archive", slog.String("uri", clipURI(req.RequestURI)), slog.Any("error", err))
+		pe = &request.Problem{Status: http.StatusGone, Title: "This period is no longer kept",
+			Message: "Its scores have left the live store, and the archive does not hold them, so they cannot be shown."}
+	case errors.Is(err, board.ErrArchived):
+		pe = &request.Problem{Status: http.StatusConflict, Title: "This period is archived",
+			Message: "Its scores now live in the archive, where they no longer change. " + request.Reason(err)}
 	case errors.Is(err, board.ErrBusy):
 		c.Response().Header().Set("Retry-After", "2")
 		pe = &request.Problem{Status: http.StatusServiceUnavailable, Title: "Busy for a moment", Message: err.Error()}

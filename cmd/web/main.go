@@ -58,15 +58,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer closeRedis()
-	store := board.NewStore(rdb, append(storeOpts, board.WithAuditKeep(cfg.AuditKeep))...)
-	if err := prepareStore(ctx, store, cfg, log); err != nil {
-		return err
-	}
 	arch, err := archive.Open(ctx, cfg.ArchiveTarget())
 	if err != nil {
 		return err
 	}
 	defer arch.Close()
+	store := board.NewStore(rdb, append(storeOpts, board.WithAuditKeep(cfg.AuditKeep), board.WithPast(arch.Past()))...)
+	if err := prepareStore(ctx, store, cfg, log); err != nil {
+		return err
+	}
 	archiver := &archive.Archiver{Store: store, DB: arch, Grace: cfg.ArchiveGrace, Log: log}
 	archCtx, stopArchiver := context.WithCancel(context.Background())
 	archDone := make(chan struct{})

@@ -62,6 +62,10 @@ func apiErrorOf(err error) *apiError {
 		return apiErr(409, "exists", "%s", err.Error())
 	case errors.Is(err, board.ErrDefinitionChanged):
 		return apiErr(409, "definition_changed", "%s", err.Error())
+	case errors.Is(err, board.ErrGone):
+		return apiErr(410, "period_gone", "%s", err.Error())
+	case errors.Is(err, board.ErrArchived):
+		return apiErr(409, "archived", "%s", err.Error())
 	case errors.Is(err, board.ErrBusy):
 		ae := apiErr(503, "busy", "%s", err.Error())
 		ae.retry = 2 * time.Second

@@ -1,8 +1,11 @@
 package pages
 
 import (
+	"errors"
 	"fmt"
 	"html"
+	"log/slog"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -76,6 +79,9 @@ func (s *Handler) boardPage(c echo.Context) error {
 	}
 	if q != "" {
 		found, complete, err := s.opts.Store.Search(ctx, &b, p, q, searchLimit)
+		if errors.Is(err, board.ErrGone) {
+			return s.gone(&b, p, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -89,6 +95,9 @@ func (s *Handler) boardPage(c echo.Context) error {
 		v.Total = total.Total
 	} else {
 		pg, err := s.opts.Store.Page(ctx, &b, p, (page-1)*size, size)
+		if errors.Is(err, board.ErrGone) {
+			return s.gone(&b, p, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -122,6 +131,16 @@ func (s *Handler) boardPage(c echo.Context) error {
 	}
 	v.Snippet = s.snippet(c, &b, p)
 	return request.Render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))
+}
+
+// gone says plainly that a closed period's scores are kept neither in Redis
+// nor in the archive, rather than showing an empty board, and logs it for
+// the operator.
+func (s *Handler) gone(b *board.Board, p board.Period, err error) error {
+	s.log.Warn("a closed period expired from Redis is missing from the archive", slog.String("board", b.ID), slog.String("period", p.String()), slog.Any("error", err))
+	return &request.Problem{Status: http.StatusGone, Code: "period_gone", Title: "This period is no longer kept",
+		Message: fmt.Sprintf("The scores of %s on %s have left the live store, and the archive does not hold them, so they cannot be shown.", p.Title(), b.Title),
+		Links:   []templates.Link{{Label: "Back to " + b.Title, Href: "/b/" + url.PathEscape(b.ID)}, request.HomeLink}}
 }
 
 // snippet is the copy-paste embed code: the iframe, and a listener that sizes
