@@ -24,6 +24,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"podium/access"
+	"podium/archive"
 	"podium/audit"
 	"podium/board"
 	"podium/internal/redistest"
@@ -119,12 +120,23 @@ type app struct {
 
 func startApp(t *testing.T, origins ...string) *app {
 	t.Helper()
+	return launch(t, nil, origins...)
+}
+
+// launch starts the app; with db, closed periods are archived to db and
+// read from it once expired, exports and histories come from it.
+func launch(t *testing.T, db *archive.DB, origins ...string) *app {
+	t.Helper()
 	rdb := redisSrv.Client(t)
 	if err := rdb.FlushDB(context.Background()).Err(); err != nil { // our private server
 		t.Fatal(err)
 	}
 	var ticks atomic.Int64 // each reading a millisecond later, so ties have an order
-	store := board.NewStore(rdb, board.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) }))
+	opts := []board.Option{board.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) })}
+	if db != nil {
+		opts = append(opts, board.WithPast(db.Past()))
+	}
+	store := board.NewStore(rdb, opts...)
 	hub := live.New(rdb, store, live.Options{Tick: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	hubDone := make(chan struct{})
@@ -136,13 +148,17 @@ func startApp(t *testing.T, origins ...string) *app {
 	if err := admin.Accounts.Create(context.Background(), adminUser, adminPassword); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(web.New(web.Options{
+	wopts := web.Options{
 		Store:        store,
 		EmbedOrigins: origins,
 		Live:         hub,
 		Admin:        admin,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}))
+	}
+	if db != nil {
+		wopts.Export, wopts.History = archive.NewReader(store, db, 2), db
+	}
+	srv := httptest.NewUnstartedServer(web.New(wopts))
 	srv.Start()
 	t.Cleanup(func() { stopHub(); <-hubDone; srv.CloseClientConnections(); srv.Close() })
 	return &app{URL: srv.URL, store: store, t: t}
