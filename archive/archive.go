@@ -66,6 +66,9 @@ func (a *Archiver) Run(ctx context.Context) {
 		if _, err := a.Due(ctx); err != nil && ctx.Err() == nil {
 			a.Log.Error("archive: a pass failed; it is tried again at the next one", "error", err)
 		}
+		if _, err := a.CopyAudit(ctx); err != nil && ctx.Err() == nil {
+			a.Log.Error("archive: copying the audit log failed; it is tried again at the next pass", "error", err)
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -116,7 +119,7 @@ func (a *Archiver) Due(ctx context.Context) (int, error) {
 				copied++
 			}
 		}
-		if err := a.settle(ctx, b); err != nil {
+		if _, err := a.Settle(ctx, b); err != nil {
 			errs = append(errs, err)
 		}
 	}

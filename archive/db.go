@@ -137,6 +137,17 @@ UPDATE archive_entries SET name_lc = lower(name);
 CREATE INDEX archive_entries_name ON archive_entries (board, period, name_lc);
 CREATE INDEX archive_entries_score ON archive_entries (board, period, score); -- score ranges
 `,
+	4: `
+CREATE TABLE archive_audit (
+  board  TEXT   NOT NULL,
+  ms     BIGINT NOT NULL, -- the entry's id in the board's audit stream: <ms>-<seq>
+  seq    BIGINT NOT NULL,
+  actor  TEXT   NOT NULL,
+  fields TEXT   NOT NULL, -- the stream entry's fields and values, a JSON object of strings (audit/entries.go reads them)
+  PRIMARY KEY (board, ms, seq)
+);
+CREATE INDEX archive_audit_actor ON archive_audit (board, actor, ms, seq); -- a board's log by one actor
+`,
 }
 
 func (db *DB) migrate(ctx context.Context) error {

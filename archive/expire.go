@@ -35,17 +35,19 @@ var forget = redis.NewScript(`
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 return redis.call('HDEL', KEYS[1], ARGV[1])`)
 
-// settle expires the board's closed periods beyond its retention and drops
-// archived copies of periods that were reset.
-func (a *Archiver) settle(ctx context.Context, b *board.Board) error {
+// Settle expires the board's closed periods beyond its retention and drops
+// archived copies of periods that were reset; it returns how many periods
+// it set to expire. Run and Due call it after their copies.
+func (a *Archiver) Settle(ctx context.Context, b *board.Board) (int, error) {
 	raw, err := a.rawStates(ctx, b)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	stored, err := a.Store.StoredPeriods(ctx, b)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	expiring := 0
 	now := a.Store.Now()
 	var errs []error
 	inRedis := map[string]bool{}
@@ -70,37 +72,41 @@ func (a *Archiver) settle(ctx context.Context, b *board.Board) error {
 			if passOf(state) < PassFinal || expired(state) {
 				continue // not safely archived yet
 			}
-			if err := a.expire(ctx, b, p, state); err != nil {
+			ok, err := a.expire(ctx, b, p, state)
+			if err != nil {
 				errs = append(errs, err)
+			}
+			if ok {
+				expiring++
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return expiring, errors.Join(errs...)
 }
 
 // expire sets a period's keys to expire once the archive is checked to hold
 // as many rows as Redis: a crash at any point before leaves the keys as
 // they are, and the next pass tries again.
-func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, state string) error {
+func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, state string) (bool, error) {
 	inRedis, err := a.Store.Count(ctx, b, p)
 	if err != nil {
-		return err
+		return false, err
 	}
 	held, err := a.DB.Count(ctx, b.ID, p.String())
 	if err != nil {
-		return err
+		return false, err
 	}
 	if held != inRedis {
-		return fmt.Errorf("archive: %s of %q: the archive holds %d rows and Redis %d; its keys stay until a pass copies it again", p, b.ID, held, inRedis)
+		return false, fmt.Errorf("archive: %s of %q: the archive holds %d rows and Redis %d; its keys stay until a pass copies it again", p, b.ID, held, inRedis)
 	}
 	ok, err := a.Store.ExpirePeriod(ctx, b, p, state, a.linger())
 	if err != nil {
-		return err
+		return false, err
 	}
 	if ok {
 		a.Log.Info("expired from Redis", "board", b.ID, "period", p.String(), "members", held, "kept", b.Retention)
 	}
-	return nil
+	return ok, nil
 }
 
 // drop deletes the archived copy of a period that Redis no longer lists and

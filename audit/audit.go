@@ -14,7 +14,9 @@
 // its Redis node; entries of the same millisecond in different streams come
 // stream by stream). A board's streams keep its newest rows, AUDIT_KEEP of
 // them (board.WithAuditKeep); the global ones their newest MaxLen entries,
-// trimmed approximately.
+// trimmed approximately. Where an archive copies the boards' streams to SQL
+// (SetArchive), Redis trims only what the archive holds, and a listing
+// pages on from each board stream's oldest entry in Redis into the archive.
 package audit
 
 import (
@@ -63,7 +65,10 @@ type Entry struct {
 }
 
 // Log writes and reads the audit streams.
-type Log struct{ rdb redis.UniversalClient }
+type Log struct {
+	rdb     redis.UniversalClient
+	archive Archived // nil: Redis only
+}
 
 // New makes a log on a Redis client.
 func New(rdb redis.UniversalClient) *Log { return &Log{rdb: rdb} }
@@ -71,14 +76,16 @@ func New(rdb redis.UniversalClient) *Log { return &Log{rdb: rdb} }
 // recordBoard appends a one-row entry to a board's stream and its actor's,
 // in the board's slot, in one step, and counts the rows (the board's next
 // score write trims the streams to their cap: see board/lua/common.lua).
+// The actor's copy takes the board entry's id, as audit_add's does, so the
+// archive's copy of the board stream continues the actor's exactly.
 var recordBoard = redis.NewScript(`
 local fields = {}
 for i = 2, #ARGV do fields[#fields + 1] = ARGV[i] end
 fields[#fields + 1], fields[#fields + 2] = 'n', '1'
-for i = 1, 2 do
-  redis.call('XADD', KEYS[i], '*', unpack(fields))
-  redis.call('HINCRBY', KEYS[4], KEYS[i], 1)
-end
+local id = redis.call('XADD', KEYS[1], '*', unpack(fields))
+local r = redis.pcall('XADD', KEYS[2], id, unpack(fields))
+if type(r) == 'table' and r.err then redis.call('XADD', KEYS[2], '*', unpack(fields)) end
+for i = 1, 2 do redis.call('HINCRBY', KEYS[4], KEYS[i], 1) end
 redis.call('SADD', KEYS[3], ARGV[1])
 return 1`)
 
@@ -120,10 +127,21 @@ type Filter struct {
 }
 
 // source is one stream a listing reads, and which of its entries it keeps.
+// A board's stream, or its actor's, goes on in the archive: board, and
+// actor for an actor's stream, say which part of it.
 type source struct {
 	key   string
-	tag   string // short stable name of key, part of cursors
+	tag   string // short stable name of key, part of cursors; the archive's rows share it
 	match func(Entry) bool
+	board string // "": the stream has no archive
+	actor string
+}
+
+// archived marks a source as a board's stream (actor "") or a board actor's,
+// which the archive continues.
+func (s source) archived(boardID, actor string) source {
+	s.board, s.actor = boardID, actor
+	return s
 }
 
 func newSource(key string, match func(Entry) bool) source {
@@ -137,9 +155,9 @@ func (l *Log) sources(ctx context.Context, f Filter) ([]source, error) {
 	onBoard := func(e Entry) bool { return e.Board == f.Board }
 	switch {
 	case f.Board != "" && f.Actor != "":
-		return []source{newSource(board.AuditActorStream(f.Board, f.Actor), nil), newSource(actorKey+f.Actor, onBoard)}, nil
+		return []source{newSource(board.AuditActorStream(f.Board, f.Actor), nil).archived(f.Board, f.Actor), newSource(actorKey+f.Actor, onBoard)}, nil
 	case f.Board != "":
-		return []source{newSource(board.AuditStream(f.Board), nil), newSource(legacyBoardKey+f.Board, nil)}, nil
+		return []source{newSource(board.AuditStream(f.Board), nil).archived(f.Board, ""), newSource(legacyBoardKey+f.Board, nil)}, nil
 	}
 	ids, err := l.boards(ctx)
 	if err != nil {
@@ -148,7 +166,7 @@ func (l *Log) sources(ctx context.Context, f Filter) ([]source, error) {
 	if f.Actor == "" {
 		out := []source{newSource(allKey, nil)}
 		for _, id := range ids {
-			out = append(out, newSource(board.AuditStream(id), nil))
+			out = append(out, newSource(board.AuditStream(id), nil).archived(id, ""))
 		}
 		return out, nil
 	}
@@ -165,7 +183,7 @@ func (l *Log) sources(ctx context.Context, f Filter) ([]source, error) {
 	out := []source{newSource(actorKey+f.Actor, nil)}
 	for i, id := range ids {
 		if cmds[i].Val() {
-			out = append(out, newSource(board.AuditActorStream(id, f.Actor), nil))
+			out = append(out, newSource(board.AuditActorStream(id, f.Actor), nil).archived(id, f.Actor))
 		}
 	}
 	return out, nil
@@ -193,10 +211,11 @@ func (l *Log) boards(ctx context.Context) ([]string, error) {
 // at the newest), and the cursor of the next page ("" at the end). A batch of
 // scores is one entry in its stream and one row per score here. The streams
 // are merged lazily: each is read a few entries at a time (all of them in one
-// pipeline), and only as far as the page needs.
+// pipeline), and only as far as the page needs; a board's stream that ends in
+// Redis goes on in the archive, read the same way (all of them in one query).
 func (l *Log) List(ctx context.Context, f Filter, cursor string, n int) ([]Entry, string, error) {
 	var after *place
-	end := "+"
+	end, before := "+", ""
 	if cursor != "" {
 		c, err := parseCursor(cursor)
 		if err != nil {
@@ -206,6 +225,9 @@ func (l *Log) List(ctx context.Context, f Filter, cursor string, n int) ([]Entry
 			return nil, "", nil
 		}
 		after, end = &c, c.id.String()
+		// The archive's first read takes the cursor's entry too (its
+		// other rows may follow the cursor), unless Redis holds it.
+		before = streamID{c.id.ms, c.id.seq + 1}.String()
 	}
 	srcs, err := l.sources(ctx, f)
 	if err != nil {
@@ -213,7 +235,7 @@ func (l *Log) List(ctx context.Context, f Filter, cursor string, n int) ([]Entry
 	}
 	streams := make([]*reader, len(srcs))
 	for i, src := range srcs {
-		streams[i] = &reader{src: src, end: end, chunk: 8}
+		streams[i] = &reader{src: src, end: end, before: before, chunk: 8}
 	}
 	var rows []row
 	for len(rows) <= n {
@@ -259,17 +281,37 @@ type row struct {
 	at place
 }
 
-// reader walks one stream of a listing backwards.
+// reader walks one stream of a listing backwards: in Redis, then, for a
+// board's streams, in the archive.
 type reader struct {
-	src   source
-	end   string // where the next read starts (inclusive, or "(" exclusive)
-	chunk int    // entries per read, doubling up to 256
-	buf   []row  // rows read and not yet listed, in listing order
-	done  bool
+	src       source
+	end       string // where the next read of Redis starts (inclusive, or "(" exclusive)
+	before    string // where the next read of the archive starts: older entries only; "" from the newest
+	chunk     int    // entries per read, doubling up to 256
+	buf       []row  // rows read and not yet listed, in listing order
+	inArchive bool   // Redis has no older entries: the archive goes on
+	done      bool
 }
 
-// fill reads the next entries of each reader, in one pipeline.
-func (l *Log) fill(ctx context.Context, rs []*reader, after *place) error {
+// fill reads the next entries of each reader: of Redis in one pipeline, of
+// the archive in one query.
+func (l *Log) fill(ctx context.Context, all []*reader, after *place) error {
+	var rs, archived []*reader
+	for _, r := range all {
+		if r.inArchive {
+			archived = append(archived, r)
+		} else {
+			rs = append(rs, r)
+		}
+	}
+	if len(archived) > 0 {
+		if err := l.fillArchived(ctx, archived, after); err != nil {
+			return err
+		}
+	}
+	if len(rs) == 0 {
+		return nil
+	}
 	cmds := make([]*redis.XMessageSliceCmd, len(rs))
 	if _, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, r := range rs {
@@ -284,27 +326,38 @@ func (l *Log) fill(ctx context.Context, rs []*reader, after *place) error {
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return fmt.Errorf("audit: list %s: %w", r.src.key, err)
 		}
-		for _, m := range msgs {
-			id, err := parseID(m.ID)
-			if err != nil {
-				continue // not written by this package
-			}
-			for k, e := range entriesOf(m) {
-				at := place{id: id, src: r.src.tag, item: k}
-				if (after != nil && at.compare(*after) <= 0) || (r.src.match != nil && !r.src.match(e)) {
-					continue
-				}
-				r.buf = append(r.buf, row{Entry: e, at: at})
-			}
+		r.keep(msgs, after)
+		if len(msgs) > 0 {
+			r.before = msgs[len(msgs)-1].ID // the archive goes on below the oldest entry in Redis
 		}
 		if len(msgs) < r.chunk {
 			r.done = true
+			if l.archive != nil && r.src.board != "" {
+				r.done, r.inArchive = false, true
+			}
 		} else {
 			r.end = "(" + msgs[len(msgs)-1].ID
 			r.chunk = min(2*r.chunk, 256)
 		}
 	}
 	return nil
+}
+
+// keep adds the rows of messages (newest first) that the listing shows.
+func (r *reader) keep(msgs []redis.XMessage, after *place) {
+	for _, m := range msgs {
+		id, err := parseID(m.ID)
+		if err != nil {
+			continue // not written by this package
+		}
+		for k, e := range entriesOf(m) {
+			at := place{id: id, src: r.src.tag, item: k}
+			if (after != nil && at.compare(*after) <= 0) || (r.src.match != nil && !r.src.match(e)) {
+				continue
+			}
+			r.buf = append(r.buf, row{Entry: e, at: at})
+		}
+	}
 }
 
 // Actors lists who has made changes, sorted.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/redis/go-redis/v9"
@@ -58,7 +59,8 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	defer db.Close()
 	store := board.NewStore(rdb)
-	a := &archive.Archiver{Store: store, DB: db, Grace: cfg.ArchiveGrace, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	// Warnings (audit rows dropped before they were archived) reach the operator.
+	a := &archive.Archiver{Store: store, DB: db, Grace: cfg.ArchiveGrace, Log: slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 
 	if args[0] == "status" {
 		st, err := a.Statuses(ctx)
@@ -103,8 +105,15 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	var errs []error
 	done := 0
+	settle := map[string]bool{}
 	for _, s := range st {
-		if s.State == "in progress" || s.State == "archived" || (*boardID != "" && s.Board != *boardID) {
+		if *boardID != "" && s.Board != *boardID {
+			continue
+		}
+		settle[s.Board] = true
+		// Pending, copied once, or changed since: copy now. In progress,
+		// final, or expired from Redis (the archive's copy is final): not.
+		if !strings.HasPrefix(s.State, "pending") && !strings.HasPrefix(s.State, "archived once") && !strings.HasPrefix(s.State, "changed") {
 			continue
 		}
 		b, err := store.Board(ctx, s.Board)
@@ -122,8 +131,39 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 	if done == 0 && len(errs) == 0 {
 		fmt.Fprintln(stdout, "nothing to archive: every closed period has its final copy (--period and --at copy one again)")
 	}
+	// Closed periods beyond each board's retention leave Redis now.
+	for id := range settle {
+		b, err := store.Board(ctx, id)
+		if err != nil {
+			continue // deleted meanwhile
+		}
+		n, err := a.Settle(ctx, &b)
+		if err != nil {
+			fmt.Fprintf(stdout, "not expired: %s: %v\n", id, err)
+			errs = append(errs, err)
+		}
+		if n > 0 {
+			fmt.Fprintf(stdout, "expiring from Redis: %d closed %s of %s (it keeps %d of each kind)\n", n, plural(n, "period", "periods"), id, b.Retention)
+		}
+	}
+	if *boardID == "" {
+		n, err := a.CopyAudit(ctx)
+		if err != nil {
+			fmt.Fprintf(stdout, "audit log not fully archived: %v\n", err)
+			errs = append(errs, err)
+		} else if n > 0 {
+			fmt.Fprintf(stdout, "archived %d audit log %s\n", n, plural(n, "entry", "entries"))
+		}
+	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%d periods not archived", len(errs))
+		return fmt.Errorf("%d archiving steps failed (above)", len(errs))
 	}
 	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

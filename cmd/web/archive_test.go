@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func TestArchiveCommands(t *testing.T) {
 	rdb := srv.Client(t)
 	lastWeek := time.Now().UTC().AddDate(0, 0, -14) // long closed, whatever the day today
 	past := board.NewStore(rdb, board.WithClock(func() time.Time { return lastWeek }))
-	b, err := past.CreateBoard(ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}})
+	b, err := past.CreateBoard(ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}, Retention: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,5 +70,20 @@ func TestArchiveCommands(t *testing.T) {
 	}
 	if _, err := cmd("run", "--board", "chess", "--period", "all", "--at", "x"); err == nil || !strings.Contains(err.Error(), "never closes") {
 		t.Fatalf("all time: %v", err)
+	}
+	// Retention 0: the archived week leaves Redis; an operator's copy of it
+	// is refused from then on, since Redis holds less than the archive.
+	b.Retention = 0
+	if _, err := past.UpdateBoard(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cmd("run"); err != nil || !strings.Contains(out, "expiring from Redis: 1 closed period of chess (it keeps 0 of each kind)") {
+		t.Fatalf("run with retention 0: %v\n%s", err, out)
+	}
+	if out, err := cmd("status"); err != nil || !strings.Contains(out, "archived, expiring from Redis") {
+		t.Fatalf("status after expiry: %v\n%s", err, out)
+	}
+	if _, err := cmd("run", "--board", "chess", "--period", "week", "--at", week.Key); !errors.Is(err, board.ErrArchived) {
+		t.Fatalf("copy of an expired week: %v", err)
 	}
 }

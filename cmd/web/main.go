@@ -100,6 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	admin := newAdmin(rdb, store, cfg)
+	admin.Audit.SetArchive(arch) // the console pages on from Redis into archived entries
 	if cfg.AdminUser != "" {
 		switch err := admin.Accounts.Create(ctx, cfg.AdminUser, cfg.AdminPass); {
 		case err == nil:
