@@ -241,6 +241,15 @@ func TestAPIBoardsAsCodeAndRemove(t *testing.T) {
 	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, `{"title":"Sprint","periods":["week","all"],"format":{"type":"duration"}}`); status != 200 || out["tie_break"] != "earliest" || out["order"] != "lower" || len(out["fields"].([]any)) != 1 {
 		t.Fatalf("update leaving fixed options out: %d %v", status, out)
 	}
+	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"cap":100`, `"cap":100,"retention":0`, 1)); status != 200 || out["retention"] != 0.0 {
+		t.Fatalf("retention 0: %d %v", status, out)
+	}
+	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, def); status != 200 || out["retention"] != 0.0 {
+		t.Fatalf("retention left out is kept: %d %v", status, out)
+	}
+	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"cap":100`, `"cap":100,"retention":-1`, 1)); status != 422 || out["error"].(map[string]any)["field"] != "retention" {
+		t.Fatalf("retention -1: %d %v", status, out)
+	}
 	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"id":"sprint"`, `"id":"other"`, 1)); status != 422 {
 		t.Fatalf("changing the id: %d %v", status, out)
 	}
@@ -263,7 +272,7 @@ func TestAPIBoardsAsCodeAndRemove(t *testing.T) {
 	for _, e := range entries {
 		actions = append(actions, e.Action)
 	}
-	if !slices.Equal(actions, []string{"board.delete", "member.remove", "score.best", "board.update", "board.update", "board.create"}) {
+	if !slices.Equal(actions, []string{"board.delete", "member.remove", "score.best", "board.update", "board.update", "board.update", "board.update", "board.create"}) {
 		t.Fatalf("audit actions %v", actions)
 	}
 }

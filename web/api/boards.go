@@ -58,6 +58,9 @@ func (s *Handler) apiUpdateBoard(c echo.Context) error {
 	if j.Periods == nil { // left out: kept, like the options above ("periods": [] is refused)
 		j.Periods = board.SpecOf(&old).Periods
 	}
+	if j.Retention == nil { // left out: kept, so an edit never starts expiring periods by surprise
+		j.Retention = &old.Retention
+	}
 	b, err := s.opts.Store.UpdateBoard(c.Request().Context(), j.Board())
 	if err != nil {
 		return err
