@@ -230,28 +230,21 @@ return 1`)
 // live one renews its lock every third of it.
 const lockTTL = 2 * time.Minute
 
-// copyPass copies a period under its lock and records the pass; ok is false
-// when another replica holds the lock or the pass is already recorded. A
-// negative pass forces the copy whatever the state (operators).
-func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period, pass int) (ok bool, err error) {
-	force := pass < 0
-	if force {
-		pass = -pass
-	}
+// lock takes a period's archiving lock and renews it until unlock; unlock
+// is nil when another replica holds it.
+func (a *Archiver) lock(ctx context.Context, b *board.Board, p board.Period) (tok string, unlock func(), err error) {
 	token := make([]byte, 12)
 	_, _ = rand.Read(token)
-	tok := hex.EncodeToString(token)
-	lock := board.ArchiveLock(b.ID, p)
-	got, err := a.rdb().SetNX(ctx, lock, tok, lockTTL).Result()
+	tok = hex.EncodeToString(token)
+	key := board.ArchiveLock(b.ID, p)
+	got, err := a.rdb().SetNX(ctx, key, tok, lockTTL).Result()
 	if err != nil {
-		return false, fmt.Errorf("archive: lock %s of %q: %w", p, b.ID, err)
+		return "", nil, fmt.Errorf("archive: lock %s of %q: %w", p, b.ID, err)
 	}
 	if !got {
-		return false, nil
+		return "", nil, nil
 	}
-	defer release.Run(context.WithoutCancel(ctx), a.rdb(), []string{lock}, tok)
 	renewing, stopRenewing := context.WithCancel(ctx)
-	defer stopRenewing()
 	go func() {
 		t := time.NewTicker(lockTTL / 3)
 		defer t.Stop()
@@ -260,10 +253,30 @@ func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period,
 			case <-renewing.Done():
 				return
 			case <-t.C:
-				_ = renew.Run(renewing, a.rdb(), []string{lock}, tok, lockTTL.Milliseconds()).Err()
+				_ = renew.Run(renewing, a.rdb(), []string{key}, tok, lockTTL.Milliseconds()).Err()
 			}
 		}
 	}()
+	return tok, func() {
+		stopRenewing()
+		release.Run(context.WithoutCancel(ctx), a.rdb(), []string{key}, tok)
+	}, nil
+}
+
+// copyPass copies a period under its lock and records the pass; ok is false
+// when another replica holds the lock or the pass is already recorded. A
+// negative pass forces the copy whatever the state (operators).
+func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period, pass int) (ok bool, err error) {
+	force := pass < 0
+	if force {
+		pass = -pass
+	}
+	lock := board.ArchiveLock(b.ID, p)
+	tok, unlock, err := a.lock(ctx, b, p)
+	if err != nil || unlock == nil {
+		return false, err
+	}
+	defer unlock()
 	if !force { // read again under the lock: another replica may have just finished
 		states, err := a.done(ctx, b)
 		if err != nil {
@@ -405,11 +418,12 @@ func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
 		if err != nil {
 			return nil, err
 		}
-		seen := map[string]bool{}
+		seen, inArchive := map[string]bool{}, map[string]bool{}
 		for _, p := range ps {
 			seen[p.String()] = true
 		}
 		for _, h := range held {
+			inArchive[h.Period] = true
 			kind, key, ok := cutPeriod(h.Period)
 			if p, err := board.ParsePeriod(kind, key, b.Location()); ok && err == nil && !seen[h.Period] {
 				seen[h.Period] = true
@@ -432,15 +446,15 @@ func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
 			switch {
 			case now.Before(p.End):
 				st.State = "in progress"
-			case expired(state) && st.Archived == 0:
+			case expired(state) && !inArchive[p.String()]:
 				st.State = "expired from Redis and missing from the archive"
 			case expired(state) && st.InRedis > 0:
 				st.State = "archived, expiring from Redis"
 			case expired(state):
 				st.State = "archived, only in the archive"
-			case !has && st.Archived > 0 && st.InRedis == 0:
+			case !has && inArchive[p.String()] && st.InRedis == 0:
 				st.State = "only in the archive"
-			case !has || st.Archived == 0:
+			case !has || !inArchive[p.String()]:
 				st.State = "pending"
 			case passOf(state) >= PassFinal:
 				st.State = "archived"

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,21 +30,25 @@ func (a *Archiver) linger() time.Duration {
 	return DefaultLinger
 }
 
-// forget deletes a period's state only if it is still the one read.
-// KEYS: state. ARGV: period, state read.
+// forget deletes a period's state, or replaces it when given a new one,
+// only if it is still the one read. KEYS: state. ARGV: period, state read,
+// new state (none: delete).
 var forget = redis.NewScript(`
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+if ARGV[3] then return redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
 return redis.call('HDEL', KEYS[1], ARGV[1])`)
 
 // Settle expires the board's closed periods beyond its retention and drops
 // archived copies of periods that were reset; it returns how many periods
 // it set to expire. Run and Due call it after their copies.
 func (a *Archiver) Settle(ctx context.Context, b *board.Board) (int, error) {
-	raw, err := a.rawStates(ctx, b)
+	// The periods before the states: a period that expires in between then
+	// shows as listed, not as reset (drop checks again under the lock).
+	stored, err := a.Store.StoredPeriods(ctx, b)
 	if err != nil {
 		return 0, err
 	}
-	stored, err := a.Store.StoredPeriods(ctx, b)
+	raw, err := a.rawStates(ctx, b)
 	if err != nil {
 		return 0, err
 	}
@@ -97,7 +102,12 @@ func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, s
 		return false, err
 	}
 	if held != inRedis {
-		return false, fmt.Errorf("archive: %s of %q: the archive holds %d rows and Redis %d; its keys stay until a pass copies it again", p, b.ID, held, inRedis)
+		// Written since its final copy by something that did not mark it
+		// (a plain ZADD from outside): mark it, so the next pass copies it.
+		if _, err := forget.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, p.String(), state, "0 "+strconv.FormatInt(a.Store.Now().UnixMicro(), 10)+" changed").Result(); err != nil {
+			return false, fmt.Errorf("archive: mark %s of %q changed: %w", p, b.ID, err)
+		}
+		return false, fmt.Errorf("archive: %s of %q: the archive holds %d rows and Redis %d; its keys stay, and the next pass copies it again", p, b.ID, held, inRedis)
 	}
 	ok, err := a.Store.ExpirePeriod(ctx, b, p, state, a.linger())
 	if err != nil {
@@ -110,13 +120,28 @@ func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, s
 }
 
 // drop deletes the archived copy of a period that Redis no longer lists and
-// whose keys did not expire: an admin reset it. A period Redis still holds
-// members of is left alone (its periods-set entry is what went missing).
+// whose keys did not expire: an admin reset it. It works under the period's
+// lock, so no copy of the period is being written meanwhile (one that began
+// before the reset would otherwise commit its rows after the delete), and
+// checks again there that the state is the one read and Redis holds none
+// of the period; else it leaves all to the next pass.
 func (a *Archiver) drop(ctx context.Context, b *board.Board, label, state string) error {
 	kind, key, ok := cutPeriod(label)
 	p, err := board.ParsePeriod(kind, key, b.Location())
 	if !ok || err != nil || p.Kind == board.AllTime {
 		return nil // not a period this version knows
+	}
+	_, unlock, err := a.lock(ctx, b, p)
+	if err != nil || unlock == nil {
+		return err
+	}
+	defer unlock()
+	now, err := a.rdb().HGet(ctx, board.ArchiveState(b.ID), label).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("archive: state of %s of %q: %w", label, b.ID, err)
+	}
+	if now != state || expired(now) {
+		return nil
 	}
 	if n, err := a.Store.Count(ctx, b, p); err != nil || n > 0 {
 		return err

@@ -39,16 +39,16 @@ func scanEntries(rs *sql.Rows) ([]board.Entry, error) {
 	return out, rs.Err()
 }
 
-func (p past) Held(ctx context.Context, boardID, period string) (int, error) {
+func (p past) Held(ctx context.Context, boardID, period string) (int, bool, error) {
 	var n int
 	err := p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT members FROM archive_periods WHERE board = ? AND period = ?`), boardID, period).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		return 0, false, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("archive: read %s of %q: %w", period, boardID, err)
+		return 0, false, fmt.Errorf("archive: read %s of %q: %w", period, boardID, err)
 	}
-	return n, nil
+	return n, true, nil
 }
 
 func (p past) Rows(ctx context.Context, boardID, period string, offset, limit int) ([]board.Entry, error) {
@@ -103,7 +103,7 @@ func (p past) Worse(ctx context.Context, boardID, period string, e board.Entry) 
 	if err != nil {
 		return 0, fmt.Errorf("archive: rank in %s of %q: %w", period, boardID, err)
 	}
-	total, err := p.Held(ctx, boardID, period)
+	total, _, err := p.Held(ctx, boardID, period)
 	if err != nil {
 		return 0, err
 	}

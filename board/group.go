@@ -155,6 +155,9 @@ func (s *Store) submitEach(ctx context.Context, k groupKey, ws []*waiter) {
 	case "nf":
 		fail(fmt.Errorf("board %q: %w", k.board, ErrNotFound))
 		return
+	case "archived":
+		fail(archivedErr(k.board, rest))
+		return
 	default:
 		fail(fmt.Errorf("unexpected reply %q", st))
 		return

@@ -25,8 +25,9 @@ import (
 // archive (package archive implements it). Periods are named as
 // Period.String; entries come in board order with the ranks archived.
 type Past interface {
-	// Held is how many members the past holds of a period; 0 when none.
-	Held(ctx context.Context, boardID, period string) (int, error)
+	// Held is how many members the past holds of a period, and whether it
+	// holds the period at all (a period emptied by removals is held, with 0).
+	Held(ctx context.Context, boardID, period string) (members int, held bool, err error)
 	// Rows are the entries at positions offset..offset+limit-1.
 	Rows(ctx context.Context, boardID, period string, offset, limit int) ([]Entry, error)
 	// Find is the entry of each listed member that the period holds.
@@ -70,11 +71,11 @@ func (s *Store) FromPast(ctx context.Context, b *Board, p Period) (bool, error) 
 	if s.past == nil {
 		return false, fmt.Errorf("board: %s of %q was archived and has left Redis, and no archive is configured: %w", p, b.ID, ErrGone)
 	}
-	n, err := s.past.Held(ctx, b.ID, p.String())
+	_, held, err := s.past.Held(ctx, b.ID, p.String())
 	if err != nil {
 		return false, err
 	}
-	if n == 0 {
+	if !held {
 		return false, fmt.Errorf("board: %s of %q has left Redis and the archive does not hold it: %w", p, b.ID, ErrGone)
 	}
 	return true, nil
@@ -84,7 +85,7 @@ func (s *Store) FromPast(ctx context.Context, b *Board, p Period) (bool, error) 
 // the window around a member, or a score range, as viewOf's modes.
 func (s *Store) pastView(ctx context.Context, b *Board, p Period, mode string, margs ...any) (Page, error) {
 	id, period := b.ID, p.String()
-	total, err := s.past.Held(ctx, id, period)
+	total, _, err := s.past.Held(ctx, id, period)
 	if err != nil {
 		return Page{}, err
 	}
@@ -125,7 +126,7 @@ func (s *Store) pastView(ctx context.Context, b *Board, p Period, mode string, m
 // pastStandings is standings for one expired period.
 func (s *Store) pastStandings(ctx context.Context, b *Board, p Period, members []string) ([]Standing, error) {
 	id, period := b.ID, p.String()
-	total, err := s.past.Held(ctx, id, period)
+	total, _, err := s.past.Held(ctx, id, period)
 	if err != nil {
 		return nil, err
 	}

@@ -128,7 +128,8 @@ func (s *Store) Total(ctx context.Context, b *Board, p Period) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			return s.past.Held(ctx, b.ID, p.String())
+			n, _, err := s.past.Held(ctx, b.ID, p.String())
+			return n, err
 		}
 	}
 	return int(n), nil

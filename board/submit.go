@@ -197,6 +197,8 @@ func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []Submissi
 	case "range":
 		i := toInt(rest[0]) - 1
 		return nil, &BatchError{Index: i, Err: rangeErr(&b, subs[i], rest[1], rest[2])}
+	case "archived":
+		return nil, archivedErr(boardID, rest)
 	case "ok", "replay":
 	default:
 		return nil, fmt.Errorf("board: submit to %q: unexpected reply %q", boardID, st)
@@ -230,6 +232,16 @@ type itemJSON struct {
 	Err      string       `json:"err"` // "reused" or "range", in each mode
 	P        string       `json:"p"`   // with "range": the period
 	Old      string       `json:"old"` // with "range": the score there
+}
+
+// archivedErr refuses a write to a period whose keys expired to the
+// archive: the writing process's clock is far behind the period's close.
+func archivedErr(boardID string, rest []any) error {
+	label := ""
+	if len(rest) > 0 {
+		label, _ = rest[0].(string)
+	}
+	return fmt.Errorf("board: %s of %q has closed and moved to the archive, where it no longer changes (is this server's clock behind?); nothing was written: %w", label, boardID, ErrArchived)
 }
 
 func decodeItems(rest []any, n int) ([]itemJSON, error) {
@@ -366,9 +378,9 @@ func (s *Store) submitCall(b *Board, subs []Submission, times []time.Time, opt B
 	if opt.NoRanks {
 		ranks = "0"
 	}
-	keys = make([]string, 0, 10+4*len(b.Periods)+len(subs))
+	keys = make([]string, 0, 11+4*len(b.Periods)+len(subs))
 	keys = append(keys, defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idemKey(b.ID, "batch:"+opt.Key),
-		AuditStream(b.ID), AuditActorStream(b.ID, opt.By.Actor), AuditActors(b.ID))
+		AuditStream(b.ID), AuditActorStream(b.ID, opt.By.Actor), AuditActors(b.ID), ArchiveState(b.ID))
 	args = make([]any, 0, 21+len(b.Periods)+9*len(subs))
 	batchFP := ""
 	if atomic && opt.Key != "" {

@@ -180,7 +180,7 @@ local function podium_submit(keys, args)
   if name ~= '' then lower = string.lower(name) end
   local fp = redis.sha1hex(member .. '\0' .. op .. '\0' .. value .. '\0' .. name .. '\0' .. table.concat(given, ','))
   local K = {def, tag .. ':names', tag .. ':names:lc', tag .. ':names:idx', tag .. ':recent', tag .. ':periods', tag .. ':idem:batch:',
-    tag .. ':audit', tag .. ':audit:a:' .. ACTOR, tag .. ':audit:actors'}
+    tag .. ':audit', tag .. ':audit:a:' .. ACTOR, tag .. ':audit:actors', tag .. ':archive'}
   for _, k in ipairs(pkeys) do K[#K + 1] = k end
   K[#K + 1] = tag .. ':idem:' .. idem
   local dflag = '0'
@@ -194,6 +194,7 @@ local function podium_submit(keys, args)
   local r = submit_script(K, A)
   local st = r[1]
   if st == 'ok' or st == 'replay' then return r[2] end
+  if st == 'archived' then return fail('period ' .. r[2] .. ' has closed and moved to the archive, where it no longer changes; nothing was written') end
   if st == 'reused' then return fail('idempotency key ' .. idem .. ' was already used for a different submission') end
   if st == 'range' then return fail('the ' .. r[3] .. ' score would leave ±2^53 units, which this board keeps exactly; nothing was written') end
   return fail('unexpected state ' .. tostring(st))

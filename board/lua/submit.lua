@@ -8,8 +8,8 @@
 -- submissions in one call, each applied or refused on its own).
 -- KEYS: 1 def, 2 names, 3 names:lc, 4 names:idx, 5 recent, 6 periods set,
 --       7 batch idempotency key, 8 audit stream, 9 the actor's audit stream,
---       10 the board's audit actors set, then per period: zset, entries,
---       distinct, counts, then one idempotency key per item.
+--       10 the board's audit actors set, 11 archive state, then per period:
+--       zset, entries, distinct, counts, then one idempotency key per item.
 -- ARGV (after the prelude's 4): 5 zero fields part, 6 time part, 7 definition
 --   version the caller read, 8 max magnitude, 9 cap, 10 batch idempotency key
 --   ('' none), 11 idempotency TTL seconds, 12 now (µs), 13 recent-list length,
@@ -22,7 +22,9 @@
 --   with the earliest and latest tie-breaks, each item is ordered by its own
 --   time (group commit: when each one arrived).
 -- Returns {'ok', json} | {'replay', json} | {'nf'} | {'stale'} (the definition
---   changed since the caller read it) and, in atomic mode only,
+--   changed since the caller read it) | {'archived', period label} (a period
+--   whose keys expired to the archive: a writer whose clock is far behind;
+--   nothing was written) and, in atomic mode only,
 --   {'reused', item index (0 the batch)} | {'range', item index (1-based),
 --   period label, old score}.
 -- The json is an array with one {periods = [...]} per item ({replayed = true}
@@ -62,7 +64,7 @@ local P, N = tonumber(ARGV[14]), tonumber(ARGV[15])
 local ACTOR, REASON, KEEP = ARGV[19], ARGV[20], ARGV[21]
 local L0 = 21 -- the last fixed argument
 local ITEM0 = L0 + P
-local K0 = 10 -- the last fixed key
+local K0 = 11 -- the last fixed key
 
 local periods = {}
 local primary = 0 -- the period the audit entry reports: the board's default
@@ -73,6 +75,16 @@ for i = 1, P do
   if string.match(label, '^[a-z]+') == def[7] then primary = i end
 end
 if primary == 0 then primary = P end
+-- A closed period the archiver has copied (a late write) is marked changed,
+-- so it is copied again; one whose keys expired to the archive is final.
+local labels = {}
+for i = 1, P do labels[i] = periods[i].label end
+local archived = redis.call('HMGET', KEYS[11], unpack(labels))
+for i = 1, P do
+  local st = archived[i]
+  if st and string.find(st, ' x', 1, true) then return {'archived', periods[i].label} end
+  periods[i].archived = st and true or false
+end
 
 local items = {}
 for n = 1, N do
@@ -355,6 +367,7 @@ end
 for i, per in ipairs(periods) do
   if #ehash[i] > 0 then redis.call('HSET', per.e, unpack(ehash[i])) end
   if per.touched then redis.call('SADD', KEYS[6], per.z) end
+  if per.touched and per.archived then redis.call('HSET', KEYS[11], per.label, '0 ' .. NOW .. ' changed') end
 end
 flush_names()
 -- Recent changes: only the newest RECENT survive the trim, so only they are pushed.
