@@ -60,5 +60,23 @@ func openEmbedded(log *slog.Logger) (*redis.Client, []board.Option, func(), erro
 			log.Warn("publish keyspace notification", slog.Any("error", err))
 		}
 	})
-	return rdb, []board.Option{publish}, func() { rdb.Close(); m.Close() }, nil
+	// miniredis runs time-to-live down only when told: every second, so
+	// sessions, idempotency keys, rate windows and expired periods go as
+	// they would in Redis.
+	stop := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		last := time.Now()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-t.C:
+				m.FastForward(now.Sub(last))
+				last = now
+			}
+		}
+	}()
+	return rdb, []board.Option{publish}, func() { close(stop); rdb.Close(); m.Close() }, nil
 }
