@@ -83,20 +83,30 @@ type fixture struct {
 // in the week of 2026-11-16 (2026-W47): ties, names and an extra field.
 func newFixture(t *testing.T, db *DB) *fixture {
 	t.Helper()
+	return newFixtureOrder(t, db, board.HigherIsBetter, true)
+}
+
+// newFixtureOrder is newFixture with the board's order, with or without
+// its extra field.
+func newFixtureOrder(t *testing.T, db *DB, order board.Order, withFields bool) *fixture {
+	t.Helper()
 	rdb := rsrv.Client(t)
 	rdb.FlushDB(context.Background())
 	f := &fixture{ctx: context.Background(), clock: &clock{}}
 	f.clock.Set(time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC))
 	f.store = board.NewStore(rdb, board.WithClock(f.clock.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
 	var err error
-	f.b, err = f.store.CreateBoard(f.ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime},
-		Fields: []board.Field{{Name: "wins", Desc: true}}, Retention: board.DefaultRetention})
+	f.b, err = f.store.CreateBoard(f.ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}, Order: order,
+		Fields: fieldsIf(withFields), Retention: board.DefaultRetention})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var subs []board.Submission
 	for i := range 2500 { // more than a page of the copy
-		sub := board.Submission{Member: fmt.Sprintf("p%04d", i), Score: float64(i % 40), Op: board.Set, Fields: []int64{int64(i % 3)}}
+		sub := board.Submission{Member: fmt.Sprintf("p%04d", i), Score: float64(i % 40), Op: board.Set}
+		if withFields {
+			sub.Fields = []int64{int64(i % 3)}
+		}
 		if i%100 == 0 {
 			sub.Name = fmt.Sprintf("Player %d", i)
 		}
@@ -400,4 +410,11 @@ func TestExportAgrees(t *testing.T) {
 			t.Fatalf("a second export at once: %v", err)
 		}
 	})
+}
+
+func fieldsIf(yes bool) []board.Field {
+	if yes {
+		return []board.Field{{Name: "wins", Desc: true}}
+	}
+	return nil
 }

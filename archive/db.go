@@ -102,6 +102,8 @@ func (db *DB) q(query string) string {
 // is two dialects of a few tables. Never edit one that has shipped: add one.
 // Times are Unix microseconds; scores are the board's units as Redis keeps
 // them, doubles (whole numbers exact up to 2^53, see board/score.go).
+// {{C}} is byte-order collation where the database needs it said
+// (PostgreSQL's default may follow a language's rules).
 var migrations = []string{
 	1: `
 CREATE TABLE archive_periods (
@@ -132,10 +134,10 @@ CREATE UNIQUE INDEX archive_entries_position ON archive_entries (board, period, 
 CREATE INDEX archive_entries_member ON archive_entries (board, member); -- a member's history
 `,
 	3: `
-ALTER TABLE archive_entries ADD COLUMN name_lc TEXT NOT NULL DEFAULT ''; -- the name in lower case (Go's strings.ToLower), for search by name
-UPDATE archive_entries SET name_lc = lower(name);
+ALTER TABLE archive_entries ADD COLUMN name_lc TEXT{{C}} NOT NULL DEFAULT ''; -- the name in lower case (Go's strings.ToLower), in byte order, for search by name
+UPDATE archive_entries SET name_lc = lower(name); -- ASCII; lowerNames redoes the others in Go
 CREATE INDEX archive_entries_name ON archive_entries (board, period, name_lc);
-CREATE INDEX archive_entries_score ON archive_entries (board, period, score); -- score ranges
+CREATE INDEX archive_entries_score ON archive_entries (board, period, score, position); -- score ranges, found by seeks
 `,
 	4: `
 CREATE TABLE archive_audit (
@@ -148,6 +150,43 @@ CREATE TABLE archive_audit (
 );
 CREATE INDEX archive_audit_actor ON archive_audit (board, actor, ms, seq); -- a board's log by one actor
 `,
+}
+
+// after are steps in Go that a migration needs, run in its transaction.
+var after = map[int]func(ctx context.Context, db *DB, tx *sql.Tx) error{3: lowerNames}
+
+// lowerNames lower-cases, as Go does (and as searches are lowered), the
+// names SQL's lower() left alone: those beyond ASCII.
+func lowerNames(ctx context.Context, db *DB, tx *sql.Tx) error {
+	bytes := `length(CAST(name AS BLOB))`
+	if db.postgres {
+		bytes = `octet_length(name)`
+	}
+	rs, err := tx.QueryContext(ctx, `SELECT board, period, member, name FROM archive_entries WHERE length(name) <> `+bytes)
+	if err != nil {
+		return err
+	}
+	type row struct{ board, period, member, name string }
+	var rows []row
+	for rs.Next() {
+		var r row
+		if err := rs.Scan(&r.board, &r.period, &r.member, &r.name); err != nil {
+			rs.Close()
+			return err
+		}
+		rows = append(rows, r)
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if _, err := tx.ExecContext(ctx, db.q(`UPDATE archive_entries SET name_lc = ? WHERE board = ? AND period = ? AND member = ?`),
+			strings.ToLower(r.name), r.board, r.period, r.member); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (db *DB) migrate(ctx context.Context) error {
@@ -191,11 +230,20 @@ func (db *DB) apply(ctx context.Context, v int) error {
 	if n > 0 {
 		return nil
 	}
-	for _, stmt := range strings.Split(stripComments(migrations[v]), ";") {
+	collateC := "" // SQLite compares text as bytes already
+	if db.postgres {
+		collateC = ` COLLATE "C"`
+	}
+	for _, stmt := range strings.Split(stripComments(strings.ReplaceAll(migrations[v], "{{C}}", collateC)), ";") {
 		if strings.TrimSpace(stmt) == "" {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("archive: migration %d on %s: %w", v, db.where, err)
+		}
+	}
+	if step := after[v]; step != nil {
+		if err := step(ctx, db, tx); err != nil {
 			return fmt.Errorf("archive: migration %d on %s: %w", v, db.where, err)
 		}
 	}

@@ -3,6 +3,8 @@ package archive
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,6 +21,7 @@ type reads struct {
 	Ranks        []board.Standing
 	Search       [][]board.Entry
 	Range        board.Page
+	Ranges       []board.Page
 	Count, Total int
 	PageOf       int
 	Views        []board.ViewResult
@@ -61,6 +64,12 @@ func readAll(t *testing.T, s *board.Store, b *board.Board, p board.Period) reads
 	}
 	r.Range, err = s.RangeByScore(ctx, b, p, 10, 12, 5, 50)
 	must(err)
+	inf := math.Inf(1)
+	for _, q := range [][4]float64{{39.2, 39.7, 0, 10}, {-5, -1, 0, 10}, {100, 200, 0, 10}, {10, 12, 500, 10}, {-inf, 3, 0, 20}, {37, inf, 40, 20}, {-inf, inf, 2490, 20}} {
+		pg, err := s.RangeByScore(ctx, b, p, q[0], q[1], int(q[2]), int(q[3]))
+		must(err)
+		r.Ranges = append(r.Ranges, pg)
+	}
 	r.Count, err = s.CountRange(ctx, b, p, 30, 39)
 	must(err)
 	r.PageOf, err = s.PageOf(ctx, b, p, "p1333", 50)
@@ -82,9 +91,15 @@ func readAll(t *testing.T, s *board.Store, b *board.Board, p board.Period) reads
 // names, positions, windows, searches and ranges.
 func TestReadsAgreeAfterExpiry(t *testing.T) {
 	backends(t, func(t *testing.T, db *DB) {
-		for _, style := range []board.RankStyle{board.Competition, board.Dense, board.Ordinal} {
-			t.Run(string(style), func(t *testing.T) {
-				f := newFixture(t, db)
+		for _, c := range []struct {
+			style  board.RankStyle
+			order  board.Order
+			fields bool
+		}{{board.Competition, board.HigherIsBetter, true}, {board.Dense, board.HigherIsBetter, true}, {board.Ordinal, board.HigherIsBetter, true},
+			{board.Competition, board.LowerIsBetter, true}, {board.Dense, board.LowerIsBetter, false}, {board.Competition, board.HigherIsBetter, false}} {
+			style := c.style
+			t.Run(fmt.Sprintf("%s-%s-fields:%v", style, c.order, c.fields), func(t *testing.T) {
+				f := newFixtureOrder(t, db, c.order, c.fields)
 				f.b.RankStyle, f.b.Retention = style, 0
 				var err error
 				if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
@@ -92,7 +107,11 @@ func TestReadsAgreeAfterExpiry(t *testing.T) {
 				}
 				w := f.week()
 				late := board.NewStore(f.store.Client(), board.WithClock(func() time.Time { return w.End.Add(-time.Second) }))
-				if _, err := late.Submit(f.ctx, f.b.ID, board.Submission{Member: "late", Score: 39, Op: board.Set, Name: "Late Larry", Fields: []int64{2}}, board.Author{Actor: "test"}); err != nil {
+				sub := board.Submission{Member: "late", Score: 39, Op: board.Set, Name: "Late Larry"}
+				if c.fields {
+					sub.Fields = []int64{2}
+				}
+				if _, err := late.Submit(f.ctx, f.b.ID, sub, board.Author{Actor: "test"}); err != nil {
 					t.Fatal(err)
 				}
 				f.clock.Set(w.End.Add(2 * time.Hour))

@@ -89,12 +89,24 @@ func (p past) Find(ctx context.Context, boardID, period string, members []string
 	return out, nil
 }
 
-// Worse finds where e's tie group ends: the first later entry with another
-// score or other fields. Entries are in board order, so the walk along the
-// position index stops at the group's end, however big the period.
+// Worse finds where e's tie group ends. Without extra fields a group is a
+// score, and its last position one seek of the score index; with fields,
+// the first later entry with another score or other fields, walking the
+// position index from e (as far as the group reaches).
 func (p past) Worse(ctx context.Context, boardID, period string, e board.Entry) (int, error) {
+	total, _, err := p.Held(ctx, boardID, period)
+	if err != nil {
+		return 0, err
+	}
+	if len(e.Fields) == 0 {
+		last, err := p.edge(ctx, boardID, period, "MAX", e.Score)
+		if err != nil {
+			return 0, fmt.Errorf("archive: rank in %s of %q: %w", period, boardID, err)
+		}
+		return total - 1 - last, nil
+	}
 	var next int
-	err := p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT position FROM archive_entries
+	err = p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT position FROM archive_entries
 		WHERE board = ? AND period = ? AND position > ? AND (score <> ? OR fields <> ?) ORDER BY position LIMIT 1`),
 		boardID, period, e.Position, e.Score, encodeFields(e.Fields)).Scan(&next)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -103,23 +115,20 @@ func (p past) Worse(ctx context.Context, boardID, period string, e board.Entry) 
 	if err != nil {
 		return 0, fmt.Errorf("archive: rank in %s of %q: %w", period, boardID, err)
 	}
-	total, _, err := p.Held(ctx, boardID, period)
-	if err != nil {
-		return 0, err
-	}
 	return total - next, nil
 }
 
+// Search reads the names from prefix up to the first that no longer
+// starts with it, as a range of the (board, period, name_lc) index: name_lc
+// is in byte order on both databases, so the range is the prefix's.
 func (p past) Search(ctx context.Context, boardID, period, prefix string, limit int) ([]board.Entry, error) {
-	like := strings.NewReplacer(`!`, `!!`, `%`, `!%`, `_`, `!_`).Replace(prefix) + "%"
-	// Names in byte order, as Redis' name index holds them: PostgreSQL's
-	// default collation may follow a language's rules.
 	collate := ""
 	if p.db.postgres {
 		collate = ` COLLATE "C"`
 	}
 	rs, err := p.db.sql.QueryContext(ctx, p.db.q(`SELECT `+entryColumns+` FROM archive_entries
-		WHERE board = ? AND period = ? AND name_lc LIKE ? ESCAPE '!' ORDER BY name_lc`+collate+`, member`+collate+` LIMIT ?`), boardID, period, like, limit)
+		WHERE board = ? AND period = ? AND name_lc >= ? AND name_lc < ? ORDER BY name_lc, member`+collate+` LIMIT ?`),
+		boardID, period, prefix, prefix+"\U0010FFFF", limit)
 	if err != nil {
 		return nil, fmt.Errorf("archive: search %s of %q: %w", period, boardID, err)
 	}
@@ -131,39 +140,90 @@ func (p past) Search(ctx context.Context, boardID, period, prefix string, limit 
 	return out, nil
 }
 
-func (p past) Range(ctx context.Context, boardID, period string, min, max float64, higher bool, offset, limit int) ([]board.Entry, int, int, error) {
-	where, args := `board = ? AND period = ?`, []any{boardID, period}
-	if !math.IsInf(min, -1) { // infinities stay out of SQL: neither database binds them alike
-		where, args = where+` AND score >= ?`, append(args, min)
-	}
-	if !math.IsInf(max, 1) {
-		where, args = where+` AND score <= ?`, append(args, max)
-	}
+// Range finds the range's ends by index seeks, not by counting: a period is
+// stored in board order, so the members whose score lies in [min, max] are
+// the positions from the first holding the range's best score to the last
+// holding its worst, and those above are the positions before.
+func (p past) Range(ctx context.Context, boardID, period string, lo, hi float64, higher bool, offset, limit int) ([]board.Entry, int, int, error) {
 	fail := func(err error) ([]board.Entry, int, int, error) {
 		return nil, 0, 0, fmt.Errorf("archive: range of %s of %q: %w", period, boardID, err)
 	}
-	var n, above int
-	if err := p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT COUNT(*) FROM archive_entries WHERE `+where), args...).Scan(&n); err != nil {
-		return fail(err)
-	}
-	better, bound := `score > ?`, max
+	best, worst := "MAX", "MIN"
 	if !higher {
-		better, bound = `score < ?`, min
+		best, worst = worst, best
 	}
-	if !math.IsInf(bound, 0) {
-		if err := p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT COUNT(*) FROM archive_entries WHERE board = ? AND period = ? AND `+better), boardID, period, bound).Scan(&above); err != nil {
-			return fail(err)
+	bestScore, ok, err := p.scoreIn(ctx, boardID, period, best, lo, hi)
+	if err != nil {
+		return fail(err)
+	}
+	if !ok { // nothing in range: those above are the ones better than it
+		above := 0
+		if (higher && math.IsInf(hi, 1)) || (!higher && math.IsInf(lo, -1)) {
+			return nil, 0, 0, nil // nothing can be better than an open end
 		}
+		from, to := math.Inf(-1), math.Inf(1)
+		if higher {
+			from = math.Nextafter(hi, math.Inf(1))
+		} else {
+			to = math.Nextafter(lo, math.Inf(-1))
+		}
+		if s, ok, err := p.scoreIn(ctx, boardID, period, worst, from, to); err != nil {
+			return fail(err)
+		} else if ok {
+			last, err := p.edge(ctx, boardID, period, "MAX", s)
+			if err != nil {
+				return fail(err)
+			}
+			above = last + 1
+		}
+		return nil, 0, above, nil
 	}
-	rs, err := p.db.sql.QueryContext(ctx, p.db.q(`SELECT `+entryColumns+` FROM archive_entries WHERE `+where+` ORDER BY position LIMIT ? OFFSET ?`), append(args, limit, offset)...)
+	worstScore, _, err := p.scoreIn(ctx, boardID, period, worst, lo, hi)
 	if err != nil {
 		return fail(err)
 	}
-	out, err := scanEntries(rs)
+	first, err := p.edge(ctx, boardID, period, "MIN", bestScore)
 	if err != nil {
 		return fail(err)
 	}
-	return out, n, above, nil
+	last, err := p.edge(ctx, boardID, period, "MAX", worstScore)
+	if err != nil {
+		return fail(err)
+	}
+	matched := last - first + 1
+	if offset >= matched {
+		return nil, matched, first, nil
+	}
+	out, err := p.Rows(ctx, boardID, period, first+offset, min(limit, matched-offset))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	return out, matched, first, nil
+}
+
+// scoreIn is the highest (agg MAX) or lowest (MIN) score in [lo, hi]; ok is
+// false when none lies there. Infinite bounds stay out of SQL: the two
+// databases do not bind them alike.
+func (p past) scoreIn(ctx context.Context, boardID, period, agg string, lo, hi float64) (float64, bool, error) {
+	where, args := `board = ? AND period = ?`, []any{boardID, period}
+	if !math.IsInf(lo, -1) {
+		where, args = where+` AND score >= ?`, append(args, lo)
+	}
+	if !math.IsInf(hi, 1) {
+		where, args = where+` AND score <= ?`, append(args, hi)
+	}
+	var s sql.NullFloat64
+	if err := p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT `+agg+`(score) FROM archive_entries WHERE `+where), args...).Scan(&s); err != nil {
+		return 0, false, err
+	}
+	return s.Float64, s.Valid, nil
+}
+
+// edge is the first (MIN) or last (MAX) position holding a score.
+func (p past) edge(ctx context.Context, boardID, period, agg string, score float64) (int, error) {
+	var pos int
+	err := p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT `+agg+`(position) FROM archive_entries WHERE board = ? AND period = ? AND score = ?`), boardID, period, score).Scan(&pos)
+	return pos, err
 }
 
 // encodeFields writes extra field values as they are stored: a JSON array.

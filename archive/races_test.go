@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -218,4 +219,37 @@ func waitState(t *testing.T, f *fixture, p board.Period) {
 		}
 	}
 	t.Fatalf("%s was not set to expire", p)
+}
+
+// TestLowerNames: the migration that adds name_lc lower-cases names beyond
+// ASCII as Go does, since searches are lowered by Go.
+func TestLowerNames(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		for _, n := range []string{"Émile Zola", "ÅSA", "Bob"} {
+			if _, err := db.sql.ExecContext(ctx, db.q(`INSERT INTO archive_entries (board, period, position, member, name, name_lc, score, rank, fields) VALUES ('b', 'week:2026-W47', ?, ?, ?, lower(?), 1, 1, '[]')`), len(n), n, n, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tx, err := db.sql.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lowerNames(ctx, db, tx); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.Past().Search(ctx, "b", "week:2026-W47", "é", 10)
+		if err != nil || len(got) != 1 || got[0].Name != "Émile Zola" {
+			t.Fatalf("search é: %+v %v", got, err)
+		}
+		if got, _ := db.Past().Search(ctx, "b", "week:2026-W47", "å", 10); len(got) != 1 {
+			t.Fatalf("search å: %+v", got)
+		}
+		if got, _ := db.Past().Search(ctx, "b", "week:2026-W47", "bo", 10); len(got) != 1 {
+			t.Fatalf("search bo: %+v", got)
+		}
+	})
 }
