@@ -6,7 +6,7 @@ PKGS    := ./...
 ADDR    ?= :8080
 RUNARGS ?= --demo
 
-.PHONY: run build test unit e2e e2e-setup deps-test vet generate check-generated check-tidy fmt lint fuzz bench bench-api bench-live
+.PHONY: run build test unit e2e e2e-setup deps-test vet generate check-generated check-tidy fmt lint fuzz bench bench-api bench-live bench-archive
 
 run: build
 	./bin/web --addr $(ADDR) $(RUNARGS)
@@ -71,6 +71,11 @@ bench: deps-test
 # POSTs and batches against the real server, beside redis-benchmark ZINCRBY.
 bench-api: deps-test
 	scripts/bench-api.sh
+
+# Every read of an archived 1,000,000-member period, on SQLite and a
+# private PostgreSQL: the time each takes.
+bench-archive: deps-test
+	ARCHIVE_PERF=1 $(GO) test ./archive -run TestArchivedReadsAtAMillion -count=1 -v | grep -E 'perf_test|PASS|FAIL|ok'
 
 # Live updates under load (loopback only, stops by itself): 2,000 WebSocket
 # clients on one board while writes run; prints latency and memory per client.
