@@ -222,7 +222,7 @@ var record = redis.NewScript(`
 if redis.call('GET', KEYS[2]) ~= ARGV[4] then return 0 end
 local v = redis.call('HGET', KEYS[1], ARGV[1]) or ''
 if v ~= ARGV[5] then return 2 end
-local cur = tonumber(string.match(v, '^%d+')) or 0
+local cur = tonumber(string.match(v, '^%d+') or '0') or 0 -- never tonumber(nil): miniredis' Lua refuses it
 if tonumber(ARGV[2]) >= cur then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3]) end
 return 1`)
 
