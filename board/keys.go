@@ -64,13 +64,21 @@ func AuditActorStream(id, actor string) string { return tagOf(id) + ":audit:a:" 
 // AuditActors is the set of actors that appear in a board's audit log.
 func AuditActors(id string) string { return tagOf(id) + ":audit:actors" }
 
-// ArchiveState records, per closed period, how far its archiving went.
+// ArchiveState records, per closed period (field: Period.String), how far
+// its archiving went: "<pass> <time µs>", "0 <time> changed" after a write
+// to the closed period, and ExpiredMark appended once its keys expire
+// (board/past.go). Writes to a period and its archiving read it in their
+// scripts: it shares the board's slot.
 func ArchiveState(id string) string { return tagOf(id) + ":archive" }
 
 // ArchiveLock is held by the replica archiving one period of a board.
 func ArchiveLock(id string, p Period) string { return tagOf(id) + ":archive:lock:" + p.String() }
 
-// AuditRows counts the rows each of a board's audit streams holds.
+// AuditRows counts the rows each of a board's audit streams holds (field:
+// the stream's key), and keeps the archive's mark of the board's stream
+// (field "archived": the newest entry id the archive holds) and the rows
+// trimmed before they were archived (field "unarchived"); see audit_trim
+// in lua/common.lua and archive/audit.go.
 func AuditRows(id string) string { return tagOf(id) + ":audit:rows" }
 
 func distinctKey(zset string) string   { return zset + ":d" }
