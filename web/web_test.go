@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,8 +66,8 @@ func (f *fixture) board(def board.Board, scores map[string]float64) *board.Board
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	for m, v := range scores {
-		if _, err := f.store.Submit(context.Background(), b.ID, board.Submission{Member: m, Score: v, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
+	for _, m := range slices.Sorted(maps.Keys(scores)) { // in a fixed order: who reaches a tied score first ranks first
+		if _, err := f.store.Submit(context.Background(), b.ID, board.Submission{Member: m, Score: scores[m], Op: board.Set}, board.Author{Actor: "test"}); err != nil {
 			f.t.Fatal(err)
 		}
 	}
