@@ -104,10 +104,7 @@ func (a *Archiver) Due(ctx context.Context) (int, error) {
 			if p.Kind == board.AllTime || now.Before(p.End) {
 				continue
 			}
-			pass := PassFirst
-			if !now.Before(p.End.Add(a.grace())) {
-				pass = PassFinal
-			}
+			pass := a.passAt(p, now)
 			if states[p.String()] >= pass {
 				continue
 			}
@@ -134,11 +131,7 @@ func (a *Archiver) Period(ctx context.Context, b *board.Board, p board.Period) (
 	if p.Kind == board.AllTime || now.Before(p.End) {
 		return 0, fmt.Errorf("%w: %s of %q ends %s", ErrInProgress, p, b.ID, p.End.Format(time.RFC3339))
 	}
-	pass := PassFirst
-	if !now.Before(p.End.Add(a.grace())) {
-		pass = PassFinal
-	}
-	ok, err := a.copyPass(ctx, b, p, -pass)
+	ok, err := a.copyPass(ctx, b, p, -a.passAt(p, now))
 	if err != nil {
 		return 0, err
 	}
@@ -168,6 +161,15 @@ func passOf(state string) int {
 }
 
 func expired(state string) bool { return strings.Contains(state, board.ExpiredMark) }
+
+// passAt is the pass a closed period is due for at now: the final one once
+// the grace period has passed.
+func (a *Archiver) passAt(p board.Period, now time.Time) int {
+	if now.Before(p.End.Add(a.grace())) {
+		return PassFirst
+	}
+	return PassFinal
+}
 
 // states reads how far each period of a board got.
 func (a *Archiver) states(ctx context.Context, b *board.Board) (map[string]int, error) {
@@ -391,6 +393,7 @@ type Status struct {
 	Board    string
 	Period   board.Period
 	State    string // "in progress", "pending", "archived once, ...", "archived", "expiring", "archive only", ...
+	Copy     bool   // a copy is to be made: never made, made once, or changed since
 	InRedis  int    // members Redis holds
 	Archived int    // rows the archive holds
 }
@@ -455,13 +458,13 @@ func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
 			case !has && inArchive[p.String()] && st.InRedis == 0:
 				st.State = "only in the archive"
 			case !has || !inArchive[p.String()]:
-				st.State = "pending"
+				st.State, st.Copy = "pending", true
 			case passOf(state) >= PassFinal:
 				st.State = "archived"
 			case passOf(state) == PassFirst:
-				st.State = "archived once, final pass after " + p.End.Add(a.grace()).Format(time.RFC3339)
+				st.State, st.Copy = "archived once, final pass after "+p.End.Add(a.grace()).Format(time.RFC3339), true
 			default:
-				st.State = "changed since archived, copied again at the next pass"
+				st.State, st.Copy = "changed since archived, copied again at the next pass", true
 			}
 			out = append(out, st)
 		}

@@ -140,7 +140,7 @@ func (f *fixture) same(t *testing.T, p board.Period) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := f.a.DB.Rows(f.ctx, f.b.ID, p.String(), off, 1000)
+		rows, err := f.a.DB.Past().Rows(f.ctx, f.b.ID, p.String(), off, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestArchiveClosedPeriod(t *testing.T) {
 			t.Fatalf("final pass: %d %v", n, err)
 		}
 		f.same(t, w)
-		if rows, _ := f.a.DB.Rows(f.ctx, f.b.ID, w.String(), 0, 1); rows[0].Member != "late" || rows[0].Name != "Late Larry" {
+		if rows, _ := f.a.DB.Past().Rows(f.ctx, f.b.ID, w.String(), 0, 1); rows[0].Member != "late" || rows[0].Name != "Late Larry" {
 			t.Fatalf("first row %+v", rows)
 		}
 		if n, _ := f.a.Due(f.ctx); n != 0 {

@@ -206,21 +206,6 @@ func (db *DB) insertAudit(ctx context.Context, boardID string, msgs []redis.XMes
 	return int(n), tx.Commit()
 }
 
-// parseEntryID reads a stream entry id "<ms>-<seq>".
-func parseEntryID(s string) (ms, seq int64, err error) {
-	a, b, ok := strings.Cut(s, "-")
-	if ok {
-		ms, err = strconv.ParseInt(a, 10, 64)
-		if err == nil {
-			seq, err = strconv.ParseInt(b, 10, 64)
-		}
-		if err == nil && ms >= 0 && seq >= 0 {
-			return ms, seq, nil
-		}
-	}
-	return 0, 0, fmt.Errorf("archive: %q is not a stream entry id", s)
-}
-
 // auditReads is how many reads one query answers (UNION ALL of as many
 // subqueries; SQLite allows 500).
 const auditReads = 100
@@ -252,7 +237,7 @@ func (db *DB) auditEntries(ctx context.Context, reads []audit.ArchivedRead, out 
 			args = append(args, r.Actor)
 		}
 		if r.Before != "" {
-			ms, seq, err := parseBound(r.Before)
+			ms, seq, err := parseEntryID(r.Before)
 			if err != nil {
 				return err
 			}
@@ -310,9 +295,10 @@ func (db *DB) auditEntries(ctx context.Context, reads []audit.ArchivedRead, out 
 	return nil
 }
 
-// parseBound reads a listing's bound, which may pass the largest id the
-// archive stores (a cursor's id plus one): it stands above them all.
-func parseBound(s string) (ms, seq int64, err error) {
+// parseEntryID reads a stream entry id "<ms>-<seq>". A listing's bound may
+// pass the largest id the archive stores (a cursor's id plus one): it is
+// clamped, and stands above them all.
+func parseEntryID(s string) (ms, seq int64, err error) {
 	a, b, ok := strings.Cut(s, "-")
 	x, err1 := strconv.ParseUint(a, 10, 64)
 	y, err2 := strconv.ParseUint(b, 10, 64)

@@ -30,10 +30,9 @@ func (a *Archiver) linger() time.Duration {
 	return DefaultLinger
 }
 
-// forget deletes a period's state, or replaces it when given a new one,
-// only if it is still the one read. KEYS: state. ARGV: period, state read,
-// new state (none: delete).
-var forget = redis.NewScript(`
+// swapState replaces a period's state (none given: deletes it), only if
+// it is still the one read. KEYS: state. ARGV: period, state read, new state.
+var swapState = redis.NewScript(`
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 if ARGV[3] then return redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
 return redis.call('HDEL', KEYS[1], ARGV[1])`)
@@ -104,7 +103,7 @@ func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, s
 	if held != inRedis {
 		// Written since its final copy by something that did not mark it
 		// (a plain ZADD from outside): mark it, so the next pass copies it.
-		if _, err := forget.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, p.String(), state, "0 "+strconv.FormatInt(a.Store.Now().UnixMicro(), 10)+" changed").Result(); err != nil {
+		if _, err := swapState.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, p.String(), state, "0 "+strconv.FormatInt(a.Store.Now().UnixMicro(), 10)+" changed").Result(); err != nil {
 			return false, fmt.Errorf("archive: mark %s of %q changed: %w", p, b.ID, err)
 		}
 		return false, fmt.Errorf("archive: %s of %q: the archive holds %d rows and Redis %d; its keys stay, and the next pass copies it again", p, b.ID, held, inRedis)
@@ -149,7 +148,7 @@ func (a *Archiver) drop(ctx context.Context, b *board.Board, label, state string
 	if err := a.DB.Delete(ctx, b.ID, label); err != nil {
 		return err
 	}
-	if _, err := forget.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, label, state).Result(); err != nil {
+	if _, err := swapState.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, label, state).Result(); err != nil {
 		return fmt.Errorf("archive: forget %s of %q: %w", label, b.ID, err)
 	}
 	a.Log.Info("archive: dropped the copy of a period that was reset", "board", b.ID, "period", label)

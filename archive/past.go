@@ -24,16 +24,26 @@ type past struct{ db *DB }
 
 const entryColumns = `position, rank, member, name, score, fields`
 
+// scanEntry reads one row of entryColumns, after any leading columns
+// (into before).
+func scanEntry(rs *sql.Rows, before ...any) (board.Entry, error) {
+	var e board.Entry
+	var fields string
+	if err := rs.Scan(append(before, &e.Position, &e.Rank, &e.Member, &e.Name, &e.Score, &fields)...); err != nil {
+		return board.Entry{}, err
+	}
+	e.Fields = decodeFields(fields)
+	return e, nil
+}
+
 func scanEntries(rs *sql.Rows) ([]board.Entry, error) {
 	defer rs.Close()
 	var out []board.Entry
 	for rs.Next() {
-		var e board.Entry
-		var fields string
-		if err := rs.Scan(&e.Position, &e.Rank, &e.Member, &e.Name, &e.Score, &fields); err != nil {
+		e, err := scanEntry(rs)
+		if err != nil {
 			return nil, err
 		}
-		e.Fields = decodeFields(fields)
 		out = append(out, e)
 	}
 	return out, rs.Err()
@@ -89,33 +99,29 @@ func (p past) Find(ctx context.Context, boardID, period string, members []string
 	return out, nil
 }
 
-// Worse finds where e's tie group ends. Without extra fields a group is a
-// score, and its last position one seek of the score index; with fields,
-// the first later entry with another score or other fields, walking the
-// position index from e (as far as the group reaches).
-func (p past) Worse(ctx context.Context, boardID, period string, e board.Entry) (int, error) {
-	total, _, err := p.Held(ctx, boardID, period)
-	if err != nil {
-		return 0, err
-	}
+// GroupEnd finds where e's tie group ends. Without extra fields a group is
+// a score, and its last position one seek of the score index; with fields,
+// the entry before the first later one with another score or other fields,
+// walking the position index from e (as far as the group reaches).
+func (p past) GroupEnd(ctx context.Context, boardID, period string, e board.Entry) (int, error) {
 	if len(e.Fields) == 0 {
 		last, err := p.edge(ctx, boardID, period, "MAX", e.Score)
 		if err != nil {
 			return 0, fmt.Errorf("archive: rank in %s of %q: %w", period, boardID, err)
 		}
-		return total - 1 - last, nil
+		return last, nil
 	}
 	var next int
-	err = p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT position FROM archive_entries
+	err := p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT position FROM archive_entries
 		WHERE board = ? AND period = ? AND position > ? AND (score <> ? OR fields <> ?) ORDER BY position LIMIT 1`),
 		boardID, period, e.Position, e.Score, encodeFields(e.Fields)).Scan(&next)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil // the group runs to the end
+	if errors.Is(err, sql.ErrNoRows) { // the group runs to the end
+		err = p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT MAX(position) + 1 FROM archive_entries WHERE board = ? AND period = ?`), boardID, period).Scan(&next)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("archive: rank in %s of %q: %w", period, boardID, err)
 	}
-	return total - next, nil
+	return next - 1, nil
 }
 
 // Search reads the names from prefix up to the first that no longer

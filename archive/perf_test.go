@@ -49,8 +49,8 @@ func TestArchivedReadsAtAMillion(t *testing.T) {
 		}
 		timeIt("Rows (page 1000 of 50)", func() error { _, err := p.Rows(ctx, "big", "week:2026-W47", 50000, 50); return err })
 		timeIt("Find one member", func() error { _, err := p.Find(ctx, "big", "week:2026-W47", []string{"m500000"}); return err })
-		timeIt("Worse (member in 900k tie at the bottom)", func() error {
-			_, err := p.Worse(ctx, "big", "week:2026-W47", board.Entry{Position: 100000, Score: 0})
+		timeIt("GroupEnd (member in 900k tie at the bottom)", func() error {
+			_, err := p.GroupEnd(ctx, "big", "week:2026-W47", board.Entry{Position: 100000, Score: 0})
 			return err
 		})
 		timeIt("Range [-inf,+inf] offset 900000 limit 50", func() error {

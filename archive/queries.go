@@ -69,41 +69,6 @@ func (db *DB) Delete(ctx context.Context, boardID, period string) error {
 	return nil
 }
 
-// Row is one archived entry.
-type Row struct {
-	Position int
-	Rank     int
-	Member   string
-	Name     string
-	Score    float64 // whole units of the board
-	Fields   []int64
-}
-
-// Rows reads up to limit archived entries of a period from position offset
-// on, in board order.
-func (db *DB) Rows(ctx context.Context, boardID, period string, offset, limit int) ([]Row, error) {
-	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT position, rank, member, name, score, fields FROM archive_entries
-		WHERE board = ? AND period = ? AND position >= ? ORDER BY position LIMIT ?`), boardID, period, offset, limit)
-	if err != nil {
-		return nil, fmt.Errorf("archive: read %s of %q: %w", period, boardID, err)
-	}
-	defer rs.Close()
-	var out []Row
-	for rs.Next() {
-		var r Row
-		var fields string
-		if err := rs.Scan(&r.Position, &r.Rank, &r.Member, &r.Name, &r.Score, &fields); err != nil {
-			return nil, fmt.Errorf("archive: read %s of %q: %w", period, boardID, err)
-		}
-		r.Fields = decodeFields(fields)
-		out = append(out, r)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("archive: read %s of %q: %w", period, boardID, err)
-	}
-	return out, nil
-}
-
 // Archived is what the archive holds of one period.
 type Archived struct {
 	Board      string
@@ -145,7 +110,7 @@ func (db *DB) Periods(ctx context.Context, boardID string) ([]Archived, error) {
 type PeriodTop struct {
 	Period  string // "week:2026-W47"
 	Members int
-	Top     []Row
+	Top     []board.Entry
 }
 
 // Winners lists the archived periods of one kind of a board, newest first,
@@ -186,21 +151,20 @@ func (db *DB) Winners(ctx context.Context, boardID string, kind board.Kind, offs
 		marks[i] = "?"
 		args = append(args, t.Period)
 	}
-	rs, err = db.sql.QueryContext(ctx, db.q(`SELECT period, position, rank, member, name, score, fields FROM archive_entries
+	rs, err = db.sql.QueryContext(ctx, db.q(`SELECT period, `+entryColumns+` FROM archive_entries
 		WHERE board = ? AND period IN (`+strings.Join(marks, ", ")+`) AND position < 3 ORDER BY period, position`), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("archive: winners of %q: %w", boardID, err)
 	}
 	defer rs.Close()
 	for rs.Next() {
-		var period, fields string
-		var r Row
-		if err := rs.Scan(&period, &r.Position, &r.Rank, &r.Member, &r.Name, &r.Score, &fields); err != nil {
+		var period string
+		e, err := scanEntry(rs, &period)
+		if err != nil {
 			return nil, 0, fmt.Errorf("archive: winners of %q: %w", boardID, err)
 		}
-		r.Fields = decodeFields(fields)
 		i := index[period]
-		out[i].Top = append(out[i].Top, r)
+		out[i].Top = append(out[i].Top, e)
 	}
 	return out, total, rs.Err()
 }

@@ -75,7 +75,7 @@ const exportTTL = 30 * time.Minute
 // fromArchive reads the period in one query, so a final archiving pass that
 // rewrites it meanwhile cannot mix two copies; rows stream from the cursor.
 func (r *Reader) fromArchive(ctx context.Context, b *board.Board, p board.Period, fn func([]board.Entry) error) error {
-	rs, err := r.DB.sql.QueryContext(ctx, r.DB.q(`SELECT position, rank, member, name, score, fields FROM archive_entries
+	rs, err := r.DB.sql.QueryContext(ctx, r.DB.q(`SELECT `+entryColumns+` FROM archive_entries
 		WHERE board = ? AND period = ? ORDER BY position`), b.ID, p.String())
 	if err != nil {
 		return fmt.Errorf("archive: read %s of %q: %w", p, b.ID, err)
@@ -83,12 +83,10 @@ func (r *Reader) fromArchive(ctx context.Context, b *board.Board, p board.Period
 	defer rs.Close()
 	page := make([]board.Entry, 0, pageSize)
 	for rs.Next() {
-		var e board.Entry
-		var fields string
-		if err := rs.Scan(&e.Position, &e.Rank, &e.Member, &e.Name, &e.Score, &fields); err != nil {
+		e, err := scanEntry(rs)
+		if err != nil {
 			return fmt.Errorf("archive: read %s of %q: %w", p, b.ID, err)
 		}
-		e.Fields = decodeFields(fields)
 		page = append(page, e)
 		if len(page) == pageSize {
 			if err := fn(page); err != nil {

@@ -32,9 +32,9 @@ type Past interface {
 	Rows(ctx context.Context, boardID, period string, offset, limit int) ([]Entry, error)
 	// Find is the entry of each listed member that the period holds.
 	Find(ctx context.Context, boardID, period string, members []string) (map[string]Entry, error)
-	// Worse counts the entries ranked strictly below e (after it and not
-	// tied with it: another score or other extra fields).
-	Worse(ctx context.Context, boardID, period string, e Entry) (int, error)
+	// GroupEnd is the last position of e's tie group (the entries with its
+	// score and extra fields), as common.lua's group_end.
+	GroupEnd(ctx context.Context, boardID, period string, e Entry) (int, error)
 	// Search finds up to limit entries whose name, in lower case, starts
 	// with prefix (already lower case): the first limit by name (then
 	// member id, byte order), as Redis' name index finds them, listed in
@@ -58,37 +58,41 @@ const ExpiredMark = " x"
 // archived. A period that expired but that the archive does not hold is
 // ErrGone, so nobody mistakes a lost period for an empty one.
 func (s *Store) FromPast(ctx context.Context, b *Board, p Period) (bool, error) {
+	_, past, err := s.pastTotal(ctx, b, p)
+	return past, err
+}
+
+// pastTotal is FromPast with the members the archive holds of p, which
+// every read from the archive needs.
+func (s *Store) pastTotal(ctx context.Context, b *Board, p Period) (total int, past bool, err error) {
 	if p.Kind == AllTime || s.now().Before(p.End) {
-		return false, nil
+		return 0, false, nil
 	}
 	v, err := s.rdb.HGet(ctx, ArchiveState(b.ID), p.String()).Result()
 	if errors.Is(err, redis.Nil) || (err == nil && !strings.Contains(v, ExpiredMark)) {
-		return false, nil
+		return 0, false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("board: archive state of %s of %q: %w", p, b.ID, err)
+		return 0, false, fmt.Errorf("board: archive state of %s of %q: %w", p, b.ID, err)
 	}
 	if s.past == nil {
-		return false, fmt.Errorf("board: %s of %q was archived and has left Redis, and no archive is configured: %w", p, b.ID, ErrGone)
+		return 0, false, fmt.Errorf("board: %s of %q was archived and has left Redis, and no archive is configured: %w", p, b.ID, ErrGone)
 	}
-	_, held, err := s.past.Held(ctx, b.ID, p.String())
+	total, held, err := s.past.Held(ctx, b.ID, p.String())
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
 	if !held {
-		return false, fmt.Errorf("board: %s of %q has left Redis and the archive does not hold it: %w", p, b.ID, ErrGone)
+		return 0, false, fmt.Errorf("board: %s of %q has left Redis and the archive does not hold it: %w", p, b.ID, ErrGone)
 	}
-	return true, nil
+	return total, true, nil
 }
 
 // pastView answers a view of an expired period from the archive: a page,
 // the window around a member, or a score range, as viewOf's modes.
-func (s *Store) pastView(ctx context.Context, b *Board, p Period, mode string, margs ...any) (Page, error) {
+func (s *Store) pastView(ctx context.Context, b *Board, p Period, total int, mode string, margs ...any) (Page, error) {
 	id, period := b.ID, p.String()
-	total, _, err := s.past.Held(ctx, id, period)
-	if err != nil {
-		return Page{}, err
-	}
+	var err error
 	pg := Page{Period: p, Total: total, Matched: total}
 	switch mode {
 	case "page":
@@ -124,12 +128,8 @@ func (s *Store) pastView(ctx context.Context, b *Board, p Period, mode string, m
 }
 
 // pastStandings is standings for one expired period.
-func (s *Store) pastStandings(ctx context.Context, b *Board, p Period, members []string) ([]Standing, error) {
+func (s *Store) pastStandings(ctx context.Context, b *Board, p Period, total int, members []string) ([]Standing, error) {
 	id, period := b.ID, p.String()
-	total, _, err := s.past.Held(ctx, id, period)
-	if err != nil {
-		return nil, err
-	}
 	found, err := s.past.Find(ctx, id, period, members)
 	if err != nil {
 		return nil, err
@@ -138,11 +138,11 @@ func (s *Store) pastStandings(ctx context.Context, b *Board, p Period, members [
 	for i, m := range members {
 		st := Standing{Period: p, Member: m, Name: m, Total: total}
 		if e, ok := found[m]; ok {
-			worse, err := s.past.Worse(ctx, id, period, e)
+			end, err := s.past.GroupEnd(ctx, id, period, e)
 			if err != nil {
 				return nil, err
 			}
-			st.Name, st.Ranked, st.Score, st.Rank, st.Position, st.Worse = e.Name, true, e.Score, e.Rank, e.Position, worse
+			st.Name, st.Ranked, st.Score, st.Rank, st.Position, st.Worse = e.Name, true, e.Score, e.Rank, e.Position, total-1-end
 		}
 		out[i] = st
 	}
@@ -156,12 +156,12 @@ func (s *Store) standingsPast(ctx context.Context, b *Board, ps []Period, member
 		if len(out[i]) > 0 && out[i][0].Total > 0 {
 			continue
 		}
-		past, err := s.FromPast(ctx, b, p)
+		total, past, err := s.pastTotal(ctx, b, p)
 		if err != nil {
 			return nil, err
 		}
 		if past {
-			if out[i], err = s.pastStandings(ctx, b, p, members); err != nil {
+			if out[i], err = s.pastStandings(ctx, b, p, total, members); err != nil {
 				return nil, err
 			}
 		}

@@ -124,13 +124,8 @@ func (s *Store) Total(ctx context.Context, b *Board, p Period) (int, error) {
 		return 0, fmt.Errorf("board: total %s of %q: %w", p, b.ID, err)
 	}
 	if n == 0 {
-		if past, err := s.FromPast(ctx, b, p); err != nil || past {
-			if err != nil {
-				return 0, err
-			}
-			n, _, err := s.past.Held(ctx, b.ID, p.String())
-			return n, err
-		}
+		total, _, err := s.pastTotal(ctx, b, p) // 0 unless it expired to the archive
+		return total, err
 	}
 	return int(n), nil
 }
@@ -159,12 +154,12 @@ func scoreBounds(min, max float64) (string, string, error) {
 func (s *Store) view(ctx context.Context, b *Board, p Period, mode string, margs ...any) (Page, error) {
 	pg, err := s.viewOf(ctx, b, p, ZSetKey(b.ID, p), mode, margs...)
 	if (err == nil && pg.Total == 0) || (mode == "around" && errors.Is(err, ErrNotFound)) {
-		past, perr := s.FromPast(ctx, b, p)
+		total, past, perr := s.pastTotal(ctx, b, p)
 		if perr != nil {
 			return Page{}, perr
 		}
 		if past {
-			return s.pastView(ctx, b, p, mode, margs...)
+			return s.pastView(ctx, b, p, total, mode, margs...)
 		}
 	}
 	return pg, err

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/redis/go-redis/v9"
@@ -111,9 +110,7 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 			continue
 		}
 		settle[s.Board] = true
-		// Pending, copied once, or changed since: copy now. In progress,
-		// final, or expired from Redis (the archive's copy is final): not.
-		if !strings.HasPrefix(s.State, "pending") && !strings.HasPrefix(s.State, "archived once") && !strings.HasPrefix(s.State, "changed") {
+		if !s.Copy {
 			continue
 		}
 		b, err := store.Board(ctx, s.Board)

@@ -77,15 +77,11 @@ func (s *Handler) winners(c echo.Context) error {
 		if err != nil {
 			continue
 		}
-		entries := make([]board.Entry, len(t.Top))
-		for i, r := range t.Top {
-			entries[i] = board.Entry{Rank: r.Rank, Position: r.Position, Member: r.Member, Name: r.Name, Score: r.Score, Fields: r.Fields}
-		}
 		v.Cards = append(v.Cards, templates.Card{
 			Title: p.Title(),
 			Href:  boardURL(b.ID, p, false, 1, 0, ""),
 			Meta:  templates.Group(t.Members) + " " + templates.Plural(t.Members, "member", "members"),
-			Rows:  tableOf(&b, entries, "", "").Rows,
+			Rows:  tableOf(&b, t.Top, "", "").Rows,
 		})
 	}
 	pages := max(1, (total+winnersPerPage-1)/winnersPerPage)
