@@ -28,7 +28,12 @@ var (
 	ErrBadKey         = errors.New("invalid API key")
 )
 
-// Redis keys of this package.
+// Redis keys of this package. On a Redis Cluster they spread over slots, and
+// no script or transaction spans two of them: writes to several keys are
+// ordered so that a failure half-way is harmless (see Keys.Create), and the
+// one script that touches several, the count of a failed sign-in, takes keys
+// that share the account's hash tag, podium:login:{<user hash>}:... (the
+// per-address count, podium:login:addr:<hash>, is written on its own).
 const (
 	prefix      = "podium:"
 	adminsKey   = prefix + "admins"    // hash: user -> bcrypt hash

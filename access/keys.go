@@ -66,11 +66,15 @@ func (k *Keys) Create(ctx context.Context, name, board string) (APIKey, string, 
 	id = strings.NewReplacer("-", "a", "_", "b").Replace(id)
 	secret := "pdm_" + id + "_" + randomToken(32)
 	key := APIKey{ID: id, Name: name, Board: board, Created: k.now().UTC()}
-	_, err := k.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, apiKeyKey+id, "name", name, "board", board, "hash", sha(secret), "created", key.Created.Format(time.RFC3339))
-		p.SAdd(ctx, apiKeysKey, id)
-		return nil
-	})
+	// The key and the list of keys sit in different hash slots (a Cluster
+	// cannot write both in one step), so the order makes a failure
+	// harmless: listed first, then usable. List passes over a listed id with
+	// no key; a usable key is never missing from the list, so it can always
+	// be revoked.
+	err := k.rdb.SAdd(ctx, apiKeysKey, id).Err()
+	if err == nil {
+		err = k.rdb.HSet(ctx, apiKeyKey+id, "name", name, "board", board, "hash", sha(secret), "created", key.Created.Format(time.RFC3339)).Err()
+	}
 	if err != nil {
 		return APIKey{}, "", fmt.Errorf("access: create API key: %w", err)
 	}
@@ -162,11 +166,11 @@ func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
 	if len(m) == 0 {
 		return APIKey{}, fmt.Errorf("API key %q: %w", id, ErrNotFound)
 	}
-	if _, err := k.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Del(ctx, apiKeyKey+id)
-		p.SRem(ctx, apiKeysKey, id)
-		return nil
-	}); err != nil {
+	// Unusable first, then unlisted (see Create).
+	if err := k.rdb.Del(ctx, apiKeyKey+id).Err(); err != nil {
+		return APIKey{}, fmt.Errorf("access: revoke API key: %w", err)
+	}
+	if err := k.rdb.SRem(ctx, apiKeysKey, id).Err(); err != nil {
 		return APIKey{}, fmt.Errorf("access: revoke API key: %w", err)
 	}
 	k.forget(m["hash"]) // at once here; other replicas within KeyCacheTTL

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // FunctionLibrary is the name of the Redis Function library outside writers
@@ -38,10 +40,25 @@ func (s *Store) functionSource() string {
 }
 
 // LoadFunctions loads (or replaces) the podium Function library, so outside
-// writers can FCALL podium_submit. It needs Redis 7 or newer; the embedded
-// store has no functions and returns an error the caller may log and go on.
+// writers can FCALL podium_submit: on a Redis Cluster into every primary,
+// since a library lives in each node (replicas get it from theirs); the app
+// runs it at start and hourly, so a primary added later gets it too. It
+// needs Redis 7 or newer; the embedded store has no functions and returns an
+// error the caller may log and go on.
 func (s *Store) LoadFunctions(ctx context.Context) error {
-	if err := s.rdb.FunctionLoadReplace(ctx, s.functionSource()).Err(); err != nil {
+	src := s.functionSource()
+	var err error
+	if c, ok := s.rdb.(*redis.ClusterClient); ok {
+		err = c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			if err := n.FunctionLoadReplace(ctx, src).Err(); err != nil {
+				return fmt.Errorf("%s: %w", n.Options().Addr, err)
+			}
+			return nil
+		})
+	} else {
+		err = s.rdb.FunctionLoadReplace(ctx, src).Err()
+	}
+	if err != nil {
 		return fmt.Errorf("board: load the %s function library: %w", FunctionLibrary, err)
 	}
 	return nil

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +28,9 @@ type Options struct {
 	PollInterval time.Duration // re-read everything this often when notifications are off (1s)
 	QueueSize    int           // frames a client may have waiting (16)
 	WriteTimeout time.Duration // a client that takes longer to accept a frame is dropped (5s)
+	// Topology is how often the hub asks a Redis Cluster which primaries
+	// serve which slots, to subscribe on new ones (2s).
+	Topology time.Duration
 	// SelfPublished says the store publishes the keyspace messages itself (the
 	// embedded store, which has neither notifications nor CONFIG).
 	SelfPublished bool
@@ -63,6 +64,7 @@ type Hub struct {
 	resync bool // re-read everything and send snapshots (after a reconnect)
 
 	polling  atomic.Bool
+	refusing map[string]bool // nodes that refused CONFIG (under mu)
 	lastPoll time.Time
 	stats    counters
 }
@@ -93,12 +95,16 @@ func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = 5 * time.Second
 	}
+	if opts.Topology <= 0 {
+		opts.Topology = 2 * time.Second
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	return &Hub{
 		rdb: rdb, reader: reader, opts: opts, log: opts.Logger,
 		views: map[Spec]*view{}, byKey: map[string]map[*view]struct{}{}, dirty: map[string]struct{}{},
+		refusing: map[string]bool{},
 	}
 }
 
@@ -118,57 +124,6 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-t.C:
 			h.tick(ctx)
 		}
-	}
-}
-
-// keyspacePrefix is the channel prefix of the watched database's notifications.
-func (h *Hub) keyspacePrefix() string { return fmt.Sprintf("__keyspace@%d__:", h.opts.DB) }
-
-// listen subscribes to the board keys' notifications and marks keys dirty.
-// It never blocks on a browser: it only takes the hub's lock to mark a key.
-// Every subscription after the first (Redis restarted or the connection
-// dropped) asks for a full re-read, since notifications are fire-and-forget.
-func (h *Hub) listen(ctx context.Context) {
-	backoff := 100 * time.Millisecond
-	subscribed := false
-	for ctx.Err() == nil {
-		if !h.opts.SelfPublished {
-			h.ensureNotifications(ctx)
-		}
-		ps := h.rdb.PSubscribe(ctx, h.keyspacePrefix()+board.KeyPattern)
-		// Receive does not return on cancellation while it waits for a
-		// message; closing the subscription does.
-		stop := context.AfterFunc(ctx, func() { ps.Close() })
-		for {
-			msg, err := ps.Receive(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					h.log.Warn("live: keyspace subscription lost; resubscribing", slog.Any("error", err), slog.Duration("after", backoff))
-				}
-				break
-			}
-			switch m := msg.(type) {
-			case *redis.Subscription:
-				if subscribed {
-					h.log.Info("live: resubscribed; re-reading every view")
-				}
-				h.mu.Lock()
-				h.resync = h.resync || subscribed
-				h.mu.Unlock()
-				subscribed = true
-				backoff = 100 * time.Millisecond
-			case *redis.Message:
-				h.stats.events.Add(1)
-				h.markDirty(strings.TrimPrefix(m.Channel, h.keyspacePrefix()))
-			}
-		}
-		stop()
-		ps.Close()
-		select {
-		case <-ctx.Done():
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 5*time.Second)
 	}
 }
 
@@ -192,37 +147,6 @@ func (h *Hub) markDirty(key string) {
 		h.dirty[key] = struct{}{}
 	}
 	h.mu.Unlock()
-}
-
-// ensureNotifications turns on keyspace events for zsets, generic and expired
-// commands. Where Redis refuses CONFIG (managed services), it says which
-// setting to change and polls watched keys instead.
-func (h *Hub) ensureNotifications(ctx context.Context) {
-	cur, err := h.rdb.ConfigGet(ctx, "notify-keyspace-events").Result()
-	flags := cur["notify-keyspace-events"]
-	want := flags
-	for _, f := range "Kzghx" { // zsets, generic, hashes (display names), expired
-		if !strings.ContainsRune(want, f) && !(f != 'K' && strings.ContainsRune(want, 'A')) {
-			want += string(f)
-		}
-	}
-	if err == nil && want != flags {
-		err = h.rdb.ConfigSet(ctx, "notify-keyspace-events", want).Err()
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return
-		}
-		if !h.polling.Swap(true) {
-			h.log.Warn("live: Redis refused CONFIG for keyspace notifications; set notify-keyspace-events to include Kzghx "+
-				"(redis.conf or your provider's settings). Until then watched boards are polled.",
-				slog.Any("error", err), slog.Duration("poll", h.opts.PollInterval))
-		}
-		return
-	}
-	if h.polling.Swap(false) {
-		h.log.Info("live: keyspace notifications are on; polling stopped")
-	}
 }
 
 // Polling reports whether the hub has fallen back to polling.

@@ -8,11 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"podium/rows"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"podium/rows"
 
 	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
@@ -29,7 +30,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 type liveFixture struct {
 	t     *testing.T
-	rdb   *redis.Client
+	rdb   redis.UniversalClient
 	store *board.Store
 	hub   *Hub
 	http  *httptest.Server
@@ -41,6 +42,12 @@ func newLiveFixture(t *testing.T, opts Options) *liveFixture {
 	if err := rdb.FlushDB(context.Background()).Err(); err != nil { // our private server
 		t.Fatal(err)
 	}
+	return newLiveFixtureOn(t, rdb, opts)
+}
+
+// newLiveFixtureOn runs a hub and its WebSocket endpoint on any Redis client.
+func newLiveFixtureOn(t *testing.T, rdb redis.UniversalClient, opts Options) *liveFixture {
+	t.Helper()
 	store := board.NewStore(rdb)
 	if opts.Logger == nil {
 		opts.Logger = quiet

@@ -9,8 +9,6 @@ import (
 	"log/slog"
 	"text/tabwriter"
 
-	"github.com/redis/go-redis/v9"
-
 	"podium/archive"
 	"podium/board"
 )
@@ -40,18 +38,14 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	if cfg.RedisURL == "" {
-		return errors.New("set REDIS_URL to the Redis the server uses (the embedded store lives inside a running server, which archives by itself)")
+	if cfg.Embedded() {
+		return errors.New("set REDIS_URL (or REDIS_CLUSTER_ADDRS, or REDIS_SENTINEL_ADDRS) to the Redis the server uses (the embedded store lives inside a running server, which archives by itself)")
 	}
-	opt, err := redis.ParseURL(cfg.RedisURL)
+	rdb, _, err := dialRedis(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("REDIS_URL %s: %w", redact(cfg.RedisURL), err)
+		return err
 	}
-	rdb := redis.NewClient(opt)
 	defer rdb.Close()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("cannot reach Redis at %s: %w", opt.Addr, err)
-	}
 	db, err := archive.Open(ctx, cfg.ArchiveTarget())
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 	"podium/web"
 )
 
-func newAdmin(rdb *redis.Client, store *board.Store, cfg Config) *web.Admin {
+func newAdmin(rdb redis.UniversalClient, store *board.Store, cfg Config) *web.Admin {
 	return &web.Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, 0), Sessions: access.NewSessions(rdb),
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
@@ -44,19 +44,18 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 	if err := fs.Parse(args[2:]); err != nil {
 		return err
 	}
-	url := getenv("REDIS_URL")
-	if url == "" {
-		return errors.New("set REDIS_URL to the Redis the server uses; with the embedded store, create admins with ADMIN_USER/ADMIN_PASSWORD and keys in the admin console")
-	}
-	opt, err := redis.ParseURL(url)
+	cfg, err := parseConfig(nil, getenv, io.Discard)
 	if err != nil {
-		return fmt.Errorf("REDIS_URL %s: %w", redact(url), err)
+		return err
 	}
-	rdb := redis.NewClient(opt)
+	if cfg.Embedded() {
+		return errors.New("set REDIS_URL (or REDIS_CLUSTER_ADDRS, or REDIS_SENTINEL_ADDRS) to the Redis the server uses; with the embedded store, create admins with ADMIN_USER/ADMIN_PASSWORD and keys in the admin console")
+	}
+	rdb, _, err := dialRedis(ctx, cfg)
+	if err != nil {
+		return err
+	}
 	defer rdb.Close()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("cannot reach Redis at %s: %w", opt.Addr, err)
-	}
 	log := audit.New(rdb)
 	switch args[0] {
 	case "admin":

@@ -19,6 +19,7 @@ import (
 type Config struct {
 	Addr         string
 	RedisURL     string
+	Redis        RedisTopology // Cluster or Sentinel instead of REDIS_URL
 	Demo         bool
 	BaseURL      string
 	TimeZone     string
@@ -40,6 +41,25 @@ type Config struct {
 	ArchiveGrace time.Duration
 }
 
+// RedisTopology names a Redis Cluster (seed nodes) or a Sentinel-watched
+// primary, with the credentials and TLS of its data nodes; REDIS_URL carries
+// its own.
+type RedisTopology struct {
+	ClusterAddrs     []string
+	SentinelAddrs    []string
+	MasterName       string
+	Username         string
+	Password         string
+	TLS              bool
+	SentinelPassword string
+}
+
+// Embedded reports whether the binary runs on its in-process store: no
+// REDIS_URL, no Cluster, no Sentinel.
+func (c Config) Embedded() bool {
+	return c.RedisURL == "" && len(c.Redis.ClusterAddrs) == 0 && len(c.Redis.SentinelAddrs) == 0
+}
+
 // ArchiveTarget is what archive.Open opens.
 func (c Config) ArchiveTarget() string {
 	if c.DatabaseURL != "" {
@@ -58,6 +78,13 @@ type setting struct {
 var settings = []setting{
 	{"addr", "ADDR", ":8080", "address to listen on", false},
 	{"redis-url", "REDIS_URL", "", "Redis to use, e.g. redis://localhost:6379/0; empty runs on the embedded in-memory store", false},
+	{"redis-cluster-addrs", "REDIS_CLUSTER_ADDRS", "", "a Redis Cluster instead: some of its nodes, host:port,host:port (the rest are discovered)", false},
+	{"redis-sentinel-addrs", "REDIS_SENTINEL_ADDRS", "", "Redis behind Sentinel instead: the sentinels, host:port,host:port (with REDIS_MASTER_NAME)", false},
+	{"redis-master-name", "REDIS_MASTER_NAME", "", "the primary's name the sentinels monitor", false},
+	{"redis-username", "REDIS_USERNAME", "", "ACL user of the Cluster or Sentinel data nodes (REDIS_URL carries its own)", false},
+	{"redis-password", "REDIS_PASSWORD", "", "password of the Cluster or Sentinel data nodes (prefer the environment to the flag)", false},
+	{"redis-tls", "REDIS_TLS", "false", "connect to the Cluster or Sentinel data nodes over TLS (REDIS_URL: use rediss://)", true},
+	{"redis-sentinel-password", "REDIS_SENTINEL_PASSWORD", "", "password of the sentinels themselves, when they require one", false},
 	{"demo", "DEMO", "false", "create three demo boards and keep submitting scores to them", true},
 	{"base-url", "BASE_URL", "", "public URL of the site, used in embed snippets (default: each request's own host)", false},
 	{"timezone", "DEFAULT_TZ", "UTC", "IANA time zone for boards created without one (the demo boards too)", false},
@@ -117,6 +144,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	}
 	var cfg Config
 	var errs []error
+	var err error
 	cfg.Addr = *vals["addr"]
 	if cfg.Addr == "" {
 		errs = append(errs, errors.New("--addr/ADDR must not be empty"))
@@ -127,6 +155,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 			errs = append(errs, fmt.Errorf("--redis-url/REDIS_URL %q must be a redis://, rediss:// or unix:// URL", redact(cfg.RedisURL)))
 		}
 	}
+	cfg.Redis, err = parseTopology(cfg.RedisURL, vals, bools)
+	errs = append(errs, err)
 	cfg.Demo = *bools["demo"]
 	cfg.BaseURL = strings.TrimRight(*vals["base-url"], "/")
 	if cfg.BaseURL != "" {
@@ -167,7 +197,6 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	if err := cfg.LogLevel.UnmarshalText([]byte(*vals["log-level"])); err != nil {
 		errs = append(errs, fmt.Errorf("--log-level/LOG_LEVEL %q must be debug, info, warn or error", *vals["log-level"]))
 	}
-	var err error
 	cfg.Shutdown, err = time.ParseDuration(*vals["shutdown-timeout"])
 	if err != nil || cfg.Shutdown <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout/SHUTDOWN_TIMEOUT %q must be a duration such as 10s", *vals["shutdown-timeout"]))
@@ -218,6 +247,50 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		errs = append(errs, fmt.Errorf("--live-tick/LIVE_TICK %q must be a duration from 10ms to 10s", *vals["live-tick"]))
 	}
 	return cfg, errors.Join(errs...)
+}
+
+// parseTopology reads the Cluster and Sentinel settings and refuses
+// combinations that cannot mean one Redis.
+func parseTopology(redisURL string, vals map[string]*string, bools map[string]*bool) (RedisTopology, error) {
+	t := RedisTopology{
+		MasterName: strings.TrimSpace(*vals["redis-master-name"]),
+		Username:   *vals["redis-username"], Password: *vals["redis-password"], TLS: *bools["redis-tls"],
+		SentinelPassword: *vals["redis-sentinel-password"],
+	}
+	var errs []error
+	addrs := func(flagName, env string) []string {
+		var out []string
+		for _, a := range strings.Split(*vals[flagName], ",") {
+			if a = strings.TrimSpace(a); a == "" {
+				continue
+			}
+			if host, port, err := net.SplitHostPort(a); err != nil || host == "" || port == "" {
+				errs = append(errs, fmt.Errorf("--%s/%s: %q is not host:port such as redis-1:6379", flagName, env, a))
+				continue
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	t.ClusterAddrs = addrs("redis-cluster-addrs", "REDIS_CLUSTER_ADDRS")
+	t.SentinelAddrs = addrs("redis-sentinel-addrs", "REDIS_SENTINEL_ADDRS")
+	cluster, sentinel := *vals["redis-cluster-addrs"] != "", *vals["redis-sentinel-addrs"] != ""
+	switch {
+	case redisURL != "" && (cluster || sentinel):
+		errs = append(errs, errors.New("REDIS_URL names one Redis; REDIS_CLUSTER_ADDRS and REDIS_SENTINEL_ADDRS name others: set only one of the three"))
+	case cluster && sentinel:
+		errs = append(errs, errors.New("REDIS_CLUSTER_ADDRS and REDIS_SENTINEL_ADDRS exclude each other: a Redis Cluster fails over by itself, without sentinels"))
+	case sentinel && t.MasterName == "":
+		errs = append(errs, errors.New("REDIS_SENTINEL_ADDRS needs REDIS_MASTER_NAME, the name the sentinels monitor (sentinel monitor <name> ...)"))
+	case !sentinel && t.MasterName != "":
+		errs = append(errs, errors.New("REDIS_MASTER_NAME is for Sentinel: set REDIS_SENTINEL_ADDRS too"))
+	case !sentinel && t.SentinelPassword != "":
+		errs = append(errs, errors.New("REDIS_SENTINEL_PASSWORD is for Sentinel: set REDIS_SENTINEL_ADDRS too"))
+	case !cluster && !sentinel && (t.Username != "" || t.Password != "" || t.TLS):
+		errs = append(errs, errors.New("REDIS_USERNAME, REDIS_PASSWORD and REDIS_TLS are for a Cluster or Sentinel; "+
+			"for one Redis put them in REDIS_URL (rediss://user:password@host:6379/0)"))
+	}
+	return t, errors.Join(errs...)
 }
 
 func usage(out io.Writer) {

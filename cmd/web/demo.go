@@ -97,7 +97,7 @@ const demoActor = "demo"
 // demo is a prepared demo: its boards exist in the store and are its own.
 type demo struct {
 	store  *board.Store
-	rdb    *redis.Client
+	rdb    redis.UniversalClient
 	audit  *audit.Log
 	log    *slog.Logger
 	boards []demoBoard
@@ -109,7 +109,7 @@ type demo struct {
 // refuses, writing nothing, a store that holds a board with a demo id that
 // the demo did not make: demo scores are random, and a real board's scores
 // are someone's data. Boards it made on an earlier start are used again.
-func prepareDemo(ctx context.Context, store *board.Store, rdb *redis.Client, cfg Config, log *slog.Logger) (*demo, error) {
+func prepareDemo(ctx context.Context, store *board.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logger) (*demo, error) {
 	d := &demo{store: store, rdb: rdb, audit: audit.New(rdb), log: log, boards: demoBoards(cfg.TimeZone)}
 	marks, err := rdb.HGetAll(ctx, demoBoardsKey).Result()
 	if err != nil {

@@ -73,11 +73,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go func() { defer close(archDone); archiver.Run(archCtx) }()
 	defer func() { stopArchiver(); <-archDone }()
 	log.Info("archiving closed periods", slog.String("to", arch.String()), slog.Duration("grace", cfg.ArchiveGrace))
-	if cfg.DatabaseURL == "" && cfg.RedisURL != "" {
+	if cfg.DatabaseURL == "" && !cfg.Embedded() {
 		log.Warn("the archive is an SQLite file of this process: run one replica, or set DATABASE_URL so replicas share one archive (they share the archiving state in Redis)")
 	}
-	go refreshSchedules(ctx, store, log)
-	hub := live.New(rdb, store, live.Options{Tick: cfg.LiveTick, SelfPublished: cfg.RedisURL == "", DB: rdb.Options().DB, Logger: log})
+	go refreshSchedules(ctx, store, !cfg.Embedded(), log)
+	hub := live.New(rdb, store, live.Options{Tick: cfg.LiveTick, SelfPublished: cfg.Embedded(), DB: redisDB(rdb), Logger: log})
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	hubDone := make(chan struct{})
 	go func() { defer close(hubDone); hub.Run(hubCtx) }()
@@ -190,7 +190,7 @@ func serveMetrics(cfg Config, srv *web.Server, log *slog.Logger) (func(), error)
 	if cfg.MetricsAddr == "" {
 		if cfg.MetricsToken == "" {
 			level := slog.LevelInfo
-			if cfg.RedisURL == "" {
+			if cfg.Embedded() {
 				level = slog.LevelDebug // make run: not a deployment, nothing to monitor
 			}
 			log.Log(context.Background(), level, "metrics are off: set METRICS_ADDR (a listener of their own) or METRICS_TOKEN (on the main address, with a bearer token)")
@@ -218,7 +218,7 @@ func prepareStore(ctx context.Context, store *board.Store, cfg Config, log *slog
 		return err
 	}
 	if err := store.LoadFunctions(ctx); err != nil {
-		if cfg.RedisURL == "" {
+		if cfg.Embedded() {
 			log.Debug("the embedded store has no Redis Functions: FCALL podium_submit is not available", slog.Any("error", err))
 		} else {
 			log.Warn("outside writers cannot use FCALL podium_submit (needs Redis 7 or newer); API writes are unaffected", slog.Any("error", err))
@@ -228,8 +228,10 @@ func prepareStore(ctx context.Context, store *board.Store, cfg Config, log *slog
 }
 
 // refreshSchedules keeps every board's period schedule, which FCALL
-// podium_submit reads, a horizon ahead: at start and every hour.
-func refreshSchedules(ctx context.Context, store *board.Store, log *slog.Logger) {
+// podium_submit reads, a horizon ahead: at start and every hour. Each hour
+// it also reloads the Function library, which reaches a Cluster primary
+// added since the start.
+func refreshSchedules(ctx context.Context, store *board.Store, reload bool, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -240,6 +242,11 @@ func refreshSchedules(ctx context.Context, store *board.Store, log *slog.Logger)
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if reload {
+			if err := store.LoadFunctions(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("reload the Function library for FCALL podium_submit", slog.Any("error", err))
+			}
 		}
 	}
 }

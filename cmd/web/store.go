@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -12,25 +15,56 @@ import (
 	"podium/board"
 )
 
-// openRedis connects to REDIS_URL, or starts the embedded store when there is
-// none. The returned close function releases what was opened.
-func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (*redis.Client, []board.Option, func(), error) {
-	if cfg.RedisURL == "" {
+// openRedis connects to the Redis the configuration names, or starts the
+// embedded store when it names none. The returned close function releases
+// what was opened.
+func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.UniversalClient, []board.Option, func(), error) {
+	if cfg.Embedded() {
 		return openEmbedded(log)
 	}
-	opt, err := redis.ParseURL(cfg.RedisURL)
+	rdb, where, err := dialRedis(ctx, cfg)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("REDIS_URL %s: %w", redact(cfg.RedisURL), err)
+		return nil, nil, nil, err
 	}
-	rdb := redis.NewClient(opt)
+	log.Info("using Redis", slog.String("at", where))
+	return rdb, nil, func() { rdb.Close() }, nil
+}
+
+// dialRedis makes the client of a single Redis (REDIS_URL), a Cluster or a
+// Sentinel-watched primary, and checks that it answers. where describes it
+// for logs and errors, without secrets.
+func dialRedis(ctx context.Context, cfg Config) (rdb redis.UniversalClient, where string, err error) {
+	t := cfg.Redis
+	var tlsConf *tls.Config
+	if t.TLS {
+		tlsConf = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	switch {
+	case cfg.RedisURL != "":
+		opt, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			return nil, "", fmt.Errorf("REDIS_URL %s: %w", redact(cfg.RedisURL), err)
+		}
+		rdb, where = redis.NewClient(opt), fmt.Sprintf("%s (REDIS_URL %s)", opt.Addr, redact(cfg.RedisURL))
+	case len(t.ClusterAddrs) > 0:
+		rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: t.ClusterAddrs, Username: t.Username, Password: t.Password, TLSConfig: tlsConf})
+		where = "the Redis Cluster of " + strings.Join(t.ClusterAddrs, ",")
+	case len(t.SentinelAddrs) > 0:
+		rdb = redis.NewFailoverClient(&redis.FailoverOptions{
+			MasterName: t.MasterName, SentinelAddrs: t.SentinelAddrs, SentinelPassword: t.SentinelPassword,
+			Username: t.Username, Password: t.Password, TLSConfig: tlsConf,
+		})
+		where = fmt.Sprintf("primary %q of the sentinels %s", t.MasterName, strings.Join(t.SentinelAddrs, ","))
+	default:
+		return nil, "", errors.New("no Redis configured: set REDIS_URL, REDIS_CLUSTER_ADDRS or REDIS_SENTINEL_ADDRS")
+	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
 		rdb.Close()
-		return nil, nil, nil, fmt.Errorf("cannot reach Redis at %s (REDIS_URL %s): %w", opt.Addr, redact(cfg.RedisURL), err)
+		return nil, "", fmt.Errorf("cannot reach %s: %w", where, err)
 	}
-	log.Info("using Redis", slog.String("addr", opt.Addr), slog.Int("db", opt.DB))
-	return rdb, nil, func() { rdb.Close() }, nil
+	return rdb, where, nil
 }
 
 // openEmbedded runs an in-process Redis-compatible store (miniredis). It has
@@ -41,7 +75,7 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (*redis.Client
 // miniredis serves on a loopback TCP port, which every local user can reach:
 // without a password anyone on the machine could HSET podium:admins. So it
 // requires one, random and made at each start, known only to this process.
-func openEmbedded(log *slog.Logger) (*redis.Client, []board.Option, func(), error) {
+func openEmbedded(log *slog.Logger) (redis.UniversalClient, []board.Option, func(), error) {
 	m := miniredis.NewMiniRedis()
 	pass := randomSecret(32)
 	m.RequireAuth(pass)
@@ -79,4 +113,13 @@ func openEmbedded(log *slog.Logger) (*redis.Client, []board.Option, func(), erro
 		}
 	}()
 	return rdb, []board.Option{publish}, func() { close(stop); rdb.Close(); m.Close() }, nil
+}
+
+// redisDB is the database whose keyspace the live hub watches: REDIS_URL's
+// (or the Sentinel primary's) number, 0 on a Cluster, which has only that.
+func redisDB(rdb redis.UniversalClient) int {
+	if c, ok := rdb.(*redis.Client); ok {
+		return c.Options().DB
+	}
+	return 0
 }

@@ -26,6 +26,7 @@ type Server struct {
 	dir   string
 	cmd   *exec.Cmd
 	extra []string
+	conf  string // a sentinel's configuration file: the server runs as a sentinel
 }
 
 // Start launches redis-server on a free port. It fails with instructions when
@@ -34,7 +35,11 @@ func Start() (*Server, error) { return StartWith() }
 
 // StartWith launches redis-server with extra arguments after the defaults,
 // e.g. "--rename-command", "CONFIG", "" to act like a managed Redis.
-func StartWith(extra ...string) (*Server, error) {
+func StartWith(extra ...string) (*Server, error) { return start("", extra...) }
+
+// start launches a redis-server, or a sentinel when monitor is a sentinel
+// configuration's text (written to a file the sentinel may rewrite).
+func start(monitor string, extra ...string) (*Server, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, fmt.Errorf("redistest: redis-server not on PATH; install it (apt-get install -y redis-server) or run `make test`, which does")
@@ -44,6 +49,13 @@ func StartWith(extra ...string) (*Server, error) {
 		return nil, fmt.Errorf("redistest: %w", err)
 	}
 	s := &Server{dir: dir, extra: extra}
+	if monitor != "" {
+		s.conf = filepath.Join(dir, "sentinel.conf")
+		if err := os.WriteFile(s.conf, []byte(monitor), 0o600); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("redistest: %w", err)
+		}
+	}
 	var lastErr error
 	for range 5 {
 		port, err := freePort()
@@ -66,6 +78,10 @@ func (s *Server) launch(bin string) error {
 		"--save", "", "--appendonly", "no", "--dir", s.dir,
 		"--notify-keyspace-events", "Kzghx",
 		"--logfile", filepath.Join(s.dir, "redis.log"),
+	}
+	if s.conf != "" {
+		args = []string{s.conf, "--sentinel", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
+			"--dir", s.dir, "--logfile", filepath.Join(s.dir, "redis.log")}
 	}
 	cmd := exec.Command(bin, append(args, s.extra...)...)
 	if err := cmd.Start(); err != nil {
@@ -118,10 +134,13 @@ func (s *Server) Close() {
 	os.RemoveAll(s.dir)
 }
 
-// Client is a new go-redis client of this server; the test closes it at cleanup.
+// Client is a new go-redis client of this server; the test closes it at
+// cleanup. It fails the test when a script or transaction names keys of more
+// than one hash slot (see SlotGuard): what works here must work on a Cluster.
 func (s *Server) Client(tb testing.TB) *redis.Client {
 	tb.Helper()
 	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	guard(tb, c)
 	tb.Cleanup(func() { c.Close() })
 	if err := c.Ping(context.Background()).Err(); err != nil {
 		tb.Fatalf("redistest: ping %s: %v", s.Addr, err)
