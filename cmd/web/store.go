@@ -22,6 +22,7 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.Univers
 	if cfg.Embedded() {
 		return openEmbedded(log)
 	}
+	redis.SetLogger(redisLog{log})
 	rdb, where, err := dialRedis(ctx, cfg)
 	if err != nil {
 		return nil, nil, nil, err
@@ -122,4 +123,19 @@ func redisDB(rdb redis.UniversalClient) int {
 		return c.Options().DB
 	}
 	return 0
+}
+
+// redisLog takes go-redis's own messages into the app's log: dial failures
+// while a node is down at debug level (the app says what they cost in its
+// own words: a lost subscription, a failed request), a Sentinel naming a new
+// primary at info.
+type redisLog struct{ log *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	level := slog.LevelDebug
+	if strings.Contains(msg, "new master") {
+		level = slog.LevelInfo
+	}
+	l.log.Log(ctx, level, "redis: "+msg)
 }

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"podium/board"
+	"podium/internal/redistest"
+)
+
+// served is the real binary's run, serving on a free address until the
+// test ends, with its log kept.
+type served struct {
+	t    *testing.T
+	base string
+	log  *logBuffer
+	stop func() error
+}
+
+// logBuffer keeps what the server logs, for the test to read at the end.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func serve(t *testing.T, args []string, vars map[string]string) *served {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	addr := freeAddr(t)
+	logs := &logBuffer{}
+	go func() { done <- run(ctx, append([]string{"--addr", addr}, args...), env(vars), io.Discard, logs) }()
+	s := &served{t: t, base: "http://" + addr, log: logs}
+	eventually(t, "the server", func() bool {
+		select {
+		case err := <-done:
+			t.Fatalf("run: %v\n%s", err, logs)
+		default:
+		}
+		res, err := http.Get(s.base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+		}
+		return err == nil && res.StatusCode == http.StatusOK
+	})
+	var once bool
+	var err error
+	s.stop = func() error {
+		if !once {
+			once = true
+			cancel()
+			select {
+			case err = <-done:
+			case <-time.After(15 * time.Second):
+				t.Fatal("run did not stop after cancel")
+			}
+		}
+		return err
+	}
+	t.Cleanup(func() { s.stop() })
+	return s
+}
+
+// call sends a JSON request with the API key and returns the status and body.
+func (s *served) call(method, path, key string, body any, header ...string) (int, string) {
+	s.t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, s.base+path, r)
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(out)
+}
+
+// must is call that fails the test unless the status is want.
+func (s *served) must(want int, method, path, key string, body any, header ...string) string {
+	s.t.Helper()
+	st, out := s.call(method, path, key, body, header...)
+	if st != want {
+		s.t.Fatalf("%s %s: %d %s, want %d", method, path, st, out, want)
+	}
+	return out
+}
+
+// watch opens a live socket on a board's all-time view.
+func (s *served) watch(id string) *liveWatch {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, strings.Replace(s.base, "http", "ws", 1)+"/live?board="+id+"&period=all", nil)
+	if err != nil {
+		s.t.Fatalf("live socket of %s: %v", id, err)
+	}
+	c.SetReadLimit(1 << 20)
+	s.t.Cleanup(func() { c.CloseNow() })
+	return &liveWatch{t: s.t, c: c}
+}
+
+type liveWatch struct {
+	t *testing.T
+	c *websocket.Conn
+}
+
+// until reads frames until one holds want, or fails after the deadline.
+func (w *liveWatch) until(what, want string, within time.Duration) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	var last []byte
+	for {
+		_, data, err := w.c.Read(ctx)
+		if err != nil {
+			w.t.Fatalf("waiting for %s: %v (the last frame: %s)", what, err, last)
+		}
+		last = data
+		if strings.Contains(string(data), want) {
+			return
+		}
+	}
+}
+
+// boardsOnEachPrimary picks one board id per primary of the cluster.
+func boardsOnEachPrimary(t *testing.T, c *redistest.Cluster, prefix string) []string {
+	t.Helper()
+	primaries, err := c.Primaries(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPrimary := map[string]string{}
+	for i := 0; len(byPrimary) < len(primaries); i++ {
+		id := fmt.Sprintf("%s%d", prefix, i)
+		p, err := c.PrimaryOf(context.Background(), board.ZSetKey(id, board.Period{Kind: board.AllTime}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if byPrimary[p] == "" {
+			byPrimary[p] = id
+		}
+	}
+	var ids []string
+	for _, p := range primaries {
+		ids = append(ids, byPrimary[p])
+	}
+	return ids
+}
+
+// TestEveryFeatureOnCluster runs the binary on a real three-primary Redis
+// Cluster: the demo, the admin and key commands, boards on every primary
+// through the API (with idempotent retries), pages, search, live updates
+// of every board, the console and its audit log, and the archive commands.
+// Nothing may log a cross-slot or redirect error.
+func TestEveryFeatureOnCluster(t *testing.T) {
+	cluster, err := redistest.StartCluster(3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	ctx := context.Background()
+	seeds := strings.Join(cluster.Addrs()[:2], ",") // the rest are discovered
+	vars := map[string]string{"REDIS_CLUSTER_ADDRS": seeds, "ADMIN_USER": "alice", "ADMIN_PASSWORD": "correct horse battery", "LIVE_TICK": "20ms"}
+	s := serve(t, []string{"--demo"}, vars)
+
+	var out, errOut bytes.Buffer
+	if err := runCommand(ctx, []string{"apikey", "create", "--name", "cluster test"}, env(vars), nil, &out, &errOut); err != nil {
+		t.Fatalf("apikey create on a cluster: %v %s", err, errOut.String())
+	}
+	key := strings.TrimSpace(out.String())
+	if err := runCommand(ctx, []string{"admin", "create", "--user", "bob"}, env(vars), strings.NewReader("another long password\n"), &out, &errOut); err != nil {
+		t.Fatalf("admin create on a cluster: %v", err)
+	}
+
+	home := s.must(200, "GET", "/", "", nil)
+	for _, demo := range []string{"Neon Arcade", "100 m Sprint", "Monthly Sales"} {
+		if !strings.Contains(home, demo) {
+			t.Errorf("the home page lacks the demo board %q", demo)
+		}
+	}
+
+	cc := cluster.Client(t)
+	ids := boardsOnEachPrimary(t, cluster, "shard")
+	watchers := make([]*liveWatch, len(ids))
+	for i, id := range ids {
+		s.must(201, "POST", "/api/v1/boards", key, map[string]any{"id": id, "title": "Shard " + id, "periods": []string{"all", "week"}, "tie_break": "member"})
+		body := map[string]any{"member": "ann", "score": 10, "name": "Ann Example"}
+		first := s.must(200, "POST", "/api/v1/boards/"+id+"/scores", key, body, "Idempotency-Key", "k-"+id)
+		again := s.must(200, "POST", "/api/v1/boards/"+id+"/scores", key, body, "Idempotency-Key", "k-"+id)
+		if strings.Replace(again, `"replayed":true,`, "", 1) != first {
+			t.Errorf("%s: a retried submission answered %s, then %s", id, first, again)
+		}
+		s.must(200, "POST", "/api/v1/boards/"+id+"/scores", key, map[string]any{"scores": []map[string]any{{"member": "bob", "score": 7}, {"member": "cat", "score": 3}}})
+		if page := s.must(200, "GET", "/api/v1/boards/"+id+"/entries?period=all", "", nil); !strings.Contains(page, `"total":3`) || !strings.Contains(page, "Ann Example") {
+			t.Errorf("%s entries: %s", id, page)
+		}
+		if m := s.must(200, "GET", "/api/v1/boards/"+id+"/members/ann", "", nil); !strings.Contains(m, `"score":10`) {
+			t.Errorf("%s: a retried submission counted twice, or was lost: %s", id, m)
+		}
+		s.must(200, "GET", "/api/v1/boards/"+id+"/members/cat/around?period=all", "", nil)
+		if html := s.must(200, "GET", "/b/"+id+"?q=ann", "", nil); !strings.Contains(html, "Ann Example") {
+			t.Errorf("%s: the board page's search does not find Ann", id)
+		}
+		watchers[i] = s.watch(id)
+		watchers[i].until("the first snapshot of "+id, `"total":3`, 5*time.Second)
+	}
+	// Live on every primary: an outside write and an API write.
+	for i, id := range ids {
+		if err := cc.ZIncrBy(ctx, board.ZSetKey(id, board.Period{Kind: board.AllTime}), 100, "cat").Err(); err != nil {
+			t.Fatal(err)
+		}
+		watchers[i].until("cat's outside write on "+id, `"v":103`, 5*time.Second)
+		s.must(200, "POST", "/api/v1/boards/"+id+"/scores", key, map[string]any{"member": "dan", "score": 1})
+		watchers[i].until("dan's API write on "+id, `"m":"dan"`, 5*time.Second)
+	}
+	// FCALL podium_submit, loaded on every primary, writes as the API does.
+	for i, id := range ids {
+		if err := cc.FCall(ctx, "podium_submit", []string{"lb:{" + id + "}:def"}, "eve", "incr", 500).Err(); err != nil {
+			t.Fatalf("FCALL podium_submit on %s: %v", id, err)
+		}
+		watchers[i].until("eve's FCALL on "+id, `"m":"eve"`, 5*time.Second)
+	}
+
+	// The console: sign in, the audit log, the keys, a score change.
+	b := newBrowser(t, s.base, "192.0.2.10")
+	if res := b.signIn("alice", "correct horse battery"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in on a cluster: %d", res.StatusCode)
+	}
+	for _, path := range []string{"/admin", "/admin/audit", "/admin/keys", "/admin/boards/" + ids[0]} {
+		res := b.do("GET", path, nil)
+		page, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Errorf("GET %s: %d", path, res.StatusCode)
+		}
+		if path == "/admin/audit" && !strings.Contains(string(page), ids[0]) {
+			t.Errorf("the audit log lacks the writes to %s", ids[0])
+		}
+	}
+
+	s.must(200, "DELETE", "/api/v1/boards/"+ids[1]+"/members/bob", key, nil)
+	s.must(204, "DELETE", "/api/v1/boards/"+ids[2], key, nil)
+	s.must(404, "GET", "/api/v1/boards/"+ids[2], "", nil)
+
+	out.Reset()
+	if err := runArchive(ctx, []string{"status"}, env(vars), &out); err != nil {
+		t.Fatalf("archive status on a cluster: %v", err)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"CROSSSLOT", "MOVED", "ASK ", "level=ERROR"} {
+		if strings.Contains(s.log.String(), bad) {
+			t.Errorf("the log says %s:\n%s", bad, s.log)
+		}
+	}
+	if n, err := cc.SCard(ctx, board.BoardsKey).Result(); err != nil || n < 4 {
+		t.Errorf("boards index: %d, %v", n, err)
+	}
+}
