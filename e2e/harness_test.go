@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/playwright-community/playwright-go"
+	"github.com/redis/go-redis/v9"
 	"golang.org/x/crypto/bcrypt"
 
 	"podium/access"
@@ -131,6 +132,12 @@ func launch(t *testing.T, db *archive.DB, origins ...string) *app {
 	if err := rdb.FlushDB(context.Background()).Err(); err != nil { // our private server
 		t.Fatal(err)
 	}
+	return launchOn(t, rdb, db, origins...)
+}
+
+// launchOn starts the app on any Redis: one node, a Cluster, a Sentinel.
+func launchOn(t *testing.T, rdb redis.UniversalClient, db *archive.DB, origins ...string) *app {
+	t.Helper()
 	var ticks atomic.Int64 // each reading a millisecond later, so ties have an order
 	opts := []board.Option{board.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) })}
 	if db != nil {

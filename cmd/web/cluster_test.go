@@ -291,3 +291,30 @@ func TestEveryFeatureOnCluster(t *testing.T) {
 		t.Errorf("boards index: %d, %v", n, err)
 	}
 }
+
+// TestTwoProcessesOneRedis runs two replicas of the app on one Redis, as
+// behind a load balancer: a write through one reaches a browser watching
+// through the other, and a key made by one works on the other.
+func TestTwoProcessesOneRedis(t *testing.T) {
+	srv, err := redistest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	vars := map[string]string{"REDIS_URL": "redis://" + srv.Addr, "LIVE_TICK": "20ms"}
+	a, b := serve(t, nil, vars), serve(t, nil, vars)
+	var out, errOut bytes.Buffer
+	if err := runCommand(context.Background(), []string{"apikey", "create", "--name", "two"}, env(vars), nil, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(out.String())
+	a.must(201, "POST", "/api/v1/boards", key, map[string]any{"id": "shared", "title": "Shared", "periods": []string{"all"}})
+	w := b.watch("shared")
+	w.until("the empty board through the other process", `"total":0`, 5*time.Second)
+	a.must(200, "POST", "/api/v1/boards/shared/scores", key, map[string]any{"member": "ann", "score": 42})
+	w.until("ann's write through the first process", `"m":"ann"`, 5*time.Second)
+	b.must(200, "POST", "/api/v1/boards/shared/scores", key, map[string]any{"member": "bob", "score": 50})
+	if page := a.must(200, "GET", "/api/v1/boards/shared/entries?period=all", "", nil); !strings.Contains(page, `"member":"bob"`) {
+		t.Fatalf("a write through the second process is missing from the first: %s", page)
+	}
+}
