@@ -1,7 +1,7 @@
 # Multi-stage build: a static binary in a minimal image, run as a non-root user.
 #   docker build -t podium .
 #   docker run -p 8080:8080 -e REDIS_URL=redis://redis:6379/0 podium
-FROM golang:1.26-bookworm AS build
+FROM docker.io/library/golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download

@@ -1,0 +1,221 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"podium/board"
+)
+
+// TestOpenAPIResponses sends real requests for every operation of the API
+// document to the real server on a private Redis, and checks each answer
+// (status, documented headers, body) against the document with kin-openapi.
+// Every status an operation documents must be seen at least once, and the
+// schemas refuse fields they do not name, so a handler that sends a field or
+// a status the document does not describe fails here, and so does a document
+// that promises what no handler sends.
+func TestOpenAPIResponses(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}},
+		map[string]float64{"ann": 10, "bob": 7, "cat": 7, "dan": 3})
+	f.board(board.Board{ID: "frozen", Title: "Frozen", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
+	f.board(board.Board{ID: "raw", Title: "Raw", TieBreak: board.ByMember}, nil)
+	ctx := context.Background()
+	rdb := srv.Client(t)
+	// A closed week of chess whose keys expired to an archive this server
+	// does not have (410 to read, 409 to change), frozen's current week
+	// moved to the archive under a writer with a late clock (409 to write),
+	// and an infinite score an outside writer stored (exported as text).
+	for _, err := range []error{
+		rdb.HSet(ctx, board.ArchiveState("chess"), "week:2026-W50", "0 1"+board.ExpiredMark).Err(),
+		rdb.HSet(ctx, board.ArchiveState("frozen"), "week:2027-W01", "0 1"+board.ExpiredMark).Err(),
+		rdb.ZAdd(ctx, board.ZSetKey("raw", board.Period{Kind: board.AllTime}), redis.Z{Score: math.Inf(1), Member: "far"}).Err(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	all, chessOnly := f.key("ops", ""), f.key("chess bot", "chess")
+	v := newOpenAPIValidator(t, f.api.URL)
+	big := `{"scores": [` + strings.Repeat(`{"member":"x","score":1},`, 50_000) + `{"member":"x","score":1}]}`
+	long := strings.Repeat("m", 129)
+	sprint := `{"id":"sprint","title":"100 m","format":{"type":"duration"},"order":"lower","periods":["week","all"],"rank_style":"dense","fields":[{"name":"wind","desc":true}]}`
+	tests := []apiCase{
+		{"document", "GET", "/openapi.json", "", "", nil, 200},
+
+		{"boards", "GET", "/boards", "", "", nil, 200},
+		{"create with every option", "POST", "/boards", all, sprint, nil, 201},
+		{"create decimal", "POST", "/boards", all, `{"id":"cash","title":"Cash","format":{"type":"decimal","decimals":2,"prefix":"$"},"cap":1,"retention":0}`, nil, 201},
+		{"create malformed", "POST", "/boards", all, `{"id":`, nil, 400},
+		{"create unknown field", "POST", "/boards", all, `{"id":"x","title":"X","colour":"red"}`, nil, 400},
+		{"create without key", "POST", "/boards", "", `{"id":"x","title":"X"}`, nil, 401},
+		{"create with a board's key", "POST", "/boards", chessOnly, `{"id":"x","title":"X"}`, nil, 403},
+		{"create existing", "POST", "/boards", all, `{"id":"chess","title":"Chess"}`, nil, 409},
+		{"create too large", "POST", "/boards", all, `{"title":"` + strings.Repeat("x", 1_000_001) + `"}`, nil, 413},
+		{"create invalid", "POST", "/boards", all, `{"id":"Bad Id","title":"","order":"up"}`, nil, 422},
+		{"boards again", "GET", "/boards", "", "", nil, 200},
+
+		{"board", "GET", "/boards/sprint", "", "", nil, 200},
+		{"unknown board", "GET", "/boards/nope", "", "", nil, 404},
+
+		{"update without id", "PUT", "/boards/sprint", all, `{"title":"100 m dash","format":{"type":"duration"},"periods":["week","all"],"rank_style":"dense"}`, nil, 200},
+		{"update malformed", "PUT", "/boards/sprint", all, `[]`, nil, 400},
+		{"update with a wrong key", "PUT", "/boards/sprint", "pdm_nope_nope", `{"title":"X"}`, nil, 401},
+		{"update with a board's key", "PUT", "/boards/chess", chessOnly, `{"title":"X"}`, nil, 403},
+		{"update unknown", "PUT", "/boards/nope", all, `{"title":"X"}`, nil, 404},
+		{"update immutable", "PUT", "/boards/sprint", all, `{"title":"100 m","format":{"type":"duration"},"order":"higher"}`, nil, 409},
+		{"update too large", "PUT", "/boards/sprint", all, `{"title":"` + strings.Repeat("x", 1_000_001) + `"}`, nil, 413},
+		{"update another id", "PUT", "/boards/sprint", all, `{"id":"other","title":"X","format":{"type":"duration"}}`, nil, 422},
+
+		{"submit one", "POST", "/boards/chess/scores", chessOnly, `{"member":"eve","score":8,"name":"Eve"}`, []string{"Idempotency-Key", "eve-1"}, 200},
+		{"submit one again", "POST", "/boards/chess/scores", chessOnly, `{"member":"eve","score":8,"name":"Eve"}`, []string{"Idempotency-Key", "eve-1"}, 200},
+		{"submit a batch", "POST", "/boards/chess/scores", all, `{"scores":[{"member":"ann","score":1},{"member":"fay","score":5,"op":"best","idempotency_key":"fay-1"}]}`, nil, 200},
+		{"submit a batch without ranks", "POST", "/boards/chess/scores", all, `{"scores":[{"member":"gus","score":2,"op":"set"}],"ranks":false}`, nil, 200},
+		{"submit with fields", "POST", "/boards/sprint/scores", all, `{"scores":[{"member":"usain","score":9580,"op":"best","fields":[2]},{"member":"yohan","score":9580,"fields":[1]},{"member":"tyson","score":9690,"fields":[0]}]}`, nil, 200},
+		{"submit decimals", "POST", "/boards/cash/scores", all, `{"member":"ada","score":90071992547409.01,"op":"set"}`, nil, 200},
+		{"submit below the cap", "POST", "/boards/cash/scores", all, `{"member":"bo","score":0.5}`, nil, 200},
+		{"submit malformed", "POST", "/boards/chess/scores", all, `{"member":"ann","score":1,"scores":[]}`, nil, 400},
+		{"submit invalid UTF-8", "POST", "/boards/chess/scores", all, "{\"member\":\"\xff\",\"score\":1}", nil, 400},
+		{"submit without key", "POST", "/boards/chess/scores", "", `{"member":"ann","score":1}`, nil, 401},
+		{"submit with a wrong key", "POST", "/boards/chess/scores", "pdm_nope_nope", `{"member":"ann","score":1}`, nil, 401},
+		{"submit to another board", "POST", "/boards/sprint/scores", chessOnly, `{"member":"ann","score":1}`, nil, 403},
+		{"submit to unknown board", "POST", "/boards/nope/scores", all, `{"member":"ann","score":1}`, nil, 404},
+		{"submit to an archived period", "POST", "/boards/frozen/scores", all, `{"member":"ann","score":1}`, nil, 409},
+		{"submit too large", "POST", "/boards/chess/scores", all, big, nil, 413},
+		{"submit without score", "POST", "/boards/chess/scores", all, `{"member":"ann"}`, nil, 422},
+		{"submit a batch item without score", "POST", "/boards/chess/scores", all, `{"scores":[{"member":"ann","score":1},{"member":"bob"}]}`, nil, 422},
+		{"submit with a reused key", "POST", "/boards/chess/scores", chessOnly, `{"member":"eve","score":9}`, []string{"Idempotency-Key", "eve-1"}, 422},
+
+		{"entries", "GET", "/boards/chess/entries?period=all&offset=0&limit=10", "", "", nil, 200},
+		{"entries of the week", "GET", "/boards/chess/entries?period=week", "", "", nil, 200},
+		{"entries with fields", "GET", "/boards/sprint/entries?period=week", "", "", nil, 200},
+		{"entries of a decimal board", "GET", "/boards/cash/entries", "", "", nil, 200},
+		{"entries of a past week", "GET", "/boards/chess/entries?period=week&at=2026-W49", "", "", nil, 200},
+		{"entries bad limit", "GET", "/boards/chess/entries?limit=0", "", "", nil, 400},
+		{"entries unknown board", "GET", "/boards/nope/entries", "", "", nil, 404},
+		{"entries unknown period", "GET", "/boards/chess/entries?period=day", "", "", nil, 404},
+		{"entries bad period key", "GET", "/boards/chess/entries?period=week&at=2026-W99", "", "", nil, 404},
+		{"entries of a period gone", "GET", "/boards/chess/entries?period=week&at=2026-W50", "", "", nil, 410},
+
+		{"around", "GET", "/boards/chess/members/bob/around?period=all&radius=1", "", "", nil, 200},
+		{"around at the top", "GET", "/boards/sprint/members/usain/around?period=week", "", "", nil, 200},
+		{"around bad radius", "GET", "/boards/chess/members/bob/around?radius=x", "", "", nil, 400},
+		{"around unknown member", "GET", "/boards/chess/members/ghost/around", "", "", nil, 404},
+		{"around unknown board", "GET", "/boards/nope/members/bob/around", "", "", nil, 404},
+		{"around in a period gone", "GET", "/boards/chess/members/bob/around?period=week&at=2026-W50", "", "", nil, 410},
+		{"around a bad member id", "GET", "/boards/chess/members/" + long + "/around", "", "", nil, 422},
+
+		{"export CSV", "GET", "/boards/sprint/export?period=week", "", "", nil, 200},
+		{"export JSON", "GET", "/boards/sprint/export?period=week&format=json", "", "", nil, 200},
+		{"export infinite scores", "GET", "/boards/raw/export?format=json", "", "", nil, 200},
+		{"export bad format", "GET", "/boards/chess/export?format=xml", "", "", nil, 400},
+		{"export unknown board", "GET", "/boards/nope/export", "", "", nil, 404},
+		{"export a period gone", "GET", "/boards/chess/export?period=week&at=2026-W50", "", "", nil, 410},
+
+		{"remove from a week", "DELETE", "/boards/chess/members/bob?period=week", chessOnly, "", nil, 200},
+		{"remove without key", "DELETE", "/boards/chess/members/bob", "", "", nil, 401},
+		{"remove with another board's key", "DELETE", "/boards/sprint/members/usain", chessOnly, "", nil, 403},
+		{"remove unknown member", "DELETE", "/boards/chess/members/ghost", all, "", nil, 404},
+		{"remove from unknown period", "DELETE", "/boards/chess/members/ann?period=day", all, "", nil, 404},
+		{"remove from an archived period", "DELETE", "/boards/chess/members/ann?period=week&at=2026-W50", all, "", nil, 409},
+		{"remove a bad member id", "DELETE", "/boards/chess/members/" + long, all, "", nil, 422},
+
+		{"member", "GET", "/boards/chess/members/eve", "", "", nil, 200},
+		{"member missing from a period", "GET", "/boards/chess/members/bob", "", "", nil, 200},
+		{"member unknown", "GET", "/boards/chess/members/ghost", "", "", nil, 404},
+		{"member of unknown board", "GET", "/boards/nope/members/ann", "", "", nil, 404},
+		{"member bad id", "GET", "/boards/chess/members/" + long, "", "", nil, 422},
+
+		{"remove from every period", "DELETE", "/boards/chess/members/bob", all, "", nil, 200},
+		{"delete with a board's key", "DELETE", "/boards/sprint", chessOnly, "", nil, 403},
+		{"delete without key", "DELETE", "/boards/sprint", "", "", nil, 401},
+		{"delete", "DELETE", "/boards/sprint", all, "", nil, 204},
+		{"delete again", "DELETE", "/boards/sprint", all, "", nil, 404},
+	}
+	for _, tc := range tests {
+		v.run(t, f.api.URL, tc)
+	}
+
+	// Every operation answers 429 over the limit per client address, and
+	// 503 while Redis cannot be reached (the document itself needs no Redis).
+	limited := newOpenAPIServer(t, rdb, 1)
+	v.run(t, limited, apiCase{"document within the limit", "GET", "/openapi.json", "", "", nil, 200})
+	down := newOpenAPIServer(t, deadRedis(t), 1000)
+	for _, op := range v.operations() {
+		tc := sampleRequest(t, op.id, all)
+		tc.name, tc.status = op.id+" over the limit", 429
+		v.run(t, limited, tc)
+		if op.id != "getOpenAPI" {
+			tc.name, tc.status = op.id+" without Redis", 503
+			v.run(t, down, tc)
+		}
+	}
+
+	// Every GET but the export answers HEAD as the document says: the GET's
+	// status and headers, no body.
+	for _, op := range v.operations() {
+		if tc := sampleRequest(t, op.id, all); tc.method == "GET" && op.id != "exportPeriod" {
+			req, _ := http.NewRequest(http.MethodHead, f.api.URL+"/api/v1"+tc.path, nil)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 || len(raw) > 0 || res.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("HEAD %s: %d %q, %d bytes", tc.path, res.StatusCode, res.Header.Get("Content-Type"), len(raw))
+			}
+		}
+	}
+
+	// Every operation and every status it documents was seen.
+	for _, op := range v.operations() {
+		for _, status := range op.statuses {
+			if !v.seen[op.id+" "+status] {
+				t.Errorf("%s: documented status %s was never answered by the tests", op.id, status)
+			}
+		}
+	}
+}
+
+// TestOpenAPIValidatorCatches: the checks above fail on what the document
+// does not describe: an extra field, a missing one, an undocumented status.
+func TestOpenAPIValidatorCatches(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 10})
+	v := newOpenAPIValidator(t, f.api.URL)
+	req, _ := http.NewRequest("GET", f.api.URL+"/api/v1/boards/chess/entries", nil)
+	_, body, _ := v.send(t, req, "")
+	var page map[string]any
+	if err := json.Unmarshal(body, &page); err != nil {
+		t.Fatal(err)
+	}
+	page["extra"] = 1
+	withExtra, _ := json.Marshal(page)
+	delete(page, "extra")
+	entries := page["entries"].([]any)
+	delete(entries[0].(map[string]any), "score_text")
+	withoutField, _ := json.Marshal(page)
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   []byte
+	}{
+		{"extra field", 200, withExtra},
+		{"missing field", 200, withoutField},
+		{"undocumented status", 418, []byte(`{"error":{"code":"teapot","message":"no"}}`)},
+	} {
+		h := http.Header{"Content-Type": {"application/json"}}
+		if err := v.validate(req, tc.status, h, tc.body); err == nil {
+			t.Errorf("%s: accepted", tc.name)
+		}
+	}
+}
