@@ -28,7 +28,7 @@ type apiFixture struct {
 func newAPIFixture(t *testing.T, keyLimit, addrLimit int) *apiFixture {
 	t.Helper()
 	f := newFixture(t)
-	rdb := srv.Client(t)
+	rdb := testRedis(t)
 	adm := &Admin{
 		Store: f.store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),

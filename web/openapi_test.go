@@ -28,7 +28,7 @@ func TestOpenAPIResponses(t *testing.T) {
 	f.board(board.Board{ID: "frozen", Title: "Frozen", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
 	f.board(board.Board{ID: "raw", Title: "Raw", TieBreak: board.ByMember}, nil)
 	ctx := context.Background()
-	rdb := srv.Client(t)
+	rdb := testRedis(t)
 	// A closed week of chess whose keys expired to an archive this server
 	// does not have (410 to read, 409 to change), frozen's current week
 	// moved to the archive under a writer with a late clock (409 to write),

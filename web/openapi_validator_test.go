@@ -218,7 +218,7 @@ func sampleRequest(t *testing.T, operationID, key string) apiCase {
 
 // newOpenAPIServer is the API over rdb with its own rate limiter, without
 // the fixture's flush of the database.
-func newOpenAPIServer(t *testing.T, rdb *redis.Client, addrLimit int) string {
+func newOpenAPIServer(t *testing.T, rdb redis.UniversalClient, addrLimit int) string {
 	t.Helper()
 	store := board.NewStore(rdb, board.WithClock(func() time.Time { return testNow }))
 	adm := &Admin{

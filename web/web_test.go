@@ -42,8 +42,8 @@ var testNow = time.Date(2027, 1, 6, 12, 0, 0, 0, time.UTC)
 
 func newFixture(t *testing.T, origins ...string) *fixture {
 	t.Helper()
-	rdb := srv.Client(t)
-	if err := rdb.FlushDB(context.Background()).Err(); err != nil { // our own private server
+	rdb := testRedis(t)
+	if err := flushAll(rdb); err != nil { // our own private server
 		t.Fatal(err)
 	}
 	clock := testNow
