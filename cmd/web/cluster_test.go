@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -316,5 +317,43 @@ func TestTwoProcessesOneRedis(t *testing.T) {
 	b.must(200, "POST", "/api/v1/boards/shared/scores", key, map[string]any{"member": "bob", "score": 50})
 	if page := a.must(200, "GET", "/api/v1/boards/shared/entries?period=all", "", nil); !strings.Contains(page, `"member":"bob"`) {
 		t.Fatalf("a write through the second process is missing from the first: %s", page)
+	}
+}
+
+// TestParseTopology: Cluster and Sentinel settings are read, and every
+// combination that cannot mean one Redis stops the binary with its reason.
+func TestParseTopology(t *testing.T) {
+	cfg, err := parseConfig(nil, env(map[string]string{"REDIS_CLUSTER_ADDRS": "r1:6379, r2:6380", "REDIS_PASSWORD": "pw", "REDIS_TLS": "true"}), io.Discard)
+	if err != nil || !slices.Equal(cfg.Redis.ClusterAddrs, []string{"r1:6379", "r2:6380"}) || cfg.Redis.Password != "pw" || !cfg.Redis.TLS || cfg.Embedded() {
+		t.Fatalf("cluster: %+v %v", cfg.Redis, err)
+	}
+	cfg, err = parseConfig([]string{"--redis-sentinel-addrs", "s1:26379,s2:26379", "--redis-master-name", "podium"}, env(nil), io.Discard)
+	if err != nil || len(cfg.Redis.SentinelAddrs) != 2 || cfg.Redis.MasterName != "podium" || cfg.Embedded() {
+		t.Fatalf("sentinel: %+v %v", cfg.Redis, err)
+	}
+	if cfg, err := parseConfig(nil, env(nil), io.Discard); err != nil || !cfg.Embedded() {
+		t.Fatalf("nothing set is the embedded store: %v", err)
+	}
+	for vars, want := range map[*map[string]string]string{
+		{"REDIS_URL": "redis://r:6379", "REDIS_CLUSTER_ADDRS": "r1:6379"}:                  "set only one of the three",
+		{"REDIS_URL": "redis://r:6379", "REDIS_SENTINEL_ADDRS": "s1:26379"}:                "set only one of the three",
+		{"REDIS_CLUSTER_ADDRS": "r1:6379", "REDIS_SENTINEL_ADDRS": "s1:26379"}:             "exclude each other",
+		{"REDIS_SENTINEL_ADDRS": "s1:26379"}:                                               "needs REDIS_MASTER_NAME",
+		{"REDIS_MASTER_NAME": "podium"}:                                                    "REDIS_MASTER_NAME is for Sentinel",
+		{"REDIS_URL": "redis://r:6379", "REDIS_PASSWORD": "pw"}:                            "put them in REDIS_URL",
+		{"REDIS_CLUSTER_ADDRS": "r1"}:                                                      `"r1" is not host:port`,
+		{"REDIS_SENTINEL_ADDRS": "s1:26379", "REDIS_MASTER_NAME": "x", "REDIS_TLS": "yes"}: "REDIS_TLS",
+	} {
+		_, err := parseConfig(nil, env(*vars), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v, want an error saying %q", *vars, err, want)
+		}
+	}
+	var help bytes.Buffer
+	parseConfig([]string{"--help"}, env(nil), &help)
+	for _, s := range []string{"REDIS_CLUSTER_ADDRS", "REDIS_SENTINEL_ADDRS", "REDIS_MASTER_NAME", "REDIS_PASSWORD"} {
+		if !strings.Contains(help.String(), s) {
+			t.Errorf("--help does not list %s", s)
+		}
 	}
 }
