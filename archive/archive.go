@@ -42,6 +42,8 @@ type Archiver struct {
 	Interval time.Duration // how often Run looks for work
 	Linger   time.Duration // how long expiring keys live (DefaultLinger)
 	Log      *slog.Logger
+
+	stats stats
 }
 
 func (a *Archiver) rdb() redis.UniversalClient { return a.Store.Client() }
@@ -63,11 +65,16 @@ func (a *Archiver) Run(ctx context.Context) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if _, err := a.Due(ctx); err != nil && ctx.Err() == nil {
+		_, err := a.Due(ctx)
+		if err != nil && ctx.Err() == nil {
 			a.Log.Error("archive: a pass failed; it is tried again at the next one", "error", err)
 		}
-		if _, err := a.CopyAudit(ctx); err != nil && ctx.Err() == nil {
-			a.Log.Error("archive: copying the audit log failed; it is tried again at the next pass", "error", err)
+		n, auditErr := a.CopyAudit(ctx)
+		if auditErr != nil && ctx.Err() == nil {
+			a.Log.Error("archive: copying the audit log failed; it is tried again at the next pass", "error", auditErr)
+		}
+		if ctx.Err() == nil { // a pass cut short by shutdown is no failure
+			a.stats.endPass(n, err == nil && auditErr == nil)
 		}
 		select {
 		case <-ctx.Done():
@@ -304,6 +311,8 @@ func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period,
 		return false, nil
 	}
 	a.Log.Info("archived", "board", b.ID, "period", p.String(), "pass", pass, "members", n, "to", a.DB.String())
+	a.stats.copied.Add(1)
+	a.stats.rows.Add(int64(n))
 	return true, nil
 }
 

@@ -113,6 +113,7 @@ func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, s
 		return false, err
 	}
 	if ok {
+		a.stats.expired.Add(1)
 		a.Log.Info("expired from Redis", "board", b.ID, "period", p.String(), "members", held, "kept", b.Retention)
 	}
 	return ok, nil
@@ -151,6 +152,7 @@ func (a *Archiver) drop(ctx context.Context, b *board.Board, label, state string
 	if _, err := swapState.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, label, state).Result(); err != nil {
 		return fmt.Errorf("archive: forget %s of %q: %w", label, b.ID, err)
 	}
+	a.stats.dropped.Add(1)
 	a.Log.Info("archive: dropped the copy of a period that was reset", "board", b.ID, "period", label)
 	return nil
 }

@@ -282,5 +282,9 @@ func TestRetention(t *testing.T) {
 		if ps, _ := db.Periods(f.ctx, f.b.ID); len(ps) != 2 || ps[0].Period == w49.String() || ps[1].Period == w49.String() {
 			t.Fatalf("archived periods after a reset: %+v", ps)
 		}
+		// W47 twice, W48 three times, W49 once; W47 and W48 expired; W49 dropped.
+		if st := f.a.Stats(); st.PeriodsCopied != 6 || st.RowsCopied != 2500+2500+1+0+0+1 || st.Expired != 2 || st.Dropped != 1 {
+			t.Fatalf("stats %+v", st)
+		}
 	})
 }

@@ -84,6 +84,7 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins [
 		h.log.Info("live: refused websocket", slog.String("origin", r.Header.Get("Origin")), slog.Any("error", err))
 		return // Accept has answered (403 for a foreign origin)
 	}
+	h.stats.connections.Add(1)
 	// Nothing is read from browsers; CloseRead handles pings and the close
 	// handshake, and its context ends when the browser goes away.
 	ctx := ws.CloseRead(context.WithoutCancel(r.Context()))
@@ -114,9 +115,11 @@ func truncate(s string, n int) string {
 	return s[:n]
 }
 
-// counters are the hub's running totals, for /metrics.
+// counters are the hub's running totals and timings, for /metrics.
 type counters struct {
 	clients, frames, dropped, events, reads, lastReads, slowDisconnects atomic.Int64
+	connections                                                         atomic.Int64
+	timings                                                             timings
 }
 
 // Stats is a copy of the hub's counters.
@@ -129,7 +132,15 @@ type Stats struct {
 	Reads           int64 // view reads
 	LastTickReads   int64 // view reads in the last tick that read any
 	SlowDisconnects int64 // clients dropped for not reading
+	Connections     int64 // WebSockets accepted
 	Polling         bool  // notifications unavailable: polling watched keys
+	// TickSeconds is how long ticks that read views took: the pipelined
+	// re-read, the diffs and the encoding.
+	TickSeconds Histogram
+	// FrameLatencySeconds is how long, per tick that sent a changed frame, the
+	// oldest keyspace notification it took waited until the frame was queued
+	// for the view's clients.
+	FrameLatencySeconds Histogram
 }
 
 // Stats reads the counters.
@@ -140,6 +151,8 @@ func (h *Hub) Stats() Stats {
 	return Stats{
 		Clients: h.stats.clients.Load(), Views: views, Frames: h.stats.frames.Load(), Dropped: h.stats.dropped.Load(),
 		Events: h.stats.events.Load(), Reads: h.stats.reads.Load(), LastTickReads: h.stats.lastReads.Load(),
-		SlowDisconnects: h.stats.slowDisconnects.Load(), Polling: h.polling.Load(),
+		SlowDisconnects: h.stats.slowDisconnects.Load(), Connections: h.stats.connections.Load(), Polling: h.polling.Load(),
+		TickSeconds:         h.stats.timings.tick.snapshot(TickBuckets),
+		FrameLatencySeconds: h.stats.timings.frame.snapshot(FrameLatencyBuckets),
 	}
 }

@@ -155,6 +155,7 @@ func (h *Hub) Polling() bool { return h.polling.Load() }
 // tick re-reads the views of dirty keys, new views and rolled-over views,
 // in one pipeline, and sends each changed view's frame to its clients.
 func (h *Hub) tick(ctx context.Context) {
+	defer h.stats.beginTick()()
 	now := h.reader.Now()
 	h.mu.Lock()
 	resync := h.resync
@@ -272,6 +273,7 @@ func (h *Hub) publish(v *view, snap *Snapshot, whole bool) {
 			return
 		}
 	}
+	h.stats.framed()
 	v.last, v.snapMsg = snap, snapMsg
 	for c := range v.clients {
 		h.deliver(c, msg, snapMsg)

@@ -2,9 +2,10 @@ package live
 
 import (
 	"encoding/json"
-	"podium/rows"
 	"reflect"
 	"testing"
+
+	"podium/rows"
 )
 
 func rowsOf(spec ...any) []rows.Row {

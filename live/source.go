@@ -74,6 +74,7 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 				backoff = 100 * time.Millisecond
 			case *redis.Message:
 				h.stats.events.Add(1)
+				h.stats.notified()
 				h.markDirty(strings.TrimPrefix(m.Channel, h.keyspacePrefix()))
 			}
 		}

@@ -2,18 +2,88 @@ package web
 
 import (
 	"crypto/subtle"
-	"fmt"
+	"log/slog"
 	"net/http"
+	"reflect"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"podium/archive"
+	"podium/live"
 )
+
+// Metrics: what /metrics serves comes from a registry of the server's own
+// (tests build many servers), filled by prometheus/client_golang: HTTP
+// requests, the live hub, the archiver, Redis (metrics_redis.go), the Go
+// runtime and the process.
+
+// Archiver is what the metrics read from the archiver at every scrape.
+type Archiver interface{ Stats() archive.Stats }
+
+// httpBuckets are the request latency histogram's upper bounds, in seconds:
+// from a cached page to a slow export.
+var httpBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+// unmatched labels requests that matched no route: their raw paths would
+// make a series per URL anyone cares to try.
+const unmatched = "unmatched"
+
+// metrics are the server's collectors.
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+// newMetrics makes the server's registry and its collectors.
+func newMetrics(opts Options) *metrics {
+	reg := prometheus.NewRegistry()
+	m := &metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podium_http_requests_total",
+			Help: "HTTP requests answered, by route template, method and status code; a WebSocket counts as 101 when it closes.",
+		}, []string{"route", "method", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "podium_http_request_duration_seconds",
+			Help:    "Time to answer HTTP requests, by route template and method; WebSocket upgrades, which last as long as the connection, are left out.",
+			Buckets: httpBuckets,
+		}, []string{"route", "method"}),
+	}
+	reg.MustRegister(m.requests, m.latency,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if opts.Live != nil {
+		reg.MustRegister(hubCollector{opts.Live})
+	}
+	if opts.Archiver != nil {
+		reg.MustRegister(archiveCollector{opts.Archiver})
+	}
+	if opts.Redis != nil {
+		if err := InstrumentRedis(reg, opts.Redis); err != nil {
+			opts.Logger.Error("metrics: Redis is not measured", slog.Any("error", err))
+		}
+	}
+	return m
+}
+
+// handler serves the registry in the Prometheus formats. Compression is the
+// caller's: the main address compresses every response already.
+func (m *metrics) handler(compress bool) http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, DisableCompression: !compress})
+}
 
 // MetricsHandler serves the metrics alone, for a listener of their own
 // (METRICS_ADDR) that only the monitoring network reaches.
 func (s *Server) MetricsHandler() http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.GET("/metrics", s.metrics)
+	e.GET("/metrics", echo.WrapHandler(s.metrics.handler(true)))
 	return e
 }
 
@@ -30,34 +100,145 @@ func (s *Server) requireMetricsToken(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// metrics exposes the hub's counters in the Prometheus text format.
-func (s *Server) metrics(c echo.Context) error {
-	if s.opts.Live == nil {
-		return c.String(http.StatusOK, "")
+// notFound is Echo's handler for paths no route matches.
+var notFound = reflect.ValueOf(echo.NotFoundHandler).Pointer()
+
+// measure counts every request by route and times it. It sits outside every
+// other middleware and answers a handler's error itself, so it sees the
+// status actually sent, panics and errors included.
+func (m *metrics) measure(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		route := c.Path()
+		if route == "" || reflect.ValueOf(c.Handler()).Pointer() == notFound {
+			route = unmatched
+		}
+		if err := next(c); err != nil {
+			c.Error(err)
+		}
+		status, method := c.Response().Status, methodLabel(c.Request().Method)
+		m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+		if status != http.StatusSwitchingProtocols {
+			m.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+		}
+		return nil
 	}
-	st := s.opts.Live.Stats()
-	polling := 0
+}
+
+// methodLabel keeps the method label to the methods HTTP defines: any
+// client may send any word there.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "OTHER"
+}
+
+// hubCollector reads the hub's counters at each scrape.
+type hubCollector struct {
+	hub interface{ Stats() live.Stats }
+}
+
+var (
+	liveClients      = prometheus.NewDesc("podium_live_clients", "WebSocket clients connected now.", nil, nil)
+	liveViews        = prometheus.NewDesc("podium_live_views", "Distinct live views now.", nil, nil)
+	liveConnections  = prometheus.NewDesc("podium_live_connections_total", "WebSocket connections accepted.", nil, nil)
+	liveFrames       = prometheus.NewDesc("podium_live_frames_total", "Frames written to clients.", nil, nil)
+	liveDropped      = prometheus.NewDesc("podium_live_dropped_total", "Frames dropped for lagging clients, each replaced by a snapshot.", nil, nil)
+	liveEvents       = prometheus.NewDesc("podium_live_keyspace_events_total", "Keyspace notifications received.", nil, nil)
+	liveReads        = prometheus.NewDesc("podium_live_view_reads_total", "View reads.", nil, nil)
+	liveLastReads    = prometheus.NewDesc("podium_live_last_tick_reads", "View reads in the last tick that read any.", nil, nil)
+	liveSlow         = prometheus.NewDesc("podium_live_slow_disconnects_total", "Clients disconnected for not reading.", nil, nil)
+	livePolling      = prometheus.NewDesc("podium_live_polling", "1 when keyspace notifications are unavailable and watched keys are polled.", nil, nil)
+	liveTick         = prometheus.NewDesc("podium_live_tick_duration_seconds", "Time the hub's ticks that read views took: the pipelined re-read of dirty views, the diffs and the encoding.", nil, nil)
+	liveFrameLatency = prometheus.NewDesc("podium_live_notification_to_frame_seconds", "Time from a keyspace notification to the frame it caused being queued for the view's clients (the oldest notification of each tick that sent a changed frame).", nil, nil)
+)
+
+func (hubCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{liveClients, liveViews, liveConnections, liveFrames, liveDropped, liveEvents, liveReads,
+		liveLastReads, liveSlow, livePolling, liveTick, liveFrameLatency} {
+		ch <- d
+	}
+}
+
+func (h hubCollector) Collect(ch chan<- prometheus.Metric) {
+	st := h.hub.Stats()
+	gauge := func(d *prometheus.Desc, v int64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v))
+	}
+	counter := func(d *prometheus.Desc, v int64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
+	}
+	gauge(liveClients, st.Clients)
+	gauge(liveViews, st.Views)
+	counter(liveConnections, st.Connections)
+	counter(liveFrames, st.Frames)
+	counter(liveDropped, st.Dropped)
+	counter(liveEvents, st.Events)
+	counter(liveReads, st.Reads)
+	gauge(liveLastReads, st.LastTickReads)
+	counter(liveSlow, st.SlowDisconnects)
+	polling := int64(0)
 	if st.Polling {
 		polling = 1
 	}
-	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	for _, m := range []struct {
-		name, kind, help string
-		v                int64
-	}{
-		{"podium_live_clients", "gauge", "WebSocket clients connected now.", st.Clients},
-		{"podium_live_views", "gauge", "Distinct live views now.", st.Views},
-		{"podium_live_frames_total", "counter", "Frames written to clients.", st.Frames},
-		{"podium_live_dropped_total", "counter", "Frames dropped for lagging clients, each replaced by a snapshot.", st.Dropped},
-		{"podium_live_keyspace_events_total", "counter", "Keyspace notifications received.", st.Events},
-		{"podium_live_view_reads_total", "counter", "View reads.", st.Reads},
-		{"podium_live_last_tick_reads", "gauge", "View reads in the last tick that read any.", st.LastTickReads},
-		{"podium_live_slow_disconnects_total", "counter", "Clients disconnected for not reading.", st.SlowDisconnects},
-		{"podium_live_polling", "gauge", "1 when keyspace notifications are unavailable and watched keys are polled.", int64(polling)},
-	} {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", m.name, m.help, m.name, m.kind, m.name, m.v)
+	gauge(livePolling, polling)
+	ch <- constHistogram(liveTick, st.TickSeconds)
+	ch <- constHistogram(liveFrameLatency, st.FrameLatencySeconds)
+}
+
+// constHistogram turns the hub's copy of a histogram into a metric.
+func constHistogram(d *prometheus.Desc, h live.Histogram) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(h.Bounds))
+	for i, b := range h.Bounds {
+		buckets[b] = h.Counts[i]
 	}
-	return nil
+	return prometheus.MustNewConstHistogram(d, h.Count, h.Sum, buckets)
+}
+
+// archiveCollector reads the archiver's counters at each scrape.
+type archiveCollector struct{ a Archiver }
+
+var (
+	archivePasses      = prometheus.NewDesc("podium_archive_passes_total", "Archiving passes run: every board's due periods, then the audit log.", nil, nil)
+	archiveFailed      = prometheus.NewDesc("podium_archive_failed_passes_total", "Archiving passes that ended with an error; the next pass tries again.", nil, nil)
+	archiveCopied      = prometheus.NewDesc("podium_archive_periods_copied_total", "Closed periods copied to the archive (first, final and operators' passes).", nil, nil)
+	archiveRows        = prometheus.NewDesc("podium_archive_rows_copied_total", "Rows written by those copies.", nil, nil)
+	archiveExpired     = prometheus.NewDesc("podium_archive_periods_expired_total", "Archived periods beyond their board's retention whose keys were set to expire from Redis.", nil, nil)
+	archiveDropped     = prometheus.NewDesc("podium_archive_periods_dropped_total", "Archived copies dropped because an admin reset their period.", nil, nil)
+	archiveAudit       = prometheus.NewDesc("podium_archive_audit_entries_copied_total", "Audit log entries copied to the archive.", nil, nil)
+	archiveLastPass    = prometheus.NewDesc("podium_archive_last_pass_timestamp_seconds", "When the last archiving pass ended, in Unix time; 0: none yet.", nil, nil)
+	archiveLastSuccess = prometheus.NewDesc("podium_archive_last_success_timestamp_seconds", "When the last archiving pass without an error ended, in Unix time; 0: none yet.", nil, nil)
+)
+
+func (archiveCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{archivePasses, archiveFailed, archiveCopied, archiveRows, archiveExpired, archiveDropped,
+		archiveAudit, archiveLastPass, archiveLastSuccess} {
+		ch <- d
+	}
+}
+
+func (c archiveCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.a.Stats()
+	counter := func(d *prometheus.Desc, v int64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
+	}
+	counter(archivePasses, st.Passes)
+	counter(archiveFailed, st.FailedPasses)
+	counter(archiveCopied, st.PeriodsCopied)
+	counter(archiveRows, st.RowsCopied)
+	counter(archiveExpired, st.Expired)
+	counter(archiveDropped, st.Dropped)
+	counter(archiveAudit, st.AuditCopied)
+	ch <- prometheus.MustNewConstMetric(archiveLastPass, prometheus.GaugeValue, unixSeconds(st.LastPass))
+	ch <- prometheus.MustNewConstMetric(archiveLastSuccess, prometheus.GaugeValue, unixSeconds(st.LastSuccess))
+}
+
+func unixSeconds(t time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return float64(t.UnixNano()) / 1e9
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/redis/go-redis/v9"
 
 	"podium/access"
 	"podium/audit"
@@ -69,6 +70,12 @@ type Options struct {
 	// that carry it as a bearer token; otherwise /metrics is only on the
 	// handler MetricsHandler returns, for a listener of its own.
 	MetricsToken string
+	// Redis, when set, is measured for /metrics (InstrumentRedis): command
+	// latency and errors, and its connection pool. Commands sent before
+	// New are not counted.
+	Redis redis.UniversalClient
+	// Archiver, when set, reports archiving progress for /metrics.
+	Archiver Archiver
 	// Export serves whole periods as CSV and JSON downloads (the board page
 	// and the API); nil: none.
 	Export request.Exporter
@@ -79,10 +86,11 @@ type Options struct {
 
 // Server is the HTTP application.
 type Server struct {
-	echo *echo.Echo
-	opts Options
-	api  *api.Handler
-	log  *slog.Logger
+	echo    *echo.Echo
+	opts    Options
+	api     *api.Handler
+	log     *slog.Logger
+	metrics *metrics
 }
 
 // New builds the server and its routes.
@@ -96,13 +104,14 @@ func New(opts Options) *Server {
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{echo: e, opts: opts, log: opts.Logger}
+	s := &Server{echo: e, opts: opts, log: opts.Logger, metrics: newMetrics(opts)}
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = echo.ExtractIPDirect()
 	if opts.TrustProxy {
 		e.IPExtractor = echo.ExtractIPFromXFFHeader()
 	}
 
+	e.Use(s.metrics.measure) // first: it sees what the others answer, panics included
 	e.Use(middleware.Recover())
 	e.Use(s.requestLog())
 	e.Use(s.securityHeaders())
@@ -120,7 +129,7 @@ func New(opts Options) *Server {
 	e.Match(read, "/readyz", s.readyz)
 	e.Match(read, static.Prefix+"*", echo.WrapHandler(static.Handler()))
 	if opts.MetricsToken != "" {
-		e.GET("/metrics", s.metrics, s.requireMetricsToken)
+		e.GET("/metrics", echo.WrapHandler(s.metrics.handler(false)), s.requireMetricsToken) // compressed by the middleware above
 	}
 
 	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export,

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"podium/archive"
 	"podium/board"
 	"podium/internal/redistest"
@@ -344,17 +346,18 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 	}
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	own := httptest.NewRecorder()
-	s.MetricsHandler().ServeHTTP(own, httptest.NewRequest("GET", "/metrics", nil))
-	if own.Code != 200 || !strings.Contains(own.Body.String(), "podium_live_clients 3") {
-		t.Fatalf("metrics on their own listener: %d %s", own.Code, own.Body)
-	}
 	if res := serve(New(Options{Store: f.store, Live: fl}), httptestRequest("GET", "/metrics", nil)); res.Code != 404 {
 		t.Fatalf("metrics without a token on the public address: %d", res.Code)
 	}
-	for _, line := range []string{"podium_live_clients 3", "podium_live_frames_total 42", "podium_live_polling 1", "# TYPE podium_live_dropped_total counter"} {
-		if !strings.Contains(string(body), line) {
-			t.Fatalf("metrics lack %q:\n%s", line, body)
+	for name, m := range map[string]families{"on the public address": parseMetrics(t, body), "on their own listener": scrape(t, s.MetricsHandler())} {
+		if m.value(t, "podium_live_clients") != 3 || m.value(t, "podium_live_frames_total") != 42 || m.value(t, "podium_live_polling") != 1 ||
+			m.metric(t, "podium_live_dropped_total", dto.MetricType_COUNTER) == nil {
+			t.Fatalf("live metrics %s: %v %v %v", name, m["podium_live_clients"], m["podium_live_frames_total"], m["podium_live_polling"])
+		}
+		// The upgrades above: counted, with the refusals, but not timed.
+		if m.value(t, "podium_http_requests_total", "route", "/live", "code", "101") != 2 || m.value(t, "podium_http_requests_total", "route", "/live", "code", "404") != 3 ||
+			m.observations(t, "podium_http_request_duration_seconds", "route", "/live") != 6 {
+			t.Fatalf("/live requests %s: %v %v", name, m["podium_http_requests_total"], m["podium_http_request_duration_seconds"])
 		}
 	}
 	// Live pages say which view to stream; without a hub they do not.

@@ -136,6 +136,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MetricsToken: cfg.MetricsToken,
 		Export:       archive.NewReader(store, arch, 4),
 		History:      arch,
+		Redis:        rdb,      // measured for /metrics
+		Archiver:     archiver, // its progress, for /metrics
 		Logger:       log,
 	})
 	stopMetrics, err := serveMetrics(cfg, srv, log)

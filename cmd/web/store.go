@@ -46,7 +46,7 @@ func dialRedis(ctx context.Context, cfg Config) (rdb redis.UniversalClient, wher
 		if err != nil {
 			return nil, "", fmt.Errorf("REDIS_URL %s: %w", redact(cfg.RedisURL), err)
 		}
-		rdb, where = redis.NewClient(opt), fmt.Sprintf("%s (REDIS_URL %s)", opt.Addr, redact(cfg.RedisURL))
+		rdb, where = redis.NewClient(opt), fmt.Sprintf("Redis at %s (REDIS_URL %s)", opt.Addr, redact(cfg.RedisURL))
 	case len(t.ClusterAddrs) > 0:
 		rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: t.ClusterAddrs, Username: t.Username, Password: t.Password, TLSConfig: tlsConf})
 		where = "the Redis Cluster of " + strings.Join(t.ClusterAddrs, ",")
