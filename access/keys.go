@@ -164,15 +164,16 @@ func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
 		return APIKey{}, fmt.Errorf("access: revoke API key: %w", err)
 	}
 	if len(m) == 0 {
+		_ = k.rdb.SRem(ctx, apiKeysKey, id).Err() // a half-finished revocation's leftover
 		return APIKey{}, fmt.Errorf("API key %q: %w", id, ErrNotFound)
 	}
-	// Unusable first, then unlisted (see Create).
+	// Unusable first, then unlisted (see Create). Once the key is gone the
+	// revocation has happened: an id left in the list is passed over by
+	// List and removed by the next Revoke of it.
 	if err := k.rdb.Del(ctx, apiKeyKey+id).Err(); err != nil {
 		return APIKey{}, fmt.Errorf("access: revoke API key: %w", err)
 	}
-	if err := k.rdb.SRem(ctx, apiKeysKey, id).Err(); err != nil {
-		return APIKey{}, fmt.Errorf("access: revoke API key: %w", err)
-	}
 	k.forget(m["hash"]) // at once here; other replicas within KeyCacheTTL
+	_ = k.rdb.SRem(ctx, apiKeysKey, id).Err()
 	return keyOf(id, m), nil
 }

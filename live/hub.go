@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -66,7 +67,10 @@ type Hub struct {
 	polling  atomic.Bool
 	refusing map[string]bool // nodes that refused CONFIG (under mu)
 	lastPoll time.Time
-	stats    counters
+	// lastReadWarn limits the warning about failed view reads to one
+	// every maxRetry (under mu).
+	lastReadWarn time.Time
+	stats        counters
 }
 
 // view is one watched window and the clients watching it.
@@ -79,7 +83,14 @@ type view struct {
 	last    *Snapshot
 	snapMsg []byte // last snapshot, encoded: what a lagging client gets
 	rolled  bool
+	// A view whose read failed is read again on its own, after a backoff,
+	// and then sends a snapshot; other views go on as before.
+	failures int
+	retryAt  time.Time
 }
+
+// maxRetry bounds a failing view's backoff.
+const maxRetry = 5 * time.Second
 
 // New makes a hub; Run starts it.
 func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
@@ -156,7 +167,7 @@ func (h *Hub) Polling() bool { return h.polling.Load() }
 // in one pipeline, and sends each changed view's frame to its clients.
 func (h *Hub) tick(ctx context.Context) {
 	defer h.stats.beginTick()()
-	now := h.reader.Now()
+	now, wall := h.reader.Now(), time.Now()
 	h.mu.Lock()
 	resync := h.resync
 	h.resync = false
@@ -170,6 +181,13 @@ func (h *Hub) tick(ctx context.Context) {
 			if cur := v.board.Current(v.spec.Kind, now); cur.Key != v.period.Key {
 				h.rekey(v, cur)
 			}
+		}
+		if v.failures > 0 {
+			if wall.Before(v.retryAt) {
+				continue // re-read, whole, when its backoff ends
+			}
+			work = append(work, v)
+			continue
 		}
 		_, dirty := h.dirty[v.zkey]
 		if resync || poll || dirty || v.rolled || v.last == nil {
@@ -187,22 +205,34 @@ func (h *Hub) tick(ctx context.Context) {
 	}
 	h.stats.reads.Add(int64(len(qs)))
 	h.stats.lastReads.Store(int64(len(qs)))
-	results := h.reader.ReadViews(ctx, qs)
+	// A node that does not answer must not hold every other view for the
+	// client's retries: the tick's read is bounded.
+	rctx, cancel := context.WithTimeout(ctx, max(2*time.Second, 10*h.opts.Tick))
+	results := h.reader.ReadViews(rctx, qs)
+	cancel()
 
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	var failed int
+	var firstErr error
 	for i, v := range work {
 		res := results[i]
 		if res.Err != nil && !errors.Is(res.Err, board.ErrNotFound) {
-			if ctx.Err() == nil {
-				h.log.Warn("live: read view", slog.String("board", v.spec.Board), slog.String("period", v.period.String()), slog.Any("error", res.Err))
+			failed++
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%s of %q: %w", v.period, v.spec.Board, res.Err)
 			}
-			h.resync = true // try every view again next tick, with snapshots
+			v.failures++
+			v.retryAt = wall.Add(min(h.opts.Tick<<min(v.failures, 10), maxRetry))
 			continue
 		}
 		snap := h.snapshot(v, res)
-		h.publish(v, snap, resync || v.rolled || v.last == nil)
-		v.rolled = false
+		h.publish(v, snap, resync || v.rolled || v.last == nil || v.failures > 0)
+		v.rolled, v.failures = false, 0
+	}
+	if failed > 0 && ctx.Err() == nil && wall.Sub(h.lastReadWarn) >= maxRetry {
+		h.lastReadWarn = wall
+		h.log.Warn("live: views could not be read; each is retried with backoff", slog.Int("views", failed), slog.Any("error", firstErr))
 	}
 }
 

@@ -340,3 +340,37 @@ func TestWebSocketOriginCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestFailingViewRetriesAlone: a view that cannot be read (its key holds the
+// wrong type) is retried on its own with backoff; the views of other boards
+// get no extra snapshots, and the failing one recovers with a snapshot.
+func TestFailingViewRetriesAlone(t *testing.T) {
+	f := newLiveFixture(t, Options{Tick: 20 * time.Millisecond})
+	f.board("good", "ann", 5)
+	f.board("bad", "bob", 3)
+	good, bad := f.dial("board=good&period=all"), f.dial("board=bad&period=all")
+	good.until("good's snapshot", func(s Snapshot) bool { return s.Total == 1 })
+	bad.until("bad's snapshot", func(s Snapshot) bool { return s.Total == 1 })
+	ctx := context.Background()
+	key := board.ZSetKey("bad", board.Period{Kind: board.AllTime})
+	if err := f.rdb.Del(ctx, key).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.rdb.Set(ctx, key, "not a zset", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// While bad fails, good keeps its one snapshot and gets its writes as diffs.
+	for i := range 5 {
+		f.rdb.ZIncrBy(ctx, board.ZSetKey("good", board.Period{Kind: board.AllTime}), 1, "ann")
+		good.until("ann's new score", func(s Snapshot) bool { return len(s.Rows) == 1 && s.Rows[0].Value == float64(6+i) })
+		time.Sleep(100 * time.Millisecond)
+	}
+	if good.snapshots != 1 {
+		t.Errorf("a failing view of another board sent %d snapshots to good's client, want only the first", good.snapshots)
+	}
+	if err := f.rdb.Del(ctx, key).Err(); err != nil {
+		t.Fatal(err)
+	}
+	f.rdb.ZAdd(ctx, key, redis.Z{Member: "cat", Score: 9})
+	bad.until("bad to recover", func(s Snapshot) bool { return order(s) == "cat:1" })
+}

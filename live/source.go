@@ -2,8 +2,10 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -35,11 +37,17 @@ func (h *Hub) listen(ctx context.Context) {
 	h.subscribe(ctx, h.rdb, "", false)
 }
 
+// healthEvery is how long a subscription may stay silent before the hub
+// pings it; a ping unanswered for as long again ends it (a half-open
+// connection, a primary gone without a word), and it is made anew.
+const healthEvery = 5 * time.Second
+
 // subscribe keeps one node's pattern subscription. Every subscription after
 // the first (the node restarted, failed over, or the connection dropped)
 // asks for a full re-read, since notifications are fire-and-forget; so does
 // the first when late is set (a primary that appeared while views were open).
 func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node string, late bool) {
+	defer h.setRefusing(node, false, nil, h.log) // a node no longer watched refuses nothing
 	backoff := 100 * time.Millisecond
 	subscribed := false
 	log := h.log
@@ -54,14 +62,27 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 		// Receive does not return on cancellation while it waits for a
 		// message; closing the subscription does.
 		stop := context.AfterFunc(ctx, func() { ps.Close() })
+		pinged := false
 		for {
-			msg, err := ps.Receive(ctx)
+			msg, err := ps.ReceiveTimeout(ctx, healthEvery)
+			var nerr net.Error
+			if err != nil && !pinged && errors.As(err, &nerr) && nerr.Timeout() && ctx.Err() == nil {
+				pinged = true
+				err = ps.Ping(ctx)
+				if err == nil {
+					continue
+				}
+			}
 			if err != nil {
 				if ctx.Err() == nil {
-					log.Warn("live: keyspace subscription lost; resubscribing", slog.Any("error", err), slog.Duration("after", backoff))
+					if pinged {
+						err = fmt.Errorf("no answer to a ping in %v: %w", healthEvery, err)
+					}
+					log.Warn("live: keyspace subscription lost (Redis unavailable?); resubscribing", slog.Any("error", err), slog.Duration("after", backoff))
 				}
 				break
 			}
+			pinged = false
 			switch m := msg.(type) {
 			case *redis.Subscription:
 				if subscribed || late {
@@ -89,7 +110,10 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 }
 
 // listenCluster subscribes on every primary of a Redis Cluster and follows
-// its topology every Options.Topology.
+// its topology every Options.Topology. The subscriptions go through the
+// cluster client's own node clients, so they reach nodes as its commands do
+// (same credentials, TLS, dialer and address mapping); the cluster client
+// owns and closes them.
 func (h *Hub) listenCluster(ctx context.Context, cc *redis.ClusterClient) {
 	type sub struct {
 		rdb  *redis.Client
@@ -97,64 +121,72 @@ func (h *Hub) listenCluster(ctx context.Context, cc *redis.ClusterClient) {
 		done chan struct{}
 	}
 	subs := map[string]*sub{}
-	var wg sync.WaitGroup
+	end := func(addr string) {
+		subs[addr].stop()
+		<-subs[addr].done
+		delete(subs, addr)
+	}
 	defer func() {
-		for _, s := range subs {
-			s.stop()
-		}
-		wg.Wait()
-		for _, s := range subs {
-			s.rdb.Close()
+		for addr := range subs {
+			end(addr)
 		}
 	}()
 	shape, first := "", true
 	t := time.NewTicker(h.opts.Topology)
 	defer t.Stop()
 	for {
-		slots, err := cc.ClusterSlots(ctx).Result()
-		for addr := range subs { // the cluster client's node may be the one that went
-			if err == nil || ctx.Err() != nil {
-				break
+		// ForEachMaster reloads the cluster's state first.
+		var mu sync.Mutex
+		primaries := map[string]*redis.Client{}
+		err := cc.ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error {
+			mu.Lock()
+			primaries[n.Options().Addr] = n
+			mu.Unlock()
+			return nil
+		})
+		var slots []redis.ClusterSlot
+		if err == nil {
+			slots, err = cc.ClusterSlots(ctx).Result()
+			for _, n := range primaries { // the node it asked may be the one that went
+				if err == nil || ctx.Err() != nil {
+					break
+				}
+				slots, err = n.ClusterSlots(ctx).Result()
 			}
-			slots, err = subs[addr].rdb.ClusterSlots(ctx).Result()
 		}
 		if err != nil && ctx.Err() == nil {
-			h.log.Warn("live: cannot read the cluster's slots; keeping the subscriptions", slog.Any("error", err))
+			h.log.Warn("live: cannot read the cluster's topology; keeping the subscriptions", slog.Any("error", err))
 		}
 		if err == nil {
-			primaries, now := clusterShape(slots)
 			for addr, s := range subs {
-				if !slices.Contains(primaries, addr) {
+				if primaries[addr] != s.rdb {
 					h.log.Info("live: node no longer a primary; unsubscribed", slog.String("node", addr))
-					s.stop()
-					<-s.done
-					s.rdb.Close()
-					delete(subs, addr)
+					end(addr)
 				}
 			}
-			for _, addr := range primaries {
+			for addr, n := range primaries {
 				if subs[addr] != nil {
 					continue
 				}
 				sctx, stop := context.WithCancel(ctx)
-				s := &sub{rdb: redis.NewClient(nodeOptions(cc.Options(), addr)), stop: stop, done: make(chan struct{})}
+				s := &sub{rdb: n, stop: stop, done: make(chan struct{})}
 				subs[addr] = s
-				wg.Add(1)
 				late := !first
 				go func() {
-					defer wg.Done()
 					defer close(s.done)
-					h.subscribe(sctx, s.rdb, addr, late)
+					h.subscribe(sctx, n, addr, late)
 				}()
 			}
-			if shape != "" && now != shape {
+			if now := clusterShape(slots); shape != "" && now != shape {
 				h.log.Info("live: the cluster's slots moved; re-reading every view", slog.Int("primaries", len(primaries)))
-				cc.ReloadState(ctx)
 				h.mu.Lock()
 				h.resync = true
 				h.mu.Unlock()
+				shape = now
+			} else {
+				shape = now
 			}
-			shape, first = now, false
+			first = false
 		}
 		select {
 		case <-ctx.Done():
@@ -164,41 +196,24 @@ func (h *Hub) listenCluster(ctx context.Context, cc *redis.ClusterClient) {
 	}
 }
 
-// clusterShape is the sorted addresses of the primaries serving slots, and
-// a fingerprint of which serves which.
-func clusterShape(slots []redis.ClusterSlot) ([]string, string) {
+// clusterShape is a fingerprint of which primary serves which slots.
+func clusterShape(slots []redis.ClusterSlot) string {
 	slots = slices.Clone(slots)
 	slices.SortFunc(slots, func(a, b redis.ClusterSlot) int { return a.Start - b.Start })
-	var primaries []string
 	var b strings.Builder
 	for _, s := range slots {
-		if len(s.Nodes) == 0 {
-			continue
-		}
-		addr := s.Nodes[0].Addr
-		fmt.Fprintf(&b, "%d-%d=%s;", s.Start, s.End, addr)
-		if !slices.Contains(primaries, addr) {
-			primaries = append(primaries, addr)
+		if len(s.Nodes) > 0 {
+			fmt.Fprintf(&b, "%d-%d=%s;", s.Start, s.End, s.Nodes[0].Addr)
 		}
 	}
-	slices.Sort(primaries)
-	return primaries, b.String()
-}
-
-// nodeOptions connects to one node of a cluster as the cluster client does:
-// same credentials, TLS and dialer; a small pool, for CONFIG and the slots.
-func nodeOptions(o *redis.ClusterOptions, addr string) *redis.Options {
-	return &redis.Options{
-		Addr: addr, Username: o.Username, Password: o.Password, CredentialsProvider: o.CredentialsProvider,
-		TLSConfig: o.TLSConfig, Dialer: o.Dialer, Protocol: o.Protocol,
-		DialTimeout: o.DialTimeout, ReadTimeout: o.ReadTimeout, WriteTimeout: o.WriteTimeout, PoolSize: 2,
-	}
+	return b.String()
 }
 
 // ensureNotifications turns on keyspace events for zsets, generic, hash and
 // expired commands on one node. Where Redis refuses CONFIG (managed
 // services), it says which setting to change, and watched keys are polled
-// while any node refuses.
+// while any node refuses. A node that cannot be reached refuses nothing: its
+// subscription fails and is retried.
 func (h *Hub) ensureNotifications(ctx context.Context, rdb redis.UniversalClient, node string, log *slog.Logger) {
 	cur, err := rdb.ConfigGet(ctx, "notify-keyspace-events").Result()
 	flags := cur["notify-keyspace-events"]
@@ -211,19 +226,25 @@ func (h *Hub) ensureNotifications(ctx context.Context, rdb redis.UniversalClient
 	if err == nil && want != flags {
 		err = rdb.ConfigSet(ctx, "notify-keyspace-events", want).Err()
 	}
-	if ctx.Err() != nil {
+	var refused redis.Error // an answer from Redis, not a network error
+	if err != nil && !errors.As(err, &refused) {
 		return
 	}
+	h.setRefusing(node, err != nil, err, log)
+}
+
+// setRefusing notes whether node refuses CONFIG and polls while any does.
+func (h *Hub) setRefusing(node string, refusing bool, err error, log *slog.Logger) {
 	h.mu.Lock()
 	was := len(h.refusing) > 0
-	if err != nil {
+	if refusing {
 		h.refusing[node] = true
 	} else {
 		delete(h.refusing, node)
 	}
 	now := len(h.refusing) > 0
-	h.mu.Unlock()
 	h.polling.Store(now)
+	h.mu.Unlock()
 	switch {
 	case now && !was:
 		log.Warn("live: Redis refused CONFIG for keyspace notifications; set notify-keyspace-events to include Kzghx "+

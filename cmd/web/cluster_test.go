@@ -341,6 +341,7 @@ func TestParseTopology(t *testing.T) {
 		{"REDIS_SENTINEL_ADDRS": "s1:26379"}:                                               "needs REDIS_MASTER_NAME",
 		{"REDIS_MASTER_NAME": "podium"}:                                                    "REDIS_MASTER_NAME is for Sentinel",
 		{"REDIS_URL": "redis://r:6379", "REDIS_PASSWORD": "pw"}:                            "put them in REDIS_URL",
+		{"REDIS_CLUSTER_ADDRS": " , "}:                                                     "lists no host:port",
 		{"REDIS_CLUSTER_ADDRS": "r1"}:                                                      `"r1" is not host:port`,
 		{"REDIS_SENTINEL_ADDRS": "s1:26379", "REDIS_MASTER_NAME": "x", "REDIS_TLS": "yes"}: "REDIS_TLS",
 	} {

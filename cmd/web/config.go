@@ -83,7 +83,7 @@ var settings = []setting{
 	{"redis-master-name", "REDIS_MASTER_NAME", "", "the primary's name the sentinels monitor", false},
 	{"redis-username", "REDIS_USERNAME", "", "ACL user of the Cluster or Sentinel data nodes (REDIS_URL carries its own)", false},
 	{"redis-password", "REDIS_PASSWORD", "", "password of the Cluster or Sentinel data nodes (prefer the environment to the flag)", false},
-	{"redis-tls", "REDIS_TLS", "false", "connect to the Cluster or Sentinel data nodes over TLS (REDIS_URL: use rediss://)", true},
+	{"redis-tls", "REDIS_TLS", "false", "connect to the Cluster, or to Sentinel and its data nodes, over TLS (REDIS_URL: use rediss://)", true},
 	{"redis-sentinel-password", "REDIS_SENTINEL_PASSWORD", "", "password of the sentinels themselves, when they require one", false},
 	{"demo", "DEMO", "false", "create three demo boards and keep submitting scores to them", true},
 	{"base-url", "BASE_URL", "", "public URL of the site, used in embed snippets (default: each request's own host)", false},
@@ -275,6 +275,12 @@ func parseTopology(redisURL string, vals map[string]*string, bools map[string]*b
 	t.ClusterAddrs = addrs("redis-cluster-addrs", "REDIS_CLUSTER_ADDRS")
 	t.SentinelAddrs = addrs("redis-sentinel-addrs", "REDIS_SENTINEL_ADDRS")
 	cluster, sentinel := *vals["redis-cluster-addrs"] != "", *vals["redis-sentinel-addrs"] != ""
+	if cluster && len(t.ClusterAddrs) == 0 && len(errs) == 0 {
+		errs = append(errs, errors.New("--redis-cluster-addrs/REDIS_CLUSTER_ADDRS lists no host:port"))
+	}
+	if sentinel && len(t.SentinelAddrs) == 0 && len(errs) == 0 {
+		errs = append(errs, errors.New("--redis-sentinel-addrs/REDIS_SENTINEL_ADDRS lists no host:port"))
+	}
 	switch {
 	case redisURL != "" && (cluster || sentinel):
 		errs = append(errs, errors.New("REDIS_URL names one Redis; REDIS_CLUSTER_ADDRS and REDIS_SENTINEL_ADDRS name others: set only one of the three"))

@@ -167,6 +167,9 @@ func failoverUnderLoad(t *testing.T, vars map[string]string, kill func(board str
 	t.Logf("%d writes acknowledged (%d retries); lost %d, doubled %d; writes paused for %v at most; every watcher exact %v after the last write",
 		total, retries.Load(), lost, doubled, longest.Round(time.Millisecond), converged.Round(time.Millisecond))
 	gapMu.Unlock()
+	if strings.Contains(s.log.String(), "refused CONFIG") {
+		t.Errorf("the hub took the dead primary for one that refuses CONFIG:\n%s", s.log)
+	}
 	if doubled != 0 || lost != 0 {
 		t.Errorf("writes lost %d, doubled %d: want none (Redis %v, standings %v)", lost, doubled, have, want)
 	}

@@ -223,7 +223,7 @@ func prepareStore(ctx context.Context, store *board.Store, cfg Config, log *slog
 		if cfg.Embedded() {
 			log.Debug("the embedded store has no Redis Functions: FCALL podium_submit is not available", slog.Any("error", err))
 		} else {
-			log.Warn("outside writers cannot use FCALL podium_submit (needs Redis 7 or newer); API writes are unaffected", slog.Any("error", err))
+			log.Warn("outside writers cannot use FCALL podium_submit (it needs Redis 7 or newer, on every primary of a Cluster); API writes are unaffected; retried hourly", slog.Any("error", err))
 		}
 	}
 	return nil

@@ -30,12 +30,20 @@ func StartCluster(primaries, replicas int) (*Cluster, error) {
 		return nil, fmt.Errorf("redistest: redis-cli not on PATH; install redis-server (apt-get install -y redis-server) or run `make test`, which does")
 	}
 	c := &Cluster{}
-	for range primaries * (1 + replicas) {
+	for tries := 0; len(c.Nodes) < primaries*(1+replicas); tries++ {
+		if tries > 3*primaries*(1+replicas) {
+			c.Close()
+			return nil, fmt.Errorf("redistest: no free ports low enough for a cluster bus (port+10000)")
+		}
 		s, err := StartWith("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 			"--cluster-node-timeout", "1000", "--cluster-replica-validity-factor", "0", "--repl-diskless-sync-delay", "0")
 		if err != nil {
 			c.Close()
 			return nil, err
+		}
+		if s.port > 65535-10000 { // its cluster bus listens on port+10000
+			s.Close()
+			continue
 		}
 		c.Nodes = append(c.Nodes, s)
 	}
