@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -22,38 +21,7 @@ import (
 // returns run's error. It returns once the server answers.
 func startRun(t *testing.T, args []string, vars map[string]string) (stop func() error) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	addr := freeAddr(t)
-	go func() { done <- run(ctx, append([]string{"--addr", addr}, args...), env(vars), io.Discard, io.Discard) }()
-	eventually(t, "the server", func() bool {
-		select {
-		case err := <-done:
-			t.Fatalf("run: %v", err)
-		default:
-		}
-		res, err := http.Get("http://" + addr + "/readyz")
-		if err == nil {
-			res.Body.Close()
-		}
-		return err == nil && res.StatusCode == http.StatusOK
-	})
-	var once bool
-	var err error
-	stop = func() error {
-		if !once {
-			once = true
-			cancel()
-			select {
-			case err = <-done:
-			case <-time.After(15 * time.Second):
-				t.Fatal("run did not stop after cancel")
-			}
-		}
-		return err
-	}
-	t.Cleanup(func() { stop() })
-	return stop
+	return serve(t, args, vars).stop
 }
 
 // eventually polls cond until it holds, failing the test at the deadline.
