@@ -82,6 +82,7 @@ func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
 	}
 	b.Version = int64(toInt(rest[0]))
 	s.defs.put(b, time.Now())
+	s.wrote(ctx, defKey(b.ID)) // open views follow the new definition
 	if err := s.writeSchedule(ctx, &b); err != nil {
 		return Board{}, err
 	}

@@ -121,11 +121,17 @@ func ParseZSetKey(key string) (id string, k Kind, periodKey string, ok bool) {
 
 // ParseNamesKey reads the board id from a board's display-name hash key;
 // the live hub refreshes every view of a board whose names changed.
-func ParseNamesKey(key string) (id string, ok bool) {
+func ParseNamesKey(key string) (id string, ok bool) { return parseBoardKey(key, ":names") }
+
+// ParseDefKey reads the board id from a board's definition key; the live
+// hub re-reads the definition of a board with open views when it changes.
+func ParseDefKey(key string) (id string, ok bool) { return parseBoardKey(key, ":def") }
+
+func parseBoardKey(key, suffix string) (id string, ok bool) {
 	rest, found := strings.CutPrefix(key, keyPrefix+"{")
 	if !found {
 		return "", false
 	}
-	id, found = strings.CutSuffix(rest, "}:names")
+	id, found = strings.CutSuffix(rest, "}"+suffix)
 	return id, found && id != "" && !strings.ContainsAny(id, "{}")
 }

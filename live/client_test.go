@@ -64,6 +64,7 @@ func (c *fakeConn) Write(ctx context.Context, _ websocket.MessageType, p []byte)
 	return nil
 }
 func (c *fakeConn) Close(websocket.StatusCode, string) error { return c.CloseNow() }
+func (c *fakeConn) Ping(context.Context) error               { return nil }
 func (c *fakeConn) CloseNow() error                          { c.mu.Lock(); c.closed = true; c.mu.Unlock(); return nil }
 func (c *fakeConn) count() int                               { c.mu.Lock(); defer c.mu.Unlock(); return len(c.frames) }
 

@@ -29,6 +29,11 @@ type Options struct {
 	PollInterval time.Duration // re-read everything this often when notifications are off (1s)
 	QueueSize    int           // frames a client may have waiting (16)
 	WriteTimeout time.Duration // a client that takes longer to accept a frame is dropped (5s)
+	PingInterval time.Duration // how often each client is pinged (20s)
+	PongTimeout  time.Duration // a client that does not answer a ping in this time is dropped (10s)
+	SendBuffer   int           // bytes of kernel send buffer per socket (64 KiB)
+	PerAddr      int           // sockets one client address may hold at once (100)
+	CloseTimeout time.Duration // how long Run waits at the end for clients' close handshakes (5s)
 	// Topology is how often the hub asks a Redis Cluster which primaries
 	// serve which slots, to subscribe on new ones (2s).
 	Topology time.Duration
@@ -67,6 +72,10 @@ type Hub struct {
 	polling  atomic.Bool
 	refusing map[string]bool // nodes that refused CONFIG (under mu)
 	lastPoll time.Time
+	perAddr  map[string]int       // sockets by client address
+	defs     map[string]time.Time // boards whose definition changed, since when
+	closing  bool                 // Run is ending: no new sockets
+	sockets  sync.WaitGroup       // admitted sockets, until their close handshake is over
 	// lastReadWarn limits the warning about failed view reads to one
 	// every maxRetry (under mu).
 	lastReadWarn time.Time
@@ -106,6 +115,21 @@ func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = 5 * time.Second
 	}
+	if opts.PingInterval <= 0 {
+		opts.PingInterval = 20 * time.Second
+	}
+	if opts.PongTimeout <= 0 {
+		opts.PongTimeout = 10 * time.Second
+	}
+	if opts.SendBuffer <= 0 {
+		opts.SendBuffer = 64 << 10
+	}
+	if opts.PerAddr <= 0 {
+		opts.PerAddr = 100
+	}
+	if opts.CloseTimeout <= 0 {
+		opts.CloseTimeout = 5 * time.Second
+	}
 	if opts.Topology <= 0 {
 		opts.Topology = 2 * time.Second
 	}
@@ -115,7 +139,7 @@ func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
 	return &Hub{
 		rdb: rdb, reader: reader, opts: opts, log: opts.Logger,
 		views: map[Spec]*view{}, byKey: map[string]map[*view]struct{}{}, dirty: map[string]struct{}{},
-		refusing: map[string]bool{},
+		refusing: map[string]bool{}, perAddr: map[string]int{}, defs: map[string]time.Time{},
 	}
 }
 
@@ -139,6 +163,15 @@ func (h *Hub) Run(ctx context.Context) {
 }
 
 func (h *Hub) markDirty(key string) {
+	if id, ok := board.ParseDefKey(key); ok {
+		// The definition changed (format, zone, periods): tick re-reads it.
+		h.mu.Lock()
+		if _, pending := h.defs[id]; !pending && h.watched(id) {
+			h.defs[id] = time.Now()
+		}
+		h.mu.Unlock()
+		return
+	}
 	if id, ok := board.ParseNamesKey(key); ok {
 		// A display name changed: every view of the board shows names.
 		h.mu.Lock()
@@ -167,6 +200,7 @@ func (h *Hub) Polling() bool { return h.polling.Load() }
 // in one pipeline, and sends each changed view's frame to its clients.
 func (h *Hub) tick(ctx context.Context) {
 	defer h.stats.beginTick()()
+	h.refreshDefs(ctx)
 	now, wall := h.reader.Now(), time.Now()
 	h.mu.Lock()
 	resync := h.resync
@@ -348,6 +382,9 @@ func (h *Hub) attach(ctx context.Context, c *client, spec Spec) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closing {
+		return errClosing
+	}
 	v := h.views[spec]
 	if v == nil {
 		v = &view{spec: spec, board: b, period: p, zkey: board.ZSetKey(b.ID, p), clients: map[*client]struct{}{}}
@@ -382,8 +419,12 @@ func (h *Hub) detach(c *client) {
 	}
 }
 
+// closeAll refuses new sockets, tells every client the server is going
+// away (1001), and waits, at most CloseTimeout, for their close handshakes:
+// the process may exit once Run returns.
 func (h *Hub) closeAll() {
 	h.mu.Lock()
+	h.closing = true
 	var all []*client
 	for _, v := range h.views {
 		for c := range v.clients {
@@ -393,5 +434,12 @@ func (h *Hub) closeAll() {
 	h.mu.Unlock()
 	for _, c := range all {
 		c.stop()
+	}
+	done := make(chan struct{})
+	go func() { h.sockets.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(h.opts.CloseTimeout):
+		h.log.Warn("live: clients still closing at shutdown", slog.Duration("waited", h.opts.CloseTimeout))
 	}
 }

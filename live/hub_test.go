@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -34,6 +35,7 @@ type liveFixture struct {
 	store *board.Store
 	hub   *Hub
 	http  *httptest.Server
+	stop  func() // stops the hub, as a shutdown does
 }
 
 func newLiveFixture(t *testing.T, opts Options) *liveFixture {
@@ -59,21 +61,32 @@ func newLiveFixtureOn(t *testing.T, rdb redis.UniversalClient, opts Options) *li
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); hub.Run(ctx) }()
-	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		spec := Spec{Board: q.Get("board"), Kind: board.Kind(q.Get("period")), Limit: 10, Member: q.Get("member"), Radius: 2}
-		hub.Serve(w, r, spec, []string{"*"})
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		hub.Serve(w, r, spec, []string{"*"}, host)
 	}))
-	t.Cleanup(func() {
+	h.Config.ConnContext = ConnContext
+	h.Start()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(10 * time.Second):
 			t.Error("hub did not stop")
 		}
+	}
+	t.Cleanup(func() {
+		stop()
 		h.Close()
 	})
-	return &liveFixture{t: t, rdb: rdb, store: store, hub: hub, http: h}
+	return &liveFixture{t: t, rdb: rdb, store: store, hub: hub, http: h, stop: stop}
 }
 
 func (f *liveFixture) board(id string, scores ...any) *board.Board {
@@ -277,7 +290,7 @@ func TestPollingWhenConfigIsRefused(t *testing.T) {
 	go func() { defer close(done); hub.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hub.Serve(w, r, Spec{Board: "managed", Kind: board.AllTime, Limit: 10}, nil)
+		hub.Serve(w, r, Spec{Board: "managed", Kind: board.AllTime, Limit: 10}, nil, r.RemoteAddr)
 	}))
 	defer h.Close()
 	b, err := store.CreateBoard(context.Background(), board.Board{ID: "managed", Title: "Managed", TieBreak: board.ByMember})
@@ -309,7 +322,7 @@ func TestWebSocketOriginCheck(t *testing.T) {
 	f := newLiveFixture(t, Options{})
 	f.board("origins", "ann", 1)
 	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.hub.Serve(w, r, Spec{Board: "origins", Kind: board.AllTime, Limit: 10}, []string{"https://blog.example.com"})
+		f.hub.Serve(w, r, Spec{Board: "origins", Kind: board.AllTime, Limit: 10}, []string{"https://blog.example.com"}, r.RemoteAddr)
 	}))
 	defer h.Close()
 	url := strings.Replace(h.URL, "http", "ws", 1)

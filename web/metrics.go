@@ -150,7 +150,8 @@ var (
 	liveEvents       = prometheus.NewDesc("podium_live_keyspace_events_total", "Keyspace notifications received.", nil, nil)
 	liveReads        = prometheus.NewDesc("podium_live_view_reads_total", "View reads.", nil, nil)
 	liveLastReads    = prometheus.NewDesc("podium_live_last_tick_reads", "View reads in the last tick that read any.", nil, nil)
-	liveSlow         = prometheus.NewDesc("podium_live_slow_disconnects_total", "Clients disconnected for not reading.", nil, nil)
+	liveSlow         = prometheus.NewDesc("podium_live_slow_disconnects_total", "Clients disconnected for not reading or not answering a ping.", nil, nil)
+	liveRefused      = prometheus.NewDesc("podium_live_refused_total", "WebSockets refused because their client address held LIVE_ADDR_LIMIT already.", nil, nil)
 	livePolling      = prometheus.NewDesc("podium_live_polling", "1 when keyspace notifications are unavailable and watched keys are polled.", nil, nil)
 	liveTick         = prometheus.NewDesc("podium_live_tick_duration_seconds", "Time the hub's ticks that read views took: the pipelined re-read of dirty views, the diffs and the encoding.", nil, nil)
 	liveFrameLatency = prometheus.NewDesc("podium_live_notification_to_frame_seconds", "Time from a keyspace notification to the frame it caused being queued for the view's clients (the oldest notification of each tick that sent a changed frame).", nil, nil)
@@ -158,7 +159,7 @@ var (
 
 func (hubCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{liveClients, liveViews, liveConnections, liveFrames, liveDropped, liveEvents, liveReads,
-		liveLastReads, liveSlow, livePolling, liveTick, liveFrameLatency} {
+		liveLastReads, liveSlow, liveRefused, livePolling, liveTick, liveFrameLatency} {
 		ch <- d
 	}
 }
@@ -180,6 +181,7 @@ func (h hubCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(liveReads, st.Reads)
 	gauge(liveLastReads, st.LastTickReads)
 	counter(liveSlow, st.SlowDisconnects)
+	counter(liveRefused, st.Refused)
 	polling := int64(0)
 	if st.Polling {
 		polling = 1

@@ -288,7 +288,7 @@ func TestServerErrorPage(t *testing.T) {
 // fakeLive stands in for the hub where only the page side is under test.
 type fakeLive struct{ specs []live.Spec }
 
-func (f *fakeLive) Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string) {
+func (f *fakeLive) Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string, addr string) {
 	f.specs = append(f.specs, spec)
 	w.WriteHeader(http.StatusSwitchingProtocols)
 }
@@ -313,6 +313,7 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 		{"board=chess&member=ann&radius=500", 400},
 		{"board=chess&period=week&at=2026-W52&offset=25&limit=25", 101},
 		{"board=chess&member=ann&radius=3", 101},
+		{"board=chess&period=all&offset=37&limit=25", 101}, // snapped to its page, offset 25
 	} {
 		res, err := http.Get(h.URL + "/live?" + tc.query)
 		if err != nil {
@@ -326,6 +327,7 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 	want := []live.Spec{
 		{Board: "chess", Kind: board.Weekly, Key: "2026-W52", Offset: 25, Limit: 25},
 		{Board: "chess", Kind: board.AllTime, Member: "ann", Radius: 3},
+		{Board: "chess", Kind: board.AllTime, Offset: 25, Limit: 25},
 	}
 	if !reflect.DeepEqual(fl.specs, want) {
 		t.Fatalf("specs %+v", fl.specs)
@@ -355,7 +357,7 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 			t.Fatalf("live metrics %s: %v %v %v", name, m["podium_live_clients"], m["podium_live_frames_total"], m["podium_live_polling"])
 		}
 		// The upgrades above: counted, with the refusals, but not timed.
-		if m.value(t, "podium_http_requests_total", "route", "/live", "code", "101") != 2 || m.value(t, "podium_http_requests_total", "route", "/live", "code", "404") != 3 ||
+		if m.value(t, "podium_http_requests_total", "route", "/live", "code", "101") != 3 || m.value(t, "podium_http_requests_total", "route", "/live", "code", "404") != 3 ||
 			m.observations(t, "podium_http_request_duration_seconds", "route", "/live") != 6 {
 			t.Fatalf("/live requests %s: %v %v", name, m["podium_http_requests_total"], m["podium_http_request_duration_seconds"])
 		}

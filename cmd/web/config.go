@@ -28,6 +28,7 @@ type Config struct {
 	LogLevel     slog.Level
 	Shutdown     time.Duration
 	LiveTick     time.Duration
+	LivePerAddr  int // live sockets one client address may hold
 	TrustProxy   bool
 	AdminUser    string // first admin, created at start if missing
 	AdminPass    string
@@ -93,6 +94,7 @@ var settings = []setting{
 	{"log-level", "LOG_LEVEL", "info", "log level: debug, info, warn or error", false},
 	{"shutdown-timeout", "SHUTDOWN_TIMEOUT", "10s", "how long to wait for requests to finish on SIGINT/SIGTERM", false},
 	{"live-tick", "LIVE_TICK", "100ms", "how often changed boards are re-read and pushed to browsers (10ms-10s)", false},
+	{"live-addr-limit", "LIVE_ADDR_LIMIT", "100", "live WebSockets one client address may hold at once (raise it for a room of viewers behind one NAT)", false},
 	{"trust-proxy", "TRUST_PROXY", "false", "take client addresses from X-Forwarded-For and TLS from X-Forwarded-Proto (only behind your own proxy)", true},
 	{"admin-user", "ADMIN_USER", "", "create this admin at start if it does not exist (with ADMIN_PASSWORD)", false},
 	{"admin-password", "ADMIN_PASSWORD", "", "password of ADMIN_USER, at least 10 characters (prefer the environment to the flag)", false},
@@ -241,6 +243,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	}
 	if t := cfg.MetricsToken; t != "" && (len(t) < 16 || strings.ContainsAny(t, " \t\r\n")) {
 		errs = append(errs, errors.New("--metrics-token/METRICS_TOKEN must be at least 16 characters without spaces"))
+	}
+	if n, err := strconv.Atoi(*vals["live-addr-limit"]); err != nil || n < 1 || n > 1_000_000 {
+		errs = append(errs, fmt.Errorf("--live-addr-limit/LIVE_ADDR_LIMIT %q must be a whole number of sockets from 1 to 1000000", *vals["live-addr-limit"]))
+	} else {
+		cfg.LivePerAddr = n
 	}
 	cfg.LiveTick, err = time.ParseDuration(*vals["live-tick"])
 	if err != nil || cfg.LiveTick < 10*time.Millisecond || cfg.LiveTick > 10*time.Second {

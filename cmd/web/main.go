@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("the archive is an SQLite file of this process: run one replica, or set DATABASE_URL so replicas share one archive (they share the archiving state in Redis)")
 	}
 	go refreshSchedules(ctx, store, !cfg.Embedded(), log)
-	hub := live.New(rdb, store, live.Options{Tick: cfg.LiveTick, SelfPublished: cfg.Embedded(), DB: redisDB(rdb), Logger: log})
+	hub := live.New(rdb, store, live.Options{Tick: cfg.LiveTick, PerAddr: cfg.LivePerAddr, SelfPublished: cfg.Embedded(), DB: redisDB(rdb), Logger: log})
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	hubDone := make(chan struct{})
 	go func() { defer close(hubDone); hub.Run(hubCtx) }()
@@ -153,6 +153,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
+		ConnContext:       live.ConnContext, // a live socket bounds its send buffer
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	serveErr := make(chan error, 1)

@@ -48,7 +48,10 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		if spec.Limit, err = request.Int(c.QueryParam("limit"), "limit", defaultSize, 1, maxSize); err != nil {
 			return err
 		}
+		// Pages start at multiples of their size: viewers of one page share
+		// one view, and a client cannot make a view per offset.
+		spec.Offset -= spec.Offset % spec.Limit
 	}
-	s.opts.Live.Serve(c.Response(), c.Request(), spec, s.opts.EmbedOrigins)
+	s.opts.Live.Serve(c.Response(), c.Request(), spec, s.opts.EmbedOrigins, c.RealIP())
 	return nil
 }

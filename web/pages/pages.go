@@ -34,7 +34,7 @@ type Store interface {
 
 // Live is what the pages need from the live hub.
 type Live interface {
-	Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string)
+	Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string, addr string)
 	Stats() live.Stats
 }
 

@@ -1,0 +1,157 @@
+package live
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"podium/board"
+)
+
+// TestPingDropsSilentClient: a client that stops reading answers no pings
+// and is dropped; one that reads stays through many pings.
+func TestPingDropsSilentClient(t *testing.T) {
+	f := newLiveFixture(t, Options{PingInterval: 50 * time.Millisecond, PongTimeout: 200 * time.Millisecond})
+	f.board("pinged", "ann", 1)
+	reader := f.dial("board=pinged&period=all")
+	reader.until("a snapshot", func(s Snapshot) bool { return s.Total == 1 })
+	go func() { // keeps reading, so it answers pings
+		for {
+			if _, _, err := reader.c.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	f.dial("board=pinged&period=all") // never reads: never answers a ping
+	deadline := time.Now().Add(10 * time.Second)
+	for f.hub.Stats().SlowDisconnects == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the silent client was not dropped: %+v", f.hub.Stats())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // ten more pings
+	if st := f.hub.Stats(); st.Clients != 1 || st.SlowDisconnects != 1 {
+		t.Fatalf("clients %d, dropped %d: want the reading client kept and the silent one dropped", st.Clients, st.SlowDisconnects)
+	}
+}
+
+// TestShutdownSaysGoingAway: when the hub stops, every client gets a 1001
+// close frame, and the hub returns once the handshakes are over.
+func TestShutdownSaysGoingAway(t *testing.T) {
+	f := newLiveFixture(t, Options{})
+	f.board("closing", "ann", 1)
+	var clients []*wsClient
+	for range 20 {
+		ws := f.dial("board=closing&period=all")
+		ws.until("a snapshot", func(s Snapshot) bool { return s.Total == 1 })
+		clients = append(clients, ws)
+	}
+	statuses := make(chan websocket.StatusCode, len(clients))
+	for _, ws := range clients {
+		go func() {
+			for {
+				if _, _, err := ws.c.Read(context.Background()); err != nil {
+					statuses <- websocket.CloseStatus(err)
+					return
+				}
+			}
+		}()
+	}
+	f.stop()
+	for range clients {
+		select {
+		case st := <-statuses:
+			if st != websocket.StatusGoingAway {
+				t.Errorf("a client saw close status %d, want 1001 going away", st)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a client got no close frame")
+		}
+	}
+	// After the stop, a new socket is refused.
+	res, err := http.Get(f.http.URL + "/?board=closing&period=all")
+	if err == nil {
+		res.Body.Close()
+	}
+	if err != nil || res.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a socket after shutdown: %v %v, want 503", res, err)
+	}
+}
+
+// TestPerAddressLimit: one address holds at most PerAddr sockets; the next
+// is refused with 429 before any upgrade, and a closed one frees its place.
+func TestPerAddressLimit(t *testing.T) {
+	f := newLiveFixture(t, Options{PerAddr: 2})
+	f.board("capped", "ann", 1)
+	a := f.dial("board=capped&period=all")
+	f.dial("board=capped&period=all")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, res, err := websocket.Dial(ctx, strings.Replace(f.http.URL, "http", "ws", 1)+"/?board=capped&period=all", nil)
+	if err == nil || res == nil || res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a third socket from one address: %v %v, want 429", res, err)
+	}
+	if f.hub.Stats().Refused != 1 {
+		t.Errorf("refused = %d, want 1", f.hub.Stats().Refused)
+	}
+	a.c.Close(websocket.StatusNormalClosure, "")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, _, err := websocket.Dial(ctx, strings.Replace(f.http.URL, "http", "ws", 1)+"/?board=capped&period=all", nil)
+		if err == nil {
+			c.CloseNow()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a closed socket did not free its place: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestDefinitionChangeReachesOpenView: an open page follows its board's new
+// definition (here a "$" prefix) without a reload.
+func TestDefinitionChangeReachesOpenView(t *testing.T) {
+	f := newLiveFixture(t, Options{})
+	f.board("money", "ann", 999)
+	ws := f.dial("board=money&period=all")
+	ws.until("ann's plain score", func(s Snapshot) bool { return len(s.Rows) == 1 && s.Rows[0].Score == "999" })
+	ctx := context.Background()
+	b, err := f.store.Board(ctx, "money")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Format.Prefix = "$"
+	if _, err := f.store.UpdateBoard(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	ws.until("the new format", func(s Snapshot) bool { return len(s.Rows) == 1 && s.Rows[0].Score == "$999" })
+}
+
+// TestSubscriptionRecoversAfterKill: the pattern subscription's connection
+// killed in Redis (CLIENT KILL TYPE pubsub) is made anew, and writes after
+// it reach the client.
+func TestSubscriptionRecoversAfterKill(t *testing.T) {
+	f := newLiveFixture(t, Options{PollInterval: time.Minute})
+	b := f.board("killed", "ann", 5, "bob", 3)
+	ws := f.dial("board=killed&period=all")
+	ws.until("a snapshot", func(s Snapshot) bool { return order(s) == "ann:1 bob:2" })
+	ctx := context.Background()
+	if n, err := f.rdb.ClientKillByFilter(ctx, "TYPE", "pubsub").Result(); err != nil || n < 1 {
+		t.Fatalf("CLIENT KILL TYPE pubsub: %d, %v", n, err)
+	}
+	key := board.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
+	// A write while the subscription is down reaches the client through the
+	// re-read that follows the new subscription; one after it, through the
+	// subscription itself (polling is a minute away).
+	f.rdb.ZIncrBy(ctx, key, 10, "bob")
+	ws.until("bob's write during the outage", func(s Snapshot) bool { return order(s) == "bob:1 ann:2" })
+	time.Sleep(300 * time.Millisecond)
+	f.rdb.ZIncrBy(ctx, key, 20, "ann")
+	ws.until("ann's write after it", func(s Snapshot) bool { return order(s) == "ann:1 bob:2" })
+}
