@@ -30,22 +30,44 @@ type ViewResult struct {
 
 // ReadViews reads many windows in one pipelined round trip: the live hub
 // re-reads every watched view of the keys that changed in a tick at once.
+// The around-me windows of one period (each viewer their own member) share
+// one script call, so a tick costs one call per page and per watched
+// period, however many members are watched.
 func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 	out := make([]ViewResult, len(qs))
 	if len(qs) == 0 {
 		return out
 	}
+	type call struct {
+		keys []string
+		args []any
+	}
+	var calls []call
+	at := make([]struct{ call, item int }, len(qs)) // item -1: the call's whole reply
+	group := map[string]int{}
+	for i, q := range qs {
+		z := ZSetKey(q.Board.ID, q.Period)
+		keys := []string{z, entriesKey(z), distinctKey(z), namesKey(q.Board.ID)}
+		if q.Member == "" {
+			calls = append(calls, call{keys, append(prelude(q.Board), "page", q.Offset, q.Limit)})
+			at[i].call, at[i].item = len(calls)-1, -1
+			continue
+		}
+		g := fmt.Sprintf("%s\x00%s\x00%d\x00%d", q.Board.ID, q.Period, q.Radius, q.Board.Version)
+		c, ok := group[g]
+		if !ok {
+			calls = append(calls, call{keys, append(prelude(q.Board), "arounds", q.Radius)})
+			c = len(calls) - 1
+			group[g] = c
+		}
+		at[i].call, at[i].item = c, len(calls[c].args)-len(prelude(q.Board))-2
+		calls[c].args = append(calls[c].args, q.Member)
+	}
 	run := func() ([]*redis.Cmd, error) {
-		cmds := make([]*redis.Cmd, len(qs))
+		cmds := make([]*redis.Cmd, len(calls))
 		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for i, q := range qs {
-				z := ZSetKey(q.Board.ID, q.Period)
-				keys := []string{z, entriesKey(z), distinctKey(z), namesKey(q.Board.ID)}
-				args := append(prelude(q.Board), "page", q.Offset, q.Limit)
-				if q.Member != "" {
-					args = append(prelude(q.Board), "around", q.Member, q.Radius)
-				}
-				cmds[i] = scripts.view.EvalSha(ctx, p, keys, args...)
+			for i, c := range calls {
+				cmds[i] = scripts.view.EvalSha(ctx, p, c.keys, c.args...)
 			}
 			return nil
 		})
@@ -60,11 +82,18 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 		}
 	}
 	for i, q := range qs {
-		if cmds == nil || cmds[i] == nil {
+		if cmds == nil || cmds[at[i].call] == nil {
 			out[i].Err = fmt.Errorf("board: read views: %w", err)
 			continue
 		}
-		reply, cerr := cmds[i].Result()
+		reply, cerr := cmds[at[i].call].Result()
+		if item := at[i].item; cerr == nil && item >= 0 {
+			if arr, _ := reply.([]any); item < len(arr) {
+				reply = arr[item]
+			} else {
+				cerr = errors.New("short reply")
+			}
+		}
 		if cerr != nil {
 			out[i].Err = fmt.Errorf("board: read %s of %q: %w", q.Period, q.Board.ID, cerr)
 			continue

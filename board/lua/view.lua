@@ -4,8 +4,11 @@
 --   page:   6 offset, 7 limit
 --   around: 6 member id, 7 k (rows above and below)
 --   range:  6 min, 7 max (inclusive score bounds), 8 offset, 9 limit
+--   arounds: 6 k, 7... member ids: every around-me window of one period
+--            in one call (the live hub's viewers of one board)
 -- Returns {total, first position, matched, rows...}; around returns
--- {'nf'} when the member is not on the board.
+-- {'nf'} when the member is not on the board; arounds returns one such
+-- reply per member, in order.
 local z, d, names = KEYS[1], KEYS[3], KEYS[4]
 local total = redis.call('ZCARD', z)
 local mode = ARGV[5]
@@ -17,17 +20,24 @@ if mode == 'page' then
   return out
 end
 
-if mode == 'around' then
-  local e = entry_of(z, KEYS[2], ARGV[6])
+local function around(member, k)
+  local e = entry_of(z, KEYS[2], member)
   local pos = e and pos_of(z, e)
   if not pos then return {'nf'} end
-  local k = tonumber(ARGV[7])
   -- Keep the window full near either end by sliding it.
   local start = pos - k
   if start + 2 * k > total - 1 then start = total - 1 - 2 * k end
   if start < 0 then start = 0 end
   local out = {total, start, pos}
   for _, v in ipairs(rows(z, d, names, start, 2 * k + 1)) do out[#out + 1] = v end
+  return out
+end
+
+if mode == 'around' then return around(ARGV[6], tonumber(ARGV[7])) end
+
+if mode == 'arounds' then
+  local k, out = tonumber(ARGV[6]), {}
+  for i = 7, #ARGV do out[#out + 1] = around(ARGV[i], k) end
   return out
 end
 
