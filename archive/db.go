@@ -62,7 +62,18 @@ func Open(ctx context.Context, target string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: open %s: %w", db.where, err)
 	}
-	if err := db.sql.PingContext(ctx); err != nil {
+	err = db.sql.PingContext(ctx)
+	// A new SQLite file turns to WAL on its first connection; replicas
+	// opening it at once may find it locked for that instant, where SQLite
+	// answers busy at once rather than waiting: try again, briefly.
+	for try := 0; err != nil && !db.postgres && strings.Contains(err.Error(), "SQLITE_BUSY") && try < 50; try++ {
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(20+try*10) * time.Millisecond):
+		}
+		err = db.sql.PingContext(ctx)
+	}
+	if err != nil {
 		db.sql.Close()
 		return nil, fmt.Errorf("archive: cannot reach %s: %w", db.where, err)
 	}
