@@ -93,7 +93,7 @@ func runServer(clients, rate int, duration, tick time.Duration) error {
 		rdb.ZAdd(ctx, key, redis.Z{Member: fmt.Sprintf("player-%03d", i), Score: float64(rand.IntN(10_000))})
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hub := live.New(rdb, store, live.Options{Tick: tick, Logger: quiet})
+	hub := live.New(rdb, store, live.Options{Tick: tick, PerAddr: clients + 10, Logger: quiet}) // every client comes from loopback
 	hctx, stopHub := context.WithCancel(ctx)
 	defer stopHub()
 	go hub.Run(hctx)
