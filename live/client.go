@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -59,8 +60,11 @@ func (h *Hub) writeLoop(ctx context.Context, c *client) error {
 			return nil
 		case err := <-unanswered:
 			out = false
-			if err != nil {
-				return fmt.Errorf("%w in %v: %v", errNoPong, h.opts.PongTimeout, err)
+			switch {
+			case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+				return fmt.Errorf("%w in %v", errNoPong, h.opts.PongTimeout)
+			case err != nil:
+				return err // the client went away meanwhile
 			}
 		case <-ping.C:
 			if out {
@@ -99,9 +103,9 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 // (full origins such as https://blog.example.com); "*" allows any. addr is
 // the client's address: each may hold Options.PerAddr sockets at once.
 func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins []string, addr string) {
-	release, err := h.admit(addr)
+	release, err := h.admit(addrKey(addr))
 	if err != nil {
-		h.log.Info("live: refused websocket", slog.String("addr", addr), slog.Any("error", err))
+		h.log.Debug("live: refused websocket", slog.String("addr", addr), slog.Any("error", err)) // counted in Stats.Refused
 		status := http.StatusTooManyRequests
 		if errors.Is(err, errClosing) {
 			status = http.StatusServiceUnavailable
@@ -129,16 +133,17 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins [
 	if !opts.InsecureSkipVerify {
 		opts.OriginPatterns = origins
 	}
-	// A reader that stops reading holds at most this much in the kernel
-	// before writes block and WriteTimeout drops it (Linux's own tuning
-	// would let it grow to megabytes).
-	if tc, ok := r.Context().Value(connKey{}).(*net.TCPConn); ok {
-		_ = tc.SetWriteBuffer(h.opts.SendBuffer)
-	}
 	ws, err := websocket.Accept(w, r, opts)
 	if err != nil {
 		h.log.Info("live: refused websocket", slog.String("origin", r.Header.Get("Origin")), slog.Any("error", err))
 		return // Accept has answered (403 for a foreign origin)
+	}
+	// A reader that stops reading holds at most this much in the kernel
+	// (which doubles the figure) before writes block and WriteTimeout drops
+	// it; Linux's own tuning would let it grow to megabytes. Only upgraded
+	// connections: a refused one goes on serving HTTP.
+	if tc, ok := r.Context().Value(connKey{}).(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(h.opts.SendBuffer)
 	}
 	h.stats.connections.Add(1)
 	// Nothing is read from browsers; CloseRead handles pongs and the close
@@ -165,6 +170,20 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins [
 	default:
 		ws.CloseNow()
 	}
+}
+
+// addrKey is the unit the per-address cap counts: the IP, or its /64 for
+// IPv6, which one host usually holds whole.
+func addrKey(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	if ip = ip.Unmap(); ip.Is4() {
+		return ip.String()
+	}
+	p, _ := ip.WithZone("").Prefix(64)
+	return p.String()
 }
 
 // errClosing refuses sockets once the hub is stopping.

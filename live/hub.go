@@ -166,9 +166,7 @@ func (h *Hub) markDirty(key string) {
 	if id, ok := board.ParseDefKey(key); ok {
 		// The definition changed (format, zone, periods): tick re-reads it.
 		h.mu.Lock()
-		if _, pending := h.defs[id]; !pending && h.watched(id) {
-			h.defs[id] = time.Now()
-		}
+		h.noteDef(id) // watched or not: a view may be attaching with the old one
 		h.mu.Unlock()
 		return
 	}

@@ -155,3 +155,76 @@ func TestSubscriptionRecoversAfterKill(t *testing.T) {
 	f.rdb.ZIncrBy(ctx, key, 20, "ann")
 	ws.until("ann's write after it", func(s Snapshot) bool { return order(s) == "ann:1 bob:2" })
 }
+
+// TestShutdownWaitsForHandshakes: Run returns only once every client has
+// answered its 1001, so the process does not exit under them; clients that
+// answer late hold it back, and no socket is left counted.
+func TestShutdownWaitsForHandshakes(t *testing.T) {
+	f := newLiveFixture(t, Options{})
+	f.board("closing", "ann", 1)
+	var clients []*wsClient
+	for range 5 {
+		ws := f.dial("board=closing&period=all")
+		ws.until("a snapshot", func(s Snapshot) bool { return s.Total == 1 })
+		clients = append(clients, ws)
+	}
+	const late = 300 * time.Millisecond
+	for _, ws := range clients {
+		go func() {
+			time.Sleep(late) // answers the close frame late
+			for {
+				if _, _, err := ws.c.Read(context.Background()); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	start := time.Now()
+	f.stop()
+	if d := time.Since(start); d < late-50*time.Millisecond {
+		t.Fatalf("the hub stopped after %v, before its clients answered (%v)", d, late)
+	}
+	f.hub.mu.Lock()
+	open := len(f.hub.perAddr)
+	f.hub.mu.Unlock()
+	if open != 0 {
+		t.Fatalf("%d addresses still hold sockets after the hub stopped", open)
+	}
+}
+
+// TestDefinitionChangedJustBeforeAttach: a view opened right after another
+// replica changed the definition, while this one's cache still holds the
+// old, follows the new one as soon as the cache lets it.
+func TestDefinitionChangedJustBeforeAttach(t *testing.T) {
+	f := newLiveFixture(t, Options{})
+	f.board("later", "ann", 999)
+	ctx := context.Background()
+	if _, err := f.store.Board(ctx, "later"); err != nil { // this replica caches the old definition
+		t.Fatal(err)
+	}
+	other := board.NewStore(f.rdb) // another replica
+	b, err := other.Board(ctx, "later")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Format.Prefix = "$"
+	if _, err := other.UpdateBoard(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	ws := f.dial("board=later&period=all") // attaches with the cached, old definition
+	ws.until("the new format", func(s Snapshot) bool { return len(s.Rows) == 1 && s.Rows[0].Score == "$999" })
+}
+
+func TestAddrKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"192.0.2.7":            "192.0.2.7",
+		"::ffff:192.0.2.7":     "192.0.2.7",
+		"2001:db8:1:2:3:4:5:6": "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff::1": "2001:db8:1:2::/64",
+		"not an address":       "not an address",
+	} {
+		if got := addrKey(in); got != want {
+			t.Errorf("addrKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

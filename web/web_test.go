@@ -286,10 +286,14 @@ func TestServerErrorPage(t *testing.T) {
 }
 
 // fakeLive stands in for the hub where only the page side is under test.
-type fakeLive struct{ specs []live.Spec }
+type fakeLive struct {
+	specs []live.Spec
+	addrs []string
+}
 
 func (f *fakeLive) Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string, addr string) {
 	f.specs = append(f.specs, spec)
+	f.addrs = append(f.addrs, addr)
 	w.WriteHeader(http.StatusSwitchingProtocols)
 }
 func (f *fakeLive) Stats() live.Stats { return live.Stats{Clients: 3, Frames: 42, Polling: true} }
@@ -331,6 +335,11 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 	}
 	if !reflect.DeepEqual(fl.specs, want) {
 		t.Fatalf("specs %+v", fl.specs)
+	}
+	for _, a := range fl.addrs { // the client's address alone: a port would make every socket its own
+		if a != "127.0.0.1" {
+			t.Fatalf("the hub was given the client address %q, want 127.0.0.1", a)
+		}
 	}
 	// Metrics reveal traffic: on the public address only with the token.
 	for _, auth := range []string{"", "Bearer wrong", "s3cret"} {

@@ -156,6 +156,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ConnContext:       live.ConnContext, // a live socket bounds its send buffer
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	// Live sockets are hijacked: Shutdown does not wait for them. Stopping
+	// the hub as the drain begins sends every one 1001 meanwhile, so the
+	// two waits overlap rather than add up.
+	httpSrv.RegisterOnShutdown(stopHub)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
 	url := localURL(ln.Addr())
