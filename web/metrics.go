@@ -166,27 +166,22 @@ func (hubCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (h hubCollector) Collect(ch chan<- prometheus.Metric) {
 	st := h.hub.Stats()
-	gauge := func(d *prometheus.Desc, v int64) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v))
-	}
-	counter := func(d *prometheus.Desc, v int64) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
-	}
-	gauge(liveClients, st.Clients)
-	gauge(liveViews, st.Views)
-	counter(liveConnections, st.Connections)
-	counter(liveFrames, st.Frames)
-	counter(liveDropped, st.Dropped)
-	counter(liveEvents, st.Events)
-	counter(liveReads, st.Reads)
-	gauge(liveLastReads, st.LastTickReads)
-	counter(liveSlow, st.SlowDisconnects)
-	counter(liveRefused, st.Refused)
-	polling := int64(0)
+	m := constMetrics{ch: ch}
+	m.gauge(liveClients, float64(st.Clients))
+	m.gauge(liveViews, float64(st.Views))
+	m.counter(liveConnections, float64(st.Connections))
+	m.counter(liveFrames, float64(st.Frames))
+	m.counter(liveDropped, float64(st.Dropped))
+	m.counter(liveEvents, float64(st.Events))
+	m.counter(liveReads, float64(st.Reads))
+	m.gauge(liveLastReads, float64(st.LastTickReads))
+	m.counter(liveSlow, float64(st.SlowDisconnects))
+	m.counter(liveRefused, float64(st.Refused))
+	polling := 0.0
 	if st.Polling {
 		polling = 1
 	}
-	gauge(livePolling, polling)
+	m.gauge(livePolling, polling)
 	ch <- constHistogram(liveTick, st.TickSeconds)
 	ch <- constHistogram(liveFrameLatency, st.FrameLatencySeconds)
 }
@@ -224,18 +219,16 @@ func (archiveCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c archiveCollector) Collect(ch chan<- prometheus.Metric) {
 	st := c.a.Stats()
-	counter := func(d *prometheus.Desc, v int64) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
-	}
-	counter(archivePasses, st.Passes)
-	counter(archiveFailed, st.FailedPasses)
-	counter(archiveCopied, st.PeriodsCopied)
-	counter(archiveRows, st.RowsCopied)
-	counter(archiveExpired, st.Expired)
-	counter(archiveDropped, st.Dropped)
-	counter(archiveAudit, st.AuditCopied)
-	ch <- prometheus.MustNewConstMetric(archiveLastPass, prometheus.GaugeValue, unixSeconds(st.LastPass))
-	ch <- prometheus.MustNewConstMetric(archiveLastSuccess, prometheus.GaugeValue, unixSeconds(st.LastSuccess))
+	m := constMetrics{ch: ch}
+	m.counter(archivePasses, float64(st.Passes))
+	m.counter(archiveFailed, float64(st.FailedPasses))
+	m.counter(archiveCopied, float64(st.PeriodsCopied))
+	m.counter(archiveRows, float64(st.RowsCopied))
+	m.counter(archiveExpired, float64(st.Expired))
+	m.counter(archiveDropped, float64(st.Dropped))
+	m.counter(archiveAudit, float64(st.AuditCopied))
+	m.gauge(archiveLastPass, unixSeconds(st.LastPass))
+	m.gauge(archiveLastSuccess, unixSeconds(st.LastSuccess))
 }
 
 func unixSeconds(t time.Time) float64 {
@@ -243,4 +236,18 @@ func unixSeconds(t time.Time) float64 {
 		return 0
 	}
 	return float64(t.UnixNano()) / 1e9
+}
+
+// constMetrics sends values read at scrape time, with the same labels.
+type constMetrics struct {
+	ch     chan<- prometheus.Metric
+	labels []string
+}
+
+func (m constMetrics) counter(d *prometheus.Desc, v float64) {
+	m.ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, m.labels...)
+}
+
+func (m constMetrics) gauge(d *prometheus.Desc, v float64) {
+	m.ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, m.labels...)
 }

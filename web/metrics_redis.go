@@ -147,18 +147,13 @@ func (p poolCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 func collectPool(ch chan<- prometheus.Metric, pool string, st *redis.PoolStats) {
-	counter := func(d *prometheus.Desc, v float64) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, pool)
-	}
-	gauge := func(d *prometheus.Desc, v float64) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, pool)
-	}
-	counter(poolHits, float64(st.Hits))
-	counter(poolMisses, float64(st.Misses))
-	counter(poolTimeouts, float64(st.Timeouts))
-	counter(poolWaits, float64(st.WaitCount))
-	counter(poolWaitSeconds, float64(st.WaitDurationNs)/1e9)
-	gauge(poolConns, float64(st.TotalConns))
-	gauge(poolIdle, float64(st.IdleConns))
-	counter(poolStale, float64(st.StaleConns))
+	m := constMetrics{ch: ch, labels: []string{pool}}
+	m.counter(poolHits, float64(st.Hits))
+	m.counter(poolMisses, float64(st.Misses))
+	m.counter(poolTimeouts, float64(st.Timeouts))
+	m.counter(poolWaits, float64(st.WaitCount))
+	m.counter(poolWaitSeconds, float64(st.WaitDurationNs)/1e9)
+	m.gauge(poolConns, float64(st.TotalConns))
+	m.gauge(poolIdle, float64(st.IdleConns))
+	m.counter(poolStale, float64(st.StaleConns))
 }
