@@ -88,4 +88,4 @@ bench-archive: deps-test
 # clients on one board while writes run; prints latency and memory per client.
 bench-live: deps-test
 	$(GO) build -o bin/liveload ./cmd/liveload
-	./bin/liveload -clients $${CLIENTS:-2000} -rate $${RATE:-500} -duration $${DURATION:-20s}
+	./bin/liveload -preset $${PRESET:-2k} -clients $${CLIENTS:-0} -rate $${RATE:-0} -duration $${DURATION:-20s}

@@ -1,10 +1,14 @@
 // Command liveload measures live updates under load, on loopback only, and
 // stops by itself: a private redis-server, the real server and hub in this
-// process, N WebSocket clients of one board in a child process, and writes at
-// a set rate. It prints clients, writes/s, frames/s, the latency from a write
-// to a client's receipt (p50/p99), and the server's memory per client.
+// process, N WebSocket clients in a child process, and writes at a set rate.
+// Presets are the rows of issue 14's table (2k, 5k, 10k, and around, where
+// every client watches its own member's around-me window). It prints
+// frames per client per second, the latency from a write to a client's
+// receipt (p50/p99/p99.9), the server's RSS and heap per client, its CPU per
+// frame written, view reads per tick, and the CPU the server, its Redis and
+// the load generator each used (they share the machine's cores).
 //
-//	go run ./cmd/liveload -clients 2000 -rate 500 -duration 20s
+//	go run ./cmd/liveload -preset 5k -duration 20s
 package main
 
 import (
@@ -22,6 +26,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -40,17 +45,31 @@ import (
 func main() {
 	child := flag.Bool("child", false, "run the clients (internal)")
 	url := flag.String("url", "", "WebSocket URL (child)")
-	clients := flag.Int("clients", 2000, "WebSocket clients watching one board")
-	rate := flag.Int("rate", 500, "writes per second")
+	preset := flag.String("preset", "2k", "a row of issue 14's table: 2k, 5k, 10k or around")
+	clients := flag.Int("clients", 0, "WebSocket clients (default: the preset's)")
+	rate := flag.Int("rate", 0, "writes per second (default: the preset's)")
+	around := flag.Bool("around", false, "each client watches its own member's around-me window (child, or the around preset)")
 	duration := flag.Duration("duration", 20*time.Second, "how long writes run")
 	tick := flag.Duration("tick", 100*time.Millisecond, "hub tick")
 	flag.Parse()
 	raiseFileLimit()
+	p, ok := presets[*preset]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "liveload: no preset %q: 2k, 5k, 10k or around\n", *preset)
+		os.Exit(2)
+	}
+	if *clients > 0 {
+		p.clients = *clients
+	}
+	if *rate > 0 {
+		p.rate = *rate
+	}
+	p.around = p.around || *around
 	var err error
 	if *child {
-		err = runClients(*url, *clients, *duration)
+		err = runClients(*url, p.clients, p.around, *duration)
 	} else {
-		err = runServer(*clients, *rate, *duration, *tick)
+		err = runServer(p, *duration, *tick)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "liveload:", err)
@@ -66,15 +85,72 @@ func raiseFileLimit() {
 	}
 }
 
-// report is what the child tells the parent.
-type report struct {
-	Connected int     `json:"connected"`
-	Frames    int64   `json:"frames"`
-	Latencies []int64 `json:"latencies_ms"` // one per client per probe seen
-	Seconds   float64 `json:"seconds"`
+// load is one row of issue 14's table.
+type load struct {
+	clients, rate int
+	around        bool // every client its own around-me window
 }
 
-func runServer(clients, rate int, duration, tick time.Duration) error {
+var presets = map[string]load{
+	"2k":     {clients: 2000, rate: 500},
+	"5k":     {clients: 5000, rate: 10_000},
+	"10k":    {clients: 10_000, rate: 500},
+	"around": {clients: 2000, rate: 1000, around: true},
+}
+
+// report is what the child tells the parent.
+type report struct {
+	Connected  int     `json:"connected"`
+	Frames     int64   `json:"frames"`
+	Latencies  []int64 `json:"latencies_ms"` // one per client per probe seen
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"` // the load generator's own, user + system
+}
+
+// cpuSeconds is this process's CPU time so far, user + system.
+func cpuSeconds() float64 {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano()).Seconds()
+}
+
+// rss is this process's resident memory in bytes, from /proc.
+func rss() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// redisCPU is the Redis server's CPU time so far, from INFO cpu.
+func redisCPU(ctx context.Context, rdb *redis.Client) float64 {
+	info, err := rdb.Info(ctx, "cpu").Result()
+	if err != nil {
+		return 0
+	}
+	total := 0.0
+	for _, line := range strings.Split(info, "\n") {
+		for _, f := range []string{"used_cpu_sys:", "used_cpu_user:"} {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), f); ok {
+				x, _ := strconv.ParseFloat(v, 64)
+				total += x
+			}
+		}
+	}
+	return total
+}
+
+func runServer(p load, duration, tick time.Duration) error {
+	clients, rate := p.clients, p.rate
 	srv, err := redistest.Start()
 	if err != nil {
 		return err
@@ -89,8 +165,12 @@ func runServer(clients, rate int, duration, tick time.Duration) error {
 		return err
 	}
 	key := board.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
-	for i := range 200 {
-		rdb.ZAdd(ctx, key, redis.Z{Member: fmt.Sprintf("player-%03d", i), Score: float64(rand.IntN(10_000))})
+	members := 200
+	if p.around {
+		members = clients // one member per client
+	}
+	for i := range members {
+		rdb.ZAdd(ctx, key, redis.Z{Member: fmt.Sprintf("player-%05d", i), Score: float64(rand.IntN(10_000))})
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	hub := live.New(rdb, store, live.Options{Tick: tick, PerAddr: clients + 10, Logger: quiet}) // every client comes from loopback
@@ -105,13 +185,13 @@ func runServer(clients, rate int, duration, tick time.Duration) error {
 	go hs.Serve(ln)
 	defer hs.Close()
 
-	base := heap()
+	base, baseRSS := heap(), rss()
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
 	cmd := exec.Command(self, "-child", "-url", "ws://"+ln.Addr().String()+"/live?board=load&period=all&limit=10",
-		"-clients", strconv.Itoa(clients), "-duration", (duration + 2*time.Second).String())
+		"-clients", strconv.Itoa(clients), "-around="+strconv.FormatBool(p.around), "-duration", (duration + 2*time.Second).String())
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -127,8 +207,10 @@ func runServer(clients, rate int, duration, tick time.Duration) error {
 	}
 	connected := hub.Stats().Clients
 	perClient := float64(heap()-base) / float64(max(connected, 1))
+	rssPerClient := float64(rss()-baseRSS) / float64(max(connected, 1))
 
-	framesBefore := hub.Stats().Frames
+	before := hub.Stats()
+	cpu0, redis0 := cpuSeconds(), redisCPU(ctx, rdb)
 	start := time.Now()
 	writes := 0
 	// Writes go out in a pipeline every 10 ms, so the rate holds whatever a
@@ -140,10 +222,13 @@ func runServer(clients, rate int, duration, tick time.Duration) error {
 		due := int(float64(rate)*time.Since(start).Seconds()) - writes
 		pipe := rdb.Pipeline()
 		for range due {
-			if writes%10 == 0 {
+			switch {
+			case p.around: // a member's score is the time of its last write
+				pipe.ZAdd(ctx, key, redis.Z{Member: fmt.Sprintf("player-%05d", rand.IntN(members)), Score: float64(time.Now().UnixMilli())})
+			case writes%10 == 0:
 				pipe.ZAdd(ctx, key, redis.Z{Member: "probe", Score: float64(time.Now().UnixMilli())})
-			} else {
-				pipe.ZIncrBy(ctx, key, float64(rand.IntN(50)+1), fmt.Sprintf("player-%03d", rand.IntN(200)))
+			default:
+				pipe.ZIncrBy(ctx, key, float64(rand.IntN(50)+1), fmt.Sprintf("player-%05d", rand.IntN(members)))
 			}
 			writes++
 		}
@@ -155,7 +240,10 @@ func runServer(clients, rate int, duration, tick time.Duration) error {
 	}
 	t.Stop()
 	elapsed := time.Since(start)
-	frames := hub.Stats().Frames - framesBefore
+	after := hub.Stats()
+	frames := after.Frames - before.Frames
+	serverCPU, redisUsed := cpuSeconds()-cpu0, redisCPU(ctx, rdb)-redis0
+	ticks := elapsed.Seconds() / tick.Seconds()
 
 	var rep report
 	if err := json.NewDecoder(out).Decode(&rep); err != nil {
@@ -169,12 +257,19 @@ func runServer(clients, rate int, duration, tick time.Duration) error {
 		}
 		return strconv.FormatInt(rep.Latencies[int(p*float64(len(rep.Latencies)-1))], 10) + " ms"
 	}
-	fmt.Printf("%-8s %10s %10s %12s %12s %12s %16s\n", "clients", "writes/s", "frames/s", "frames/view", "p50", "p99", "server mem/client")
-	fmt.Printf("%-8d %10.0f %10.0f %12.1f %12s %12s %13.1f KiB\n",
-		connected, float64(writes)/elapsed.Seconds(), float64(frames)/elapsed.Seconds(),
+	fmt.Printf("%-8s %-7s %9s %10s %11s %9s %9s %9s %13s %13s %12s %10s\n", "clients", "windows", "writes/s", "frames/s", "frames/cl/s", "p50", "p99", "p99.9",
+		"RSS/client", "heap/client", "CPU/frame", "reads/tick")
+	windows := "shared"
+	if p.around {
+		windows = "own"
+	}
+	fmt.Printf("%-8d %-7s %9.0f %10.0f %11.1f %9s %9s %9s %9.1f KiB %9.1f KiB %9.2f µs %10.1f\n",
+		connected, windows, float64(writes)/elapsed.Seconds(), float64(frames)/elapsed.Seconds(),
 		float64(frames)/float64(max(connected, 1))/elapsed.Seconds(),
-		pct(0.50), pct(0.99), perClient/1024)
-	fmt.Printf("(tick %v, %d latency samples, clients received %d frames)\n", tick, len(rep.Latencies), rep.Frames)
+		pct(0.50), pct(0.99), pct(0.999), rssPerClient/1024, perClient/1024,
+		serverCPU/float64(max(frames, 1))*1e6, float64(after.Reads-before.Reads)/ticks)
+	fmt.Printf("(tick %v, %d views, %d latency samples, clients received %d frames; CPU over %.1f s: server %.2f s, its Redis %.2f s, the load generator %.2f s, on %d cores)\n",
+		tick, after.Views, len(rep.Latencies), rep.Frames, elapsed.Seconds(), serverCPU, redisUsed, rep.CPUSeconds, runtime.NumCPU())
 	return nil
 }
 
@@ -188,7 +283,7 @@ func heap() uint64 {
 
 // runClients connects n clients, reads every frame, and times each new probe
 // value from its write to its receipt.
-func runClients(url string, n int, d time.Duration) error {
+func runClients(url string, n int, around bool, d time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
 	defer cancel()
 	var frames atomic.Int64
@@ -204,7 +299,12 @@ func runClients(url string, n int, d time.Duration) error {
 			if i%100 == 0 {
 				time.Sleep(time.Duration(i/100) * 20 * time.Millisecond) // do not stampede the accept queue
 			}
-			c, _, err := websocket.Dial(ctx, url, nil)
+			probeName, u := "probe", url
+			if around { // its own member, whose score is the time of its last write
+				probeName = fmt.Sprintf("player-%05d", i)
+				u = strings.Replace(url, "&limit=10", "&member="+probeName+"&radius=5", 1)
+			}
+			c, _, err := websocket.Dial(ctx, u, nil)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "dial:", err)
 				return
@@ -234,14 +334,14 @@ func runClients(url string, n int, d time.Duration) error {
 				var list []rows.Row
 				if json.Unmarshal(f.Rows, &list) == nil {
 					for _, r := range list {
-						if r.Member == "probe" {
+						if r.Member == probeName {
 							probe = r.Value
 						}
 					}
 				} else {
 					var m map[string]rows.Row
 					if json.Unmarshal(f.Rows, &m) == nil {
-						probe = m["probe"].Value
+						probe = m[probeName].Value
 					}
 				}
 				if probe > last {
@@ -257,5 +357,5 @@ func runClients(url string, n int, d time.Duration) error {
 		}()
 	}
 	wg.Wait()
-	return json.NewEncoder(os.Stdout).Encode(report{Connected: int(connected.Load()), Frames: frames.Load(), Latencies: lat})
+	return json.NewEncoder(os.Stdout).Encode(report{Connected: int(connected.Load()), Frames: frames.Load(), Latencies: lat, CPUSeconds: cpuSeconds()})
 }
