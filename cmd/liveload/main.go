@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,7 +52,9 @@ func main() {
 	around := flag.Bool("around", false, "each client watches its own member's around-me window (child, or the around preset)")
 	duration := flag.Duration("duration", 20*time.Second, "how long writes run")
 	tick := flag.Duration("tick", 100*time.Millisecond, "hub tick")
+	cpuProfile := flag.String("cpuprofile", "", "write the server's CPU profile of the write phase to this file")
 	flag.Parse()
+	profile = *cpuProfile
 	raiseFileLimit()
 	p, ok := presets[*preset]
 	if !ok {
@@ -84,6 +87,9 @@ func raiseFileLimit() {
 		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
 	}
 }
+
+// profile is where the server's CPU profile goes, if anywhere.
+var profile string
 
 // load is one row of issue 14's table.
 type load struct {
@@ -209,6 +215,17 @@ func runServer(p load, duration, tick time.Duration) error {
 	perClient := float64(heap()-base) / float64(max(connected, 1))
 	rssPerClient := float64(rss()-baseRSS) / float64(max(connected, 1))
 
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	before := hub.Stats()
 	cpu0, redis0 := cpuSeconds(), redisCPU(ctx, rdb)
 	start := time.Now()
