@@ -88,11 +88,7 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 		}
 		reply, cerr := cmds[at[i].call].Result()
 		if item := at[i].item; cerr == nil && item >= 0 {
-			if arr, _ := reply.([]any); item < len(arr) {
-				reply = arr[item]
-			} else {
-				cerr = errors.New("short reply")
-			}
+			reply, cerr = aroundOf(reply, item, q.Radius)
 		}
 		if cerr != nil {
 			out[i].Err = fmt.Errorf("board: read %s of %q: %w", q.Period, q.Board.ID, cerr)
@@ -118,6 +114,34 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 		out[i] = ViewResult{Page: pg, Position: pos, Err: perr}
 	}
 	return out
+}
+
+// aroundOf cuts member item's window out of an arounds reply (view.lua) in
+// the form of an around reply: {'nf'}, or {total, start, pos, rows...}.
+func aroundOf(reply any, item, k int) (any, error) {
+	arr, _ := reply.([]any)
+	if len(arr) < 2 || 2+2*(item+1) > len(arr) {
+		return nil, errors.New("short reply")
+	}
+	total, n := toInt(arr[0]), toInt(arr[1])
+	start := toInt(arr[2+2*item])
+	if start < 0 {
+		return []any{"nf"}, nil
+	}
+	want := min(2*k+1, total-start) * 4 // values: 4 a row
+	for _, r := range arr[2+2*n:] {
+		rng, _ := r.([]any)
+		if len(rng) == 0 {
+			continue
+		}
+		from := toInt(rng[0])
+		lo := 1 + (start-from)*4
+		if start < from || lo+want > len(rng) {
+			continue
+		}
+		return append([]any{arr[0], arr[2+2*item], arr[3+2*item]}, rng[lo:lo+want]...), nil
+	}
+	return nil, fmt.Errorf("no rows for the window at %d", start)
 }
 
 func isNoScript(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") }

@@ -55,13 +55,19 @@ func TestAroundWindowsShareOneCall(t *testing.T) {
 				ViewQuery{Board: b, Period: all, Member: "nobody", Radius: 2},
 				ViewQuery{Board: b, Period: week, Member: "m007", Radius: 2},
 				ViewQuery{Board: b, Period: all, Offset: 50, Limit: 25},
+				// Windows far apart (ranges of their own, one sliding at the end).
+				ViewQuery{Board: b, Period: all, Member: "m000", Radius: 1},
+				ViewQuery{Board: b, Period: all, Member: "m050", Radius: 1},
+				ViewQuery{Board: b, Period: all, Member: "m199", Radius: 1},
+				// A window wider than the board.
+				ViewQuery{Board: b, Period: all, Member: "m010", Radius: MaxAround},
 			)
 			f.store.ReadViews(f.ctx, qs[:1]) // loads the script: NOSCRIPT retries are not the point here
 			calls := &scriptCalls{}
 			f.rdb.AddHook(calls)
 			got := f.store.ReadViews(f.ctx, qs)
-			if n := calls.n.Load(); n != 3 {
-				t.Errorf("%d script calls for 101 around-me windows of one period, one of another and a page, want 3", n)
+			if n := calls.n.Load(); n != 5 {
+				t.Errorf("%d script calls for around-me windows of 3 radii in one period, one of another and a page, want 5", n)
 			}
 			for i, q := range qs {
 				var want ViewResult

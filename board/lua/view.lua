@@ -7,8 +7,8 @@
 --   arounds: 6 k, 7... member ids: every around-me window of one period
 --            in one call (the live hub's viewers of one board)
 -- Returns {total, first position, matched, rows...}; around returns
--- {'nf'} when the member is not on the board; arounds returns one such
--- reply per member, in order.
+-- {'nf'} when the member is not on the board; arounds returns each
+-- window's start and position, then the merged windows' rows (see below).
 local z, d, names = KEYS[1], KEYS[3], KEYS[4]
 local total = redis.call('ZCARD', z)
 local mode = ARGV[5]
@@ -36,8 +36,42 @@ end
 if mode == 'around' then return around(ARGV[6], tonumber(ARGV[7])) end
 
 if mode == 'arounds' then
-  local k, out = tonumber(ARGV[6]), {}
-  for i = 7, #ARGV do out[#out + 1] = around(ARGV[i], k) end
+  -- Every window's start and its member's position (-1: not on the board),
+  -- then the rows of the windows merged into ranges, each read once:
+  -- {total, n, start1, pos1, ..., startn, posn, {range start, rows...}...}.
+  local k = tonumber(ARGV[6])
+  local out, starts = {total, #ARGV - 6}, {}
+  for i = 7, #ARGV do
+    local e = entry_of(z, KEYS[2], ARGV[i])
+    local pos = e and pos_of(z, e)
+    local start = -1
+    if pos then
+      start = pos - k
+      if start + 2 * k > total - 1 then start = total - 1 - 2 * k end
+      if start < 0 then start = 0 end
+      starts[#starts + 1] = start
+    else
+      pos = -1
+    end
+    out[#out + 1] = start
+    out[#out + 1] = pos
+  end
+  table.sort(starts)
+  local from, to
+  local function flush()
+    local r = {from}
+    for _, v in ipairs(rows(z, d, names, from, to - from + 1)) do r[#r + 1] = v end
+    out[#out + 1] = r
+  end
+  for _, s in ipairs(starts) do
+    if from and s <= to + 1 then
+      to = math.max(to, s + 2 * k)
+    else
+      if from then flush() end
+      from, to = s, s + 2 * k
+    end
+  end
+  if from then flush() end
   return out
 end
 
