@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -129,17 +130,20 @@ func aroundOf(reply any, item, k int) (any, error) {
 		return []any{"nf"}, nil
 	}
 	want := min(2*k+1, total-start) * 4 // values: 4 a row
-	for _, r := range arr[2+2*n:] {
-		rng, _ := r.([]any)
-		if len(rng) == 0 {
-			continue
+	ranges := arr[2+2*n:]               // in order of their first position
+	from := func(i int) int {
+		if rng, _ := ranges[i].([]any); len(rng) > 0 {
+			return toInt(rng[0])
 		}
-		from := toInt(rng[0])
-		lo := 1 + (start-from)*4
-		if start < from || lo+want > len(rng) {
-			continue
+		return -1
+	}
+	// The last range that starts at or before the window holds it.
+	i := sort.Search(len(ranges), func(i int) bool { return from(i) > start }) - 1
+	if i >= 0 {
+		rng, _ := ranges[i].([]any)
+		if lo := 1 + (start-from(i))*4; lo+want <= len(rng) {
+			return append([]any{arr[0], arr[2+2*item], arr[3+2*item]}, rng[lo:lo+want]...), nil
 		}
-		return append([]any{arr[0], arr[2+2*item], arr[3+2*item]}, rng[lo:lo+want]...), nil
 	}
 	return nil, fmt.Errorf("no rows for the window at %d", start)
 }
