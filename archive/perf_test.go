@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -24,9 +25,9 @@ func TestArchivedReadsAtAMillion(t *testing.T) {
 		q := `INSERT INTO archive_entries (board, period, position, member, name, name_lc, score, rank, fields)
 			SELECT 'big', 'week:2026-W47', i, 'm' || i, 'Name' || i, 'name' || i, CASE WHEN i < 100000 THEN 100000 - i ELSE 0 END, CASE WHEN i < 100000 THEN i + 1 ELSE 100001 END, '[]' FROM `
 		if db.postgres {
-			q += `generate_series(0, 999999) AS i`
+			q += `generate_series(0, ` + strconv.Itoa(n-1) + `) AS i`
 		} else {
-			q = `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 999999) ` + q + ` s`
+			q = `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < ` + strconv.Itoa(n-1) + `) ` + q + ` s`
 		}
 		if _, err := db.sql.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)

@@ -40,28 +40,35 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 		return out
 	}
 	type call struct {
-		keys []string
-		args []any
+		keys    []string
+		args    []any
+		members int // an arounds call's members so far
+	}
+	type group struct {
+		zset    string
+		radius  int
+		version int64
 	}
 	var calls []call
 	at := make([]struct{ call, item int }, len(qs)) // item -1: the call's whole reply
-	group := map[string]int{}
+	groups := map[group]int{}
 	for i, q := range qs {
 		z := ZSetKey(q.Board.ID, q.Period)
-		keys := []string{z, entriesKey(z), distinctKey(z), namesKey(q.Board.ID)}
+		keys := func() []string { return []string{z, entriesKey(z), distinctKey(z), namesKey(q.Board.ID)} }
 		if q.Member == "" {
-			calls = append(calls, call{keys, append(prelude(q.Board), "page", q.Offset, q.Limit)})
+			calls = append(calls, call{keys: keys(), args: append(prelude(q.Board), "page", q.Offset, q.Limit)})
 			at[i].call, at[i].item = len(calls)-1, -1
 			continue
 		}
-		g := fmt.Sprintf("%s\x00%s\x00%d\x00%d", q.Board.ID, q.Period, q.Radius, q.Board.Version)
-		c, ok := group[g]
+		g := group{z, q.Radius, q.Board.Version}
+		c, ok := groups[g]
 		if !ok {
-			calls = append(calls, call{keys, append(prelude(q.Board), "arounds", q.Radius)})
+			calls = append(calls, call{keys: keys(), args: append(prelude(q.Board), "arounds", q.Radius)})
 			c = len(calls) - 1
-			group[g] = c
+			groups[g] = c
 		}
-		at[i].call, at[i].item = c, len(calls[c].args)-len(prelude(q.Board))-2
+		at[i].call, at[i].item = c, calls[c].members
+		calls[c].members++
 		calls[c].args = append(calls[c].args, q.Member)
 	}
 	run := func() ([]*redis.Cmd, error) {

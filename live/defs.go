@@ -21,16 +21,11 @@ func (h *Hub) noteDef(id string) {
 
 // refreshDefs re-reads the definitions that changed and moves their views
 // to them; each view then sends a whole snapshot (its scores may now be
-// formatted otherwise, its period may have moved with the zone). A resync
-// or a poll, which may follow missed notifications, re-reads every watched
-// board's definition (from the store's cache: at most one read a second).
+// formatted otherwise, its period may have moved with the zone). After a
+// resync or a poll, tick notes every watched board (read from the store's
+// cache: at most one read a second).
 func (h *Hub) refreshDefs(ctx context.Context) {
 	h.mu.Lock()
-	if h.resync || (h.polling.Load() && h.reader.Now().Sub(h.lastPoll) >= h.opts.PollInterval) {
-		for _, v := range h.views {
-			h.noteDef(v.board.ID)
-		}
-	}
 	if len(h.defs) == 0 {
 		h.mu.Unlock()
 		return

@@ -198,7 +198,6 @@ func (h *Hub) Polling() bool { return h.polling.Load() }
 // in one pipeline, and sends each changed view's frame to its clients.
 func (h *Hub) tick(ctx context.Context) {
 	defer h.stats.beginTick()()
-	h.refreshDefs(ctx)
 	now, wall := h.reader.Now(), time.Now()
 	h.mu.Lock()
 	resync := h.resync
@@ -207,6 +206,14 @@ func (h *Hub) tick(ctx context.Context) {
 	if poll {
 		h.lastPoll = now
 	}
+	if resync || poll { // notifications of definitions may have been missed too
+		for _, v := range h.views {
+			h.noteDef(v.board.ID)
+		}
+	}
+	h.mu.Unlock()
+	h.refreshDefs(ctx)
+	h.mu.Lock()
 	var work []*view
 	for _, v := range h.views {
 		if v.spec.Key == "" && v.spec.Kind != board.AllTime {

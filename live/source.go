@@ -87,9 +87,7 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 			case *redis.Subscription:
 				if subscribed || late {
 					log.Info("live: subscribed; re-reading every view")
-					h.mu.Lock()
-					h.resync = true
-					h.mu.Unlock()
+					h.resyncAll()
 				}
 				subscribed = true
 				backoff = 100 * time.Millisecond
@@ -177,16 +175,12 @@ func (h *Hub) listenCluster(ctx context.Context, cc *redis.ClusterClient) {
 					h.subscribe(sctx, n, addr, late)
 				}()
 			}
-			if now := clusterShape(slots); shape != "" && now != shape {
+			now := clusterShape(slots)
+			if shape != "" && now != shape {
 				h.log.Info("live: the cluster's slots moved; re-reading every view", slog.Int("primaries", len(primaries)))
-				h.mu.Lock()
-				h.resync = true
-				h.mu.Unlock()
-				shape = now
-			} else {
-				shape = now
+				h.resyncAll()
 			}
-			first = false
+			shape, first = now, false
 		}
 		select {
 		case <-ctx.Done():
@@ -194,6 +188,14 @@ func (h *Hub) listenCluster(ctx context.Context, cc *redis.ClusterClient) {
 		case <-t.C:
 		}
 	}
+}
+
+// resyncAll makes the next tick re-read every view and send snapshots:
+// notifications may have been missed.
+func (h *Hub) resyncAll() {
+	h.mu.Lock()
+	h.resync = true
+	h.mu.Unlock()
 }
 
 // clusterShape is a fingerprint of which primary serves which slots.
