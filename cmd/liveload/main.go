@@ -12,7 +12,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -33,13 +36,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
 	"podium/internal/redistest"
 	"podium/live"
-	"podium/rows"
 	"podium/web"
 )
 
@@ -53,8 +54,9 @@ func main() {
 	duration := flag.Duration("duration", 20*time.Second, "how long writes run")
 	tick := flag.Duration("tick", 100*time.Millisecond, "hub tick")
 	cpuProfile := flag.String("cpuprofile", "", "write the server's CPU profile of the write phase to this file")
+	memProfile := flag.String("memprofile", "", "write the server's heap profile, taken once every client is connected, to this file")
 	flag.Parse()
-	profile = *cpuProfile
+	profile, memProfileTo = *cpuProfile, *memProfile
 	raiseFileLimit()
 	p, ok := presets[*preset]
 	if !ok {
@@ -88,8 +90,9 @@ func raiseFileLimit() {
 	}
 }
 
-// profile is where the server's CPU profile goes, if anywhere.
-var profile string
+// profile and memProfileTo are where the server's CPU and heap profiles
+// go, if anywhere.
+var profile, memProfileTo string
 
 // load is one row of issue 14's table.
 type load struct {
@@ -212,8 +215,16 @@ func runServer(p load, duration, tick time.Duration) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	connected := hub.Stats().Clients
-	perClient := float64(heap()-base) / float64(max(connected, 1))
+	mem := heap()
+	perClient := float64(mem.total()-base.total()) / float64(max(connected, 1))
+	stackPerClient := float64(mem.stack-base.stack) / float64(max(connected, 1))
+	goroutinesPerClient := float64(mem.goroutines-base.goroutines) / float64(max(connected, 1))
 	rssPerClient := float64(rss()-baseRSS) / float64(max(connected, 1))
+	if memProfileTo != "" {
+		if err := writeHeapProfile(memProfileTo); err != nil {
+			return err
+		}
+	}
 
 	if profile != "" {
 		f, err := os.Create(profile)
@@ -287,22 +298,38 @@ func runServer(p load, duration, tick time.Duration) error {
 		serverCPU/float64(max(frames, 1))*1e6, float64(after.Reads-before.Reads)/ticks)
 	fmt.Printf("(tick %v, %d views, %d latency samples, clients received %d frames; CPU over %.1f s: server %.2f s, its Redis %.2f s, the load generator %.2f s, on %d cores)\n",
 		tick, after.Views, len(rep.Latencies), rep.Frames, elapsed.Seconds(), serverCPU, redisUsed, rep.CPUSeconds, runtime.NumCPU())
+	fmt.Printf("(per client: %.1f KiB of the heap/client figure are goroutine stacks; %.2f goroutines)\n", stackPerClient/1024, goroutinesPerClient)
 	return nil
 }
 
-// heap is the process's in-use heap and stacks after a collection.
-func heap() uint64 {
+// memory is the process's in-use heap and goroutine stacks, and its
+// goroutines.
+type memory struct{ heap, stack, goroutines uint64 }
+
+func (m memory) total() uint64 { return m.heap + m.stack }
+
+// heap reads the process's memory after a collection.
+func heap() memory {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapInuse + m.StackInuse
+	return memory{heap: m.HeapInuse, stack: m.StackInuse, goroutines: uint64(runtime.NumGoroutine())}
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.Lookup("heap").WriteTo(f, 0)
 }
 
 // runClients connects n clients, reads every frame, and times each new probe
-// value from its write to its receipt.
+// value from its write to its receipt. Each client is a bare WebSocket
+// reader (rawClient) so the load generator's own CPU stays small beside the
+// server's: the two share the machine's cores.
 func runClients(url string, n int, around bool, d time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
-	defer cancel()
 	var frames atomic.Int64
 	var mu sync.Mutex
 	var lat []int64
@@ -321,47 +348,24 @@ func runClients(url string, n int, around bool, d time.Duration) error {
 				probeName = fmt.Sprintf("player-%05d", i)
 				u = strings.Replace(url, "&limit=10", "&member="+probeName+"&radius=5", 1)
 			}
-			c, _, err := websocket.Dial(ctx, u, nil)
+			c, err := dialRaw(u, stopAt)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "dial:", err)
 				return
 			}
-			defer c.CloseNow()
-			c.SetReadLimit(1 << 20)
+			defer c.Close()
 			connected.Add(1)
+			needle := []byte(`"m":"` + probeName + `"`)
 			last := 0.0
-			rctx, rcancel := context.WithDeadline(ctx, stopAt)
-			defer rcancel()
 			var mine []int64
 			for {
-				_, data, err := c.Read(rctx)
+				data, err := c.next()
 				if err != nil {
 					break
 				}
 				now := time.Now().UnixMilli()
 				frames.Add(1)
-				var f struct {
-					Rows  json.RawMessage `json:"rows"`
-					Order []string        `json:"order"`
-				}
-				if json.Unmarshal(data, &f) != nil {
-					continue
-				}
-				var probe float64
-				var list []rows.Row
-				if json.Unmarshal(f.Rows, &list) == nil {
-					for _, r := range list {
-						if r.Member == probeName {
-							probe = r.Value
-						}
-					}
-				} else {
-					var m map[string]rows.Row
-					if json.Unmarshal(f.Rows, &m) == nil {
-						probe = m[probeName].Value
-					}
-				}
-				if probe > last {
+				if probe := valueAfter(data, needle); probe > last {
 					if last > 0 {
 						mine = append(mine, now-int64(probe))
 					}
@@ -375,4 +379,118 @@ func runClients(url string, n int, around bool, d time.Duration) error {
 	}
 	wg.Wait()
 	return json.NewEncoder(os.Stdout).Encode(report{Connected: int(connected.Load()), Frames: frames.Load(), Latencies: lat, CPUSeconds: cpuSeconds()})
+}
+
+// valueAfter finds a row by its member field and returns its "v" (the
+// stored score), or 0: enough of the frame's JSON for the probe.
+func valueAfter(data, member []byte) float64 {
+	i := bytes.Index(data, member)
+	if i < 0 {
+		return 0
+	}
+	rest := data[i+len(member):]
+	j := bytes.Index(rest, []byte(`"v":`))
+	if j < 0 {
+		return 0
+	}
+	rest = rest[j+4:]
+	end := bytes.IndexAny(rest, ",}")
+	if end < 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(string(rest[:end]), 64)
+	return v
+}
+
+// rawClient is a minimal WebSocket client (RFC 6455) for reading frames:
+// one buffered reader, one reused payload buffer, and answers to pings and
+// to the close frame.
+type rawClient struct {
+	net.Conn
+	r   *bufio.Reader
+	buf []byte
+}
+
+func dialRaw(url string, until time.Time) (*rawClient, error) {
+	rest, ok := strings.CutPrefix(url, "ws://")
+	if !ok {
+		return nil, fmt.Errorf("%s: only ws:// URLs", url)
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	conn, err := net.DialTimeout("tcp", host, 30*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	_ = conn.SetDeadline(until)
+	fmt.Fprintf(conn, "GET /%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", path, host)
+	c := &rawClient{Conn: conn, r: bufio.NewReaderSize(conn, 4096)}
+	status, err := c.r.ReadString('\n')
+	if err != nil || !strings.Contains(status, " 101 ") {
+		conn.Close()
+		return nil, fmt.Errorf("handshake: %q %v", strings.TrimSpace(status), err)
+	}
+	for {
+		line, err := c.r.ReadString('\n')
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("handshake: %w", err)
+		}
+		if line == "\r\n" {
+			return c, nil
+		}
+	}
+}
+
+// next returns the next text or binary message's payload, valid until the
+// next call.
+func (c *rawClient) next() ([]byte, error) {
+	for {
+		var h [8]byte
+		if _, err := io.ReadFull(c.r, h[:2]); err != nil {
+			return nil, err
+		}
+		op, n := h[0]&0x0f, uint64(h[1]&0x7f)
+		switch n {
+		case 126:
+			if _, err := io.ReadFull(c.r, h[:2]); err != nil {
+				return nil, err
+			}
+			n = uint64(binary.BigEndian.Uint16(h[:2]))
+		case 127:
+			if _, err := io.ReadFull(c.r, h[:8]); err != nil {
+				return nil, err
+			}
+			n = binary.BigEndian.Uint64(h[:8])
+		}
+		if n > 1<<24 {
+			return nil, fmt.Errorf("a frame of %d bytes", n)
+		}
+		if uint64(cap(c.buf)) < n {
+			c.buf = make([]byte, n)
+		}
+		p := c.buf[:n]
+		if _, err := io.ReadFull(c.r, p); err != nil {
+			return nil, err
+		}
+		switch op {
+		case 1, 2:
+			return p, nil
+		case 8: // close: answer it and stop
+			_ = c.control(8, p)
+			return nil, io.EOF
+		case 9:
+			if err := c.control(10, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// control writes a masked control frame (the all-zero mask leaves the
+// payload as it is).
+func (c *rawClient) control(op byte, p []byte) error {
+	f := append([]byte{0x80 | op, 0x80 | byte(len(p)), 0, 0, 0, 0}, p...)
+	_, err := c.Write(f)
+	return err
 }
