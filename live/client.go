@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -24,68 +25,166 @@ type conn interface {
 	CloseNow() error
 }
 
-// client is one browser tab. The hub queues frames without blocking; the
-// client's own goroutine writes them with a timeout.
+// client is one browser tab. The hub queues frames without blocking; a
+// goroutine of the client's own writes them, and exists only while there is
+// something to write: an idle socket costs no goroutine of its own besides
+// the library's reader, which answers pings and the close handshake.
 type client struct {
-	conn     conn
-	send     chan []byte
-	view     *view // set and read under the hub's lock
-	quit     chan struct{}
-	stopOnce sync.Once
+	conn conn
+	// deadline is the socket's write deadline, which bounds each write at
+	// the cost of a timer update; without it (tests) a context does.
+	deadline func(time.Time) error
+	release  func() // undoes admit; nil for a client that was not admitted
+	view     *view  // set and read under the hub's lock
+	pinger   *time.Timer
+
+	mu    sync.Mutex
+	queue [][]byte // frames waiting, at most Options.QueueSize
+	ended bool
+	// busy is set while a frame is queued or being written: a view whose
+	// clients are mostly busy holds its next frame (see Hub.behind).
+	busy atomic.Bool
+
+	endOnce sync.Once
+	done    chan struct{} // closed when the client has ended
+	err     error         // why it ended; nil when the server shut down
 }
 
-func newClient(c conn, queue int) *client {
-	return &client{conn: c, send: make(chan []byte, queue), quit: make(chan struct{})}
+func newClient(c conn) *client {
+	return &client{conn: c, done: make(chan struct{})}
 }
-
-func (c *client) stop() { c.stopOnce.Do(func() { close(c.quit) }) }
 
 // errNoPong ends a client that did not answer a ping in time.
 var errNoPong = errors.New("no answer to a ping")
 
-// writeLoop sends queued frames until the client goes away, the hub stops, a
-// write takes longer than the timeout (a reader that stopped reading), or a
-// ping goes unanswered (a peer that is gone without a word). The ping waits
-// for its pong in a goroutine of its own, only while it is out.
-func (h *Hub) writeLoop(ctx context.Context, c *client) error {
-	ping := time.NewTicker(h.opts.PingInterval)
-	defer ping.Stop()
-	unanswered := make(chan error, 1)
-	out := false // a ping is waiting for its pong
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-c.quit:
-			return nil
-		case err := <-unanswered:
-			out = false
-			switch {
-			case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-				return fmt.Errorf("%w in %v", errNoPong, h.opts.PongTimeout)
-			case err != nil:
-				return err // the client went away meanwhile
-			}
-		case <-ping.C:
-			if out {
-				continue
-			}
-			out = true
-			go func() {
-				pctx, cancel := context.WithTimeout(ctx, h.opts.PongTimeout)
-				defer cancel()
-				unanswered <- c.conn.Ping(pctx)
-			}()
-		case msg := <-c.send:
-			wctx, cancel := context.WithTimeout(ctx, h.opts.WriteTimeout)
-			err := c.conn.Write(wctx, websocket.MessageText, msg)
-			cancel()
-			if err != nil {
-				return err
-			}
-			h.stats.frames.Add(1)
-		}
+// errGone ends a client whose browser closed the socket or went away.
+var errGone = errors.New("the client went away")
+
+// deliver queues a frame without ever blocking the hub, and starts the
+// client's writer if it is not running. A client whose queue is full is
+// behind: its backlog is replaced by one fresh snapshot.
+func (h *Hub) deliver(c *client, msg, snapshot []byte) {
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return
 	}
+	if len(c.queue) < h.opts.QueueSize {
+		c.queue = append(c.queue, msg)
+	} else {
+		h.stats.dropped.Add(1)
+		clear(c.queue)
+		c.queue = append(c.queue[:0], snapshot)
+	}
+	start := !c.busy.Swap(true)
+	c.mu.Unlock()
+	if start {
+		go h.flush(c)
+	}
+}
+
+// flush writes the client's queued frames and returns when the queue is
+// empty. A write that takes longer than WriteTimeout (a reader that stopped
+// reading) ends the client.
+func (h *Hub) flush(c *client) {
+	for {
+		c.mu.Lock()
+		if c.ended || len(c.queue) == 0 {
+			if c.deadline != nil {
+				_ = c.deadline(time.Time{}) // a ping later must not find it expired
+			}
+			c.busy.Store(false)
+			c.mu.Unlock()
+			return
+		}
+		msg := c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[:copy(c.queue, c.queue[1:])]
+		c.mu.Unlock()
+		if err := h.write(c, msg); err != nil {
+			h.end(c, err)
+			return
+		}
+		h.stats.frames.Add(1)
+	}
+}
+
+func (h *Hub) write(c *client, msg []byte) error {
+	if c.deadline == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), h.opts.WriteTimeout)
+		defer cancel()
+		return c.conn.Write(ctx, websocket.MessageText, msg)
+	}
+	if err := c.deadline(time.Now().Add(h.opts.WriteTimeout)); err != nil {
+		return err
+	}
+	return c.conn.Write(context.Background(), websocket.MessageText, msg)
+}
+
+// startPings pings the client every PingInterval, from a timer: the
+// goroutine exists only while a ping waits for its pong. A client that does
+// not answer within PongTimeout is gone without a word, or has stopped
+// reading, and is ended.
+func (h *Hub) startPings(c *client) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	c.pinger = time.AfterFunc(h.opts.PingInterval, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), h.opts.PongTimeout)
+		err := c.conn.Ping(ctx)
+		cancel()
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			h.end(c, fmt.Errorf("%w in %v", errNoPong, h.opts.PongTimeout))
+		case err != nil:
+			h.end(c, err)
+		default:
+			c.mu.Lock()
+			if !c.ended {
+				c.pinger.Reset(h.opts.PingInterval)
+			}
+			c.mu.Unlock()
+		}
+	})
+}
+
+// end ends a client, once: it leaves its view, its pings stop and its socket
+// closes, with 1001 and the close handshake when the server shuts down (err
+// nil), at once otherwise. It may block for the handshake.
+func (h *Hub) end(c *client, err error) {
+	c.endOnce.Do(func() {
+		h.detach(c)
+		c.mu.Lock()
+		c.ended = true
+		c.queue = nil
+		if c.pinger != nil {
+			c.pinger.Stop()
+		}
+		c.mu.Unlock()
+		switch {
+		case err == nil:
+			_ = c.conn.Close(websocket.StatusGoingAway, "server shutting down")
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, errNoPong):
+			h.stats.slowDisconnects.Add(1)
+			board := ""
+			h.mu.Lock()
+			if v := c.view; v != nil {
+				board = v.spec.Board
+			}
+			h.mu.Unlock()
+			h.log.Info("live: dropped a client that stopped reading", slog.String("board", board), slog.Any("error", err))
+			_ = c.conn.CloseNow()
+		default:
+			_ = c.conn.CloseNow()
+		}
+		c.err = err
+		close(c.done)
+		if c.release != nil {
+			c.release()
+		}
+	})
 }
 
 // connKey holds, in a request's context, the network connection it came on.
@@ -113,7 +212,12 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins [
 		http.Error(w, "live: "+err.Error(), status)
 		return
 	}
-	defer release()
+	admitted := false // until the client owns the release
+	defer func() {
+		if !admitted {
+			release()
+		}
+	}()
 	opts := &websocket.AcceptOptions{}
 	if r.Header.Get("Origin") == "null" {
 		// Sandboxed frames and local files send "null": no site anyone can
@@ -138,38 +242,34 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins [
 		h.log.Info("live: refused websocket", slog.String("origin", r.Header.Get("Origin")), slog.Any("error", err))
 		return // Accept has answered (403 for a foreign origin)
 	}
+	c := newClient(ws)
 	// A reader that stops reading holds at most this much in the kernel
 	// (which doubles the figure) before writes block and WriteTimeout drops
 	// it; Linux's own tuning would let it grow to megabytes. Only upgraded
 	// connections: a refused one goes on serving HTTP.
 	if tc, ok := r.Context().Value(connKey{}).(*net.TCPConn); ok {
 		_ = tc.SetWriteBuffer(h.opts.SendBuffer)
+		c.deadline = tc.SetWriteDeadline
 	}
 	h.stats.connections.Add(1)
 	// Nothing is read from browsers; CloseRead handles pongs and the close
-	// handshake, and its context ends when the browser goes away.
-	ctx := ws.CloseRead(context.WithoutCancel(r.Context()))
-	c := newClient(ws, h.opts.QueueSize)
+	// handshake, and its context ends when the browser goes away. The
+	// request's context is not kept: the handler returns once the socket is
+	// set up, and the request goes with it.
+	ctx := ws.CloseRead(context.Background())
+	// From attach on, the client may end at any time, and end releases it.
+	c.release, admitted = release, true
 	if err := h.attach(ctx, c, spec); err != nil {
 		code := websocket.StatusPolicyViolation
 		if errors.Is(err, errClosing) {
 			code = websocket.StatusGoingAway
 		}
 		ws.Close(code, truncate(err.Error(), 120))
+		release() // the client never started
 		return
 	}
-	err = h.writeLoop(ctx, c)
-	h.detach(c)
-	switch {
-	case err == nil:
-		ws.Close(websocket.StatusGoingAway, "server shutting down")
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, errNoPong):
-		h.stats.slowDisconnects.Add(1)
-		h.log.Info("live: dropped a client that stopped reading", slog.String("board", spec.Board), slog.Any("error", err))
-		ws.CloseNow()
-	default:
-		ws.CloseNow()
-	}
+	h.startPings(c)
+	context.AfterFunc(ctx, func() { h.end(c, errGone) })
 }
 
 // addrKey is the unit the per-address cap counts: the IP, or its /64 for
@@ -225,7 +325,7 @@ func truncate(s string, n int) string {
 // counters are the hub's running totals and timings, for /metrics.
 type counters struct {
 	clients, frames, dropped, events, reads, lastReads, slowDisconnects atomic.Int64
-	connections, refused                                                atomic.Int64
+	connections, refused, held                                          atomic.Int64
 	timings                                                             timings
 }
 
@@ -235,6 +335,7 @@ type Stats struct {
 	Views           int64 // distinct views now
 	Frames          int64 // frames written to clients
 	Dropped         int64 // frames dropped for lagging clients (each replaced by a snapshot)
+	Held            int64 // ticks a view's frame waited because its clients were still writing the last one
 	Events          int64 // keyspace notifications received
 	Reads           int64 // view reads
 	LastTickReads   int64 // view reads in the last tick that read any
@@ -257,7 +358,7 @@ func (h *Hub) Stats() Stats {
 	views := int64(len(h.views))
 	h.mu.Unlock()
 	return Stats{
-		Clients: h.stats.clients.Load(), Views: views, Frames: h.stats.frames.Load(), Dropped: h.stats.dropped.Load(),
+		Clients: h.stats.clients.Load(), Views: views, Frames: h.stats.frames.Load(), Dropped: h.stats.dropped.Load(), Held: h.stats.held.Load(),
 		Events: h.stats.events.Load(), Reads: h.stats.reads.Load(), LastTickReads: h.stats.lastReads.Load(),
 		SlowDisconnects: h.stats.slowDisconnects.Load(), Connections: h.stats.connections.Load(), Refused: h.stats.refused.Load(), Polling: h.polling.Load(),
 		TickSeconds:         h.stats.timings.tick.snapshot(TickBuckets),

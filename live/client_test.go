@@ -86,17 +86,14 @@ func newTestHub(opts Options) (*Hub, *fakeReader) {
 	return New(nil, r, opts), r
 }
 
-// connect attaches a fake client and runs its writer; the returned channel
-// gets the writer's result.
-func connect(t *testing.T, h *Hub, c *fakeConn) (*client, chan error) {
+// connect attaches a fake client; its done channel closes when it ends.
+func connect(t *testing.T, h *Hub, c *fakeConn) *client {
 	t.Helper()
-	cl := newClient(c, h.opts.QueueSize)
+	cl := newClient(c)
 	if err := h.attach(context.Background(), cl, Spec{Board: "b", Kind: board.AllTime, Limit: 10}); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- h.writeLoop(context.Background(), cl); h.detach(cl) }()
-	return cl, done
+	return cl
 }
 
 func waitFor(t *testing.T, what string, ok func() bool) {
@@ -113,12 +110,14 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 func TestCoalescing(t *testing.T) {
 	h, r := newTestHub(Options{})
 	fast := &fakeConn{}
-	connect(t, h, fast)
-	connect(t, h, &fakeConn{}) // a second client of the same view shares its read
+	a := connect(t, h, fast)
+	b := connect(t, h, &fakeConn{}) // a second client of the same view shares its read
 	h.tick(context.Background())
 	if r.calls != 1 || r.reads != 1 {
 		t.Fatalf("first tick: %d pipelines, %d view reads; want 1 and 1", r.calls, r.reads)
 	}
+	// Until they have taken the snapshot, the next frame would wait.
+	waitFor(t, "the snapshot written", func() bool { return !a.busy.Load() && !b.busy.Load() })
 	for range 1000 {
 		h.markDirty("lb:{b}:all")
 	}
@@ -141,21 +140,21 @@ func TestClientThatNeverReadsIsDroppedWithoutDelayingOthers(t *testing.T) {
 	h, _ := newTestHub(Options{WriteTimeout: 150 * time.Millisecond, QueueSize: 4})
 	stuck := &fakeConn{gate: make(chan struct{})} // never accepts a frame
 	fast := &fakeConn{}
-	_, stuckDone := connect(t, h, stuck)
-	connect(t, h, fast)
+	stuckClient := connect(t, h, stuck)
+	fastClient := connect(t, h, fast)
 	start := time.Now()
 	for i := range 10 {
 		h.markDirty("lb:{b}:all")
 		h.tick(context.Background())
-		waitFor(t, fmt.Sprintf("frame %d to the reading client", i+1), func() bool { return fast.count() == i+1 })
+		waitFor(t, fmt.Sprintf("frame %d to the reading client", i+1), func() bool { return fast.count() == i+1 && !fastClient.busy.Load() })
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("the reading client waited %v behind the stuck one", d)
 	}
 	select {
-	case err := <-stuckDone:
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("stuck client ended with %v", err)
+	case <-stuckClient.done:
+		if !errors.Is(stuckClient.err, context.DeadlineExceeded) {
+			t.Fatalf("stuck client ended with %v", stuckClient.err)
 		}
 	case <-time.After(2 * time.Second):
 		t.Fatal("the stuck client was never dropped")
@@ -166,8 +165,13 @@ func TestClientThatNeverReadsIsDroppedWithoutDelayingOthers(t *testing.T) {
 func TestLaggingClientGetsOneSnapshotNotABacklog(t *testing.T) {
 	h, _ := newTestHub(Options{QueueSize: 4, WriteTimeout: 10 * time.Second})
 	slow := &fakeConn{gate: make(chan struct{})}
-	connect(t, h, slow)
+	cl := connect(t, h, slow)
 	for range 30 {
+		// As if maxHold had passed each time: the view stops waiting for
+		// its client and sends (TestBusyViewHoldsItsFrame tests the wait).
+		h.mu.Lock()
+		cl.view.sentAt = time.Time{}
+		h.mu.Unlock()
 		h.markDirty("lb:{b}:all")
 		h.tick(context.Background())
 	}
@@ -217,9 +221,54 @@ func TestLaggingClientGetsOneSnapshotNotABacklog(t *testing.T) {
 	}
 }
 
+// TestBusyViewHoldsItsFrame: while a view's clients are still writing its
+// last frame, its next one waits (no read, no frame) for a tick, up to
+// maxHold; then it goes out whatever they are doing.
+func TestBusyViewHoldsItsFrame(t *testing.T) {
+	h, r := newTestHub(Options{WriteTimeout: 10 * time.Second})
+	slow := &fakeConn{gate: make(chan struct{})}
+	cl := connect(t, h, slow)
+	h.tick(context.Background()) // the first snapshot: its write waits at the gate
+	for range 3 {
+		h.markDirty("lb:{b}:all")
+		h.tick(context.Background())
+	}
+	if r.reads != 1 || h.Stats().Held != 3 {
+		t.Fatalf("%d reads, %d held, while the client had not taken the snapshot; want 1 and 3", r.reads, h.Stats().Held)
+	}
+	slow.gate <- struct{}{} // it takes the snapshot
+	waitFor(t, "the client to take its frame", func() bool { return !cl.busy.Load() })
+	h.tick(context.Background()) // the held change goes out now, unasked
+	if r.reads != 2 {
+		t.Fatalf("%d reads after the client caught up, want 2", r.reads)
+	}
+	slow.gate <- struct{}{}
+	waitFor(t, "the diff", func() bool { return slow.count() == 2 && !cl.busy.Load() })
+
+	// A view held for maxHold sends anyway.
+	h.markDirty("lb:{b}:all")
+	h.tick(context.Background()) // sends: the client is idle
+	h.markDirty("lb:{b}:all")
+	h.tick(context.Background()) // held: the last frame waits at the gate
+	if r.reads != 3 {
+		t.Fatalf("%d reads, want 3", r.reads)
+	}
+	h.mu.Lock()
+	cl.view.sentAt = time.Now().Add(-maxHold)
+	h.mu.Unlock()
+	h.tick(context.Background())
+	if r.reads != 4 {
+		t.Fatalf("%d reads after maxHold, want 4: a busy view must still send once a second", r.reads)
+	}
+	if st := h.Stats(); st.Held != 4 || st.Clients != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
 func TestRollOverMovesCurrentViews(t *testing.T) {
 	h, r := newTestHub(Options{})
-	cl := newClient(&fakeConn{}, 8)
+	fc := &fakeConn{}
+	cl := newClient(fc)
 	r.now = time.Date(2026, 11, 22, 23, 59, 59, 0, time.UTC) // Sunday, end of 2026-W47
 	if err := h.attach(context.Background(), cl, Spec{Board: "b", Kind: board.Weekly, Limit: 10}); err != nil {
 		t.Fatal(err)
@@ -241,12 +290,15 @@ func TestRollOverMovesCurrentViews(t *testing.T) {
 	if _, watched := h.byKey["lb:{b}:w:2026-W47"]; watched {
 		t.Fatal("the view still watches last week's key")
 	}
+	waitFor(t, "two frames", func() bool { return fc.count() == 2 })
 	msgs := []string{}
-	for len(cl.send) > 0 {
+	fc.mu.Lock()
+	for _, f := range fc.frames {
 		var head struct{ Type, Key string }
-		_ = json.Unmarshal(<-cl.send, &head)
+		_ = json.Unmarshal(f, &head)
 		msgs = append(msgs, head.Type+":"+head.Key)
 	}
+	fc.mu.Unlock()
 	if fmt.Sprint(msgs) != "[snapshot:2026-W47 snapshot:2026-W48]" {
 		t.Fatalf("client was sent %v", msgs)
 	}

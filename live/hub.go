@@ -96,6 +96,10 @@ type view struct {
 	// and then sends a snapshot; other views go on as before.
 	failures int
 	retryAt  time.Time
+	// held is set while the view's frame waits for its clients to take the
+	// previous one (see behind); sentAt is when that one was queued.
+	held   bool
+	sentAt time.Time
 }
 
 // maxRetry bounds a failing view's backoff.
@@ -229,7 +233,13 @@ func (h *Hub) tick(ctx context.Context) {
 			continue
 		}
 		_, dirty := h.dirty[v.zkey]
-		if resync || poll || dirty || v.rolled || v.last == nil {
+		whole := resync || poll || v.rolled || v.last == nil
+		if !whole && (dirty || v.held) && h.behind(v, wall) {
+			v.held = true
+			h.stats.held.Add(1)
+			continue
+		}
+		if whole || dirty || v.held {
 			work = append(work, v)
 		}
 	}
@@ -267,12 +277,37 @@ func (h *Hub) tick(ctx context.Context) {
 		}
 		snap := h.snapshot(v, res)
 		h.publish(v, snap, resync || v.rolled || v.last == nil || v.failures > 0)
-		v.rolled, v.failures = false, 0
+		v.rolled, v.failures, v.held = false, 0, false
 	}
 	if failed > 0 && ctx.Err() == nil && wall.Sub(h.lastReadWarn) >= maxRetry {
 		h.lastReadWarn = wall
 		h.log.Warn("live: views could not be read; each is retried with backoff", slog.Int("views", failed), slog.Any("error", firstErr))
 	}
+}
+
+// maxHold bounds how long a view's frame may wait for its clients: whatever
+// the load, each view sends at least one frame this often.
+const maxHold = time.Second
+
+// behind tells whether a view's clients are still writing its previous
+// frame: more than a tenth of them, and more than one unless it has only
+// one. Its next frame then waits for the next tick, up to maxHold, so an
+// overloaded hub lowers each view's frame rate to what its clients take,
+// sending fewer and fresher frames, instead of queueing seconds of them.
+// A view's clients are all written to from one read, so a view whose
+// previous frame has not gone out has nothing to gain from another.
+func (h *Hub) behind(v *view, now time.Time) bool {
+	if now.Sub(v.sentAt) >= maxHold {
+		return false
+	}
+	busy := 0
+	for c := range v.clients {
+		if c.busy.Load() {
+			busy++
+		}
+	}
+	n := len(v.clients)
+	return busy > n/10 && (n == 1 || busy >= 2)
 }
 
 // rekey moves a "current period" view to a new period key at roll-over.
@@ -343,32 +378,9 @@ func (h *Hub) publish(v *view, snap *Snapshot, whole bool) {
 		}
 	}
 	h.stats.framed()
-	v.last, v.snapMsg = snap, snapMsg
+	v.last, v.snapMsg, v.sentAt = snap, snapMsg, time.Now()
 	for c := range v.clients {
 		h.deliver(c, msg, snapMsg)
-	}
-}
-
-// deliver queues a frame without ever blocking the hub. A client whose queue
-// is full is behind: its backlog is replaced by one fresh snapshot.
-func (h *Hub) deliver(c *client, msg, snapshot []byte) {
-	select {
-	case c.send <- msg:
-		return
-	default:
-	}
-	h.stats.dropped.Add(1)
-	for {
-		select {
-		case <-c.send:
-			continue
-		default:
-		}
-		break
-	}
-	select {
-	case c.send <- snapshot:
-	default:
 	}
 }
 
@@ -438,7 +450,7 @@ func (h *Hub) closeAll() {
 	}
 	h.mu.Unlock()
 	for _, c := range all {
-		c.stop()
+		go h.end(c, nil)
 	}
 	done := make(chan struct{})
 	go func() { h.sockets.Wait(); close(done) }()

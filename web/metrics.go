@@ -47,7 +47,7 @@ func newMetrics(opts Options) *metrics {
 		reg: reg,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "podium_http_requests_total",
-			Help: "HTTP requests answered, by route template, method and status code; a WebSocket counts as 101 when it closes.",
+			Help: "HTTP requests answered, by route template, method and status code; a WebSocket counts as 101 once it is open.",
 		}, []string{"route", "method", "code"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "podium_http_request_duration_seconds",
@@ -150,6 +150,7 @@ var (
 	liveEvents       = prometheus.NewDesc("podium_live_keyspace_events_total", "Keyspace notifications received.", nil, nil)
 	liveReads        = prometheus.NewDesc("podium_live_view_reads_total", "View reads.", nil, nil)
 	liveLastReads    = prometheus.NewDesc("podium_live_last_tick_reads", "View reads in the last tick that read any.", nil, nil)
+	liveHeld         = prometheus.NewDesc("podium_live_frames_held_total", "Ticks in which a view's frame waited because its clients were still writing the previous one: the hub lowering that view's frame rate under load (at least one frame a second still goes out).", nil, nil)
 	liveSlow         = prometheus.NewDesc("podium_live_slow_disconnects_total", "Clients disconnected for not reading or not answering a ping.", nil, nil)
 	liveRefused      = prometheus.NewDesc("podium_live_refused_total", "WebSockets refused because their client address held LIVE_ADDR_LIMIT already.", nil, nil)
 	livePolling      = prometheus.NewDesc("podium_live_polling", "1 when keyspace notifications are unavailable and watched keys are polled.", nil, nil)
@@ -159,7 +160,7 @@ var (
 
 func (hubCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{liveClients, liveViews, liveConnections, liveFrames, liveDropped, liveEvents, liveReads,
-		liveLastReads, liveSlow, liveRefused, livePolling, liveTick, liveFrameLatency} {
+		liveLastReads, liveHeld, liveSlow, liveRefused, livePolling, liveTick, liveFrameLatency} {
 		ch <- d
 	}
 }
@@ -175,6 +176,7 @@ func (h hubCollector) Collect(ch chan<- prometheus.Metric) {
 	m.counter(liveEvents, float64(st.Events))
 	m.counter(liveReads, float64(st.Reads))
 	m.gauge(liveLastReads, float64(st.LastTickReads))
+	m.counter(liveHeld, float64(st.Held))
 	m.counter(liveSlow, float64(st.SlowDisconnects))
 	m.counter(liveRefused, float64(st.Refused))
 	polling := 0.0

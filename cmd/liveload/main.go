@@ -111,6 +111,7 @@ var presets = map[string]load{
 type report struct {
 	Connected  int     `json:"connected"`
 	Frames     int64   `json:"frames"`
+	Bytes      int64   `json:"bytes"`        // payload bytes of those frames
 	Latencies  []int64 `json:"latencies_ms"` // one per client per probe seen
 	Seconds    float64 `json:"seconds"`
 	CPUSeconds float64 `json:"cpu_seconds"` // the load generator's own, user + system
@@ -190,7 +191,7 @@ func runServer(p load, duration, tick time.Duration) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: web.New(web.Options{Store: store, Live: hub, Logger: quiet})}
+	hs := &http.Server{Handler: web.New(web.Options{Store: store, Live: hub, Logger: quiet}), ConnContext: live.ConnContext} // as cmd/web sets it
 	go hs.Serve(ln)
 	defer hs.Close()
 
@@ -278,6 +279,11 @@ func runServer(p load, duration, tick time.Duration) error {
 		return fmt.Errorf("read the clients' report: %w", err)
 	}
 	_ = cmd.Wait()
+	size := int(rep.Bytes / max(rep.Frames, 1))
+	floor, err := writeFloor(size)
+	if err != nil {
+		return fmt.Errorf("measure a bare write: %w", err)
+	}
 	slices.Sort(rep.Latencies)
 	pct := func(p float64) string {
 		if len(rep.Latencies) == 0 {
@@ -298,8 +304,64 @@ func runServer(p load, duration, tick time.Duration) error {
 		serverCPU/float64(max(frames, 1))*1e6, float64(after.Reads-before.Reads)/ticks)
 	fmt.Printf("(tick %v, %d views, %d latency samples, clients received %d frames; CPU over %.1f s: server %.2f s, its Redis %.2f s, the load generator %.2f s, on %d cores)\n",
 		tick, after.Views, len(rep.Latencies), rep.Frames, elapsed.Seconds(), serverCPU, redisUsed, rep.CPUSeconds, runtime.NumCPU())
+	fmt.Printf("(a frame's floor: one bare %d-byte write to a loopback TCP socket, read by another thread, costs the writing thread %.2f µs of CPU)\n", size, floor)
 	fmt.Printf("(per client: %.1f KiB of the heap/client figure are goroutine stacks; %.2f goroutines)\n", stackPerClient/1024, goroutinesPerClient)
 	return nil
+}
+
+// writeFloor is the CPU, in µs, that one write of n bytes to a loopback TCP
+// socket costs the writing thread, its reader on another: the least a frame
+// to a client can cost, the WebSocket and the hub aside. On loopback the
+// writer's system call also runs the receiving side's TCP processing.
+func writeFloor(n int) (float64, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			_, _ = io.Copy(io.Discard, c)
+			c.Close()
+		}
+	}()
+	w, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		return 0, err
+	}
+	defer w.Close()
+	const writes = 20_000
+	msg := make([]byte, max(n, 1))
+	type result struct {
+		cpu time.Duration
+		err error
+	}
+	done := make(chan result)
+	go func() {
+		runtime.LockOSThread() // so the thread's CPU is this goroutine's
+		defer runtime.UnlockOSThread()
+		start := threadCPU()
+		for range writes {
+			if _, err := w.Write(msg); err != nil {
+				done <- result{err: err}
+				return
+			}
+		}
+		done <- result{cpu: threadCPU() - start}
+	}()
+	r := <-done
+	return float64(r.cpu.Microseconds()) / writes, r.err
+}
+
+// threadCPU is the calling thread's CPU time, user + system.
+func threadCPU() time.Duration {
+	var u syscall.Rusage
+	const rusageThread = 1 // RUSAGE_THREAD
+	if syscall.Getrusage(rusageThread, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // memory is the process's in-use heap and goroutine stacks, and its
@@ -330,7 +392,7 @@ func writeHeapProfile(path string) error {
 // reader (rawClient) so the load generator's own CPU stays small beside the
 // server's: the two share the machine's cores.
 func runClients(url string, n int, around bool, d time.Duration) error {
-	var frames atomic.Int64
+	var frames, received atomic.Int64
 	var mu sync.Mutex
 	var lat []int64
 	var wg sync.WaitGroup
@@ -365,6 +427,7 @@ func runClients(url string, n int, around bool, d time.Duration) error {
 				}
 				now := time.Now().UnixMilli()
 				frames.Add(1)
+				received.Add(int64(len(data)))
 				if probe := valueAfter(data, needle); probe > last {
 					if last > 0 {
 						mine = append(mine, now-int64(probe))
@@ -378,7 +441,7 @@ func runClients(url string, n int, around bool, d time.Duration) error {
 		}()
 	}
 	wg.Wait()
-	return json.NewEncoder(os.Stdout).Encode(report{Connected: int(connected.Load()), Frames: frames.Load(), Latencies: lat, CPUSeconds: cpuSeconds()})
+	return json.NewEncoder(os.Stdout).Encode(report{Connected: int(connected.Load()), Frames: frames.Load(), Bytes: received.Load(), Latencies: lat, CPUSeconds: cpuSeconds()})
 }
 
 // valueAfter finds a row by its member field and returns its "v" (the
