@@ -62,6 +62,16 @@ type Entry struct {
 	Before string
 	After  string
 	Reason string
+	// Periods is every period a score change wrote, each with its own
+	// before and after, the entry's Period first (its Before and After are
+	// that period's). Entries written before the log kept every period hold
+	// only that one; other actions leave it empty.
+	Periods []PeriodChange
+}
+
+// PeriodChange is a score change in one period, as the log shows it.
+type PeriodChange struct {
+	Period, Before, After string
 }
 
 // Log writes and reads the audit streams.

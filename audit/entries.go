@@ -34,7 +34,9 @@ func entriesOf(m redis.XMessage) []Entry {
 	out := make([]Entry, 0, len(lines))
 	for _, line := range lines {
 		// member, op, value, score and rank before, score and rank after,
-		// name, and the period when it is not the entry's
+		// name, the period when it is not the entry's, then (scores written
+		// since the log keeps every period) label, score and rank before and
+		// after of each other period
 		f := strings.Split(line, "\t")
 		if len(f) < 7 {
 			continue
@@ -51,6 +53,10 @@ func entriesOf(m redis.XMessage) []Entry {
 			continue
 		}
 		x.Action = "score." + f[1]
+		x.Periods = []PeriodChange{{Period: x.Period, Before: x.Before, After: x.After}}
+		for p := f[min(len(f), 9):]; len(p) >= 5; p = p[5:] {
+			x.Periods = append(x.Periods, PeriodChange{Period: p[0], Before: shown(fm, p[1], p[2]), After: shown(fm, p[3], p[4])})
+		}
 		v, _ := strconv.ParseFloat(f[2], 64)
 		x.Reason = f[1] + " " + fm.Display(v)
 		if len(f) > 7 && f[7] != "" && f[7] != f[0] {

@@ -3,8 +3,11 @@ package audit
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"podium/board"
 )
@@ -39,16 +42,21 @@ func TestScoreEntries(t *testing.T) {
 		t.Fatalf("list: %d rows, next %q, %v", len(all), next, err)
 	}
 	month := b.Current(board.Monthly, at).String()
+	year := b.Current(board.Yearly, at).String()
+	// Every period the write touched, the default one first.
+	both := func(before, after string) []PeriodChange {
+		return []PeriodChange{{month, before, after}, {year, before, after}}
+	}
 	want := []Entry{
-		{Actor: "key:bot (k1)", Action: "score.set", Board: "sales", Member: "ann", Period: month, Before: "(none)", After: "$5.00", Reason: "set $5.00 as Ann"},
-		{Actor: "key:bot (k1)", Action: "score.incr", Board: "sales", Member: "bob", Period: month, Before: "(none)", After: "$1.00", Reason: "incr $1.00"},
-		{Actor: "key:bot (k1)", Action: "score.incr", Board: "sales", Member: "grace", Period: month, Before: "$12.34", After: "$12.35", Reason: "incr $0.01"},
-		{Actor: "admin:alice", Action: "score.incr", Board: "sales", Member: "grace", Period: month, Before: "(none)", After: "$12.34 (rank 1)", Reason: "incr $12.34: refund"},
+		{Actor: "key:bot (k1)", Action: "score.set", Board: "sales", Member: "ann", Period: month, Before: "(none)", After: "$5.00", Reason: "set $5.00 as Ann", Periods: both("(none)", "$5.00")},
+		{Actor: "key:bot (k1)", Action: "score.incr", Board: "sales", Member: "bob", Period: month, Before: "(none)", After: "$1.00", Reason: "incr $1.00", Periods: both("(none)", "$1.00")},
+		{Actor: "key:bot (k1)", Action: "score.incr", Board: "sales", Member: "grace", Period: month, Before: "$12.34", After: "$12.35", Reason: "incr $0.01", Periods: both("$12.34", "$12.35")},
+		{Actor: "admin:alice", Action: "score.incr", Board: "sales", Member: "grace", Period: month, Before: "(none)", After: "$12.34 (rank 1)", Reason: "incr $12.34: refund", Periods: both("(none)", "$12.34 (rank 1)")},
 	}
 	for i, w := range want {
 		g := all[i]
 		g.ID, g.Time = "", time.Time{}
-		if g != w {
+		if !reflect.DeepEqual(g, w) {
 			t.Errorf("row %d:\n got %+v\nwant %+v", i, g, w)
 		}
 	}
@@ -87,8 +95,8 @@ func TestScoreEntries(t *testing.T) {
 	if _, err := store.RemoveMember(ctx, b.ID, "bob", nil, alice); err != nil {
 		t.Fatal(err)
 	}
-	year := b.Current(board.Yearly, at)
-	if _, err := store.ResetPeriod(ctx, b.ID, year, alice); err != nil {
+	yearP := b.Current(board.Yearly, at)
+	if _, err := store.ResetPeriod(ctx, b.ID, yearP, alice); err != nil {
 		t.Fatal(err)
 	}
 	rows, _, err := l.List(ctx, Filter{Board: "sales", Actor: "admin:alice"}, "", 4)
@@ -100,8 +108,8 @@ func TestScoreEntries(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s|%s|%s|%s|%s|%s", e.Action, e.Member, e.Period, e.Before, e.After, e.Reason))
 	}
 	want2 := []string{
-		"period.reset||" + year.String() + "|2 members|0 members|refund",
-		"member.remove|bob|" + year.String() + "|$1.00|(removed)|refund",
+		"period.reset||" + year + "|2 members|0 members|refund",
+		"member.remove|bob|" + year + "|$1.00|(removed)|refund",
 		"member.remove|bob|" + month + "|$1.00|(removed)|refund",
 	}
 	if rows[1].Period == month { // the two periods come in the order of the set
@@ -122,5 +130,26 @@ func TestScoreEntries(t *testing.T) {
 	}
 	if rows, _, _ := l.List(ctx, Filter{}, "", 20); len(rows) != 9 || rows[0].Action != "board.delete" {
 		t.Fatalf("after delete: %+v", rows)
+	}
+}
+
+// TestEntriesOfEveryPeriod: a score entry shows each period it wrote, and an
+// entry written before the log kept every period (eight fields a line) still
+// shows its one period.
+func TestEntriesOfEveryPeriod(t *testing.T) {
+	msg := func(items string) redis.XMessage {
+		return redis.XMessage{ID: "1-0", Values: map[string]any{"t": "1000", "actor": "admin:alice", "action": "scores", "board": "golf",
+			"period": "week:2026-W47", "reason": "card", "fmt": "integer", "suf": " strokes", "items": items}}
+	}
+	old := entriesOf(msg("ann\tset\t72\t\t\t72\t1\t"))
+	wantOld := []PeriodChange{{"week:2026-W47", "(none)", "72 strokes (rank 1)"}}
+	if len(old) != 1 || !reflect.DeepEqual(old[0].Periods, wantOld) || old[0].After != "72 strokes (rank 1)" {
+		t.Fatalf("old entry: %+v", old)
+	}
+	now := entriesOf(msg("ann\tincr\t2\t70\t3\t72\t4\t\t\tmonth:2026-11\t70\t5\t72\t6\tall\t\t0\t72\t9"))
+	want := []PeriodChange{{"week:2026-W47", "70 strokes (rank 3)", "72 strokes (rank 4)"},
+		{"month:2026-11", "70 strokes (rank 5)", "72 strokes (rank 6)"}, {"all", "(none)", "72 strokes (rank 9)"}}
+	if len(now) != 1 || !reflect.DeepEqual(now[0].Periods, want) || now[0].Period != "week:2026-W47" || now[0].Before != "70 strokes (rank 3)" {
+		t.Fatalf("entry of three periods: %+v", now)
 	}
 }

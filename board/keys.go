@@ -123,6 +123,10 @@ func ParseZSetKey(key string) (id string, k Kind, periodKey string, ok bool) {
 // the live hub refreshes every view of a board whose names changed.
 func ParseNamesKey(key string) (id string, ok bool) { return parseBoardKey(key, ":names") }
 
+// ParseRecentKey reads the board id from a board's recent-changes list; the
+// live hub re-reads a board's recent changes when it changes.
+func ParseRecentKey(key string) (id string, ok bool) { return parseBoardKey(key, ":recent") }
+
 // ParseDefKey reads the board id from a board's definition key; the live
 // hub re-reads the definition of a board with open views when it changes.
 func ParseDefKey(key string) (id string, ok bool) { return parseBoardKey(key, ":def") }

@@ -36,6 +36,7 @@ type client struct {
 	deadline func(time.Time) error
 	release  func() // undoes admit; nil for a client that was not admitted
 	view     *view  // set and read under the hub's lock
+	feed     *feed  // the board's recent changes, if it follows them (hub's lock)
 	pinger   *time.Timer
 
 	mu    sync.Mutex
@@ -62,8 +63,10 @@ var errGone = errors.New("the client went away")
 
 // deliver queues a frame without ever blocking the hub, and starts the
 // client's writer if it is not running. A client whose queue is full is
-// behind: its backlog is replaced by one fresh snapshot.
-func (h *Hub) deliver(c *client, msg, snapshot []byte) {
+// behind: its backlog is replaced by the latest state, its view's snapshot
+// and its feed's last list. Called under the hub's lock, after the view or
+// feed has recorded msg's state.
+func (h *Hub) deliver(c *client, msg []byte) {
 	c.mu.Lock()
 	if c.ended {
 		c.mu.Unlock()
@@ -74,7 +77,13 @@ func (h *Hub) deliver(c *client, msg, snapshot []byte) {
 	} else {
 		h.stats.dropped.Add(1)
 		clear(c.queue)
-		c.queue = append(c.queue[:0], snapshot)
+		c.queue = c.queue[:0]
+		if v := c.view; v != nil && v.snapMsg != nil {
+			c.queue = append(c.queue, v.snapMsg)
+		}
+		if f := c.feed; f != nil && f.last != nil {
+			c.queue = append(c.queue, f.last)
+		}
 	}
 	start := !c.busy.Swap(true)
 	c.mu.Unlock()
@@ -98,8 +107,7 @@ func (h *Hub) flush(c *client) {
 			return
 		}
 		msg := c.queue[0]
-		c.queue[0] = nil
-		c.queue = c.queue[:copy(c.queue, c.queue[1:])]
+		c.queue = slices.Delete(c.queue, 0, 1) // clears the freed slot: no frame stays referenced
 		c.mu.Unlock()
 		if err := h.write(c, msg); err != nil {
 			h.end(c, err)
@@ -197,8 +205,9 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, c)
 }
 
-// Serve upgrades a request to a WebSocket and streams the view to it until
-// either side goes away. origins are the extra origins allowed to connect
+// Serve upgrades a request to a WebSocket and attaches it to the view (and,
+// with Spec.Recent, to the board's recent changes); frames then go to it
+// until either side goes away, and Serve returns at once. origins are the extra origins allowed to connect
 // (full origins such as https://blog.example.com); "*" allows any. addr is
 // the client's address: each may hold Options.PerAddr sockets at once.
 func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins []string, addr string) {

@@ -30,6 +30,10 @@ func (f *fakeReader) Board(ctx context.Context, id string) (board.Board, error) 
 	return b, b.Validate()
 }
 
+func (f *fakeReader) Recent(context.Context, *board.Board, int) ([]board.Activity, error) {
+	return nil, nil
+}
+
 func (f *fakeReader) ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -230,6 +234,7 @@ func TestBusyViewHoldsItsFrame(t *testing.T) {
 	cl := connect(t, h, slow)
 	h.tick(context.Background()) // the first snapshot: its write waits at the gate
 	for range 3 {
+		h.stats.notified() // as the listener does for each notification
 		h.markDirty("lb:{b}:all")
 		h.tick(context.Background())
 	}
@@ -241,6 +246,10 @@ func TestBusyViewHoldsItsFrame(t *testing.T) {
 	h.tick(context.Background()) // the held change goes out now, unasked
 	if r.reads != 2 {
 		t.Fatalf("%d reads after the client caught up, want 2", r.reads)
+	}
+	// The wait of the notifications it held is measured when it goes out.
+	if lat := h.Stats().FrameLatencySeconds; lat.Count != 1 {
+		t.Fatalf("%d notification-to-frame observations after a held frame went out, want 1", lat.Count)
 	}
 	slow.gate <- struct{}{}
 	waitFor(t, "the diff", func() bool { return slow.count() == 2 && !cl.busy.Load() })

@@ -58,6 +58,9 @@ func (h *Hub) refreshDefs(ctx context.Context) {
 		if !ok {
 			continue
 		}
+		if f := h.feeds[id]; f != nil && f.board.Version < b.Version {
+			f.board, f.dirty = b, true // formats and zone of its lines
+		}
 		for _, v := range h.views {
 			if v.board.ID != id || v.board.Version >= b.Version {
 				continue

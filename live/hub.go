@@ -21,6 +21,7 @@ type Reader interface {
 	Now() time.Time
 	Board(ctx context.Context, id string) (board.Board, error)
 	ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult
+	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
 }
 
 // Options tune the hub; zero values take the defaults.
@@ -54,6 +55,9 @@ type Spec struct {
 	Limit  int
 	Member string // around-me when set
 	Radius int
+	// Recent asks for the board's recent changes too (the board page). It
+	// is not part of the view: clients with and without it share the view.
+	Recent bool
 }
 
 // Hub owns the views and their clients.
@@ -65,6 +69,7 @@ type Hub struct {
 
 	mu     sync.Mutex
 	views  map[Spec]*view
+	feeds  map[string]*feed              // board id -> its recent changes, while a page shows them
 	byKey  map[string]map[*view]struct{} // zset key -> views reading it
 	dirty  map[string]struct{}
 	resync bool // re-read everything and send snapshots (after a reconnect)
@@ -78,8 +83,8 @@ type Hub struct {
 	sockets  sync.WaitGroup       // admitted sockets, until their close handshake is over
 	// lastReadWarn limits the warning about failed view reads to one
 	// every maxRetry (under mu).
-	lastReadWarn time.Time
-	stats        counters
+	lastReadWarn, lastFeedWarn time.Time
+	stats                      counters
 }
 
 // view is one watched window and the clients watching it.
@@ -142,7 +147,7 @@ func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
 	}
 	return &Hub{
 		rdb: rdb, reader: reader, opts: opts, log: opts.Logger,
-		views: map[Spec]*view{}, byKey: map[string]map[*view]struct{}{}, dirty: map[string]struct{}{},
+		views: map[Spec]*view{}, feeds: map[string]*feed{}, byKey: map[string]map[*view]struct{}{}, dirty: map[string]struct{}{},
 		refusing: map[string]bool{}, perAddr: map[string]int{}, defs: map[string]time.Time{},
 	}
 }
@@ -174,9 +179,17 @@ func (h *Hub) markDirty(key string) {
 		h.mu.Unlock()
 		return
 	}
-	if id, ok := board.ParseNamesKey(key); ok {
-		// A display name changed: every view of the board shows names.
+	if id, ok := board.ParseRecentKey(key); ok {
 		h.mu.Lock()
+		h.markRecent(id)
+		h.mu.Unlock()
+		return
+	}
+	if id, ok := board.ParseNamesKey(key); ok {
+		// A display name changed: every view of the board shows names, and
+		// so do its recent changes.
+		h.mu.Lock()
+		h.markRecent(id)
 		for _, v := range h.views {
 			if v.board.ID == id {
 				h.dirty[v.zkey] = struct{}{}
@@ -202,6 +215,12 @@ func (h *Hub) Polling() bool { return h.polling.Load() }
 // in one pipeline, and sends each changed view's frame to its clients.
 func (h *Hub) tick(ctx context.Context) {
 	defer h.stats.beginTick()()
+	notifiedAt, held := h.stats.timings.current.Load(), false
+	defer func() {
+		if held {
+			h.stats.carry(notifiedAt)
+		}
+	}()
 	now, wall := h.reader.Now(), time.Now()
 	h.mu.Lock()
 	resync := h.resync
@@ -235,7 +254,7 @@ func (h *Hub) tick(ctx context.Context) {
 		_, dirty := h.dirty[v.zkey]
 		whole := resync || poll || v.rolled || v.last == nil
 		if !whole && (dirty || v.held) && h.behind(v, wall) {
-			v.held = true
+			v.held, held = true, true
 			h.stats.held.Add(1)
 			continue
 		}
@@ -244,7 +263,13 @@ func (h *Hub) tick(ctx context.Context) {
 		}
 	}
 	clear(h.dirty)
+	feeds := h.dirtyFeeds(resync || poll)
 	h.mu.Unlock()
+	// A node that does not answer must not hold every other view for the
+	// client's retries: the tick's reads are bounded.
+	rctx, cancel := context.WithTimeout(ctx, max(2*time.Second, 10*h.opts.Tick))
+	defer cancel()
+	defer h.readFeeds(rctx, feeds)
 	if len(work) == 0 {
 		return
 	}
@@ -254,11 +279,7 @@ func (h *Hub) tick(ctx context.Context) {
 	}
 	h.stats.reads.Add(int64(len(qs)))
 	h.stats.lastReads.Store(int64(len(qs)))
-	// A node that does not answer must not hold every other view for the
-	// client's retries: the tick's read is bounded.
-	rctx, cancel := context.WithTimeout(ctx, max(2*time.Second, 10*h.opts.Tick))
 	results := h.reader.ReadViews(rctx, qs)
-	cancel()
 
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -380,7 +401,7 @@ func (h *Hub) publish(v *view, snap *Snapshot, whole bool) {
 	h.stats.framed()
 	v.last, v.snapMsg, v.sentAt = snap, snapMsg, time.Now()
 	for c := range v.clients {
-		h.deliver(c, msg, snapMsg)
+		h.deliver(c, msg)
 	}
 }
 
@@ -397,6 +418,8 @@ func (h *Hub) attach(ctx context.Context, c *client, spec Spec) error {
 			return err
 		}
 	}
+	follow := spec.Recent
+	spec.Recent = false
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closing {
@@ -412,7 +435,10 @@ func (h *Hub) attach(ctx context.Context, c *client, spec Spec) error {
 	c.view = v
 	h.stats.clients.Add(1)
 	if v.snapMsg != nil {
-		h.deliver(c, v.snapMsg, v.snapMsg)
+		h.deliver(c, v.snapMsg)
+	}
+	if follow {
+		h.follow(c, b)
 	}
 	return nil
 }
@@ -429,6 +455,7 @@ func (h *Hub) detach(c *client) {
 		return
 	}
 	delete(v.clients, c)
+	h.unfollow(c)
 	h.stats.clients.Add(-1)
 	if len(v.clients) == 0 {
 		h.unindex(v)

@@ -63,12 +63,21 @@ func newLiveFixtureOn(t *testing.T, rdb redis.UniversalClient, opts Options) *li
 	go func() { defer close(done); hub.Run(ctx) }()
 	h := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		spec := Spec{Board: q.Get("board"), Kind: board.Kind(q.Get("period")), Limit: 10, Member: q.Get("member"), Radius: 2}
+		spec := Spec{Board: q.Get("board"), Kind: board.Kind(q.Get("period")), Limit: 10, Member: q.Get("member"), Radius: 2, Recent: q.Get("recent") == "1"}
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
 		hub.Serve(w, r, spec, []string{"*"}, host)
 	}))
 	h.Config.ConnContext = ConnContext
 	h.Start()
+	// Until the hub has subscribed, a write goes unnoticed (in production
+	// the subscription is up long before anyone writes): wait for it, or
+	// for the fall-back to polling, so a test's first change is seen.
+	probe := "lb:{fixture-probe}:all"
+	for deadline := time.Now().Add(5 * time.Second); hub.Stats().Events == 0 && !hub.Polling() && time.Now().Before(deadline); {
+		rdb.ZIncrBy(ctx, probe, 1, "x") // a change each time: an unchanged ZADD notifies nobody
+		time.Sleep(10 * time.Millisecond)
+	}
+	rdb.Del(ctx, probe)
 	stopped := false
 	stop := func() {
 		if stopped {
@@ -110,6 +119,8 @@ type wsClient struct {
 	state     Snapshot
 	frames    int
 	snapshots int
+	recent    []rows.Activity // the last recent-changes frame's items
+	recents   int
 }
 
 func (f *liveFixture) dial(query string) *wsClient {
@@ -154,6 +165,13 @@ func (w *wsClient) next(timeout time.Duration) (string, error) {
 			w.t.Fatalf("bad diff %s: %v", data, err)
 		}
 		w.state = Apply(&w.state, d)
+	case "recent":
+		var r struct{ Items []rows.Activity }
+		if err := json.Unmarshal(data, &r); err != nil {
+			w.t.Fatalf("bad recent frame %s: %v", data, err)
+		}
+		w.recent = r.Items
+		w.recents++
 	default:
 		w.t.Fatalf("unknown frame type %q", head.Type)
 	}

@@ -96,6 +96,21 @@ func (c *counters) beginTick() func() {
 	}
 }
 
+// carry hands notification time t, of a tick that held a view's frame, to
+// the next tick (unless an older one waits there already): the wait is
+// recorded when the held frame goes out.
+func (c *counters) carry(t int64) {
+	for t != 0 {
+		p := c.timings.pending.Load()
+		if p != 0 && p <= t {
+			return
+		}
+		if c.timings.pending.CompareAndSwap(p, t) {
+			return
+		}
+	}
+}
+
 // framed records, once per tick, how long the oldest notification the tick
 // took waited until a changed view's frame was queued for its clients. A
 // tick that changed no frame records nothing, and the next tick forgets it.

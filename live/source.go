@@ -42,10 +42,11 @@ func (h *Hub) listen(ctx context.Context) {
 // connection, a primary gone without a word), and it is made anew.
 const healthEvery = 5 * time.Second
 
-// subscribe keeps one node's pattern subscription. Every subscription after
-// the first (the node restarted, failed over, or the connection dropped)
-// asks for a full re-read, since notifications are fire-and-forget; so does
-// the first when late is set (a primary that appeared while views were open).
+// subscribe keeps one node's pattern subscription. Every subscription asks
+// for a full re-read of the views open by then, since notifications are
+// fire-and-forget: after the first, the node restarted, failed over, or the
+// connection dropped; late marks a primary that appeared while views were
+// open, and is said in the log.
 func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node string, late bool) {
 	defer h.setRefusing(node, false, nil, h.log) // a node no longer watched refuses nothing
 	backoff := 100 * time.Millisecond
@@ -87,8 +88,10 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 			case *redis.Subscription:
 				if subscribed || late {
 					log.Info("live: subscribed; re-reading every view")
-					h.resyncAll()
 				}
+				// Views opened before this subscription (at start, even the
+				// first) may have missed writes: none goes unseen.
+				h.resyncAll()
 				subscribed = true
 				backoff = 100 * time.Millisecond
 			case *redis.Message:

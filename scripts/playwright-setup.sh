@@ -2,7 +2,10 @@
 # Stages what playwright-go needs without downloading at run time:
 #   - Chromium from Debian (apt-get install -y chromium),
 #   - the playwright-core npm package at the version playwright-go pins,
-#   - a driver folder: package -> playwright-core, node -> this machine's node.
+#   - the axe-core npm package at the exact version pinned below (the checks of
+#     e2e/a11y_test.go inject its axe.min.js into each page),
+#   - a driver folder: package -> playwright-core, node -> this machine's node,
+#     axe-core -> the axe-core package.
 # Idempotent and quick when done. Prints the driver folder on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,8 +45,18 @@ if [ "$(node -p "try{require('$pkg/package.json').version}catch(e){''}" 2>/dev/n
   npm install --prefix "$root" --no-audit --no-fund --loglevel=error "playwright-core@$version" >&2
 fi
 
+# axe-core is pinned here, exactly: a new release adds rules, and a page that
+# passed would start failing with no change of ours.
+axe_version=4.14.1
+axe="$root/node_modules/axe-core"
+if [ "$(node -p "try{require('$axe/package.json').version}catch(e){''}" 2>/dev/null)" != "$axe_version" ]; then
+  echo "playwright-setup: installing axe-core@$axe_version from npm" >&2
+  npm install --prefix "$root" --no-audit --no-fund --loglevel=error --save-exact "axe-core@$axe_version" >&2
+fi
+
 driver="$root/driver-$version"
 mkdir -p "$driver"
 ln -sfn "$pkg" "$driver/package"
 ln -sfn "$node" "$driver/node"
+ln -sfn "$axe" "$driver/axe-core"
 echo "$driver"

@@ -378,7 +378,7 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 	}
 	page, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if !strings.Contains(string(page), `data-live="board=chess&amp;limit=25&amp;offset=0&amp;period=week"`) {
+	if !strings.Contains(string(page), `data-live="board=chess&amp;limit=25&amp;offset=0&amp;period=week&amp;recent=1"`) {
 		t.Fatalf("board page has no live view:\n%s", excerpt(string(page)))
 	}
 	if _, plain := f.get("/b/chess"); strings.Contains(plain, "data-live=") {

@@ -339,7 +339,14 @@ for n, it in ipairs(items) do
     out[n] = res
     applied[#applied + 1] = n
     local r = results[primary]
-    lines[#lines + 1] = table.concat({it.id, it.op, it.raw, r.bs, r.br, r.as, r.ar, renamed}, '\t')
+    local line = {it.id, it.op, it.raw, r.bs, r.br, r.as, r.ar, renamed, ''}
+    for i = 1, P do
+      if i ~= primary then
+        local x = results[i]
+        for _, v in ipairs({x.p, x.bs, x.br, x.as, x.ar}) do line[#line + 1] = v end
+      end
+    end
+    lines[#lines + 1] = table.concat(line, '\t')
   end
 end
 if BULK then
@@ -387,7 +394,9 @@ if #applied > 0 then
   -- One audit entry for the call: who, why, the format to show the values
   -- in, and per applied item (tab-separated; ids and names hold no control
   -- characters) member, op, value, score and rank before and after in the
-  -- board's default period, and the display name it set ('' none).
+  -- board's default period, the display name it set ('' none), '' (the
+  -- entry's period), then for each other period its label, score and rank
+  -- before and after.
   local entry = {'t', string.format('%.0f', math.floor(tonumber(NOW) / 1000)), 'actor', ACTOR, 'action', 'scores',
     'board', string.match(KEYS[1], '^lb:{(.*)}:def$'), 'period', periods[primary] and periods[primary].label or '',
     'reason', REASON, 'fmt', def[2] or '', 'dec', def[4] or '', 'pre', def[5] or '', 'suf', def[6] or '',

@@ -25,6 +25,17 @@ func newAdmin(rdb redis.UniversalClient, store *board.Store, cfg Config) *web.Ad
 	}
 }
 
+// noAdminHint says how to make the first admin, in a way that works with
+// the store in use: the embedded store lives inside this process, where no
+// `web admin create` can reach it, so there only ADMIN_USER/ADMIN_PASSWORD
+// at start (or --demo) makes one.
+func noAdminHint(cfg Config) string {
+	if cfg.Embedded() {
+		return "no admin account yet: the embedded store lives in this process, so restart with ADMIN_USER and ADMIN_PASSWORD set (e.g. ADMIN_USER=alice ADMIN_PASSWORD='at least 10 characters'), or with --demo for an admin and sample boards, to use /admin"
+	}
+	return "no admin account yet: set ADMIN_USER and ADMIN_PASSWORD and restart, or run `web admin create --user NAME` with the same Redis settings, to use /admin"
+}
+
 // runCommand runs the set-up subcommands:
 //
 //	web admin create --user NAME        (password read from standard input)

@@ -121,7 +121,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			}
 			demoPass = pass
 		} else {
-			log.Warn("no admin account yet: set ADMIN_USER and ADMIN_PASSWORD, or run `web admin create`, to use /admin")
+			log.Warn(noAdminHint(cfg))
 		}
 	}
 	srv := web.New(web.Options{

@@ -25,7 +25,7 @@ func (s *Handler) auditPage(c echo.Context) error {
 	v := templates.AuditView{Nav: s.nav(c, "audit"), Board: f.Board, Actor: f.Actor}
 	for _, e := range entries {
 		v.Entries = append(v.Entries, templates.AuditRow{When: e.Time, Actor: e.Actor, Action: e.Action, Board: e.Board,
-			Member: e.Member, Period: e.Period, Before: e.Before, After: e.After, Reason: e.Reason})
+			Member: e.Member, Reason: e.Reason, Changes: changesOf(e)})
 	}
 	if next != "" {
 		q := url.Values{"before": {next}}

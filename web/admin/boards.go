@@ -74,6 +74,11 @@ func boardFormErrors(parse formErrors, err error) formErrors {
 	for k, v := range parse {
 		errs[k] = v
 	}
+	if _, none := parse["periods"]; none {
+		// With no period ticked, no default can be one of them: saying so
+		// beside "Opens on" would send the admin to the wrong field.
+		delete(errs, "default_period")
+	}
 	return errs
 }
 
@@ -94,10 +99,10 @@ func (s *Handler) createBoard(c echo.Context) error {
 			return err
 		}
 	} else {
-		b.Normalize()
+		b.Normalize() // for the rest of the errors; the form shows what was sent
 		err = b.Validate()
 	}
-	v := s.boardFormView(c, b, false, boardFormErrors(perrs, err))
+	v := s.sentView(c, form, board.Board{}, boardFormErrors(perrs, err))
 	return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage("New board", v.Nav, templates.BoardForm(v)))
 }
 
@@ -107,8 +112,11 @@ func (s *Handler) updateBoard(c echo.Context) error {
 		return err
 	}
 	form := postForm(c)
-	b, perrs := parseBoardForm(form)
+	b, perrs := parseBoardForm(withFixed(form, &old))
 	b.ID = old.ID
+	for k, m := range fixedChanges(form, &old) {
+		perrs[k] = m
+	}
 	if len(perrs) == 0 {
 		var upd board.Board
 		upd, err = s.opts.Store.UpdateBoard(c.Request().Context(), b)
@@ -123,8 +131,37 @@ func (s *Handler) updateBoard(c echo.Context) error {
 		b.Normalize()
 		err = b.Validate()
 	}
-	v := s.boardFormView(c, b, true, boardFormErrors(perrs, err))
+	v := s.sentView(c, form, old, boardFormErrors(perrs, err))
 	return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage("Edit "+old.Title, v.Nav, templates.BoardForm(v)))
+}
+
+// sentView is the board form as it was sent, with its errors: exactly what
+// was typed and ticked, not the defaults a definition would fill in (a form
+// sent with no period ticked comes back with none ticked). Editing (old has
+// an id), the settings fixed at creation are old's.
+func (s *Handler) sentView(c echo.Context, form url.Values, old board.Board, errs formErrors) templates.BoardFormView {
+	editing := old.ID != ""
+	v := s.boardFormView(c, old, editing, errs)
+	text := map[string]*string{"title": &v.Title, "format": &v.Format, "prefix": &v.Prefix, "suffix": &v.Suffix,
+		"default_period": &v.DefaultPeriod, "time_zone": &v.TimeZone, "rank_style": &v.RankStyle, "cap": &v.Cap, "retention": &v.Retention}
+	if !editing {
+		text["id"], text["decimals"], text["order"], text["tie_break"] = &v.ID, &v.Decimals, &v.Order, &v.TieBreak
+		for i := range v.Fields {
+			v.Fields[i] = templates.FieldRow{Name: form.Get(fmt.Sprintf("field%d", i)), Desc: form.Get(fmt.Sprintf("field%d_dir", i)) == "desc"}
+		}
+	} else if old.Format.Type == board.Decimal {
+		delete(text, "format") // fixed: shown as text
+	}
+	for k, p := range text {
+		if form.Has(k) {
+			*p = form.Get(k)
+		}
+	}
+	v.Periods = map[string]bool{}
+	for _, p := range form["periods"] {
+		v.Periods[p] = true
+	}
+	return v
 }
 
 // deleteView asks to type the board's id before deleting it.
@@ -149,7 +186,7 @@ func (s *Handler) deleteBoard(c echo.Context) error {
 		return err
 	}
 	if formValue(c, "confirm") != b.ID {
-		v := s.deleteView(c, &b, "Type "+b.ID+" exactly to confirm.", formValue(c, "confirm"))
+		v := s.deleteView(c, &b, "does not match: type "+b.ID+" exactly", formValue(c, "confirm"))
 		return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage(v.Title, v.Nav, templates.Confirm(v)))
 	}
 	if err := s.opts.Store.DeleteBoard(c.Request().Context(), b.ID); err != nil {

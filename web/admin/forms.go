@@ -66,6 +66,63 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 	return b, errs
 }
 
+// withFixed is the edit form with the settings fixed at creation filled in
+// from old where the form does not send them: the edit form shows them as
+// text. Where a request does send one, it is kept, so that a change is
+// refused (board.ErrImmutable) rather than dropped.
+func withFixed(form url.Values, old *board.Board) url.Values {
+	v := url.Values{}
+	for k, vs := range form {
+		v[k] = vs
+	}
+	keep := func(k, val string) {
+		if !v.Has(k) {
+			v.Set(k, val)
+		}
+	}
+	keep("order", string(old.Order))
+	keep("tie_break", string(old.TieBreak))
+	keep("format", string(old.Format.Type))
+	keep("decimals", strconv.Itoa(old.Format.Decimals))
+	if !sendsFields(form) {
+		for i, f := range old.Fields {
+			v.Set(fmt.Sprintf("field%d", i), f.Name)
+			v.Set(fmt.Sprintf("field%d_dir", i), map[bool]string{true: "desc", false: "asc"}[f.Desc])
+		}
+	}
+	return v
+}
+
+// sendsFields reports whether a board form says anything of extra sort
+// fields.
+func sendsFields(form url.Values) bool {
+	for i := range board.MaxFields {
+		if form.Has(fmt.Sprintf("field%d", i)) || form.Has(fmt.Sprintf("field%d_dir", i)) {
+			return true
+		}
+	}
+	return false
+}
+
+// fixedChanges refuses, by name, changes to settings fixed at creation that
+// would otherwise be passed over without a word (a direction for an extra
+// sort field the board does not have: a row with no name is skipped) or be
+// blamed on another field (scores turned into amounts with decimals, or
+// back). The store refuses the others (board.ErrImmutable).
+func fixedChanges(form url.Values, old *board.Board) formErrors {
+	errs := formErrors{}
+	if form.Has("format") && (form.Get("format") == string(board.Decimal)) != (old.Format.Type == board.Decimal) {
+		errs["format.type"] = fmt.Sprintf("cannot change to or from amounts with decimals after creation: scores are stored in units of %s; create a new board", old.Format.Unit())
+	}
+	for i := len(old.Fields); i < board.MaxFields; i++ {
+		if strings.TrimSpace(form.Get(fmt.Sprintf("field%d", i))) == "" && form.Has(fmt.Sprintf("field%d_dir", i)) {
+			errs["fields"] = fmt.Sprintf("cannot change after creation: the board has %d extra sort %s; create a new board",
+				len(old.Fields), map[bool]string{true: "field", false: "fields"}[len(old.Fields) == 1])
+		}
+	}
+	return errs
+}
+
 // scoreForm is the adjust-score form.
 type scoreForm struct {
 	Member, Op, Value, Name, Reason string

@@ -24,6 +24,7 @@ type Store interface {
 	Boards(ctx context.Context) ([]board.Board, error)
 	Board(ctx context.Context, id string) (board.Board, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+	Ranks(ctx context.Context, b *board.Board, p board.Period, members []string) ([]board.Standing, error)
 	CreateBoard(ctx context.Context, b board.Board) (board.Board, error)
 	UpdateBoard(ctx context.Context, b board.Board) (board.Board, error)
 	DeleteBoard(ctx context.Context, id string) error

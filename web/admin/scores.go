@@ -118,11 +118,34 @@ func (s *Handler) adjustScore(c echo.Context) error {
 		}
 		return s.formFailed(c, &b, "score", formErrors{field: fes[0].Message})
 	}
-	msg := "Score saved."
+	name := f.Name
+	if name == "" {
+		name = s.nameOf(c, &b, f.Member)
+	}
+	msg := "Score saved for " + who(name, f.Member) + "."
 	if ch, ok := res.Change(b.DefaultPeriod); ok && ch.After.Ranked {
-		msg = fmt.Sprintf("%s now has %s (%s).", f.Member, b.Format.Display(ch.After.Score), templates.Ordinal(ch.After.Rank))
+		msg = fmt.Sprintf("%s now has %s (%s).", who(name, f.Member), b.Format.Display(ch.After.Score), templates.Ordinal(ch.After.Rank))
 	}
 	return s.done(c, backTo(&b, f.Member), msg)
+}
+
+// nameOf is a member's display name for a message, or "" when it cannot be
+// read: the change is made, so a failed read only plainer words.
+func (s *Handler) nameOf(c echo.Context, b *board.Board, member string) string {
+	sts, err := s.opts.Store.Ranks(c.Request().Context(), b, b.Current(b.DefaultPeriod, s.opts.Store.Now()), []string{member})
+	if err != nil || len(sts) == 0 {
+		return ""
+	}
+	return sts[0].Name
+}
+
+// who names a member the way people know them, with the id where the two
+// differ: "Ann K (ann)", or "ann".
+func who(name, id string) string {
+	if name == "" || name == id {
+		return id
+	}
+	return name + " (" + id + ")"
 }
 
 // periodChoice reads "all" or a current period's label from a form.
@@ -162,6 +185,7 @@ func (s *Handler) removeMember(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "remove", errs)
 	}
+	name := s.nameOf(c, &b, member) // before: removing from every period forgets it
 	removed, err := s.opts.Store.RemoveMember(c.Request().Context(), b.ID, member, p, board.Author{Actor: s.actor(c), Reason: why})
 	if err != nil {
 		return err
@@ -169,7 +193,7 @@ func (s *Handler) removeMember(c echo.Context) error {
 	if len(removed) == 0 {
 		return s.formFailed(c, &b, "remove", formErrors{"member": "has no score there"})
 	}
-	return s.done(c, backTo(&b, ""), fmt.Sprintf("%s removed from %d %s.", member, len(removed), templates.Plural(len(removed), "period", "periods")))
+	return s.done(c, backTo(&b, ""), fmt.Sprintf("%s removed from %d %s.", who(name, member), len(removed), templates.Plural(len(removed), "period", "periods")))
 }
 
 func (s *Handler) resetPeriod(c echo.Context) error {
@@ -216,8 +240,9 @@ func (s *Handler) renameMember(c echo.Context) error {
 		return s.formFailed(c, &b, "rename", errs)
 	}
 	by := board.Author{Actor: s.actor(c), Reason: strings.TrimSpace(formValue(c, "reason"))}
-	if _, err := s.opts.Store.SetName(c.Request().Context(), b.ID, member, name, by); err != nil {
+	prev, err := s.opts.Store.SetName(c.Request().Context(), b.ID, member, name, by)
+	if err != nil {
 		return err
 	}
-	return s.done(c, backTo(&b, member), member+" is now shown as "+name+".")
+	return s.done(c, backTo(&b, member), who(prev, member)+" is now shown as "+name+".")
 }

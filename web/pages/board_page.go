@@ -14,13 +14,14 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/live"
 	"podium/rows"
 	"podium/web/request"
 	"podium/web/templates"
 )
 
 const (
-	recentOnBoard = 8
+	recentOnBoard = live.RecentSize // as many as live frames carry
 	searchLimit   = 50
 )
 
@@ -61,9 +62,14 @@ func (s *Handler) boardPage(c echo.Context) error {
 	}
 	if !current {
 		v.Live.Key = p.Key
+		v.Live.Closed = !p.End.After(s.opts.Store.Now()) // past, not a future period asked for by key
 	}
 	if s.opts.Live != nil && q == "" {
-		v.Live.Query = liveQuery(b.ID, p, current, url.Values{"offset": {strconv.Itoa((page - 1) * size)}, "limit": {strconv.Itoa(size)}})
+		extra := url.Values{"offset": {strconv.Itoa((page - 1) * size)}, "limit": {strconv.Itoa(size)}}
+		if !v.Live.Closed {
+			extra.Set("recent", "1") // the page's recent changes follow too
+		}
+		v.Live.Query = liveQuery(b.ID, p, current, extra)
 	}
 	now := s.opts.Store.Now()
 	v.Tabs = s.tabs(&b, p.Kind, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
@@ -117,11 +123,15 @@ func (s *Handler) boardPage(c echo.Context) error {
 			v.NextPage = boardURL(b.ID, p, current, page+1, size, "")
 		}
 	}
-	acts, err := s.opts.Store.Recent(ctx, &b, recentOnBoard)
-	if err != nil {
-		return err
+	// Recent changes are the period's own, and only while it is open: a
+	// closed period's standings are final.
+	if v.Closed = !current && !p.End.After(now); !v.Closed {
+		acts, err := s.opts.Store.Recent(ctx, &b, recentOnBoard)
+		if err != nil {
+			return err
+		}
+		v.Recent = activities(&b, acts, p, now)
 	}
-	v.Recent = activities(&b, acts, now)
 	v.EmbedHref = embedURL(b.ID, p, true, 10)
 	if s.opts.Export != nil {
 		v.ExportCSV, v.ExportJSON = exportURL(b.ID, p, rows.CSV), exportURL(b.ID, p, rows.JSON)
@@ -148,7 +158,7 @@ func (s *Handler) gone(b *board.Board, p board.Period, err error) error {
 func (s *Handler) snippet(c echo.Context, b *board.Board, p board.Period) string {
 	base := s.baseURL(c)
 	src := base + embedURL(b.ID, p, true, 10)
-	return fmt.Sprintf(`<iframe src="%s" title="%s" data-podium style="width:100%%;max-width:480px;border:0;height:480px" loading="lazy"></iframe>
+	return fmt.Sprintf(`<iframe src="%s" title="%s" data-podium style="width:100%%;max-width:480px;border:0;height:480px;color-scheme:normal" loading="lazy"></iframe>
 <script>
 addEventListener("message", function (e) {
   if (e.origin !== "%s" || !e.data || e.data.type !== "podium:height") return;

@@ -52,6 +52,7 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		// one view, and a client cannot make a view per offset.
 		spec.Offset -= spec.Offset % spec.Limit
 	}
+	spec.Recent = c.QueryParam("recent") == "1" // the board page's recent changes
 	s.opts.Live.Serve(c.Response(), c.Request(), spec, s.opts.EmbedOrigins, c.RealIP())
 	return nil
 }

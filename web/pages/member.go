@@ -29,6 +29,9 @@ func (s *Handler) memberPage(c echo.Context) error {
 	ranked := false
 	for _, st := range sts {
 		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period.Kind), Key: st.Period.Key, Ranked: st.Ranked}
+		if t := st.Period.Title(); t != mp.Label {
+			mp.Title = t // the board's name for it, never the raw key
+		}
 		if st.Name != "" {
 			v.Name = st.Name
 		}

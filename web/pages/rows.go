@@ -1,8 +1,6 @@
 package pages
 
 import (
-	"fmt"
-	"strconv"
 	"time"
 
 	"podium/board"
@@ -27,47 +25,18 @@ func tableOf(b *board.Board, entries []board.Entry, me string, label string) tem
 	return t
 }
 
-// activities turns recent changes into panel lines, measured in the board's
-// default period.
-func activities(b *board.Board, acts []board.Activity, now time.Time) []templates.Activity {
+// activities turns recent changes into panel lines as period p saw them;
+// changes that did not touch p are left out.
+func activities(b *board.Board, acts []board.Activity, p board.Period, now time.Time) []templates.Activity {
 	out := make([]templates.Activity, 0, len(acts))
-	for _, a := range acts {
-		v := templates.Activity{Name: a.Name, Href: memberURL(b.ID, a.Member), When: a.Time, Ago: templates.Ago(a.Time, now)}
-		val := b.Format.Display(a.Value)
-		switch a.Op {
-		case board.Incr:
-			v.Delta = "+" + val
-		case board.Decr:
-			v.Delta = "−" + val
-		case board.Set:
-			v.Delta = "set " + val
+	for _, a := range rows.Activities(b, acts) {
+		pl, ok := a.Periods[p.String()]
+		if !ok {
+			continue
 		}
-		c, ok := board.PrimaryChange(b, a.Changes)
-		if a.Op == board.Best {
-			v.Delta = "tried " + val
-			if ok && c.After.Ranked && c.After.Score == a.Value && (!c.Before.Ranked || c.Before.Score != a.Value) {
-				v.Delta = "new best " + val
-			}
-		}
-		if ok && c.After.Ranked {
-			v.After = b.Format.Display(c.After.Score)
-			v.Rank = templates.Ordinal(c.After.Rank)
-			if c.Before.Ranked {
-				v.Up = c.After.Rank < c.Before.Rank
-				v.Down = c.After.Rank > c.Before.Rank
-				if d := c.Before.Rank - c.After.Rank; d != 0 {
-					v.Rank += fmt.Sprintf(" (%s%s)", map[bool]string{true: "▲", false: "▼"}[d > 0], strconv.Itoa(abs(d)))
-				}
-			}
-		}
-		out = append(out, v)
+		when := time.UnixMilli(a.Time)
+		out = append(out, templates.Activity{Name: a.Name, Href: memberURL(b.ID, a.Member), When: when, Ago: templates.Ago(when, now),
+			Delta: pl.Delta, After: pl.After, Rank: pl.Rank, Up: pl.Up, Down: pl.Down})
 	}
 	return out
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }

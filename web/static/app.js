@@ -22,4 +22,8 @@
   });
   // Show copy buttons only where they can work.
   document.querySelectorAll("[data-copy]").forEach(function (b) { b.hidden = false; });
+  // A form sent back with errors starts at its error summary (autofocus does
+  // this where a browser honours it on a non-control).
+  var summary = document.querySelector(".error-summary");
+  if (summary && (!document.activeElement || document.activeElement === document.body)) summary.focus();
 })();

@@ -11,6 +11,8 @@
   var hrefBase = root.getAttribute("data-live-href") || "";
   var newTab = root.hasAttribute("data-live-newtab");
   var me = root.getAttribute("data-live-me") || "";
+  // A past period: its standings are final, though a correction still shows.
+  var closed = root.hasAttribute("data-live-closed");
   var motion = !(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
   var table = root.querySelector("table.standings");
   var tbody = table && table.tBodies[0];
@@ -19,6 +21,10 @@
   var emptyEl = root.querySelector("[data-live-empty]");
   var announceEl = root.querySelector("[data-live-announce]");
   var headlineEl = document.querySelector("[data-live-headline]");
+  var recentEl = document.querySelector("[data-live-recent]");
+  var recentList = recentEl && recentEl.querySelector("ul.activity");
+  var recentEmpty = recentEl && recentEl.querySelector("[data-live-recent-empty]");
+  var recent = null; // the last recent-changes frame's items
   if (!tbody) return;
 
   var state = null; // the last snapshot: {period, key, title, total, offset, rows}
@@ -40,13 +46,15 @@
     ws = new WebSocket(proto + "//" + location.host + "/live?" + query);
     ws.onopen = function () {
       attempt = 0;
-      setStatus("live", "Live");
+      if (closed) setStatus("closed", "Closed");
+      else setStatus("live", "Live");
     };
     ws.onmessage = function (e) {
       var f;
       try { f = JSON.parse(e.data); } catch (err) { return; }
       if (f.type === "snapshot") applySnapshot(f);
       else if (f.type === "diff" && state) applyDiff(f);
+      else if (f.type === "recent") { recent = f.items || []; renderRecent(); }
     };
     ws.onclose = function (e) {
       ws = null;
@@ -81,6 +89,7 @@
       if (el.textContent !== f.title) el.textContent = f.title; // roll-over to a new period
     });
     render();
+    renderRecent(); // the period may have rolled over
   }
 
   function applyDiff(d) {
@@ -181,11 +190,26 @@
     mv._t = setTimeout(function () { mv.remove(); }, 6000);
   }
 
+  // flash marks a cell whose shown value has just changed. The class goes
+  // when the animation ends, so moving the row later cannot replay it.
   function flash(el) {
     if (!motion) return;
-    el.classList.remove("flash");
+    el.classList.remove("score-changed");
     void el.offsetWidth; // restart the animation
-    el.classList.add("flash");
+    el.classList.add("score-changed");
+  }
+  tbody.addEventListener("animationend", function (e) {
+    if (e.target.classList) e.target.classList.remove("score-changed", "entering");
+  });
+
+  // place puts a row before another (or last) without taking it out of the
+  // document where the browser can help: moveBefore keeps focus, so a row
+  // link someone has tabbed to stays focused while rows reorder around it.
+  function place(tr, before) {
+    if (tr.isConnected && tbody.moveBefore) {
+      try { tbody.moveBefore(tr, before); return; } catch (e) { /* fall back */ }
+    }
+    tbody.insertBefore(tr, before);
   }
 
   function render() {
@@ -213,28 +237,45 @@
       setTimeout(function () { tr.remove(); }, 300);
     });
 
+    // Rows already in their place stay where they are; only those out of
+    // order move, and never through a removal (see place). Whatever moves,
+    // the element that had focus gets it back, without scrolling.
+    var focused = document.activeElement;
+    if (!focused || focused === document.body || !tbody.contains(focused)) focused = null;
     var announce = "";
+    var cursor = tbody.firstElementChild;
     rows.forEach(function (r) {
+      while (cursor && cursor.classList.contains("leaving")) cursor = cursor.nextElementSibling;
       var tr = existing[r.m];
       var fresh = !tr;
       if (fresh) tr = createRow(r);
       updateRow(tr, r, oldRank[r.m]);
       if (fresh && motion && state.seen) tr.classList.add("entering");
-      tbody.appendChild(tr);
+      if (tr === cursor) cursor = cursor.nextElementSibling;
+      else place(tr, cursor);
       if (me && r.m === me && oldRank[r.m] && oldRank[r.m] !== r.r) {
         announce = r.n + (r.r < oldRank[r.m] ? " moved up to " : " moved down to ") + ordinal(r.r) + ", from " + ordinal(oldRank[r.m]) + ".";
       }
     });
     // Leaving rows stay last until they are gone, out of the way of the order.
-    Array.prototype.forEach.call(tbody.querySelectorAll("tr.leaving"), function (tr) { tbody.appendChild(tr); });
+    Array.prototype.forEach.call(tbody.querySelectorAll("tr.leaving"), function (tr) {
+      if (tr.nextElementSibling) place(tr, null);
+    });
+    if (focused && focused.isConnected && document.activeElement !== focused) focused.focus({ preventScroll: true });
 
-    // FLIP: rows start where they were and slide to where they are now.
+    // FLIP: rows start where they were and slide to where they are now,
+    // above the rows that stay, and from no further than the table's own
+    // edges, so none slides under the header or out of the card.
     if (motion) {
+      var body = tbody.getBoundingClientRect();
       rows.forEach(function (r) {
         var tr = existing[r.m];
         if (!tr || firstTop[r.m] === undefined) return;
-        var dy = firstTop[r.m] - tr.getBoundingClientRect().top;
-        if (!dy) return;
+        var now = tr.getBoundingClientRect();
+        var from = Math.max(body.top, Math.min(firstTop[r.m], body.bottom - now.height));
+        var dy = from - now.top;
+        if (Math.abs(dy) < 1) return;
+        tr.classList.add("moving");
         tr.style.transition = "none";
         tr.style.transform = "translateY(" + dy + "px)";
         requestAnimationFrame(function () {
@@ -243,6 +284,8 @@
             tr.style.transform = "";
           });
         });
+        clearTimeout(tr._moving);
+        tr._moving = setTimeout(function () { tr.classList.remove("moving"); }, MOVE_MS + 50);
       });
     }
     state.seen = true;
@@ -255,6 +298,108 @@
       if (mine) headlineEl.textContent = ordinal(mine.r) + " of " + group(state.total) + " in " + state.title + " · " + mine.s;
     }
     if (announce && announceEl) announceEl.textContent = announce;
+  }
+
+  // Recent changes, as the period on screen saw them: a change that did not
+  // touch it is left out. Lines already shown stay in place (a link someone
+  // has tabbed to keeps focus); new ones come in at the top. Times are
+  // relative and kept so.
+  function renderRecent() {
+    if (!recentList || !recent || !state || recentPaused) return;
+    var key = state.period === "all" ? "all" : state.period + ":" + state.key;
+    var focusedEl = document.activeElement;
+    var shown = {};
+    Array.prototype.forEach.call(recentList.children, function (li) { if (li._key) shown[li._key] = li; });
+    var cursor = recentList.firstElementChild;
+    var keep = {};
+    recent.forEach(function (a) {
+      var p = a.p && a.p[key];
+      if (!p) return;
+      var id = a.t + ":" + a.m;
+      var sig = JSON.stringify([a.n, p]);
+      var li = shown[id];
+      if (!li) {
+        li = document.createElement("li");
+        li._key = id;
+      }
+      if (li._sig !== sig) {
+        li._sig = sig;
+        fillRecent(li, a, p);
+      }
+      keep[id] = true;
+      if (li === cursor) cursor = cursor.nextElementSibling;
+      else if (li.isConnected && recentList.moveBefore) {
+        try { recentList.moveBefore(li, cursor); } catch (e) { recentList.insertBefore(li, cursor); }
+      } else recentList.insertBefore(li, cursor);
+    });
+    Array.prototype.slice.call(recentList.children).forEach(function (li) {
+      if (!li._key || !keep[li._key]) li.remove();
+    });
+    if (focusedEl && focusedEl !== document.body && focusedEl.isConnected && document.activeElement !== focusedEl) focusedEl.focus({ preventScroll: true });
+    var n = recentList.children.length;
+    recentList.hidden = n === 0;
+    if (recentEmpty) recentEmpty.hidden = n > 0;
+  }
+
+  function fillRecent(li, a, p) {
+    var what = document.createElement("span");
+    what.className = "what";
+    var link = document.createElement("a");
+    link.href = hrefBase + encodeURIComponent(a.m);
+    link.textContent = a.n;
+    var delta = document.createElement("span");
+    delta.className = "delta" + (p.up ? " up" : "") + (p.down ? " down" : "");
+    delta.textContent = p.d;
+    what.appendChild(link);
+    what.appendChild(document.createTextNode(" "));
+    what.appendChild(delta);
+    var hint = document.createElement("span");
+    hint.className = "hint";
+    hint.appendChild(document.createTextNode((p.a || "") + " "));
+    if (p.r) {
+      var rank = document.createElement("span");
+      rank.textContent = "· " + p.r;
+      hint.appendChild(rank);
+      hint.appendChild(document.createTextNode(" "));
+    }
+    hint.appendChild(document.createTextNode("· "));
+    var time = document.createElement("time");
+    time.dateTime = new Date(a.t).toISOString();
+    time.setAttribute("data-t", a.t);
+    time.textContent = ago(a.t);
+    hint.appendChild(time);
+    li.replaceChildren(what, hint);
+  }
+
+  // While focus is in the list, it holds still: on a busy board every line
+  // would otherwise pass under the reader in a second. It catches up when
+  // focus leaves.
+  var recentPaused = false;
+  if (recentList) {
+    recentList.addEventListener("focusin", function () { recentPaused = true; });
+    recentList.addEventListener("focusout", function (e) {
+      if (e.relatedTarget && recentList.contains(e.relatedTarget)) return;
+      recentPaused = false;
+      renderRecent();
+    });
+  }
+
+  var MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  function ago(ms) {
+    var s = (Date.now() - ms) / 1000;
+    if (s < 45) return "just now";
+    if (s < 3600) return Math.round(s / 60) + " min ago";
+    if (s < 86400) return Math.round(s / 3600) + " h ago";
+    var d = new Date(ms);
+    return d.getDate() + " " + MONTHS[d.getMonth()] + " " + String(d.getHours()).padStart(2, "0") + ":" + String(d.getMinutes()).padStart(2, "0");
+  }
+  if (recentList) {
+    setInterval(function () {
+      recentList.querySelectorAll("time[data-t]").forEach(function (t) {
+        var text = ago(parseInt(t.getAttribute("data-t"), 10));
+        if (t.textContent !== text) t.textContent = text;
+      });
+    }, 15000);
   }
 
   connect();

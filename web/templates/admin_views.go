@@ -71,10 +71,19 @@ type AuditView struct {
 	Board, Actor, Next string
 }
 
-// AuditRow is one change.
+// AuditRow is one change; Changes say what it changed, a line each.
 type AuditRow struct {
-	When                                                        time.Time
-	Actor, Action, Board, Member, Period, Before, After, Reason string
+	When                                 time.Time
+	Actor, Action, Board, Member, Reason string
+	Changes                              []AuditChange
+}
+
+// AuditChange is one line of a change: what (a period, a setting), and its
+// value before and after. A line with only After is a value set where
+// nothing was (a board's settings at creation); with only Before, one taken
+// away.
+type AuditChange struct {
+	What, Before, After string
 }
 
 // KeysView lists API keys, and shows a new key's secret once.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/rows"
 )
 
 // Link is a labelled URL; Current marks the page being shown.
@@ -78,6 +79,7 @@ type BoardView struct {
 	PrevPage    string
 	NextPage    string
 	Recent      []Activity
+	Closed      bool // a past period: no recent changes
 	Snippet     string
 	EmbedHref   string
 	ExportCSV   string // downloads of the period shown; empty without an exporter
@@ -97,6 +99,7 @@ type LiveInfo struct {
 	Me         string // the member whose rank changes are announced
 	Period     string // kind shown, for forms
 	Key        string // period key when not the current one
+	Closed     bool   // a past period: the script says "Closed", not "Live"
 }
 
 // AroundView is the around-me page.
@@ -114,7 +117,8 @@ type AroundView struct {
 
 // MemberPeriod is one period on a member's page.
 type MemberPeriod struct {
-	Label      string
+	Label      string // "This week"
+	Title      string // "Week 47, 16–22 Nov 2026", as the board names it; empty when Label says it all
 	Key        string
 	Ranked     bool
 	Rank       string
@@ -155,22 +159,7 @@ type ErrorView struct {
 }
 
 // Ordinal writes 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st...
-func Ordinal(n int) string {
-	suffix := "th"
-	switch n % 100 {
-	case 11, 12, 13:
-	default:
-		switch n % 10 {
-		case 1:
-			suffix = "st"
-		case 2:
-			suffix = "nd"
-		case 3:
-			suffix = "rd"
-		}
-	}
-	return strconv.Itoa(n) + suffix
-}
+func Ordinal(n int) string { return rows.Ordinal(n) }
 
 // Group writes an integer with thousands separators.
 func Group(n int) string { return board.Format{Type: board.Integer}.Display(float64(n)) }

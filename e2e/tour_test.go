@@ -1,0 +1,337 @@
+package e2e
+
+// The tour: one app with a board in every period kind, closed periods in the
+// archive, an admin, and the list of every page a person can reach, walked in
+// one browser tab (signing in on the way). a11y_test.go checks each stop with
+// axe-core, and for sideways scrolling at 390 px.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"podium/archive"
+	"podium/board"
+)
+
+// stop is one page of the tour: where it is, the status it answers with,
+// whether it needs a signed-in admin, and what to do on it before checking.
+type stop struct {
+	name   string
+	path   string
+	status int
+	admin  bool
+	act    func(t *testing.T, page playwright.Page)
+}
+
+// stops is every public and admin page, in the order a context can walk
+// them: public pages, the sign-in form, then the console once signed in.
+func stops() []stop {
+	return []stop{
+		{name: "home", path: "/", status: 200},
+		{name: "board, default period", path: "/b/every", status: 200},
+		{name: "board, today", path: "/b/every?period=day", status: 200},
+		{name: "board, this week", path: "/b/every?period=week", status: 200},
+		{name: "board, this month", path: "/b/every?period=month", status: 200},
+		{name: "board, this year", path: "/b/every?period=year", status: 200},
+		{name: "board, all time", path: "/b/every?period=all", status: 200},
+		{name: "board, a past week", path: "/b/every?period=week&at=2026-W53", status: 200},
+		{name: "board, a search", path: "/b/every?period=week&q=a", status: 200},
+		{name: "member", path: "/b/every/m/ann", status: 200},
+		{name: "around me", path: "/b/every/around/ann?period=week", status: 200},
+		{name: "past winners", path: "/b/every/winners?period=week", status: 200},
+		{name: "widget", path: "/embed/every", status: 200},
+		{name: "widget, dark, around a member", path: "/embed/every?theme=dark&member=ann&limit=5", status: 200},
+		{name: "widget, light", path: "/embed/every?theme=light", status: 200},
+		{name: "404", path: "/no-such-page", status: 404},
+		{name: "404, no such board", path: "/b/no-such-board", status: 404},
+		{name: "404, no such member", path: "/b/every/m/ghost", status: 404},
+		{name: "admin sign-in", path: "/admin/login", status: 200},
+		{name: "admin boards", path: "/admin", status: 200, admin: true},
+		{name: "admin, new board", path: "/admin/boards/new", status: 200, admin: true},
+		{name: "admin, edit board", path: "/admin/boards/every/edit", status: 200, admin: true},
+		{name: "admin, manage scores", path: "/admin/boards/every", status: 200, admin: true},
+		{name: "admin, delete board", path: "/admin/boards/every/delete", status: 200, admin: true},
+		{name: "admin audit log", path: "/admin/audit", status: 200, admin: true},
+		{name: "admin, a new API key", path: "/admin/keys", status: 200, admin: true, act: createKey},
+		{name: "admin API keys", path: "/admin/keys", status: 200, admin: true},
+		{name: "admin users", path: "/admin/users", status: 200, admin: true},
+		{name: "admin sessions", path: "/admin/sessions", status: 200, admin: true},
+		{name: "admin 404", path: "/admin/boards/no-such-board", status: 404, admin: true},
+	}
+}
+
+// createKey makes an API key, so the page shows the new secret once and
+// lists a key.
+func createKey(t *testing.T, page playwright.Page) {
+	t.Helper()
+	must(t, page.Locator("#k-name").Fill("Scoreboard feed"))
+	must(t, page.GetByTestId("create-key").Click())
+	must(t, expect.Locator(page.GetByTestId("new-key")).ToBeVisible())
+}
+
+// tourApp is the app the tour visits: a board with every period kind, a
+// sort field, display names, recent changes up and down, and closed periods
+// archived (past winners, a member's chart).
+func tourApp(t *testing.T) *app {
+	t.Helper()
+	db, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "archive.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	a := launch(t, db)
+	b := a.board(board.Board{ID: "every", Title: "Every Period", Periods: board.Kinds, DefaultPeriod: board.Weekly,
+		Fields: []board.Field{{Name: "clears", Desc: true}}})
+	// Long words in narrow columns: the boards list once crossed its card on a phone.
+	a.board(board.Board{ID: "sprint-100m", Title: "100 m Sprint", Format: board.Format{Type: board.Duration}, Order: board.LowerIsBetter,
+		Periods: []board.Kind{board.Weekly, board.Yearly, board.AllTime}}, "ann", 10480, "bob", 9870)
+	a.board(board.Board{ID: "quarterly-sales", Title: "Quarterly Sales", Format: board.Format{Type: board.Decimal, Decimals: 2, Prefix: "$"},
+		Periods: []board.Kind{board.Monthly, board.Yearly}}, "ann", 1250)
+	names := map[string]string{"ann": "Ann Archer", "bob": "Bob Bishop", "cy": "Cy", "dee": "Dee Dorsey-Lindqvist"}
+	submit := func(s *board.Store, member string, score float64, op board.Op) {
+		sub := board.Submission{Member: member, Score: score, Op: op, Name: names[member], Fields: []int64{int64(score) % 7}}
+		if _, err := s.Submit(context.Background(), b.ID, sub, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Last year's last week, closed and archived.
+	past := board.NewStore(redisSrv.Client(t), board.WithClock(func() time.Time { return time.Date(2026, 12, 31, 10, 0, 0, 0, time.UTC) }))
+	for i, m := range []string{"ann", "bob", "cy", "dee", "eve"} {
+		submit(past, m, float64(50-i*7), board.Set)
+	}
+	arch := &archive.Archiver{Store: a.store, DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if _, err := arch.Due(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// This week: sets, then increases and a decrease for "Recent changes".
+	for i, m := range []string{"ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ivy", "jo", "kim", "lee"} {
+		submit(a.store, m, float64(100-i*6), board.Set)
+	}
+	submit(a.store, "cy", 30, board.Incr)
+	submit(a.store, "ann", 12, board.Decr)
+	submit(a.store, "lee", 45, board.Incr)
+	return a
+}
+
+// variant is one viewport and colour scheme.
+type variant struct {
+	width int
+	dark  bool
+}
+
+func (v variant) String() string {
+	if v.dark {
+		return fmt.Sprintf("%dpx-dark", v.width)
+	}
+	return fmt.Sprintf("%dpx-light", v.width)
+}
+
+// tourPage opens a tab in its own context at the variant's size and
+// preferred colour scheme, motion reduced so no animation is caught
+// half-way, with initScript (axe-core) in every document when given.
+func tourPage(t *testing.T, v variant, initScript string) playwright.Page {
+	t.Helper()
+	scheme := playwright.ColorSchemeLight
+	if v.dark {
+		scheme = playwright.ColorSchemeDark
+	}
+	ctx, err := browser.NewContext(playwright.BrowserNewContextOptions{
+		Viewport:      &playwright.Size{Width: v.width, Height: 844},
+		ColorScheme:   scheme,
+		ReducedMotion: playwright.ReducedMotionReduce,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctx.Close() })
+	if initScript != "" {
+		must(t, ctx.AddInitScript(playwright.Script{Content: &initScript}))
+	}
+	page, err := ctx.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
+// tour visits every stop in page, signing in before the first admin one,
+// and calls check on each once it has settled.
+func tour(t *testing.T, page playwright.Page, a *app, check func(s stop)) {
+	t.Helper()
+	signedIn := false
+	for _, s := range stops() {
+		if s.admin && !signedIn {
+			signIn(t, page, a, adminPassword)
+			must(t, page.WaitForURL(a.URL+"/admin"))
+			signedIn = true
+		}
+		open(t, page, a.URL+s.path, s.status)
+		if s.act != nil {
+			s.act(t, page)
+		}
+		settle(t, page)
+		check(s)
+	}
+}
+
+// settle waits for a live page's socket to say how it is (the indicator is
+// hidden until then) and for the frames after it to be painted.
+func settle(t *testing.T, page playwright.Page) {
+	t.Helper()
+	if n, err := page.Locator("[data-live-status]").Count(); err == nil && n > 0 {
+		if _, err := page.WaitForFunction(`() => [...document.querySelectorAll("[data-live-status]")].every(e => !e.hidden)`, nil,
+			playwright.PageWaitForFunctionOptions{Timeout: playwright.Float(5000)}); err != nil {
+			t.Logf("%s: the live indicator did not appear: %v", page.URL(), err)
+		}
+	}
+	_, err := page.Evaluate(`() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	must(t, err)
+}
+
+// show sets the page's viewport and preferred colour scheme, without a reload.
+func show(t *testing.T, page playwright.Page, v variant) {
+	t.Helper()
+	scheme := playwright.ColorSchemeLight
+	if v.dark {
+		scheme = playwright.ColorSchemeDark
+	}
+	must(t, page.SetViewportSize(v.width, 844))
+	must(t, page.EmulateMedia(playwright.PageEmulateMediaOptions{ColorScheme: scheme}))
+	settle(t, page)
+}
+
+// snap saves the page at a failed stop as e2e/screenshots/<test>-<what>.png.
+func snap(t *testing.T, page playwright.Page, what string) {
+	t.Helper()
+	dir, _ := filepath.Abs("screenshots")
+	_ = os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, unsafeName.ReplaceAllString(t.Name()+"-"+what, "_")+".png")
+	if _, err := page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(path), FullPage: playwright.Bool(true)}); err == nil {
+		t.Logf("screenshot: %s", path)
+	}
+}
+
+// axeSource is axe-core's script and version, from the driver folder that
+// scripts/playwright-setup.sh stages (nothing is downloaded here).
+func axeSource(t *testing.T) (src, version string) {
+	t.Helper()
+	driver, err := driverDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(driver, "axe-core")
+	js, err := os.ReadFile(filepath.Join(dir, "axe.min.js"))
+	if errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("axe-core is not in the driver folder %s: run scripts/playwright-setup.sh (make test and make e2e do), which installs it from npm", driver)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct{ Version string }
+	if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err != nil || json.Unmarshal(b, &pkg) != nil {
+		t.Fatalf("axe-core in %s has no readable package.json: run scripts/playwright-setup.sh again", dir)
+	}
+	return string(js), pkg.Version
+}
+
+// violation is one failed axe rule on a page.
+type violation struct {
+	ID      string   `json:"id"`
+	Impact  string   `json:"impact"`
+	Help    string   `json:"help"`
+	HelpURL string   `json:"helpUrl"`
+	Targets []string `json:"targets"`
+	Details []string `json:"details"`
+}
+
+// runAxe runs every default axe-core rule on the page (its frames too).
+func runAxe(t *testing.T, page playwright.Page) []violation {
+	t.Helper()
+	out, err := page.Evaluate(`async () => {
+		const r = await axe.run(document, { resultTypes: ["violations"] });
+		return JSON.stringify(r.violations.map(v => ({
+			id: v.id, impact: v.impact || "", help: v.help, helpUrl: v.helpUrl,
+			targets: v.nodes.map(n => n.target.join(" ")),
+			details: v.nodes.map(n => (n.failureSummary || "").replace(/\s+/g, " ")),
+		})));
+	}`)
+	if err != nil {
+		t.Fatalf("%s: axe-core did not run: %v", page.URL(), err)
+	}
+	var vs []violation
+	if err := json.Unmarshal([]byte(fmt.Sprint(out)), &vs); err != nil {
+		t.Fatalf("%s: axe-core's answer: %v", page.URL(), err)
+	}
+	return vs
+}
+
+// describe lists violations as a person fixing them wants to read them.
+func describe(vs []violation) string {
+	var b strings.Builder
+	for _, v := range vs {
+		fmt.Fprintf(&b, "  %s (%s): %s\n    %s\n", v.ID, v.Impact, v.Help, v.HelpURL)
+		for i, target := range v.Targets {
+			if i == 8 {
+				fmt.Fprintf(&b, "      ... and %d more\n", len(v.Targets)-i)
+				break
+			}
+			fmt.Fprintf(&b, "      %s\n        %s\n", target, v.Details[i])
+		}
+	}
+	return b.String()
+}
+
+// width is how wide a page's document is against its viewport, and, when
+// wider, the element that reaches furthest right without a scrolling or
+// clipping box around it.
+type width struct {
+	Scroll   int    `json:"scroll"`
+	Viewport int    `json:"viewport"`
+	Widest   string `json:"widest"`
+	Right    int    `json:"right"`
+}
+
+func measureWidth(t *testing.T, page playwright.Page) width {
+	t.Helper()
+	out, err := page.Evaluate(`() => {
+		const root = document.documentElement;
+		const w = { scroll: root.scrollWidth, viewport: root.clientWidth, widest: "", right: 0 };
+		if (w.scroll <= w.viewport) return JSON.stringify(w);
+		const contained = el => {
+			for (let p = el.parentElement; p && p !== document.body; p = p.parentElement)
+				if (getComputedStyle(p).overflowX !== "visible") return true;
+			return false;
+		};
+		let widest = null, right = w.viewport;
+		for (const el of document.body.querySelectorAll("*")) {
+			const r = el.getBoundingClientRect().right;
+			if (r > right + 0.5 && !contained(el)) { widest = el; right = r; }
+		}
+		if (widest) {
+			const id = widest.id ? "#" + widest.id : "";
+			const cls = typeof widest.className === "string" && widest.className.trim() ? "." + widest.className.trim().split(/\s+/).join(".") : "";
+			const tid = widest.dataset && widest.dataset.testid ? "[data-testid=" + widest.dataset.testid + "]" : "";
+			const text = (widest.textContent || "").trim().replace(/\s+/g, " ").slice(0, 60);
+			w.widest = widest.tagName.toLowerCase() + id + cls + tid + (text ? " “" + text + "”" : "");
+			w.right = Math.ceil(right);
+		}
+		return JSON.stringify(w);
+	}`)
+	must(t, err)
+	var w width
+	if err := json.Unmarshal([]byte(fmt.Sprint(out)), &w); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}

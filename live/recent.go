@@ -1,0 +1,124 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"podium/board"
+	"podium/rows"
+)
+
+// RecentSize is how many recent changes a board page shows, and live
+// frames carry.
+const RecentSize = 8
+
+// feed is a board's recent changes, for the board pages that show them
+// (Spec.Recent): read once per tick when the board's list changes, encoded
+// once, and sent to every such page whatever its view. Each change carries
+// what it did in every period it touched; a page shows its own period's.
+type feed struct {
+	board   board.Board
+	clients map[*client]struct{}
+	last    []byte // the last frame sent: what a newcomer gets
+	dirty   bool
+}
+
+// recentFrame is {"type":"recent","items":[...]}.
+type recentFrame struct {
+	Type  string          `json:"type"`
+	Items []rows.Activity `json:"items"`
+}
+
+// follow adds a client to its board's feed (under mu).
+func (h *Hub) follow(c *client, b board.Board) {
+	f := h.feeds[b.ID]
+	if f == nil {
+		f = &feed{board: b, clients: map[*client]struct{}{}, dirty: true}
+		h.feeds[b.ID] = f
+	}
+	f.clients[c] = struct{}{}
+	c.feed = f
+	if f.last != nil {
+		h.deliver(c, f.last)
+	}
+}
+
+// unfollow removes a client from its feed, and a feed left without clients
+// (under mu).
+func (h *Hub) unfollow(c *client) {
+	f := c.feed
+	if f == nil {
+		return
+	}
+	delete(f.clients, c)
+	if len(f.clients) == 0 && h.feeds[f.board.ID] == f {
+		delete(h.feeds, f.board.ID)
+	}
+}
+
+// markRecent notes a change of board id's recent list or names (under mu).
+func (h *Hub) markRecent(id string) {
+	if f := h.feeds[id]; f != nil {
+		f.dirty = true
+	}
+}
+
+// dirtyFeeds takes the feeds to read this tick; all of them when asked
+// (under mu).
+func (h *Hub) dirtyFeeds(all bool) []*feed {
+	var out []*feed
+	for _, f := range h.feeds {
+		if f.dirty || all || f.last == nil {
+			f.dirty = false
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// readFeeds reads the feeds' recent changes, then (under mu) sends each
+// changed list to its clients. A feed whose read fails is read again next
+// tick.
+func (h *Hub) readFeeds(ctx context.Context, fs []*feed) {
+	if len(fs) == 0 {
+		return
+	}
+	frames := make([][]byte, len(fs))
+	var firstErr error
+	for i, f := range fs {
+		h.mu.Lock()
+		b := f.board
+		h.mu.Unlock()
+		acts, err := h.reader.Recent(ctx, &b, RecentSize)
+		if err == nil {
+			frames[i], err = json.Marshal(recentFrame{Type: "recent", Items: rows.Activities(&b, acts)})
+		}
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("recent changes of %q: %w", b.ID, err)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, f := range fs {
+		msg := frames[i]
+		if msg == nil {
+			f.dirty = true
+			continue
+		}
+		if bytes.Equal(msg, f.last) {
+			continue
+		}
+		f.last = msg
+		for c := range f.clients {
+			h.deliver(c, msg)
+		}
+	}
+	if firstErr != nil && ctx.Err() == nil && time.Since(h.lastFeedWarn) >= maxRetry {
+		h.lastFeedWarn = time.Now()
+		h.log.Warn("live: recent changes could not be read; retried next tick", slog.Any("error", firstErr))
+	}
+}
