@@ -19,7 +19,10 @@ type fakeReader struct {
 	mu    sync.Mutex
 	reads int
 	calls int
-	now   time.Time
+	// recent changes: how often they were read, and the error they fail with
+	recentCalls int
+	recentErr   error
+	now         time.Time
 }
 
 func (f *fakeReader) Now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now }
@@ -31,7 +34,10 @@ func (f *fakeReader) Board(ctx context.Context, id string) (board.Board, error) 
 }
 
 func (f *fakeReader) Recent(context.Context, *board.Board, int) ([]board.Activity, error) {
-	return nil, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.recentCalls++
+	return nil, f.recentErr
 }
 
 func (f *fakeReader) ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult {

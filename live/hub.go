@@ -121,6 +121,9 @@ func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = 16
 	}
+	// A lagging client's queue is reset to two frames (its view's snapshot
+	// and its feed's last list): room for both and one more.
+	opts.QueueSize = max(opts.QueueSize, 3)
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = 5 * time.Second
 	}
@@ -263,7 +266,7 @@ func (h *Hub) tick(ctx context.Context) {
 		}
 	}
 	clear(h.dirty)
-	feeds := h.dirtyFeeds(resync || poll)
+	feeds := h.dirtyFeeds(resync || poll, wall)
 	h.mu.Unlock()
 	// A node that does not answer must not hold every other view for the
 	// client's retries: the tick's reads are bounded.

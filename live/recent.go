@@ -25,6 +25,9 @@ type feed struct {
 	clients map[*client]struct{}
 	last    []byte // the last frame sent: what a newcomer gets
 	dirty   bool
+	// A feed whose read failed waits, like a view, before it is read again.
+	failures int
+	retryAt  time.Time
 }
 
 // recentFrame is {"type":"recent","items":[...]}.
@@ -69,9 +72,12 @@ func (h *Hub) markRecent(id string) {
 
 // dirtyFeeds takes the feeds to read this tick; all of them when asked
 // (under mu).
-func (h *Hub) dirtyFeeds(all bool) []*feed {
+func (h *Hub) dirtyFeeds(all bool, now time.Time) []*feed {
 	var out []*feed
 	for _, f := range h.feeds {
+		if f.failures > 0 && now.Before(f.retryAt) {
+			continue
+		}
 		if f.dirty || all || f.last == nil {
 			f.dirty = false
 			out = append(out, f)
@@ -81,8 +87,9 @@ func (h *Hub) dirtyFeeds(all bool) []*feed {
 }
 
 // readFeeds reads the feeds' recent changes, then (under mu) sends each
-// changed list to its clients. A feed whose read fails is read again next
-// tick.
+// changed list to its clients. A feed whose read fails is read again after a
+// backoff, so a shard that does not answer costs the tick's bounded wait at
+// most once per maxRetry.
 func (h *Hub) readFeeds(ctx context.Context, fs []*feed) {
 	if len(fs) == 0 {
 		return
@@ -106,9 +113,12 @@ func (h *Hub) readFeeds(ctx context.Context, fs []*feed) {
 	for i, f := range fs {
 		msg := frames[i]
 		if msg == nil {
+			f.failures++
+			f.retryAt = time.Now().Add(min(h.opts.Tick<<min(f.failures, 10), maxRetry))
 			f.dirty = true
 			continue
 		}
+		f.failures = 0
 		if bytes.Equal(msg, f.last) {
 			continue
 		}

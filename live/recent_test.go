@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -41,6 +42,28 @@ func TestRecentChangesFollowTheBoard(t *testing.T) {
 	f.hub.mu.Unlock()
 	if st := f.hub.Stats(); st.Views != 1 || st.Clients != 2 || following != 1 {
 		t.Fatalf("%d views for %d clients, %d following recent changes: want the page and the widget sharing one view, the page alone following", st.Views, st.Clients, following)
+	}
+}
+
+// TestFailingRecentReadBacksOff: a board whose recent changes cannot be read
+// is not read again every tick (a shard that does not answer would hold
+// every tick for its timeout), and its view goes on.
+func TestFailingRecentReadBacksOff(t *testing.T) {
+	h, r := newTestHub(Options{})
+	r.recentErr = errors.New("WRONGTYPE")
+	fc := &fakeConn{}
+	cl := newClient(fc)
+	if err := h.attach(context.Background(), cl, Spec{Board: "b", Kind: board.AllTime, Limit: 10, Recent: true}); err != nil {
+		t.Fatal(err)
+	}
+	for range 30 {
+		h.markDirty("lb:{b}:all")
+		h.markDirty("lb:{b}:recent")
+		h.tick(context.Background())
+		waitFor(t, "the client to take its frame", func() bool { return !cl.busy.Load() })
+	}
+	if r.recentCalls > 3 || r.reads != 30 {
+		t.Fatalf("30 ticks read the failing recent changes %d times and the view %d times; want a backoff, and 30", r.recentCalls, r.reads)
 	}
 }
 

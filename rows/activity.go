@@ -57,7 +57,7 @@ func place(b *board.Board, a board.Activity, c board.Change) Place {
 			p.Delta = "new best " + val
 		}
 	}
-	if !c.After.Ranked {
+	if !c.After.Ranked || c.After.Rank <= 0 { // a bulk load that skipped ranks
 		return p
 	}
 	p.After = b.Format.Display(c.After.Score)

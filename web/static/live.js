@@ -312,10 +312,14 @@
     Array.prototype.forEach.call(recentList.children, function (li) { if (li._key) shown[li._key] = li; });
     var cursor = recentList.firstElementChild;
     var keep = {};
+    var seen = {};
     recent.forEach(function (a) {
       var p = a.p && a.p[key];
       if (!p) return;
-      var id = a.t + ":" + a.m;
+      // One call's items share a time, and may name a member twice.
+      var base = a.t + ":" + a.m;
+      seen[base] = (seen[base] || 0) + 1;
+      var id = base + ":" + seen[base];
       var sig = JSON.stringify([a.n, p]);
       var li = shown[id];
       if (!li) {
@@ -377,10 +381,13 @@
   var recentPaused = false;
   if (recentList) {
     recentList.addEventListener("focusin", function () { recentPaused = true; });
-    recentList.addEventListener("focusout", function (e) {
-      if (e.relatedTarget && recentList.contains(e.relatedTarget)) return;
-      recentPaused = false;
-      renderRecent();
+    recentList.addEventListener("focusout", function () {
+      // After the move: leaving the window keeps focus on the link.
+      setTimeout(function () {
+        if (recentList.contains(document.activeElement)) return;
+        recentPaused = false;
+        renderRecent();
+      }, 0);
     });
   }
 
