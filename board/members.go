@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Removed is one period a member was taken out of, with the score it had.
@@ -176,11 +178,68 @@ type Activity struct {
 
 // Recent lists up to n of a board's latest changes, newest first.
 func (s *Store) Recent(ctx context.Context, b *Board, n int) ([]Activity, error) {
-	boardID := b.ID
-	raw, err := s.rdb.LRange(ctx, recentKey(boardID), 0, int64(n)-1).Result()
-	if err != nil {
-		return nil, fmt.Errorf("board: recent of %q: %w", boardID, err)
+	r := s.RecentOf(ctx, []*Board{b}, n)[0]
+	return r.Activities, r.Err
+}
+
+// RecentResult is one board's answer to RecentOf.
+type RecentResult struct {
+	Activities []Activity
+	Err        error
+}
+
+// RecentOf lists the latest changes of many boards in two round trips,
+// whatever their number: the lists in one pipeline, the display names in
+// another. The live hub reads every board whose list changed this way.
+func (s *Store) RecentOf(ctx context.Context, bs []*Board, n int) []RecentResult {
+	out := make([]RecentResult, len(bs))
+	lists := make([]*redis.StringSliceCmd, len(bs))
+	pipe := s.rdb.Pipeline()
+	for i, b := range bs {
+		lists[i] = pipe.LRange(ctx, recentKey(b.ID), 0, int64(n)-1)
 	}
+	_, _ = pipe.Exec(ctx) // each command keeps its own error
+	names := make([]*redis.SliceCmd, len(bs))
+	pipe = s.rdb.Pipeline()
+	queued := false
+	for i, b := range bs {
+		raw, err := lists[i].Result()
+		if err != nil {
+			out[i].Err = fmt.Errorf("board: recent of %q: %w", b.ID, err)
+			continue
+		}
+		var ids []string
+		out[i].Activities, ids = decodeRecent(b, raw)
+		if len(ids) > 0 {
+			names[i] = pipe.HMGet(ctx, namesKey(b.ID), ids...)
+			queued = true
+		}
+	}
+	if queued {
+		_, _ = pipe.Exec(ctx)
+	}
+	for i, b := range bs {
+		if names[i] == nil {
+			continue
+		}
+		got, err := names[i].Result()
+		if err != nil {
+			out[i] = RecentResult{Err: fmt.Errorf("board: recent of %q: %w", b.ID, err)}
+			continue
+		}
+		acts := out[i].Activities
+		for j := range acts {
+			acts[j].Name, _ = got[j].(string)
+			if acts[j].Name == "" {
+				acts[j].Name = acts[j].Member
+			}
+		}
+	}
+	return out
+}
+
+// decodeRecent reads a recent-changes list, and the members it names.
+func decodeRecent(b *Board, raw []string) ([]Activity, []string) {
 	out := make([]Activity, 0, len(raw))
 	var ids []string
 	for _, r := range raw {
@@ -204,19 +263,7 @@ func (s *Store) Recent(ctx context.Context, b *Board, n int) ([]Activity, error)
 		out = append(out, a)
 		ids = append(ids, doc.M)
 	}
-	if len(ids) > 0 {
-		names, err := s.rdb.HMGet(ctx, namesKey(boardID), ids...).Result()
-		if err != nil {
-			return nil, fmt.Errorf("board: recent of %q: %w", boardID, err)
-		}
-		for i := range out {
-			out[i].Name, _ = names[i].(string)
-			if out[i].Name == "" {
-				out[i].Name = out[i].Member
-			}
-		}
-	}
-	return out, nil
+	return out, ids
 }
 
 // StoredPeriods lists the periods of a board that hold data in Redis (the

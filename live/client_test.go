@@ -33,11 +33,15 @@ func (f *fakeReader) Board(ctx context.Context, id string) (board.Board, error) 
 	return b, b.Validate()
 }
 
-func (f *fakeReader) Recent(context.Context, *board.Board, int) ([]board.Activity, error) {
+func (f *fakeReader) RecentOf(_ context.Context, bs []*board.Board, _ int) []board.RecentResult {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.recentCalls++
-	return nil, f.recentErr
+	out := make([]board.RecentResult, len(bs))
+	for i := range out {
+		out[i].Err = f.recentErr
+	}
+	return out
 }
 
 func (f *fakeReader) ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult {

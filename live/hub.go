@@ -21,7 +21,7 @@ type Reader interface {
 	Now() time.Time
 	Board(ctx context.Context, id string) (board.Board, error)
 	ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult
-	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
+	RecentOf(ctx context.Context, bs []*board.Board, n int) []board.RecentResult
 }
 
 // Options tune the hub; zero values take the defaults.

@@ -94,18 +94,24 @@ func (h *Hub) readFeeds(ctx context.Context, fs []*feed) {
 	if len(fs) == 0 {
 		return
 	}
+	bs := make([]*board.Board, len(fs))
+	h.mu.Lock()
+	for i, f := range fs {
+		b := f.board
+		bs[i] = &b
+	}
+	h.mu.Unlock()
+	// Every board in two round trips, however many changed this tick.
+	results := h.reader.RecentOf(ctx, bs, RecentSize)
 	frames := make([][]byte, len(fs))
 	var firstErr error
-	for i, f := range fs {
-		h.mu.Lock()
-		b := f.board
-		h.mu.Unlock()
-		acts, err := h.reader.Recent(ctx, &b, RecentSize)
+	for i, r := range results {
+		err := r.Err
 		if err == nil {
-			frames[i], err = json.Marshal(recentFrame{Type: "recent", Items: rows.Activities(&b, acts)})
+			frames[i], err = json.Marshal(recentFrame{Type: "recent", Items: rows.Activities(bs[i], r.Activities)})
 		}
 		if err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("recent changes of %q: %w", b.ID, err)
+			firstErr = fmt.Errorf("recent changes of %q: %w", bs[i].ID, err)
 		}
 	}
 	h.mu.Lock()
