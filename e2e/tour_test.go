@@ -53,6 +53,7 @@ func stops() []stop {
 		{name: "widget", path: "/embed/every", status: 200},
 		{name: "widget, dark, around a member", path: "/embed/every?theme=dark&member=ann&limit=5", status: 200},
 		{name: "widget, light", path: "/embed/every?theme=light", status: 200},
+		{name: "wall display", path: "/tv?boards=every&periods=week,all", status: 200},
 		{name: "404", path: "/no-such-page", status: 404},
 		{name: "404, no such board", path: "/b/no-such-board", status: 404},
 		{name: "404, no such member", path: "/b/every/m/ghost", status: 404},

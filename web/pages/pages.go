@@ -78,6 +78,7 @@ func (s *Handler) Routes(e *echo.Echo) {
 	e.Match(read, "/b/:board/around/:member", s.aroundPage)
 	e.Match(read, "/b/:board/m/:member", s.memberPage)
 	e.Match(read, "/embed/:board", s.embedPage)
+	e.Match(read, "/tv", s.tvPage)
 	if s.opts.Export != nil {
 		e.GET("/b/:board/export", s.exportPeriod)
 	}

@@ -277,3 +277,20 @@ func PlotRanks(ranks []int, worst int, labels []string) (line string, dots []Cha
 	}
 	return strings.Join(pts, " "), dots
 }
+
+// TVView is the wall display: screens shown one after another.
+type TVView struct {
+	Screens []TVScreen
+	Every   int    // seconds each screen stays
+	Rows    int    // rows a screen shows at most: the type is sized for them
+	Theme   string // "", "light" or "dark"
+}
+
+// TVScreen is one board in one period on the wall display.
+type TVScreen struct {
+	Title       string
+	PeriodTitle string
+	Table       Table
+	Empty       string
+	Live        string // the /live query; empty without a hub
+}

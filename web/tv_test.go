@@ -1,0 +1,52 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"podium/board"
+)
+
+// TestTVPage: the wall display shows each asked board in each asked period
+// it keeps (e2e/TestTVCyclesLive watches it live); a bad query gets a clear
+// error.
+func TestTVPage(t *testing.T) {
+	f := newFixture(t)
+	f.board(board.Board{ID: "arcade", Title: "Arcade", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10})
+	f.board(board.Board{ID: "golf", Title: "Golf", Periods: []board.Kind{board.AllTime}}, map[string]float64{"bob": 70})
+
+	res, body := f.get("/tv?boards=arcade,golf&periods=week,all&every=20&limit=5")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", res.StatusCode, excerpt(body))
+	}
+	// Arcade this week and all time; Golf keeps no week, so all time only.
+	if n := strings.Count(body, `data-testid="tv-screen"`); n != 3 {
+		t.Fatalf("%d screens, want 3:\n%s", n, excerpt(body))
+	}
+	for _, want := range []string{`data-every="20"`, `data-rows="5"`, "Golf", "ann", "bob", "Week "} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the display has no %s", want)
+		}
+	}
+	// Without boards named, every board, each in its default period.
+	if _, all := f.get("/tv"); strings.Count(all, `data-testid="tv-screen"`) != 2 {
+		t.Errorf("/tv shows %d screens, want one per board", strings.Count(all, `data-testid="tv-screen"`))
+	}
+
+	for _, c := range []struct {
+		query, status, says string
+	}{
+		{"?boards=nope", "404", "no board called"},
+		{"?periods=fortnight", "400", "not a period"},
+		{"?every=1", "400", "every"},
+		{"?limit=500", "400", "limit"},
+		{"?theme=neon", "400", "theme"},
+		{"?boards=golf&periods=week", "404", "None of these boards keeps"},
+	} {
+		res, body := f.get("/tv" + c.query)
+		if got := res.Status[:3]; got != c.status || !strings.Contains(body, c.says) {
+			t.Errorf("/tv%s: %s, %q; want %s saying %q", c.query, got, excerpt(body), c.status, c.says)
+		}
+	}
+}
