@@ -55,6 +55,10 @@ type Period struct {
 	End   time.Time
 }
 
+// Ended tells whether the period is over at now: closed, its standings
+// final. All time never ends.
+func (p Period) Ended(now time.Time) bool { return p.Kind != AllTime && !p.End.After(now) }
+
 // String is the period's canonical identity, "week:2026-W47" or "all".
 func (p Period) String() string {
 	if p.Kind == AllTime {

@@ -99,16 +99,31 @@ type view struct {
 	rolled  bool
 	// A view whose read failed is read again on its own, after a backoff,
 	// and then sends a snapshot; other views go on as before.
-	failures int
-	retryAt  time.Time
+	retry backoff
 	// held is set while the view's frame waits for its clients to take the
 	// previous one (see behind); sentAt is when that one was queued.
 	held   bool
 	sentAt time.Time
 }
 
-// maxRetry bounds a failing view's backoff.
+// maxRetry bounds a failing read's backoff.
 const maxRetry = 5 * time.Second
+
+// backoff spaces the reads of a view or feed whose read failed: a tick
+// doubling per failure, up to maxRetry.
+type backoff struct {
+	failures int
+	at       time.Time // not before
+}
+
+// failed notes a failure at now.
+func (b *backoff) failed(now time.Time, tick time.Duration) {
+	b.failures++
+	b.at = now.Add(min(tick<<min(b.failures, 10), maxRetry))
+}
+
+// waiting tells whether a failed read must not be retried yet.
+func (b *backoff) waiting(now time.Time) bool { return b.failures > 0 && now.Before(b.at) }
 
 // New makes a hub; Run starts it.
 func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
@@ -247,11 +262,10 @@ func (h *Hub) tick(ctx context.Context) {
 				h.rekey(v, cur)
 			}
 		}
-		if v.failures > 0 {
-			if wall.Before(v.retryAt) {
-				continue // re-read, whole, when its backoff ends
+		if v.retry.failures > 0 {
+			if !v.retry.waiting(wall) { // re-read, whole, when its backoff ends
+				work = append(work, v)
 			}
-			work = append(work, v)
 			continue
 		}
 		_, dirty := h.dirty[v.zkey]
@@ -295,13 +309,12 @@ func (h *Hub) tick(ctx context.Context) {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("%s of %q: %w", v.period, v.spec.Board, res.Err)
 			}
-			v.failures++
-			v.retryAt = wall.Add(min(h.opts.Tick<<min(v.failures, 10), maxRetry))
+			v.retry.failed(wall, h.opts.Tick)
 			continue
 		}
 		snap := h.snapshot(v, res)
-		h.publish(v, snap, resync || v.rolled || v.last == nil || v.failures > 0)
-		v.rolled, v.failures, v.held = false, 0, false
+		h.publish(v, snap, resync || v.rolled || v.last == nil || v.retry.failures > 0)
+		v.rolled, v.retry, v.held = false, backoff{}, false
 	}
 	if failed > 0 && ctx.Err() == nil && wall.Sub(h.lastReadWarn) >= maxRetry {
 		h.lastReadWarn = wall

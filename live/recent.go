@@ -25,9 +25,8 @@ type feed struct {
 	clients map[*client]struct{}
 	last    []byte // the last frame sent: what a newcomer gets
 	dirty   bool
-	// A feed whose read failed waits, like a view, before it is read again.
-	failures int
-	retryAt  time.Time
+	retry   backoff // a feed whose read failed waits, like a view
+
 }
 
 // recentFrame is {"type":"recent","items":[...]}.
@@ -75,7 +74,7 @@ func (h *Hub) markRecent(id string) {
 func (h *Hub) dirtyFeeds(all bool, now time.Time) []*feed {
 	var out []*feed
 	for _, f := range h.feeds {
-		if f.failures > 0 && now.Before(f.retryAt) {
+		if f.retry.waiting(now) {
 			continue
 		}
 		if f.dirty || all || f.last == nil {
@@ -119,12 +118,11 @@ func (h *Hub) readFeeds(ctx context.Context, fs []*feed) {
 	for i, f := range fs {
 		msg := frames[i]
 		if msg == nil {
-			f.failures++
-			f.retryAt = time.Now().Add(min(h.opts.Tick<<min(f.failures, 10), maxRetry))
+			f.retry.failed(time.Now(), h.opts.Tick)
 			f.dirty = true
 			continue
 		}
-		f.failures = 0
+		f.retry = backoff{}
 		if bytes.Equal(msg, f.last) {
 			continue
 		}

@@ -56,7 +56,7 @@ func (s *Handler) aroundPage(c echo.Context) error {
 	}
 	if !current {
 		v.Live.Key = p.Key
-		v.Live.Closed = !p.End.After(s.opts.Store.Now()) // past, not a future period asked for by key
+		v.Live.Closed = p.Ended(s.opts.Store.Now()) // not a future period asked for by key
 	}
 	if s.opts.Live != nil {
 		v.Live.Query = liveQuery(b.ID, p, current, url.Values{"member": {member}, "radius": {strconv.Itoa(k)}})

@@ -62,7 +62,7 @@ func (s *Handler) boardPage(c echo.Context) error {
 	}
 	if !current {
 		v.Live.Key = p.Key
-		v.Live.Closed = !p.End.After(s.opts.Store.Now()) // past, not a future period asked for by key
+		v.Live.Closed = p.Ended(s.opts.Store.Now()) // not a future period asked for by key
 	}
 	if s.opts.Live != nil && q == "" {
 		extra := url.Values{"offset": {strconv.Itoa((page - 1) * size)}, "limit": {strconv.Itoa(size)}}
@@ -125,7 +125,7 @@ func (s *Handler) boardPage(c echo.Context) error {
 	}
 	// Recent changes are the period's own, and only while it is open: a
 	// closed period's standings are final.
-	if v.Closed = !current && !p.End.After(now); !v.Closed {
+	if !v.Live.Closed {
 		acts, err := s.opts.Store.Recent(ctx, &b, recentOnBoard)
 		if err != nil {
 			return err

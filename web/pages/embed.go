@@ -69,7 +69,7 @@ func (s *Handler) embedPage(c echo.Context) error {
 	}
 	if !current {
 		v.Live.Key = p.Key
-		v.Live.Closed = !p.End.After(s.opts.Store.Now()) // past, not a future period asked for by key
+		v.Live.Closed = p.Ended(s.opts.Store.Now()) // not a future period asked for by key
 	}
 	if s.opts.Live != nil {
 		extra := url.Values{"offset": {"0"}, "limit": {strconv.Itoa(limit)}}

@@ -211,14 +211,25 @@
       if (e.target.classList) e.target.classList.remove("score-changed", "entering");
     });
 
-    // place puts a row before another (or last) without taking it out of the
-    // document where the browser can help: moveBefore keeps focus, so a row
-    // link someone has tabbed to stays focused while rows reorder around it.
-    function place(tr, before) {
-      if (tr.isConnected && tbody.moveBefore) {
-        try { tbody.moveBefore(tr, before); return; } catch (e) { /* fall back */ }
+    // place puts el before another child of parent (or last) without taking
+    // it out of the document where the browser can help: moveBefore keeps
+    // focus, so a link someone has tabbed to stays focused while rows or
+    // lines reorder around it.
+    function place(parent, el, before) {
+      if (el.isConnected && parent.moveBefore) {
+        try { parent.moveBefore(el, before); return; } catch (e) { /* fall back */ }
       }
-      tbody.insertBefore(tr, before);
+      parent.insertBefore(el, before);
+    }
+
+    // focusIn is the element with focus inside parent, if any; refocus gives
+    // it focus back, without scrolling, if a move took it away.
+    function focusIn(parent) {
+      var el = document.activeElement;
+      return el && el !== document.body && parent.contains(el) ? el : null;
+    }
+    function refocus(el) {
+      if (el && el.isConnected && document.activeElement !== el) el.focus({ preventScroll: true });
     }
 
     function render() {
@@ -249,8 +260,7 @@
       // Rows already in their place stay where they are; only those out of
       // order move, and never through a removal (see place). Whatever moves,
       // the element that had focus gets it back, without scrolling.
-      var focused = document.activeElement;
-      if (!focused || focused === document.body || !tbody.contains(focused)) focused = null;
+      var focused = focusIn(tbody);
       var announce = "";
       var cursor = tbody.firstElementChild;
       rows.forEach(function (r) {
@@ -261,16 +271,16 @@
         updateRow(tr, r, oldRank[r.m]);
         if (fresh && motion && state.seen) tr.classList.add("entering");
         if (tr === cursor) cursor = cursor.nextElementSibling;
-        else place(tr, cursor);
+        else place(tbody, tr, cursor);
         if (me && r.m === me && oldRank[r.m] && oldRank[r.m] !== r.r) {
           announce = r.n + (r.r < oldRank[r.m] ? " moved up to " : " moved down to ") + ordinal(r.r) + ", from " + ordinal(oldRank[r.m]) + ".";
         }
       });
       // Leaving rows stay last until they are gone, out of the way of the order.
       Array.prototype.forEach.call(tbody.querySelectorAll("tr.leaving"), function (tr) {
-        if (tr.nextElementSibling) place(tr, null);
+        if (tr.nextElementSibling) place(tbody, tr, null);
       });
-      if (focused && focused.isConnected && document.activeElement !== focused) focused.focus({ preventScroll: true });
+      refocus(focused);
 
       // FLIP: rows start where they were and slide to where they are now,
       // above the rows that stay, and from no further than the table's own
@@ -316,7 +326,7 @@
     function renderRecent() {
       if (!recentList || !recent || !state || recentPaused) return;
       var key = state.period === "all" ? "all" : state.period + ":" + state.key;
-      var focusedEl = document.activeElement;
+      var focused = focusIn(recentList);
       var shown = {};
       Array.prototype.forEach.call(recentList.children, function (li) { if (li._key) shown[li._key] = li; });
       var cursor = recentList.firstElementChild;
@@ -341,14 +351,12 @@
         }
         keep[id] = true;
         if (li === cursor) cursor = cursor.nextElementSibling;
-        else if (li.isConnected && recentList.moveBefore) {
-          try { recentList.moveBefore(li, cursor); } catch (e) { recentList.insertBefore(li, cursor); }
-        } else recentList.insertBefore(li, cursor);
+        else place(recentList, li, cursor);
       });
       Array.prototype.slice.call(recentList.children).forEach(function (li) {
         if (!li._key || !keep[li._key]) li.remove();
       });
-      if (focusedEl && focusedEl !== document.body && focusedEl.isConnected && document.activeElement !== focusedEl) focusedEl.focus({ preventScroll: true });
+      refocus(focused);
       var n = recentList.children.length;
       recentList.hidden = n === 0;
       if (recentEmpty) recentEmpty.hidden = n > 0;

@@ -466,7 +466,7 @@ func BoardPage(v BoardView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if !v.Closed {
+		if !v.Live.Closed {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, "<section class=\"card panel\" aria-labelledby=\"recent-title\" data-live-recent><h3 id=\"recent-title\">Recent changes</h3><p class=\"hint\" data-live-recent-empty")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -79,7 +79,6 @@ type BoardView struct {
 	PrevPage    string
 	NextPage    string
 	Recent      []Activity
-	Closed      bool // a past period: no recent changes
 	Snippet     string
 	EmbedHref   string
 	ExportCSV   string // downloads of the period shown; empty without an exporter
