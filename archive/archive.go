@@ -108,7 +108,7 @@ func (a *Archiver) Due(ctx context.Context) (int, error) {
 			continue
 		}
 		for _, p := range ps {
-			if p.Kind == board.AllTime || now.Before(p.End) {
+			if !p.Ended(now) {
 				continue
 			}
 			pass := a.passAt(p, now)
@@ -135,7 +135,7 @@ func (a *Archiver) Due(ctx context.Context) (int, error) {
 // passed. It refuses a period in progress.
 func (a *Archiver) Period(ctx context.Context, b *board.Board, p board.Period) (int, error) {
 	now := a.Store.Now()
-	if p.Kind == board.AllTime || now.Before(p.End) {
+	if !p.Ended(now) {
 		return 0, fmt.Errorf("%w: %s of %q ends %s", ErrInProgress, p, b.ID, p.End.Format(time.RFC3339))
 	}
 	ok, err := a.copyPass(ctx, b, p, -a.passAt(p, now))
@@ -444,7 +444,7 @@ func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
 		}
 		slices.SortFunc(ps, func(x, y board.Period) int { return y.End.Compare(x.End) })
 		for _, p := range ps {
-			if p.Kind == board.AllTime {
+			if !p.Kind.Calendar() {
 				continue
 			}
 			st := Status{Board: b.ID, Period: p}

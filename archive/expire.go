@@ -58,7 +58,7 @@ func (a *Archiver) Settle(ctx context.Context, b *board.Board) (int, error) {
 	closed := map[board.Kind][]board.Period{}
 	for _, p := range stored {
 		inRedis[p.String()] = true
-		if p.Kind != board.AllTime && !now.Before(p.End) {
+		if p.Ended(now) {
 			closed[p.Kind] = append(closed[p.Kind], p)
 		}
 	}
@@ -128,7 +128,7 @@ func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, s
 func (a *Archiver) drop(ctx context.Context, b *board.Board, label, state string) error {
 	kind, key, ok := cutPeriod(label)
 	p, err := board.ParsePeriod(kind, key, b.Location())
-	if !ok || err != nil || p.Kind == board.AllTime {
+	if !ok || err != nil || !p.Kind.Calendar() {
 		return nil // not a period this version knows
 	}
 	_, unlock, err := a.lock(ctx, b, p)

@@ -31,11 +31,17 @@ func (r *Reader) Each(ctx context.Context, b *board.Board, p board.Period, fn fu
 	default:
 		return fmt.Errorf("archive: %d exports are running; try again in a moment: %w", cap(r.slots), board.ErrBusy)
 	}
-	total, err := r.Store.Count(ctx, b, p)
+	// From Redis, a snapshot taken atomically: paging the live set by
+	// position would skip or repeat members that move meanwhile. It costs
+	// the period's size in Redis memory while the export runs, which the
+	// limit on exports at once bounds. An export is public: a frozen
+	// board's is its copy at the freeze (board.PublicSnapshot).
+	snap, err := r.Store.PublicSnapshot(ctx, b, p, exportTTL)
 	if err != nil {
 		return err
 	}
-	if total == 0 {
+	defer snap.Close(context.WithoutCancel(ctx))
+	if snap.Total == 0 && snap.Frozen.IsZero() {
 		// Expired from Redis: the archive has it, or it is gone (ErrGone).
 		past, err := r.Store.FromPast(ctx, b, p)
 		if err != nil {
@@ -45,15 +51,6 @@ func (r *Reader) Each(ctx context.Context, b *board.Board, p board.Period, fn fu
 			return r.fromArchive(ctx, b, p, fn)
 		}
 	}
-	// From Redis, a snapshot taken atomically: paging the live set by
-	// position would skip or repeat members that move meanwhile. It costs
-	// the period's size in Redis memory while the export runs, which the
-	// limit on exports at once bounds.
-	snap, err := r.Store.Snapshot(ctx, b, p, exportTTL)
-	if err != nil {
-		return err
-	}
-	defer snap.Close(context.WithoutCancel(ctx))
 	for offset := 0; offset < snap.Total; offset += pageSize {
 		pg, err := snap.Page(ctx, offset, pageSize)
 		if err != nil {

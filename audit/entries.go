@@ -67,6 +67,15 @@ func entriesOf(m redis.XMessage) []Entry {
 		}
 		out = append(out, x)
 	}
+	// Members a submission moved to a team (board/team.go): member, the
+	// team it left ('' none), the team it joined.
+	for _, line := range strings.Split(s("teams"), "\n") {
+		if f := strings.Split(line, "\t"); len(f) == 3 {
+			x := e
+			x.Action, x.Member, x.Period, x.Before, x.After = "member.team", f[0], "", f[1], f[2]
+			out = append(out, x)
+		}
+	}
 	return out
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,4 +102,86 @@ func BenchmarkAround(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkWindowRoll is one roll step: 500 members of a day that has left a
+// 7-day window (every member also in the 6 days still in it, the costly
+// case) taken out of the window. Loading b.N×500 members comes first.
+func BenchmarkWindowRoll(b *testing.B) {
+	ctx := context.Background()
+	s := NewStore(redis.NewClient(&redis.Options{Addr: srv.Addr}))
+	_ = s.DeleteBoard(ctx, "bench-roll")
+	day0 := time.Now().Add(-10 * 24 * time.Hour)
+	bd, err := s.CreateBoard(ctx, Board{ID: "bench-roll", Title: "Bench", Periods: []Kind{Last7d}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = s.DeleteBoard(ctx, bd.ID) }()
+	n := b.N * rollChunk
+	for d := range 7 { // day 0 leaves; days 1-6 stay in (at day 7)
+		bulkLoad(b, s, &bd, n, func(i int) Submission {
+			return Submission{Member: fmt.Sprintf("player-%07d", i), Score: float64(1 + i%1000)}
+		}, day0.Add(time.Duration(d)*24*time.Hour))
+	}
+	at := NewStore(s.rdb, WithClock(func() time.Time { return day0.Add(7*24*time.Hour + time.Hour) }))
+	b.ResetTimer()
+	for range b.N { // not b.Loop: b.N sized the load above
+		if _, err := at.RollWindows(ctx, &bd, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if more, err := at.RollWindows(ctx, &bd, 10); err != nil || more {
+		b.Fatalf("left: %v %v", more, err)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/member")
+}
+
+// BenchmarkFreeze is the cost of taking a freeze's copy of the bench board
+// (1,000,000 members in each of its two periods, with their entries hashes):
+// the COPY of every current period's keys in one script, which blocks Redis
+// for its duration. It reports the Redis memory the copy takes.
+func BenchmarkFreeze(b *testing.B) {
+	s, bd, _ := benchSetup(b)
+	ctx := context.Background()
+	_, _ = s.Unfreeze(ctx, bd.ID)
+	var frozen []string
+	for _, k := range bd.Periods {
+		z := FrozenKey(bd.ID, bd.Current(k, time.Now()))
+		frozen = append(frozen, z, entriesKey(z), distinctKey(z), groupCountKey(z))
+	}
+	before := usedMemory(b, s)
+	var grew int64
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Freeze(ctx, bd.ID, time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		grew = usedMemory(b, s) - before
+		if _, err := s.Unfreeze(ctx, bd.ID); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.rdb.Del(ctx, frozen...).Err(); err != nil { // not the next freeze's cost
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(grew)/(1<<20), "MiB-copied")
+}
+
+func usedMemory(b *testing.B, s *Store) int64 {
+	b.Helper()
+	info, err := s.rdb.Info(context.Background(), "memory").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	b.Fatal("INFO memory has no used_memory")
+	return 0
 }

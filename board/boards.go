@@ -62,6 +62,9 @@ func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
 	if ierr := checkImmutable(&old, &b); ierr != nil {
 		verr = errors.Join(verr, ierr)
 	}
+	if ferr := checkFrozen(&old, &b); ferr != nil {
+		verr = errors.Join(verr, ferr)
+	}
 	if verr != nil {
 		return Board{}, verr
 	}
@@ -69,6 +72,7 @@ func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
 		return Board{}, fmt.Errorf("board: update %q: its scores are being upgraded to exact units; retry in a moment: %w", b.ID, ErrBusy)
 	}
 	b.Created, b.Updated = old.Created, s.now().UTC()
+	b.FreezeAt = old.FreezeAt // not a field of the form: putdef leaves it as it is
 	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID), genKey(b.ID)}, append([]any{"", 0, 0, "", "update"}, defFields(&b)...)...).Result()
 	if err != nil {
 		return Board{}, fmt.Errorf("board: update %q: %w", b.ID, err)
@@ -81,10 +85,23 @@ func (s *Store) UpdateBoard(ctx context.Context, b Board) (Board, error) {
 		return Board{}, fmt.Errorf("board: update %q: %w", b.ID, ErrNotFound)
 	}
 	b.Version = int64(toInt(rest[0]))
+	b.FreezeAt = freezeTime(rest[1]) // as stored by now, should a freeze have come between
 	s.defs.put(b, time.Now())
 	s.wrote(ctx, defKey(b.ID)) // open views follow the new definition
 	if err := s.writeSchedule(ctx, &b); err != nil {
 		return Board{}, err
+	}
+	if err := s.dropWindows(context.WithoutCancel(ctx), &old, &b); err != nil {
+		return Board{}, err
+	}
+	if old.Teams != b.Teams || (b.Teams != TeamsOff && (old.RankStyle == Dense) != (b.RankStyle == Dense)) {
+		// Detached, like the dense rebuild below: a standing half rebuilt
+		// would stay wrong.
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := s.rebuildTeams(tctx, &b); err != nil {
+			return Board{}, err
+		}
 	}
 	if (old.RankStyle == Dense) != (b.RankStyle == Dense) {
 		// Detached: a rebuild left half done by a client hanging up would
@@ -161,7 +178,7 @@ func (s *Store) Boards(ctx context.Context) ([]Board, error) {
 
 // DeleteBoard removes a board and every score, name and change it holds.
 func (s *Store) DeleteBoard(ctx context.Context, id string) error {
-	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id), schedKey(id), ArchiveState(id)}
+	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id), schedKey(id), ArchiveState(id), freezeKey(id)}
 	zsets, err := s.rdb.SMembers(ctx, periodsKey(id)).Result()
 	if err != nil {
 		return fmt.Errorf("board: delete %q: %w", id, err)
@@ -211,6 +228,8 @@ func defFields(b *Board) []any {
 		"fields", strings.Join(fields, ","),
 		"cap", strconv.Itoa(b.Cap),
 		"retention", strconv.Itoa(b.Retention),
+		"window", string(b.Window),
+		"teams", string(b.Teams),
 		"units", "1", // scores are whole numbers of Format.Unit (board/score.go)
 		"created", b.Created.Format(time.RFC3339Nano),
 		"updated", b.Updated.Format(time.RFC3339Nano),
@@ -227,6 +246,11 @@ func parseDef(m map[string]string) (Board, error) {
 		TimeZone:      m["time_zone"],
 		TieBreak:      TieBreak(m["tie_break"]),
 		RankStyle:     RankStyle(m["rank_style"]),
+		Window:        WindowMode(m["window"]),
+		Teams:         TeamMode(m["teams"]),
+	}
+	if b.Window == "" {
+		b.Window = WindowSum // definitions from before rolling windows
 	}
 	b.Format.Decimals, _ = strconv.Atoi(m["decimals"])
 	b.Cap, _ = strconv.Atoi(m["cap"])
@@ -247,6 +271,9 @@ func parseDef(m map[string]string) (Board, error) {
 	b.Created, _ = time.Parse(time.RFC3339Nano, m["created"])
 	b.Updated, _ = time.Parse(time.RFC3339Nano, m["updated"])
 	b.Version, _ = strconv.ParseInt(m["version"], 10, 64) // 0 for definitions written before versions
+	if us, err := strconv.ParseInt(m["freeze_at"], 10, 64); err == nil {
+		b.FreezeAt = time.UnixMicro(us).UTC()
+	}
 	b.oldUnits = b.Format.Type == Decimal && m["units"] != "1"
 	if err := b.Validate(); err != nil {
 		return Board{}, fmt.Errorf("stored definition of %q is invalid: %w", b.ID, err)

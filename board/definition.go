@@ -59,6 +59,29 @@ type Format struct {
 	Suffix   string // shown after the number, e.g. " pts"
 }
 
+// WindowMode says how a rolling window combines what its buckets hold.
+type WindowMode string
+
+// Window modes (board/window.go): sum adds up the changes made inside the
+// window (points boards); best keeps the best value offered inside it
+// (high scores, times).
+const (
+	WindowSum  WindowMode = "sum"
+	WindowBest WindowMode = "best"
+)
+
+// TeamMode says whether a board ranks teams, and how a team's score is made
+// of its members' scores in a period (board/team.go).
+type TeamMode string
+
+// Team modes: none, or the sum, average or best of the members' scores.
+const (
+	TeamsOff     TeamMode = ""
+	TeamsSum     TeamMode = "sum"
+	TeamsAverage TeamMode = "average"
+	TeamsBest    TeamMode = "best"
+)
+
 // Field is an extra integer sort field that orders members whose primary
 // scores are equal ("clears desc, then revives asc").
 type Field struct {
@@ -85,12 +108,24 @@ type Board struct {
 	// a period as soon as its final copy is safely archived. Definitions
 	// from the API and the console default to DefaultRetention.
 	Retention int
-	Created   time.Time
-	Updated   time.Time
+	// Window is how the rolling windows (last24h, last7d, last30d) combine
+	// their buckets: WindowSum (the default) or WindowBest. It cannot
+	// change while a window is enabled (the buckets hold one or the other).
+	Window WindowMode
+	// Teams, when set, keeps a team standing per period beside the members'
+	// (board/team.go).
+	Teams   TeamMode
+	Created time.Time
+	Updated time.Time
 	// Version counts the definition's writes. Writes send the version they
 	// read and the script refuses a stale one, so no score is applied with
 	// settings (periods, cap, zone, encoding) that have since changed.
 	Version int64
+	// FreezeAt is when the board's public standings freeze (board/freeze.go):
+	// from then on pages, widgets and API reads show the standings of that
+	// instant while writes go on. Zero: not frozen. Only Freeze and
+	// Unfreeze change it.
+	FreezeAt time.Time
 
 	loc *time.Location
 	// oldUnits: a decimal board written before scores were kept in units
@@ -178,6 +213,9 @@ func (b *Board) Normalize() {
 	if b.Format.Type == "" {
 		b.Format.Type = Integer
 	}
+	if b.Window == "" {
+		b.Window = WindowSum
+	}
 	if len(b.Periods) == 0 {
 		b.Periods = []Kind{AllTime}
 	}
@@ -245,7 +283,7 @@ func (b *Board) Validate() error {
 	}
 	for _, k := range b.Periods {
 		if !slices.Contains(Kinds, k) {
-			add("periods", "%q is not one of day, week, month, year, all", k)
+			add("periods", "%q is not one of %s", k, kindNames)
 		}
 	}
 	if len(b.Periods) == 0 {
@@ -278,6 +316,12 @@ func (b *Board) Validate() error {
 			add(name, "%q is used twice", f.Name)
 		}
 		seen[f.Name] = true
+	}
+	if b.Teams != TeamsOff && b.Teams != TeamsSum && b.Teams != TeamsAverage && b.Teams != TeamsBest {
+		add("teams", "must be empty (no teams), sum, average or best")
+	}
+	if b.Window != WindowSum && b.Window != WindowBest {
+		add("window", "must be sum or best")
 	}
 	if b.Cap < 0 || b.Cap > MaxCap {
 		add("cap", "must be from 0 (no cap) to %d", MaxCap)
@@ -345,6 +389,11 @@ func checkImmutable(old, upd *Board) error {
 	}
 	if !slices.Equal(old.Fields, upd.Fields) {
 		errs = append(errs, fieldErr(ErrImmutable, "fields", "cannot change after creation; create a new board"))
+	}
+	if old.Window != upd.Window && slices.ContainsFunc(old.Periods, Kind.Rolling) {
+		// The buckets hold changes (sum) or offered values (best): read the
+		// other way they would make wrong standings.
+		errs = append(errs, fieldErr(ErrImmutable, "window", "cannot change while a rolling window is enabled: turn the windows off first (their standings start again empty)"))
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,8 +31,12 @@ func (s *Store) functionSource() string {
 	var b strings.Builder
 	b.WriteString("#!lua name=" + FunctionLibrary + "\n")
 	fmt.Fprintf(&b, "local RECENT_LEN, IDEM_TTL, AUDIT_KEEP = %d, %d, %d\n", s.recentLen, int(s.idemTTL.Seconds()), s.auditKeep)
+	fmt.Fprintf(&b, "local WINDOW_TTL = {last24h = %d, last7d = %d, last30d = %d}\n",
+		int(bucketTTL(Last24h).Seconds()), int(bucketTTL(Last7d).Seconds()), int(bucketTTL(Last30d).Seconds()))
 	b.WriteString("local function submit_script(KEYS, ARGV)\n")
 	b.WriteString(read("common"))
+	b.WriteString("\n")
+	b.WriteString(read("teams"))
 	b.WriteString("\n")
 	b.WriteString(read("submit"))
 	b.WriteString("\nend\n")
@@ -64,18 +69,31 @@ func (s *Store) LoadFunctions(ctx context.Context) error {
 	return nil
 }
 
+// bucketDays stands in the schedule's kinds for the days of daily buckets.
+const bucketDays Kind = "bday"
+
 // How far ahead the schedule for FCALL reaches; the app rewrites it hourly,
 // so a writer keeps working through an outage of the app this long.
 const scheduleHorizon = 35 * 24 * time.Hour
 
-// schedule lists, per enabled period kind but all-time, the periods from the
+// schedule lists, per enabled calendar period kind, the periods from the
 // one holding now to the one holding now+horizon, as "start key start key ...
 // end" with instants in microseconds since 1970: FCALL podium_submit picks
-// the period of now from it, since Lua in Redis knows no time zones.
+// the period of now from it, since Lua in Redis knows no time zones. With a
+// window of daily buckets, field "bday" lists the days the same way: a
+// bucket's id is its day's key (board/window.go).
 func (b *Board) schedule(now time.Time) []any {
 	var out []any
-	for _, k := range b.Periods {
-		if k == AllTime {
+	kinds := slices.Clone(b.Periods)
+	if b.Enabled(Last7d) || b.Enabled(Last30d) {
+		kinds = append(kinds, bucketDays)
+	}
+	for _, k := range kinds {
+		field := string(k)
+		if k == bucketDays {
+			k, field = Daily, "bday"
+		}
+		if !k.Calendar() {
 			continue
 		}
 		var sb strings.Builder
@@ -89,7 +107,7 @@ func (b *Board) schedule(now time.Time) []any {
 			p = p.Next()
 		}
 		sb.WriteString(strconv.FormatInt(p.End.UnixMicro(), 10))
-		out = append(out, string(k), sb.String())
+		out = append(out, field, sb.String())
 	}
 	return out
 }

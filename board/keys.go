@@ -28,6 +28,10 @@ import "strings"
 //	lb:{chess}:w:2026-W47:e        hash: member id -> its entry in the zset (tie-break boards)
 //	lb:{chess}:w:2026-W47:d        zset: one entry per tie group, for dense ranks
 //	lb:{chess}:w:2026-W47:c        hash: tie group -> how many members it holds
+//	lb:{chess}:r:7d                zset: the rolling window's standings (r:24h, r:7d, r:30d), with :e, :d, :c as above
+//	lb:{chess}:r:7d:b:2026-11-22   zset: one bucket of the window (hours: r:24h:b:2026-11-22T13, UTC), see window.go
+//	lb:{chess}:r:7d:bs             set: the window's bucket ids that hold data
+//	lb:{chess}:r:state             hash: per window, the oldest bucket still in it (its floor)
 const (
 	keyPrefix = "lb:"
 	boardsKey = keyPrefix + "boards"
@@ -86,8 +90,8 @@ func groupCountKey(zset string) string { return zset + ":c" }
 
 // ZSetKey is the sorted set that holds a board's scores for one period.
 func ZSetKey(id string, p Period) string {
-	if p.Kind == AllTime {
-		return tagOf(id) + ":all"
+	if !p.Kind.Calendar() {
+		return tagOf(id) + ":" + p.Kind.letter()
 	}
 	return tagOf(id) + ":" + p.Kind.letter() + ":" + p.Key
 }
@@ -104,15 +108,17 @@ func ParseZSetKey(key string) (id string, k Kind, periodKey string, ok bool) {
 	if !found || id == "" {
 		return "", "", "", false
 	}
-	if rest == "all" {
-		return id, AllTime, "", true
+	for _, kind := range Kinds {
+		if !kind.Calendar() && rest == kind.letter() {
+			return id, kind, "", true
+		}
 	}
 	letter, pk, found := strings.Cut(rest, ":")
 	if !found || strings.Contains(pk, ":") {
 		return "", "", "", false
 	}
 	for _, kind := range Kinds {
-		if kind != AllTime && kind.letter() == letter {
+		if kind.Calendar() && kind.letter() == letter {
 			return id, kind, pk, true
 		}
 	}
@@ -139,3 +145,24 @@ func parseBoardKey(key, suffix string) (id string, ok bool) {
 	id, found = strings.CutSuffix(rest, "}"+suffix)
 	return id, found && id != "" && !strings.ContainsAny(id, "{}")
 }
+
+// A frozen board (board/freeze.go) shows the public copies of its periods
+// taken at the freeze, while writes go on to the live keys:
+//
+//	lb:{chess}:freeze              hash: at (µs), taken (µs, once copied), keys ("<live zset> <frozen zset> ...")
+//	lb:{chess}:frz:w:2026-W47      zset: that week as it stood at the freeze (+ :e, :d, :c as the live one)
+//
+// The frozen keys carry the "frz:" part before the period, so ParseZSetKey
+// never takes them for live periods; the hub follows the freeze through its
+// marker (ParseFreezeKey) and the definition instead.
+func freezeKey(id string) string { return tagOf(id) + ":freeze" }
+
+// FrozenKey is the public copy of a period's sorted set while its board is
+// frozen.
+func FrozenKey(id string, p Period) string {
+	return tagOf(id) + ":frz:" + strings.TrimPrefix(ZSetKey(id, p), tagOf(id)+":")
+}
+
+// ParseFreezeKey reads the board id from a board's freeze marker; the live
+// hub re-reads every view of a board whose freeze was taken or lifted.
+func ParseFreezeKey(key string) (id string, ok bool) { return parseBoardKey(key, ":freeze") }

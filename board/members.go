@@ -36,6 +36,9 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *Per
 	if err := CheckMember(member); err != nil {
 		return nil, fmt.Errorf("board: remove from %q: %w", boardID, err)
 	}
+	if err := s.takeDueFreeze(ctx, &b); err != nil {
+		return nil, err
+	}
 	keys := append([]string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), periodsKey(b.ID)}, auditKeys(b.ID, by)...)
 	keys = append(keys, ArchiveState(b.ID))
 	if p != nil {
@@ -85,7 +88,11 @@ func (s *Store) ResetPeriod(ctx context.Context, boardID string, p Period, by Au
 	if err := by.check(); err != nil {
 		return 0, err
 	}
-	if _, err := s.readBoard(ctx, boardID); err != nil {
+	b, err := s.readBoard(ctx, boardID)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.takeDueFreeze(ctx, &b); err != nil {
 		return 0, err
 	}
 	z := ZSetKey(boardID, p)
@@ -210,6 +217,17 @@ func (s *Store) RecentOf(ctx context.Context, bs []*Board, n int) []RecentResult
 		}
 		var ids []string
 		out[i].Activities, ids = decodeRecent(b, raw)
+		if since, ok := b.FrozenSince(s.now()); ok && !isLive(ctx) {
+			// The public of a frozen board sees no change made since.
+			kept := out[i].Activities[:0]
+			var keptIDs []string
+			for j, a := range out[i].Activities {
+				if a.Time.Before(since) {
+					kept, keptIDs = append(kept, a), append(keptIDs, ids[j])
+				}
+			}
+			out[i].Activities, ids = kept, keptIDs
+		}
 		if len(ids) > 0 {
 			names[i] = pipe.HMGet(ctx, namesKey(b.ID), ids...)
 			queued = true

@@ -65,7 +65,7 @@ func (s *Store) FromPast(ctx context.Context, b *Board, p Period) (bool, error) 
 // pastTotal is FromPast with the members the archive holds of p, which
 // every read from the archive needs.
 func (s *Store) pastTotal(ctx context.Context, b *Board, p Period) (total int, past bool, err error) {
-	if p.Kind == AllTime || s.now().Before(p.End) {
+	if !p.Ended(s.now()) {
 		return 0, false, nil
 	}
 	v, err := s.rdb.HGet(ctx, ArchiveState(b.ID), p.String()).Result()
@@ -151,9 +151,10 @@ func (s *Store) pastStandings(ctx context.Context, b *Board, p Period, total int
 
 // standingsPast answers from the archive the periods of a standings read
 // that Redis holds nothing of and that have expired.
-func (s *Store) standingsPast(ctx context.Context, b *Board, ps []Period, members []string, out [][]Standing) ([][]Standing, error) {
+// A frozen board's public copy (frozen[i]) is the whole answer.
+func (s *Store) standingsPast(ctx context.Context, b *Board, ps []Period, members []string, out [][]Standing, frozen []bool) ([][]Standing, error) {
 	for i, p := range ps {
-		if len(out[i]) > 0 && out[i][0].Total > 0 {
+		if (len(out[i]) > 0 && out[i][0].Total > 0) || frozen[i] {
 			continue
 		}
 		total, past, err := s.pastTotal(ctx, b, p)
@@ -175,7 +176,7 @@ func (s *Store) standingsPast(ctx context.Context, b *Board, ps []Period, member
 // it did; from then on the period is read from the archive and no longer
 // changes (RemoveMember and ResetPeriod refuse it with ErrArchived).
 func (s *Store) ExpirePeriod(ctx context.Context, b *Board, p Period, state string, ttl time.Duration) (bool, error) {
-	if p.Kind == AllTime || s.now().Before(p.End) {
+	if !p.Ended(s.now()) {
 		return false, fmt.Errorf("board: %s of %q has not closed; it cannot expire", p, b.ID)
 	}
 	z := ZSetKey(b.ID, p)

@@ -16,23 +16,53 @@ const (
 	Monthly Kind = "month"
 	Yearly  Kind = "year"
 	AllTime Kind = "all"
+	// Rolling windows (board/window.go): the standings of the last 24 hours,
+	// 7 days or 30 days, made of hourly or daily buckets. Like all time, a
+	// window is one sorted set that never closes and has no past.
+	Last24h Kind = "last24h"
+	Last7d  Kind = "last7d"
+	Last30d Kind = "last30d"
 )
 
-// Kinds lists every kind from shortest to longest; pages show tabs in this order.
-var Kinds = []Kind{Daily, Weekly, Monthly, Yearly, AllTime}
+// Kinds lists every kind, the calendar ones from shortest to longest, then
+// the rolling windows; pages show tabs in this order.
+var Kinds = []Kind{Daily, Weekly, Monthly, Yearly, AllTime, Last24h, Last7d, Last30d}
+
+// kindNames is what errors list as the accepted kinds.
+const kindNames = "day, week, month, year, all, last24h, last7d, last30d"
 
 // ParseKind accepts the URL form of a kind ("day", "week", ...).
 func ParseKind(s string) (Kind, error) {
 	switch k := Kind(s); k {
-	case Daily, Weekly, Monthly, Yearly, AllTime:
+	case Daily, Weekly, Monthly, Yearly, AllTime, Last24h, Last7d, Last30d:
 		return k, nil
 	}
-	return "", fmt.Errorf("%w: period %q is not one of day, week, month, year, all", ErrInvalidPeriod, s)
+	return "", fmt.Errorf("%w: period %q is not one of %s", ErrInvalidPeriod, s, kindNames)
 }
+
+// Calendar reports whether periods of kind k follow one another on the
+// calendar: they have keys, start and end, close and are archived. All time
+// and the rolling windows are single, endless periods.
+func (k Kind) Calendar() bool {
+	switch k {
+	case Daily, Weekly, Monthly, Yearly:
+		return true
+	}
+	return false
+}
+
+// Rolling reports whether k is a rolling window.
+func (k Kind) Rolling() bool { return k == Last24h || k == Last7d || k == Last30d }
 
 // letter is the kind's short form inside Redis keys.
 func (k Kind) letter() string {
 	switch k {
+	case Last24h:
+		return "r:24h"
+	case Last7d:
+		return "r:7d"
+	case Last30d:
+		return "r:30d"
 	case Daily:
 		return "d"
 	case Weekly:
@@ -57,12 +87,12 @@ type Period struct {
 
 // Ended tells whether the period is over at now: closed, its standings
 // final. All time never ends.
-func (p Period) Ended(now time.Time) bool { return p.Kind != AllTime && !p.End.After(now) }
+func (p Period) Ended(now time.Time) bool { return p.Kind.Calendar() && !p.End.After(now) }
 
 // String is the period's canonical identity, "week:2026-W47" or "all".
 func (p Period) String() string {
-	if p.Kind == AllTime {
-		return string(AllTime)
+	if !p.Kind.Calendar() {
+		return string(p.Kind)
 	}
 	return string(p.Kind) + ":" + p.Key
 }
@@ -82,7 +112,7 @@ func PeriodAt(k Kind, t time.Time, loc *time.Location) Period {
 	case Yearly:
 		return yearPeriod(y, loc)
 	}
-	return Period{Kind: AllTime}
+	return Period{Kind: k}
 }
 
 // Prev is the period just before p; all time has none and returns itself.
@@ -92,7 +122,7 @@ func (p Period) Prev() Period { return p.step(-1) }
 func (p Period) Next() Period { return p.step(1) }
 
 func (p Period) step(dir int) Period {
-	if p.Kind == AllTime {
+	if !p.Kind.Calendar() {
 		return p
 	}
 	loc := p.Start.Location()
@@ -119,7 +149,7 @@ const (
 // step outside (the day before 0001-01-01); ParsePeriod never returns such a
 // period, and links to one are not worth offering.
 func (p Period) InRange() bool {
-	if p.Kind == AllTime {
+	if !p.Kind.Calendar() {
 		return true
 	}
 	return p.Start.Year() >= MinYear && p.End.Year() <= MaxYear
@@ -127,7 +157,7 @@ func (p Period) InRange() bool {
 
 // Contains reports whether t falls inside p.
 func (p Period) Contains(t time.Time) bool {
-	if p.Kind == AllTime {
+	if !p.Kind.Calendar() {
 		return true
 	}
 	return !t.Before(p.Start) && t.Before(p.End)
@@ -209,11 +239,11 @@ func ParsePeriod(k Kind, key string, loc *time.Location) (Period, error) {
 	}
 	var p Period
 	switch k {
-	case AllTime:
-		if key != "" && key != "all" {
-			return bad(`must be empty or "all"`)
+	case AllTime, Last24h, Last7d, Last30d:
+		if key != "" && key != string(k) {
+			return bad(fmt.Sprintf("must be empty or %q", k))
 		}
-		return Period{Kind: AllTime}, nil
+		return Period{Kind: k}, nil
 	case Yearly:
 		y, ok := digits(key, 0, 4)
 		if !ok || len(key) != 4 {

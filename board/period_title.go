@@ -6,7 +6,7 @@ import (
 )
 
 // Title names the period for people: "Sunday 22 November 2026",
-// "Week 47, 16–22 Nov 2026", "November 2026", "2026", "All time".
+// "Week 47, 16–22 Nov 2026", "November 2026", "2026", "All time", "Last 7 days".
 func (p Period) Title() string {
 	switch p.Kind {
 	case Daily:
@@ -17,6 +17,12 @@ func (p Period) Title() string {
 		return p.Start.Format("January 2006")
 	case Yearly:
 		return p.Key
+	case Last24h:
+		return "Last 24 hours"
+	case Last7d:
+		return "Last 7 days"
+	case Last30d:
+		return "Last 30 days"
 	}
 	return "All time"
 }

@@ -101,11 +101,15 @@ func (s *Store) CountRange(ctx context.Context, b *Board, p Period, min, max flo
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.rdb.ZCount(ctx, ZSetKey(b.ID, p), lo, hi).Result()
+	z, frozen, err := s.source(ctx, b, p)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.rdb.ZCount(ctx, z, lo, hi).Result()
 	if err != nil {
 		return 0, fmt.Errorf("board: count %s of %q: %w", p, b.ID, err)
 	}
-	if n == 0 {
+	if n == 0 && frozen.IsZero() {
 		if past, err := s.FromPast(ctx, b, p); err != nil || past {
 			if err != nil {
 				return 0, err
@@ -119,11 +123,15 @@ func (s *Store) CountRange(ctx context.Context, b *Board, p Period, min, max flo
 
 // Total is the number of members in a period.
 func (s *Store) Total(ctx context.Context, b *Board, p Period) (int, error) {
-	n, err := s.rdb.ZCard(ctx, ZSetKey(b.ID, p)).Result()
+	z, frozen, err := s.source(ctx, b, p)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.rdb.ZCard(ctx, z).Result()
 	if err != nil {
 		return 0, fmt.Errorf("board: total %s of %q: %w", p, b.ID, err)
 	}
-	if n == 0 {
+	if n == 0 && frozen.IsZero() {
 		total, _, err := s.pastTotal(ctx, b, p) // 0 unless it expired to the archive
 		return total, err
 	}
@@ -150,9 +158,17 @@ func scoreBounds(min, max float64) (string, string, error) {
 }
 
 // view reads a view of a period: from Redis, or from the archive once the
-// period's keys have expired (FromPast).
+// period's keys have expired (FromPast); a frozen board's public copy is
+// the whole answer.
 func (s *Store) view(ctx context.Context, b *Board, p Period, mode string, margs ...any) (Page, error) {
-	pg, err := s.viewOf(ctx, b, p, ZSetKey(b.ID, p), mode, margs...)
+	z, frozen, err := s.source(ctx, b, p)
+	if err != nil {
+		return Page{}, err
+	}
+	pg, err := s.viewOf(ctx, b, p, z, mode, margs...)
+	if !frozen.IsZero() {
+		return pg, err
+	}
 	if (err == nil && pg.Total == 0) || (mode == "around" && errors.Is(err, ErrNotFound)) {
 		total, past, perr := s.pastTotal(ctx, b, p)
 		if perr != nil {
@@ -295,8 +311,13 @@ func (s *Store) PageOf(ctx context.Context, b *Board, p Period, member string, s
 
 func (s *Store) standings(ctx context.Context, b *Board, ps []Period, members []string) ([][]Standing, error) {
 	keys := []string{namesKey(b.ID)}
-	for _, p := range ps {
-		z := ZSetKey(b.ID, p)
+	frozen := make([]bool, len(ps))
+	for i, p := range ps {
+		z, since, err := s.source(ctx, b, p)
+		if err != nil {
+			return nil, err
+		}
+		frozen[i] = !since.IsZero()
 		keys = append(keys, z, entriesKey(z), distinctKey(z))
 	}
 	args := prelude(b)
@@ -340,8 +361,8 @@ func (s *Store) standings(ctx context.Context, b *Board, ps []Period, members []
 				out[i] = append(out[i], st)
 			}
 		}
-		if stale < 0 || attempt > 0 || !b.denseDrifts() {
-			return s.standingsPast(ctx, b, ps, members, out)
+		if stale < 0 || attempt > 0 || !b.denseDrifts() || frozen[stale] {
+			return s.standingsPast(ctx, b, ps, members, out, frozen)
 		}
 		if _, err := s.reindex(ctx, b, ps[stale]); err != nil {
 			return nil, err
@@ -360,7 +381,10 @@ func (s *Store) Search(ctx context.Context, b *Board, p Period, prefix string, l
 	if strings.TrimSpace(prefix) == "" || hasControl(prefix) || len(prefix) > MaxMemberLen {
 		return nil, false, fieldErr(ErrInvalidInput, "q", "must be 1-%d printable characters", MaxMemberLen)
 	}
-	z := ZSetKey(b.ID, p)
+	z, frozen, err := s.source(ctx, b, p)
+	if err != nil {
+		return nil, false, err
+	}
 	keys := []string{z, entriesKey(z), distinctKey(z), namesKey(b.ID), nameIndexKey(b.ID)}
 	args := append(prelude(b), strings.ToLower(prefix), limit, searchBudget)
 	reply, err := scripts.search.Run(ctx, s.rdb, keys, args...).Result()
@@ -378,7 +402,7 @@ func (s *Store) Search(ctx context.Context, b *Board, p Period, prefix string, l
 		entries = append(entries, e)
 	}
 	slices.SortFunc(entries, func(a, b Entry) int { return a.Position - b.Position })
-	if len(entries) == 0 {
+	if len(entries) == 0 && frozen.IsZero() {
 		if past, err := s.FromPast(ctx, b, p); err != nil || past {
 			if err != nil {
 				return nil, false, err
@@ -402,14 +426,23 @@ type Snapshot struct {
 	z     string
 	Total int    // members in the copy
 	State string // the period's archive state when copied ("" none)
+	// Frozen is the freeze whose public copy this is (PublicSnapshot); zero
+	// for the live standings.
+	Frozen time.Time
 }
 
-// Snapshot copies a period; ErrNotFound when the board is gone.
+// Snapshot copies a period's live standings (what the archiver keeps,
+// whatever the public sees); ErrNotFound when the board is gone.
 func (s *Store) Snapshot(ctx context.Context, b *Board, p Period, ttl time.Duration) (*Snapshot, error) {
+	return s.snapshotOf(ctx, b, p, ZSetKey(b.ID, p), ttl)
+}
+
+// snapshotOf copies the scores in zset from: a period's, or its frozen copy.
+func (s *Store) snapshotOf(ctx context.Context, b *Board, p Period, from string, ttl time.Duration) (*Snapshot, error) {
 	tok := make([]byte, 8)
 	_, _ = rand.Read(tok)
 	z := tagOf(b.ID) + ":snap:" + hex.EncodeToString(tok)
-	keys := []string{defKey(b.ID), ZSetKey(b.ID, p), z, distinctKey(z), groupCountKey(z), ArchiveState(b.ID)}
+	keys := []string{defKey(b.ID), from, z, distinctKey(z), groupCountKey(z), ArchiveState(b.ID)}
 	reply, err := scripts.snapshot.Run(ctx, s.rdb, keys, append(prelude(b), max(int(ttl.Seconds()), 1), p.String())...).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, err)

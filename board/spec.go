@@ -1,6 +1,9 @@
 package board
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Spec is a board definition as JSON: what the API reads and writes ("boards
 // as code") and what the audit log records of a definition's changes.
@@ -17,8 +20,13 @@ type Spec struct {
 	Fields        []FieldSpec `json:"fields,omitempty"`
 	Cap           int         `json:"cap,omitempty"`
 	Retention     *int        `json:"retention,omitempty"` // absent: DefaultRetention
+	Window        string      `json:"window,omitempty"`    // how rolling windows combine: sum (absent) or best
+	Teams         string      `json:"teams,omitempty"`     // team standings: sum, average or best; absent or "none": none
 	Created       *time.Time  `json:"created,omitempty"`
 	Updated       *time.Time  `json:"updated,omitempty"`
+	// FreezeAt is when the board's public standings froze, or will
+	// (board/freeze.go); read only: PUT /boards/{board}/freeze sets it.
+	FreezeAt *time.Time `json:"freeze_at,omitempty"`
 }
 
 // FormatSpec is Format as JSON.
@@ -39,7 +47,7 @@ type FieldSpec struct {
 func SpecOf(b *Board) Spec {
 	j := Spec{
 		ID: b.ID, Title: b.Title, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod),
-		TimeZone: b.TimeZone, TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Cap: b.Cap,
+		TimeZone: b.TimeZone, TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Cap: b.Cap, Window: string(b.Window), Teams: string(b.Teams),
 		Format:  FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
 		Periods: []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
 	}
@@ -49,6 +57,10 @@ func SpecOf(b *Board) Spec {
 	for _, f := range b.Fields {
 		j.Fields = append(j.Fields, FieldSpec(f))
 	}
+	if !b.FreezeAt.IsZero() {
+		at := b.FreezeAt
+		j.FreezeAt = &at
+	}
 	return j
 }
 
@@ -56,7 +68,7 @@ func SpecOf(b *Board) Spec {
 func (j Spec) Board() Board {
 	b := Board{
 		ID: j.ID, Title: j.Title, Order: Order(j.Order), DefaultPeriod: Kind(j.DefaultPeriod),
-		TimeZone: j.TimeZone, TieBreak: TieBreak(j.TieBreak), RankStyle: RankStyle(j.RankStyle), Cap: j.Cap,
+		TimeZone: j.TimeZone, TieBreak: TieBreak(j.TieBreak), RankStyle: RankStyle(j.RankStyle), Cap: j.Cap, Window: WindowMode(j.Window), Teams: TeamMode(strings.TrimPrefix(j.Teams, "none")),
 		Format:    Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
 		Retention: DefaultRetention,
 	}

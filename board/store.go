@@ -14,7 +14,7 @@ var luaFiles embed.FS
 
 // scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
 var scripts = struct {
-	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, expire *redis.Script
+	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, expire, roll, setteam, teambuild, freeze *redis.Script
 }{
 	submit:    load("submit"),
 	view:      load("view"),
@@ -30,6 +30,10 @@ var scripts = struct {
 	sched:     load("sched"),
 	snapshot:  load("snapshot"),
 	expire:    load("expire"),
+	roll:      load("roll"),
+	setteam:   load("setteam"),
+	teambuild: load("teambuild"),
+	freeze:    load("freeze"),
 }
 
 func load(name string) *redis.Script {
@@ -37,6 +41,11 @@ func load(name string) *redis.Script {
 	if err != nil {
 		panic(err)
 	}
+	teams, err := luaFiles.ReadFile("lua/teams.lua")
+	if err != nil {
+		panic(err)
+	}
+	common = append(append(append(common, '\n'), teams...), '\n')
 	body, err := luaFiles.ReadFile("lua/" + name + ".lua")
 	if err != nil {
 		panic(err)
@@ -67,6 +76,7 @@ type Store struct {
 	auditKeep int
 	group     committer
 	past      Past // closed periods whose keys expired; nil: none
+	frozen    freezes
 }
 
 // Option configures a Store.

@@ -20,6 +20,9 @@ type Submission struct {
 	Name           string  // optional display name; the id until one is set
 	Fields         []int64 // extra sort field values, one per board field; nil keeps the member's
 	IdempotencyKey string  // optional; a retry with the same key is applied once
+	// Team, when set, moves the member to that team (board/team.go) before
+	// the score counts; empty keeps the member's team.
+	Team string
 	// Unit is the board unit Score was read in (Format.Unit), when the caller
 	// read it from text; a board whose unit has since changed refuses it
 	// with ErrDefinitionChanged. Empty trusts the caller.
@@ -88,6 +91,14 @@ func CheckSubmission(b *Board, sub *Submission) error {
 	}
 	if len(sub.Fields) != 0 && len(sub.Fields) != len(b.Fields) {
 		return fieldErr(ErrInvalidInput, "fields", "board %q has %d extra fields, got %d values", b.ID, len(b.Fields), len(sub.Fields))
+	}
+	if sub.Team != "" {
+		if b.Teams == TeamsOff {
+			return fieldErr(ErrInvalidInput, "team", "board %q has no teams; enable them on the board first", b.ID)
+		}
+		if err := CheckTeam(sub.Team); err != nil {
+			return err
+		}
 	}
 	if k := sub.IdempotencyKey; k != "" && !validIdemKey(k) {
 		return fieldErr(ErrInvalidInput, "idempotency_key", "must be 1-%d printable ASCII characters without spaces", maxIdemKeyLen)
@@ -354,6 +365,9 @@ func recheck(old, upd *Board, subs []Submission) (all error, per []error) {
 func (sub *Submission) fingerprint() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%v", sub.Member, sub.Op, strconv.FormatFloat(sub.Score, 'g', -1, 64), sub.Name, sub.Fields)
+	if sub.Team != "" {
+		fmt.Fprintf(h, "\x00%s", sub.Team)
+	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
@@ -378,10 +392,10 @@ func (s *Store) submitCall(b *Board, subs []Submission, times []time.Time, opt B
 	if opt.NoRanks {
 		ranks = "0"
 	}
-	keys = make([]string, 0, 11+4*len(b.Periods)+len(subs))
+	keys = make([]string, 0, 12+4*len(b.Periods)+len(subs))
 	keys = append(keys, defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idemKey(b.ID, "batch:"+opt.Key),
-		AuditStream(b.ID), AuditActorStream(b.ID, opt.By.Actor), AuditActors(b.ID), ArchiveState(b.ID))
-	args = make([]any, 0, 21+len(b.Periods)+9*len(subs))
+		AuditStream(b.ID), AuditActorStream(b.ID, opt.By.Actor), AuditActors(b.ID), ArchiveState(b.ID), freezeKey(b.ID))
+	args = make([]any, 0, 22+len(b.Periods)+10*len(subs)+4*len(b.Periods))
 	batchFP := ""
 	if atomic && opt.Key != "" {
 		batchFP = batchFingerprint(subs)
@@ -416,61 +430,10 @@ func (s *Store) submitCall(b *Board, subs []Submission, times []time.Time, opt B
 		}
 		tp := enc.timePart(at)
 		keys = append(keys, idemKey(b.ID, sub.IdempotencyKey))
-		args = append(args, string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, sub.Member, sub.Name, lower, sub.IdempotencyKey, fp, tp)
+		args = append(args, string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, sub.Member, sub.Name, lower, sub.IdempotencyKey, fp, tp, sub.Team)
 	}
+	args = append(args, b.windowArgs(now)...)
 	return keys, args, zsets
-}
-
-// changeJSON is one period of the submit script's result; empty scores and
-// zero ranks mean "not on the board".
-type changeJSON struct {
-	P  string `json:"p"`
-	BS string `json:"bs"`
-	BR int    `json:"br"`
-	AS string `json:"as"`
-	AR int    `json:"ar"`
-}
-
-func decodeChanges(b *Board, periods []changeJSON, ranks bool) (Result, error) {
-	var res Result
-	for _, c := range periods {
-		p, err := parseLabel(c.P, b.Location())
-		if err != nil {
-			return Result{}, err
-		}
-		before, err := place(c.BS, c.BR, ranks)
-		if err != nil {
-			return Result{}, err
-		}
-		after, err := place(c.AS, c.AR, ranks)
-		if err != nil {
-			return Result{}, err
-		}
-		res.Changes = append(res.Changes, Change{Period: p, Before: before, After: after})
-	}
-	return res, nil
-}
-
-// place reads a standing; without ranks, a score alone means on the board.
-func place(score string, rank int, ranks bool) (Place, error) {
-	if score == "" {
-		return Place{}, nil
-	}
-	v, err := strconv.ParseFloat(score, 64)
-	if err != nil {
-		return Place{}, fmt.Errorf("decode score %q: %w", score, err)
-	}
-	return Place{Ranked: rank > 0 || !ranks, Score: v, Rank: rank}, nil
-}
-
-// parseLabel reads Period.String() back.
-func parseLabel(label string, loc *time.Location) (Period, error) {
-	kind, key, _ := strings.Cut(label, ":")
-	k, err := ParseKind(kind)
-	if err != nil {
-		return Period{}, err
-	}
-	return ParsePeriod(k, key, loc)
 }
 
 // exactResult is the score in units a refused submission would have made,

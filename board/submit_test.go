@@ -275,7 +275,7 @@ func TestPeriodsAreWrittenTogetherAndRollOver(t *testing.T) {
 		}
 	}
 	sts, err := f.store.Member(f.ctx, b, "ann")
-	if err != nil || len(sts) != 5 || sts[0].Period.Key != "2027-01-01" || sts[1].Period.Key != "2026-W53" || sts[1].Score != 15 {
+	if err != nil || len(sts) != len(Kinds) || sts[7].Period.Kind != Last30d || sts[7].Score != 15 || sts[0].Period.Key != "2027-01-01" || sts[1].Period.Key != "2026-W53" || sts[1].Score != 15 {
 		t.Fatalf("member standing: %+v %v", sts, err)
 	}
 }

@@ -19,6 +19,10 @@ type ViewQuery struct {
 	Limit  int
 	Member string
 	Radius int
+	Teams  bool // a page of the period's team standing (board/team.go)
+	// Live reads a frozen board's live standings (an admin's view); others
+	// read what the public sees (board/freeze.go).
+	Live bool
 }
 
 // ViewResult is a query's page; Err is ErrNotFound when an around-me member
@@ -52,9 +56,23 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 	var calls []call
 	at := make([]struct{ call, item int }, len(qs)) // item -1: the call's whole reply
 	groups := map[group]int{}
+	frozen := make([]bool, len(qs))
 	for i, q := range qs {
-		z := ZSetKey(q.Board.ID, q.Period)
+		z, since, err := s.source(queryCtx(ctx, q), q.Board, q.Period)
+		if err != nil {
+			out[i].Err = err
+			at[i].call = -1
+			continue
+		}
+		frozen[i] = !since.IsZero()
 		keys := func() []string { return []string{z, entriesKey(z), distinctKey(z), namesKey(q.Board.ID)} }
+		if q.Teams {
+			t := teamZSetKey(z)
+			calls = append(calls, call{keys: []string{t, entriesKey(t), distinctKey(t), teamNamesKey(q.Board.ID)},
+				args: append(prelude(teamBoard(q.Board)), "page", q.Offset, q.Limit)})
+			at[i].call, at[i].item = len(calls)-1, -1
+			continue
+		}
 		if q.Member == "" {
 			calls = append(calls, call{keys: keys(), args: append(prelude(q.Board), "page", q.Offset, q.Limit)})
 			at[i].call, at[i].item = len(calls)-1, -1
@@ -90,6 +108,9 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 		}
 	}
 	for i, q := range qs {
+		if at[i].call < 0 {
+			continue // out[i].Err says why
+		}
 		if cmds == nil || cmds[at[i].call] == nil {
 			out[i].Err = fmt.Errorf("board: read views: %w", err)
 			continue
@@ -102,17 +123,22 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 			out[i].Err = fmt.Errorf("board: read %s of %q: %w", q.Period, q.Board.ID, cerr)
 			continue
 		}
+		if q.Teams {
+			pg, _, perr := decodeView(teamBoard(q.Board), q.Period, reply)
+			out[i] = ViewResult{Page: roundTeams(q.Board, pg), Err: perr}
+			continue
+		}
 		pg, pos, perr := decodeView(q.Board, q.Period, reply)
 		closedEmpty := ((perr == nil && pg.Total == 0) || (q.Member != "" && errors.Is(perr, ErrNotFound))) &&
-			q.Period.Kind != AllTime && !s.now().Before(q.Period.End)
+			q.Period.Ended(s.now()) && !frozen[i]
 		if (perr == nil && q.Board.denseDrifts() && hasUnranked(pg)) || closedEmpty {
 			// An outside writer left the dense index behind: the single read
 			// repairs it and reads again. A closed period Redis holds nothing
 			// of may have expired to the archive: the single read finds it.
 			if q.Member != "" {
-				pg, pos, perr = s.Around(ctx, q.Board, q.Period, q.Member, q.Radius)
+				pg, pos, perr = s.Around(queryCtx(ctx, q), q.Board, q.Period, q.Member, q.Radius)
 			} else {
-				pg, perr = s.Page(ctx, q.Board, q.Period, q.Offset, q.Limit)
+				pg, perr = s.Page(queryCtx(ctx, q), q.Board, q.Period, q.Offset, q.Limit)
 				pos = pg.Matched
 			}
 		}
@@ -122,6 +148,13 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 		out[i] = ViewResult{Page: pg, Position: pos, Err: perr}
 	}
 	return out
+}
+
+func queryCtx(ctx context.Context, q ViewQuery) context.Context {
+	if q.Live {
+		return LiveStandings(ctx)
+	}
+	return ctx
 }
 
 // aroundOf cuts member item's window out of an arounds reply (view.lua) in

@@ -47,6 +47,10 @@ func stops() []stop {
 		{name: "board, all time", path: "/b/every?period=all", status: 200},
 		{name: "board, a past week", path: "/b/every?period=week&at=2026-W53", status: 200},
 		{name: "board, a search", path: "/b/every?period=week&q=a", status: 200},
+		{name: "board, last 7 days", path: "/b/every?period=last7d", status: 200},
+		{name: "teams", path: "/b/quarterly-sales/teams", status: 200},
+		{name: "a team", path: "/b/quarterly-sales/teams/North%20Region", status: 200},
+		{name: "widget, teams", path: "/embed/quarterly-sales?teams=1", status: 200},
 		{name: "member", path: "/b/every/m/ann", status: 200},
 		{name: "around me", path: "/b/every/around/ann?period=week", status: 200},
 		{name: "past winners", path: "/b/every/winners?period=week", status: 200},
@@ -54,6 +58,8 @@ func stops() []stop {
 		{name: "widget, dark, around a member", path: "/embed/every?theme=dark&member=ann&limit=5", status: 200},
 		{name: "widget, light", path: "/embed/every?theme=light", status: 200},
 		{name: "wall display", path: "/tv?boards=every&periods=week,all", status: 200},
+		{name: "board, frozen", path: "/b/cup", status: 200},
+		{name: "widget, frozen", path: "/embed/cup", status: 200},
 		{name: "404", path: "/no-such-page", status: 404},
 		{name: "404, no such board", path: "/b/no-such-board", status: 404},
 		{name: "404, no such member", path: "/b/every/m/ghost", status: 404},
@@ -62,6 +68,8 @@ func stops() []stop {
 		{name: "admin, new board", path: "/admin/boards/new", status: 200, admin: true},
 		{name: "admin, edit board", path: "/admin/boards/every/edit", status: 200, admin: true},
 		{name: "admin, manage scores", path: "/admin/boards/every", status: 200, admin: true},
+		{name: "admin, manage a team board", path: "/admin/boards/quarterly-sales?member=ann", status: 200, admin: true},
+		{name: "admin, a frozen board", path: "/admin/boards/cup", status: 200, admin: true},
 		{name: "admin, delete board", path: "/admin/boards/every/delete", status: 200, admin: true},
 		{name: "admin audit log", path: "/admin/audit", status: 200, admin: true},
 		{name: "admin, a new API key", path: "/admin/keys", status: 200, admin: true, act: createKey},
@@ -98,7 +106,10 @@ func tourApp(t *testing.T) *app {
 	a.board(board.Board{ID: "sprint-100m", Title: "100 m Sprint", Format: board.Format{Type: board.Duration}, Order: board.LowerIsBetter,
 		Periods: []board.Kind{board.Weekly, board.Yearly, board.AllTime}}, "ann", 10480, "bob", 9870)
 	a.board(board.Board{ID: "quarterly-sales", Title: "Quarterly Sales", Format: board.Format{Type: board.Decimal, Decimals: 2, Prefix: "$"},
-		Periods: []board.Kind{board.Monthly, board.Yearly}}, "ann", 1250)
+		Periods: []board.Kind{board.Monthly, board.Yearly}, Teams: board.TeamsSum}, "ann", 1250)
+	if _, _, err := a.store.SetTeam(context.Background(), "quarterly-sales", "ann", "North Region", board.Author{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
 	names := map[string]string{"ann": "Ann Archer", "bob": "Bob Bishop", "cy": "Cy", "dee": "Dee Dorsey-Lindqvist"}
 	submit := func(s *board.Store, member string, score float64, op board.Op) {
 		sub := board.Submission{Member: member, Score: score, Op: op, Name: names[member], Fields: []int64{int64(score) % 7}}
@@ -122,6 +133,12 @@ func tourApp(t *testing.T) *app {
 	submit(a.store, "cy", 30, board.Incr)
 	submit(a.store, "ann", 12, board.Decr)
 	submit(a.store, "lee", 45, board.Incr)
+	// A frozen board: its notice on the public pages, the console's note.
+	a.board(board.Board{ID: "cup", Title: "Winter Cup"}, "ann", 30, "bob", 20)
+	if _, err := a.store.Freeze(context.Background(), "cup", time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	a.scores("cup", a.store, "cy", 40)
 	return a
 }
 

@@ -55,9 +55,15 @@ type Spec struct {
 	Limit  int
 	Member string // around-me when set
 	Radius int
+	// Teams reads the period's team standing (board/team.go) instead of its
+	// members: a page of teams. Around-me has no team form.
+	Teams bool
 	// Recent asks for the board's recent changes too (the board page). It
 	// is not part of the view: clients with and without it share the view.
 	Recent bool
+	// Live shows a frozen board's live standings: an admin's view, which
+	// only the console opens. Other views show what the public sees.
+	Live bool
 }
 
 // Hub owns the views and their clients.
@@ -189,43 +195,6 @@ func (h *Hub) Run(ctx context.Context) {
 	}
 }
 
-func (h *Hub) markDirty(key string) {
-	if id, ok := board.ParseDefKey(key); ok {
-		// The definition changed (format, zone, periods): tick re-reads it.
-		h.mu.Lock()
-		h.noteDef(id) // watched or not: a view may be attaching with the old one
-		h.mu.Unlock()
-		return
-	}
-	if id, ok := board.ParseRecentKey(key); ok {
-		h.mu.Lock()
-		h.markRecent(id)
-		h.mu.Unlock()
-		return
-	}
-	if id, ok := board.ParseNamesKey(key); ok {
-		// A display name changed: every view of the board shows names, and
-		// so do its recent changes.
-		h.mu.Lock()
-		h.markRecent(id)
-		for _, v := range h.views {
-			if v.board.ID == id {
-				h.dirty[v.zkey] = struct{}{}
-			}
-		}
-		h.mu.Unlock()
-		return
-	}
-	if _, _, _, ok := board.ParseZSetKey(key); !ok {
-		return
-	}
-	h.mu.Lock()
-	if _, watched := h.byKey[key]; watched {
-		h.dirty[key] = struct{}{}
-	}
-	h.mu.Unlock()
-}
-
 // Polling reports whether the hub has fallen back to polling.
 func (h *Hub) Polling() bool { return h.polling.Load() }
 
@@ -257,7 +226,7 @@ func (h *Hub) tick(ctx context.Context) {
 	h.mu.Lock()
 	var work []*view
 	for _, v := range h.views {
-		if v.spec.Key == "" && v.spec.Kind != board.AllTime {
+		if v.spec.Key == "" && v.spec.Kind.Calendar() {
 			if cur := v.board.Current(v.spec.Kind, now); cur.Key != v.period.Key {
 				h.rekey(v, cur)
 			}
@@ -292,7 +261,7 @@ func (h *Hub) tick(ctx context.Context) {
 	}
 	qs := make([]board.ViewQuery, len(work))
 	for i, v := range work {
-		qs[i] = board.ViewQuery{Board: &v.board, Period: v.period, Offset: v.spec.Offset, Limit: v.spec.Limit, Member: v.spec.Member, Radius: v.spec.Radius}
+		qs[i] = board.ViewQuery{Board: &v.board, Period: v.period, Offset: v.spec.Offset, Limit: v.spec.Limit, Member: v.spec.Member, Radius: v.spec.Radius, Teams: v.spec.Teams, Live: v.spec.Live}
 	}
 	h.stats.reads.Add(int64(len(qs)))
 	h.stats.lastReads.Store(int64(len(qs)))
@@ -371,7 +340,8 @@ func (h *Hub) unindex(v *view) {
 }
 
 func (h *Hub) snapshot(v *view, res board.ViewResult) *Snapshot {
-	s := &Snapshot{Period: string(v.period.Kind), Key: v.period.Key, Title: v.period.Title(), Rows: []rows.Row{}}
+	s := &Snapshot{Period: string(v.period.Kind), Key: v.period.Key, Title: v.period.Title(), Rows: []rows.Row{},
+		Frozen: rows.FrozenNotice(&v.board, h.reader.Now(), v.spec.Live)}
 	if errors.Is(res.Err, board.ErrNotFound) {
 		s.Missing = true
 		return s

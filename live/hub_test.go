@@ -63,7 +63,7 @@ func newLiveFixtureOn(t *testing.T, rdb redis.UniversalClient, opts Options) *li
 	go func() { defer close(done); hub.Run(ctx) }()
 	h := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		spec := Spec{Board: q.Get("board"), Kind: board.Kind(q.Get("period")), Limit: 10, Member: q.Get("member"), Radius: 2, Recent: q.Get("recent") == "1"}
+		spec := Spec{Board: q.Get("board"), Kind: board.Kind(q.Get("period")), Limit: 10, Member: q.Get("member"), Radius: 2, Recent: q.Get("recent") == "1", Live: q.Get("live") == "1"}
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
 		hub.Serve(w, r, spec, []string{"*"}, host)
 	}))

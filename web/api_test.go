@@ -17,6 +17,7 @@ import (
 	"podium/archive"
 	"podium/audit"
 	"podium/board"
+	"podium/hooks"
 )
 
 type apiFixture struct {
@@ -32,7 +33,7 @@ func newAPIFixture(t *testing.T, keyLimit, addrLimit int) *apiFixture {
 	adm := &Admin{
 		Store: f.store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
-		KeyLimit: keyLimit, AddrLimit: addrLimit,
+		KeyLimit: keyLimit, AddrLimit: addrLimit, Hooks: hooks.NewRegistry(rdb, nil),
 	}
 	s := New(Options{Store: f.store, Admin: adm, Export: archive.NewReader(f.store, nil, 2), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	h := httptest.NewServer(s)

@@ -43,6 +43,7 @@ func TestAPIOnCluster(t *testing.T) {
 		"APIRateLimits":               TestAPIRateLimits,
 		"APIExactNumbers":             TestAPIExactNumbers,
 		"APIHonestSubmitErrors":       TestAPIHonestSubmitErrors,
+		"APIRollingWindows":           TestAPIRollingWindows,
 	} {
 		t.Run(name, test)
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/hooks"
 )
 
 // TestOpenAPIResponses sends real requests for every operation of the API
@@ -27,6 +29,12 @@ func TestOpenAPIResponses(t *testing.T) {
 		map[string]float64{"ann": 10, "bob": 7, "cat": 7, "dan": 3})
 	f.board(board.Board{ID: "frozen", Title: "Frozen", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
 	f.board(board.Board{ID: "raw", Title: "Raw", TieBreak: board.ByMember}, nil)
+	f.board(board.Board{ID: "league", Title: "League", Teams: board.TeamsSum}, nil)
+	for _, sub := range []board.Submission{{Member: "ann", Team: "red", Score: 4}, {Member: "bob", Team: "blue", Score: 6}, {Member: "cat", Team: "red", Score: 2}} {
+		if _, err := f.store.Submit(context.Background(), "league", sub, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx := context.Background()
 	rdb := testRedis(t)
 	// A closed week of chess whose keys expired to an archive this server
@@ -44,6 +52,20 @@ func TestOpenAPIResponses(t *testing.T) {
 	}
 
 	all, chessOnly := f.key("ops", ""), f.key("chess bot", "chess")
+	// Webhooks: one to delete, one to test, and a board with its ten.
+	chess, _ := f.store.Board(ctx, "chess")
+	raw, _ := f.store.Board(ctx, "raw")
+	hookIn := hooks.Input{URL: "https://example.com/h", Events: []hooks.Event{hooks.NewLeader}, Top: 3}
+	gone, err1 := f.admin.Hooks.Create(ctx, &chess, hookIn, "test")
+	ping, err2 := f.admin.Hooks.Create(ctx, &chess, hookIn, "test")
+	if err := errors.Join(err1, err2); err != nil {
+		t.Fatal(err)
+	}
+	for range hooks.MaxHooks {
+		if _, err := f.admin.Hooks.Create(ctx, &raw, hookIn, "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	v := newOpenAPIValidator(t, f.api.URL)
 	big := `{"scores": [` + strings.Repeat(`{"member":"x","score":1},`, 50_000) + `{"member":"x","score":1}]}`
 	long := strings.Repeat("m", 129)
@@ -128,11 +150,67 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"remove from an archived period", "DELETE", "/boards/chess/members/ann?period=week&at=2026-W50", all, "", nil, 409},
 		{"remove a bad member id", "DELETE", "/boards/chess/members/" + long, all, "", nil, 422},
 
+		{"teams", "GET", "/boards/league/teams?limit=1&offset=1", "", "", nil, 200},
+		{"teams bad limit", "GET", "/boards/league/teams?limit=0", "", "", nil, 400},
+		{"teams of a board without", "GET", "/boards/chess/teams", "", "", nil, 404},
+		{"team", "GET", "/boards/league/teams/red", "", "", nil, 200},
+		{"team unknown", "GET", "/boards/league/teams/green", "", "", nil, 404},
+		{"team bad id", "GET", "/boards/league/teams/" + long, "", "", nil, 422},
+		{"team move", "PUT", "/boards/league/members/cat/team", all, `{"team":"blue","reason":"trade"}`, nil, 200},
+		{"team leave", "PUT", "/boards/league/members/cat/team", all, `{"team":""}`, nil, 200},
+		{"team malformed", "PUT", "/boards/league/members/cat/team", all, `{"team":`, nil, 400},
+		{"team without key", "PUT", "/boards/league/members/cat/team", "", `{"team":"red"}`, nil, 401},
+		{"team with another board's key", "PUT", "/boards/league/members/cat/team", chessOnly, `{"team":"red"}`, nil, 403},
+		{"team on an unknown board", "PUT", "/boards/nope/members/cat/team", all, `{"team":"red"}`, nil, 404},
+		{"team too big", "PUT", "/boards/league/members/cat/team", all, `{"team":"` + strings.Repeat("r", 1_100_000) + `"}`, nil, 413},
+		{"team left out", "PUT", "/boards/league/members/cat/team", all, `{}`, nil, 422},
+		{"team on a board without", "PUT", "/boards/chess/members/cat/team", all, `{"team":"red"}`, nil, 422},
+
+		{"hooks", "GET", "/boards/chess/hooks", chessOnly, "", nil, 200},
+		{"hooks without key", "GET", "/boards/chess/hooks", "", "", nil, 401},
+		{"hooks with another board's key", "GET", "/boards/league/hooks", chessOnly, "", nil, 403},
+		{"hooks of an unknown board", "GET", "/boards/nope/hooks", all, "", nil, 404},
+		{"hook create", "POST", "/boards/chess/hooks", all, `{"url":"https://example.com/podium","events":["leader.changed","period.closed"],"periods":["week"],"top":5}`, nil, 201},
+		{"hook create malformed", "POST", "/boards/chess/hooks", all, `{"url":`, nil, 400},
+		{"hook create without key", "POST", "/boards/chess/hooks", "", `{}`, nil, 401},
+		{"hook create with another board's key", "POST", "/boards/league/hooks", chessOnly, `{}`, nil, 403},
+		{"hook create on an unknown board", "POST", "/boards/nope/hooks", all, `{}`, nil, 404},
+		{"hook create over the limit", "POST", "/boards/raw/hooks", all, `{"url":"https://example.com/h","events":["leader.changed"]}`, nil, 409},
+		{"hook create too big", "POST", "/boards/chess/hooks", all, `{"url":"` + strings.Repeat("h", 1_100_000) + `"}`, nil, 413},
+		{"hook create over http", "POST", "/boards/chess/hooks", all, `{"url":"http://example.com/h","events":["leader.changed"]}`, nil, 422},
+		{"hook test", "POST", "/boards/chess/hooks/" + ping.ID + "/test", chessOnly, "", nil, 202},
+		{"hook test unknown", "POST", "/boards/chess/hooks/nope/test", all, "", nil, 404},
+		{"hook test without key", "POST", "/boards/chess/hooks/" + ping.ID + "/test", "", "", nil, 401},
+		{"hook test with another board's key", "POST", "/boards/league/hooks/x/test", chessOnly, "", nil, 403},
+		{"hook delete", "DELETE", "/boards/chess/hooks/" + gone.ID, all, "", nil, 204},
+		{"hook delete again", "DELETE", "/boards/chess/hooks/" + gone.ID, all, "", nil, 404},
+		{"hook delete without key", "DELETE", "/boards/chess/hooks/" + ping.ID, "", "", nil, 401},
+		{"hook delete with another board's key", "DELETE", "/boards/league/hooks/x", chessOnly, "", nil, 403},
+
 		{"member", "GET", "/boards/chess/members/eve", "", "", nil, 200},
 		{"member missing from a period", "GET", "/boards/chess/members/bob", "", "", nil, 200},
 		{"member unknown", "GET", "/boards/chess/members/ghost", "", "", nil, 404},
 		{"member of unknown board", "GET", "/boards/nope/members/ann", "", "", nil, 404},
 		{"member bad id", "GET", "/boards/chess/members/" + long, "", "", nil, 422},
+
+		{"freeze later", "PUT", "/boards/chess/freeze", all, `{"at":"2099-01-01T12:00:00Z","reason":"finals"}`, nil, 200},
+		{"freeze now", "PUT", "/boards/chess/freeze", chessOnly, "", nil, 200},
+		{"freeze malformed", "PUT", "/boards/chess/freeze", all, `{"at":"soon"}`, nil, 400},
+		{"freeze without key", "PUT", "/boards/chess/freeze", "", "", nil, 401},
+		{"freeze another board", "PUT", "/boards/sprint/freeze", chessOnly, "", nil, 403},
+		{"freeze unknown board", "PUT", "/boards/nope/freeze", all, "", nil, 404},
+		{"freeze again", "PUT", "/boards/chess/freeze", all, "", nil, 409},
+		{"freeze too large", "PUT", "/boards/chess/freeze", all, `{"reason":"` + strings.Repeat("x", 1_000_001) + `"}`, nil, 413},
+		{"freeze in the past", "PUT", "/boards/sprint/freeze", all, `{"at":"2001-01-01T00:00:00Z"}`, nil, 422},
+		{"frozen entries", "GET", "/boards/chess/entries?period=all", "", "", nil, 200},
+		{"frozen member", "GET", "/boards/chess/members/ann", "", "", nil, 200},
+		{"frozen around", "GET", "/boards/chess/members/ann/around?period=all&radius=1", "", "", nil, 200},
+		{"frozen board", "GET", "/boards/chess", "", "", nil, 200},
+		{"unfreeze without key", "DELETE", "/boards/chess/freeze", "", "", nil, 401},
+		{"unfreeze another board", "DELETE", "/boards/sprint/freeze", chessOnly, "", nil, 403},
+		{"unfreeze unknown board", "DELETE", "/boards/nope/freeze", all, "", nil, 404},
+		{"unfreeze", "DELETE", "/boards/chess/freeze", chessOnly, "", nil, 200},
+		{"unfreeze again", "DELETE", "/boards/chess/freeze", all, "", nil, 409},
 
 		{"remove from every period", "DELETE", "/boards/chess/members/bob", all, "", nil, 200},
 		{"delete with a board's key", "DELETE", "/boards/sprint", chessOnly, "", nil, 403},
@@ -159,10 +237,11 @@ func TestOpenAPIResponses(t *testing.T) {
 		}
 	}
 
-	// Every GET but the export answers HEAD as the document says: the GET's
+	// Every GET but the export and those that need a key answers HEAD as the
+	// document says: the GET's
 	// status and headers, no body.
 	for _, op := range v.operations() {
-		if tc := sampleRequest(t, op.id, all); tc.method == "GET" && op.id != "exportPeriod" {
+		if tc := sampleRequest(t, op.id, all); tc.method == "GET" && op.id != "exportPeriod" && tc.key == "" {
 			req, _ := http.NewRequest(http.MethodHead, f.api.URL+"/api/v1"+tc.path, nil)
 			res, err := http.DefaultClient.Do(req)
 			if err != nil {

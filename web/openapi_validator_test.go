@@ -25,6 +25,7 @@ import (
 	"podium/archive"
 	"podium/audit"
 	"podium/board"
+	"podium/hooks"
 )
 
 // apiCase is one request and the status it must get.
@@ -197,18 +198,27 @@ func (v *openAPIValidator) validateRequest(req *http.Request, body string) error
 func sampleRequest(t *testing.T, operationID, key string) apiCase {
 	t.Helper()
 	tc, ok := map[string]apiCase{
-		"getOpenAPI":   {method: "GET", path: "/openapi.json"},
-		"listBoards":   {method: "GET", path: "/boards"},
-		"createBoard":  {method: "POST", path: "/boards", key: key, body: `{"id":"x","title":"X"}`},
-		"getBoard":     {method: "GET", path: "/boards/chess"},
-		"updateBoard":  {method: "PUT", path: "/boards/chess", key: key, body: `{"title":"Chess"}`},
-		"deleteBoard":  {method: "DELETE", path: "/boards/chess", key: key},
-		"listEntries":  {method: "GET", path: "/boards/chess/entries"},
-		"getMember":    {method: "GET", path: "/boards/chess/members/ann"},
-		"removeMember": {method: "DELETE", path: "/boards/chess/members/ann", key: key},
-		"getAround":    {method: "GET", path: "/boards/chess/members/ann/around"},
-		"exportPeriod": {method: "GET", path: "/boards/chess/export"},
-		"submitScores": {method: "POST", path: "/boards/chess/scores", key: key, body: `{"member":"ann","score":1}`},
+		"getOpenAPI":    {method: "GET", path: "/openapi.json"},
+		"listBoards":    {method: "GET", path: "/boards"},
+		"createBoard":   {method: "POST", path: "/boards", key: key, body: `{"id":"x","title":"X"}`},
+		"getBoard":      {method: "GET", path: "/boards/chess"},
+		"updateBoard":   {method: "PUT", path: "/boards/chess", key: key, body: `{"title":"Chess"}`},
+		"deleteBoard":   {method: "DELETE", path: "/boards/chess", key: key},
+		"listEntries":   {method: "GET", path: "/boards/chess/entries"},
+		"getMember":     {method: "GET", path: "/boards/chess/members/ann"},
+		"removeMember":  {method: "DELETE", path: "/boards/chess/members/ann", key: key},
+		"getAround":     {method: "GET", path: "/boards/chess/members/ann/around"},
+		"exportPeriod":  {method: "GET", path: "/boards/chess/export"},
+		"submitScores":  {method: "POST", path: "/boards/chess/scores", key: key, body: `{"member":"ann","score":1}`},
+		"freezeBoard":   {method: "PUT", path: "/boards/chess/freeze", key: key},
+		"unfreezeBoard": {method: "DELETE", path: "/boards/chess/freeze", key: key},
+		"getTeams":      {method: "GET", path: "/boards/league/teams"},
+		"getTeam":       {method: "GET", path: "/boards/league/teams/red"},
+		"setTeam":       {method: "PUT", path: "/boards/league/members/ann/team", key: key, body: `{"team":"red"}`},
+		"listHooks":     {method: "GET", path: "/boards/chess/hooks", key: key},
+		"createHook":    {method: "POST", path: "/boards/chess/hooks", key: key, body: `{"url":"https://example.com/h","events":["leader.changed"]}`},
+		"deleteHook":    {method: "DELETE", path: "/boards/chess/hooks/nope", key: key},
+		"testHook":      {method: "POST", path: "/boards/chess/hooks/nope/test", key: key},
 	}[operationID]
 	if !ok {
 		t.Fatalf("operation %q has no sample request: add one (every operation needs an operationId)", operationID)
@@ -224,7 +234,7 @@ func newOpenAPIServer(t *testing.T, rdb redis.UniversalClient, addrLimit int) st
 	adm := &Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
-		KeyLimit: 1000, AddrLimit: addrLimit,
+		KeyLimit: 1000, AddrLimit: addrLimit, Hooks: hooks.NewRegistry(rdb, nil),
 	}
 	h := httptest.NewServer(New(Options{Store: store, Admin: adm, Export: archive.NewReader(store, nil, 2),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))

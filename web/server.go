@@ -17,6 +17,7 @@ import (
 
 	"podium/access"
 	"podium/audit"
+	"podium/hooks"
 	"podium/web/admin"
 	"podium/web/api"
 	"podium/web/pages"
@@ -44,6 +45,9 @@ type Admin struct {
 	Signer   *access.Signer
 	// Requests per minute allowed per API key and per client address.
 	KeyLimit, AddrLimit int
+	// Hooks keeps the boards' webhooks (hooks.Registry); nil: the console
+	// has no webhook pages.
+	Hooks *hooks.Registry
 }
 
 // Options configure the server.
@@ -121,7 +125,8 @@ func New(opts Options) *Server {
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Level: 5, MinLength: 1024,
 		Skipper: func(c echo.Context) bool {
 			m := c.Request().Method
-			return (m != http.MethodGet && m != http.MethodHead) || c.Request().URL.Path == "/live"
+			// WebSockets (/live, and the console's live standings) are hijacked.
+			return (m != http.MethodGet && m != http.MethodHead) || strings.EqualFold(c.Request().Header.Get("Upgrade"), "websocket")
 		}}))
 
 	read := []string{http.MethodGet, http.MethodHead}
@@ -137,13 +142,22 @@ func New(opts Options) *Server {
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if a := opts.Admin; a != nil {
 		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Limiter: a.Limiter, Audit: a.Audit,
-			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Logger: opts.Logger})
+			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, Logger: opts.Logger})
 		s.api.Routes(e)
 		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Limiter: a.Limiter,
-			Audit: a.Audit, Signer: a.Signer, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
+			Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}).Routes(e)
 	}
 	return s
 }
 
 // ServeHTTP makes the server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// adminLive is the hub as the console sees it; nil without live updates (a
+// nil interface, never a typed nil).
+func adminLive(l pages.Live) admin.LiveServer {
+	if l == nil {
+		return nil
+	}
+	return l
+}

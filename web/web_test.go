@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,8 +49,10 @@ func newFixture(t *testing.T, origins ...string) *fixture {
 	if err := flushAll(rdb); err != nil { // our own private server
 		t.Fatal(err)
 	}
-	clock := testNow
-	f := &fixture{t: t, store: board.NewStore(rdb, board.WithClock(func() time.Time { clock = clock.Add(time.Millisecond); return clock }))}
+	// Every call moves the clock on a millisecond; handlers and the live hub
+	// call it from their own goroutines, so the count is atomic.
+	var ticks atomic.Int64
+	f := &fixture{t: t, store: board.NewStore(rdb, board.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) }))}
 	s := New(Options{
 		Store:        f.store,
 		Ready:        func(context.Context) error { return f.ready },

@@ -36,7 +36,7 @@ func TestPastWinners(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	store := board.NewStore(rdb)
+	store := board.NewStore(rdb, board.WithDefinitionTTL(0)) // sees the freeze below at once
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if n, err := (&archive.Archiver{Store: store, DB: db, Log: quiet}).Due(ctx); err != nil || n != 2 { // the day and the week
 		t.Fatalf("archived %d: %v", n, err)
@@ -61,6 +61,14 @@ func TestPastWinners(t *testing.T) {
 	}
 	if res, _ := f.get("/b/chess/winners?page=9"); res.StatusCode != 404 {
 		t.Fatalf("a page past the end: %d", res.StatusCode)
+	}
+	// Frozen before those periods ended: their archived results are the
+	// freeze's secret until the reveal.
+	if _, err := past.Freeze(ctx, b.ID, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if res, page := f.get("/b/chess/winners"); res.StatusCode != 200 || strings.Contains(page, week.Title()) || strings.Contains(page, ">Ann<") {
+		t.Fatalf("winners of a frozen board show a period closed after the freeze: %d", res.StatusCode)
 	}
 }
 

@@ -280,7 +280,66 @@ end
 -- The period label (Period.String) of a score zset key lb:{b}:<letter>:<key>.
 local KIND_OF = {d = 'day', w = 'week', m = 'month', y = 'year'}
 local function label_of(z)
+  local window = string.match(z, '}:r:(%w+)$')
+  if window then return 'last' .. window end
   local letter, key = string.match(z, '}:(%a):([^:]+)$')
   if letter and KIND_OF[letter] then return KIND_OF[letter] .. ':' .. key end
   return 'all'
+end
+
+-- The keys a frozen copy takes of a period: its sorted set, entries, dense
+-- index, and its team standing (board/team.go).
+local FROZEN_SUFFIXES = {'', ':e', ':d', ':c', ':t', ':tn', ':ts', ':t:d', ':t:c'}
+
+-- Take a board's freeze (board/freeze.go) once its time has come: copy each
+-- period that was current at the freeze, with its helper keys, to its frozen
+-- keys, in the caller's atomic step. Every write through the app calls it
+-- first, so no write made after the freeze reaches the copy. The marker names
+-- the keys (all in the board's slot). Returns 'none' (not frozen), 'pending'
+-- (its time has not come), 'taken' (already) or 'took', and the freeze's time.
+local function freeze_take(marker, now)
+  local m = redis.call('HMGET', marker, 'at', 'taken', 'keys')
+  if not m[1] then return 'none', '' end
+  if m[2] then return 'taken', m[1] end
+  if tonumber(m[1]) > tonumber(now) then return 'pending', m[1] end
+  for src, dst in string.gmatch(m[3] or '', '(%S+) (%S+)') do
+    for _, sfx in ipairs(FROZEN_SUFFIXES) do
+      redis.call('DEL', dst .. sfx)
+      redis.call('COPY', src .. sfx, dst .. sfx)
+    end
+  end
+  -- The teams' members as they were (board/team.go): a team page of the
+  -- freeze lists who was in the team then.
+  local tag = string.match(marker, '^(lb:{[^}]*})')
+  local teams = redis.call('SMEMBERS', tag .. ':teams')
+  redis.call('DEL', tag .. ':frz:teams')
+  if #teams > 0 then
+    redis.call('COPY', tag .. ':teams', tag .. ':frz:teams')
+    for _, t in ipairs(teams) do
+      redis.call('DEL', tag .. ':frz:team:m:' .. t)
+      redis.call('COPY', tag .. ':team:m:' .. t, tag .. ':frz:team:m:' .. t)
+    end
+  end
+  redis.call('HSET', marker, 'taken', now)
+  return 'took', m[1]
+end
+
+-- freeze_due takes a board's freeze first when its time (freeze_at, the
+-- definition's field, µs) has come by now (µs; nil: Redis' clock).
+local function freeze_due(freeze_at, marker, now)
+  if not freeze_at or freeze_at == '' then return end
+  if not now then
+    local t = redis.call('TIME')
+    now = t[1] .. string.format('%06d', tonumber(t[2]))
+  end
+  if tonumber(freeze_at) <= tonumber(now) then freeze_take(marker, now) end
+end
+
+-- frozen_teams_expire lets a freeze's copies of the teams' members expire
+-- after ms (0: at once).
+local function frozen_teams_expire(tag, ms)
+  for _, t in ipairs(redis.call('SMEMBERS', tag .. ':frz:teams')) do
+    if ms == 0 then redis.call('DEL', tag .. ':frz:team:m:' .. t) else redis.call('PEXPIRE', tag .. ':frz:team:m:' .. t, ms) end
+  end
+  if ms == 0 then redis.call('DEL', tag .. ':frz:teams') else redis.call('PEXPIRE', tag .. ':frz:teams', ms) end
 end

@@ -9,6 +9,7 @@
 local v = redis.call('HGET', KEYS[1], ARGV[5])
 if v ~= ARGV[6] or string.find(v, ' x', 1, true) then return 0 end
 for k = 3, 6 do redis.call('PEXPIRE', KEYS[k], ARGV[7]) end
+for _, k in ipairs(team_keys(KEYS[3])) do redis.call('PEXPIRE', k, ARGV[7]) end -- team standings go with it
 redis.call('SREM', KEYS[2], KEYS[3])
 redis.call('HSET', KEYS[1], ARGV[5], v .. ' x' .. ARGV[8])
 return 1

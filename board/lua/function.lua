@@ -13,7 +13,8 @@
 -- Periods come from the schedule the app keeps beside the board (time zones
 -- are not computable here); the app refreshes it hourly and on every change.
 local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y'}
-local KINDS = {'day', 'week', 'month', 'year', 'all'}
+local KINDS = {'day', 'week', 'month', 'year', 'all', 'last24h', 'last7d', 'last30d'}
+local WINDOW = {last24h = 'r:24h', last7d = 'r:7d', last30d = 'r:30d'}
 local MAX = 9007199254740992
 local ACTOR = 'redis:fcall'
 
@@ -89,6 +90,38 @@ local function utf8_ok(s, strict)
   return true, count
 end
 
+-- utc_hour is the id of the hourly bucket holding an instant in
+-- microseconds: its UTC date and hour, "2026-11-22T13", as board/window.go
+-- writes it (days to a civil date after Howard Hinnant's algorithm).
+local function utc_hour(us)
+  local secs = math.floor(us / 1000000)
+  local days = math.floor(secs / 86400)
+  local hour = math.floor((secs - days * 86400) / 3600)
+  local z = days + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local y = yoe + era * 400
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local d = doy - math.floor((153 * mp + 2) / 5) + 1
+  local m = mp + 3
+  if mp >= 10 then m = mp - 9 end
+  if m <= 2 then y = y + 1 end
+  return string.format('%04d-%02d-%02dT%02d', y, m, d, hour)
+end
+
+-- scheduled finds the key of the period holding now in a schedule field
+-- ("start key start key ... end").
+local function scheduled(list, now)
+  local w = {}
+  for x in string.gmatch(list or '', '%S+') do w[#w + 1] = x end
+  for i = 1, #w - 2, 2 do
+    if tonumber(w[i]) <= now and now < tonumber(w[i + 2]) then return w[i + 1] end
+  end
+  return nil
+end
+
 local function podium_submit(keys, args)
   local def = keys[1]
   local tag = type(def) == 'string' and string.match(def, '^(lb:{[^{}]+}):def$')
@@ -154,22 +187,22 @@ local function podium_submit(keys, args)
 
   local enabled = {}
   for k in string.gmatch(m.periods or '', '[^,]+') do enabled[k] = true end
-  local pkeys, labels = {}, {}
+  local pkeys, labels, windows = {}, {}, {}
   for _, kind in ipairs(KINDS) do
     if enabled[kind] then
       local z, label
       if kind == 'all' then
         z, label = tag .. ':all', 'all'
+      elseif WINDOW[kind] then
+        z, label = tag .. ':' .. WINDOW[kind], kind
+        local bucket
+        if kind == 'last24h' then bucket = utc_hour(now) else bucket = scheduled(sched.bday, now) end
+        if not bucket then return fail('no day in the schedule covers now; the Podium app refreshes it hourly: is it running?') end
+        for _, x in ipairs({#labels + 1, bucket, m.window or 'sum', WINDOW_TTL[kind]}) do windows[#windows + 1] = x end
       else
-        local list = {}
-        for w in string.gmatch(sched[kind] or '', '%S+') do list[#list + 1] = w end
-        for i = 1, #list - 2, 2 do
-          if tonumber(list[i]) <= now and now < tonumber(list[i + 2]) then
-            z, label = tag .. ':' .. LETTER[kind] .. ':' .. list[i + 1], kind .. ':' .. list[i + 1]
-            break
-          end
-        end
-        if not z then return fail('no ' .. kind .. ' period in the schedule covers now; the Podium app refreshes it hourly: is it running?') end
+        local key = scheduled(sched[kind], now)
+        if not key then return fail('no ' .. kind .. ' period in the schedule covers now; the Podium app refreshes it hourly: is it running?') end
+        z, label = tag .. ':' .. LETTER[kind] .. ':' .. key, kind .. ':' .. key
       end
       for _, k in ipairs({z, z .. ':e', z .. ':d', z .. ':c'}) do pkeys[#pkeys + 1] = k end
       labels[#labels + 1] = label
@@ -180,7 +213,7 @@ local function podium_submit(keys, args)
   if name ~= '' then lower = string.lower(name) end
   local fp = redis.sha1hex(member .. '\0' .. op .. '\0' .. value .. '\0' .. name .. '\0' .. table.concat(given, ','))
   local K = {def, tag .. ':names', tag .. ':names:lc', tag .. ':names:idx', tag .. ':recent', tag .. ':periods', tag .. ':idem:batch:',
-    tag .. ':audit', tag .. ':audit:a:' .. ACTOR, tag .. ':audit:actors', tag .. ':archive'}
+    tag .. ':audit', tag .. ':audit:a:' .. ACTOR, tag .. ':audit:actors', tag .. ':archive', tag .. ':freeze'}
   for _, k in ipairs(pkeys) do K[#K + 1] = k end
   K[#K + 1] = tag .. ':idem:' .. idem
   local dflag = '0'
@@ -189,7 +222,9 @@ local function podium_submit(keys, args)
     m.version or '0', '9007199254740992', m.cap or '0', '', tostring(IDEM_TTL), string.format('%.0f', now), tostring(RECENT_LEN),
     tostring(#labels), '1', '', 'atomic', '1', ACTOR, '', tostring(AUDIT_KEEP)}
   for _, l in ipairs(labels) do A[#A + 1] = l end
-  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, ''}) do A[#A + 1] = x end
+  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, '', ''}) do A[#A + 1] = x end
+  A[#A + 1] = #windows / 4
+  for _, x in ipairs(windows) do A[#A + 1] = x end
 
   local r = submit_script(K, A)
   local st = r[1]

@@ -4,7 +4,8 @@
 -- still hold). ARGV: 6.. field, value pairs.
 -- Every write bumps the definition's version, which writers check inside their
 -- scripts so that none applies a score with settings that have changed.
--- Returns {'ok', version}, {'exists'} or {'nf'}.
+-- Returns {'ok', version, freeze_at ('' none: see freeze.lua, which alone
+-- writes it)}, {'exists'} or {'nf'}.
 local exists = redis.call('EXISTS', KEYS[1]) == 1
 if ARGV[5] == 'create' and exists then return {'exists'} end
 if ARGV[5] == 'update' and not exists then return {'nf'} end
@@ -21,4 +22,4 @@ end
 args[#args + 1] = 'version'
 args[#args + 1] = version
 redis.call('HSET', KEYS[1], unpack(args))
-return {'ok', version}
+return {'ok', version, redis.call('HGET', KEYS[1], 'freeze_at') or ''}

@@ -11,10 +11,12 @@
 -- entries kept.
 -- Returns {'nf'} for an unknown board, else {'ok', zset, score, zset, score...}
 -- for every period the member was removed from.
-local def = redis.call('HMGET', KEYS[1], 'format', 'decimals', 'prefix', 'suffix')
+local def = redis.call('HMGET', KEYS[1], 'format', 'decimals', 'prefix', 'suffix', 'teams')
 if not def[1] and redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 local id = ARGV[5]
 local out, lines = {'ok'}, {}
+local TEAMS, TAG = def[5] or '', tag_of(KEYS[1])
+local team = TEAMS ~= '' and redis.call('HGET', TAG .. ':team', id)
 local function remove(z, ek, d, c)
   local state = redis.call('HGET', KEYS[9], label_of(z))
   if state and string.find(state, ' x', 1, true) then return end
@@ -25,6 +27,10 @@ local function remove(z, ek, d, c)
   redis.call('ZREM', z, e)
   if PW > 0 then redis.call('HDEL', ek, id) end
   group_del(d, c, e, s)
+  -- A window's buckets forget the member too: a later expiry must not take
+  -- their old changes from a score it starts again.
+  for _, bk in ipairs(bucket_keys(z)) do redis.call('ZREM', bk, id) end
+  team_apply(TEAMS, z, TAG, team, tonumber(s), nil)
   out[#out + 1] = z
   out[#out + 1] = s
   -- member, op, value, before, rank, after, rank, name, period (see submit.lua)
@@ -42,6 +48,11 @@ else
   if lower then redis.call('ZREM', KEYS[4], lower .. '\0' .. id) end
   redis.call('HDEL', KEYS[2], id)
   redis.call('HDEL', KEYS[3], id)
+  if team then -- out of every period: out of its team too
+    redis.call('HDEL', TAG .. ':team', id)
+    redis.call('SREM', TAG .. ':team:m:' .. team, id)
+    if redis.call('SCARD', TAG .. ':team:m:' .. team) == 0 then redis.call('SREM', TAG .. ':teams', team) end
+  end
 end
 if #lines > 0 then
   audit_add(KEYS[6], KEYS[7], KEYS[8], ARGV[8], ARGV[6], {'t', now_ms(), 'actor', ARGV[6], 'action', 'member.remove',

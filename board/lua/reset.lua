@@ -11,7 +11,8 @@ local state = redis.call('HGET', KEYS[10], ARGV[5])
 if state and string.find(state, ' x', 1, true) then return {'archived'} end
 if state then redis.call('HSET', KEYS[10], ARGV[5], '0 ' .. now_ms() .. '000 changed') end
 local n = redis.call('ZCARD', KEYS[3])
-redis.call('DEL', KEYS[3], KEYS[4], KEYS[5], KEYS[6])
+for _, bk in ipairs(bucket_keys(KEYS[3])) do redis.call('DEL', bk) end -- a window's buckets
+redis.call('DEL', KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[3] .. ':bs', unpack(team_keys(KEYS[3])))
 redis.call('SREM', KEYS[2], KEYS[3])
 local function members(k)
   if k == 1 then return '1 member' end

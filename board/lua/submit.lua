@@ -8,8 +8,9 @@
 -- submissions in one call, each applied or refused on its own).
 -- KEYS: 1 def, 2 names, 3 names:lc, 4 names:idx, 5 recent, 6 periods set,
 --       7 batch idempotency key, 8 audit stream, 9 the actor's audit stream,
---       10 the board's audit actors set, 11 archive state, then per period:
---       zset, entries, distinct, counts, then one idempotency key per item.
+--       10 the board's audit actors set, 11 archive state, 12 freeze marker,
+--       then per period: zset, entries, distinct, counts, then one
+--       idempotency key per item.
 -- ARGV (after the prelude's 4): 5 zero fields part, 6 time part, 7 definition
 --   version the caller read, 8 max magnitude, 9 cap, 10 batch idempotency key
 --   ('' none), 11 idempotency TTL seconds, 12 now (µs), 13 recent-list length,
@@ -20,7 +21,8 @@
 --   member's), member id, name ('' none), lower-cased name or id, idempotency
 --   key ('' none), request fingerprint, time part ('' the call's, ARGV[6]):
 --   with the earliest and latest tie-breaks, each item is ordered by its own
---   time (group commit: when each one arrived).
+--   time (group commit: when each one arrived), team ('' keeps the member's);
+--   then the rolling windows' arguments (see below).
 -- Returns {'ok', json} | {'replay', json} | {'nf'} | {'stale'} (the definition
 --   changed since the caller read it) | {'archived', period label} (a period
 --   whose keys expired to the archive: a writer whose clock is far behind;
@@ -30,7 +32,7 @@
 -- The json is an array with one {periods = [...]} per item ({replayed = true}
 -- for an item whose own key was seen before; in each mode {err = 'reused'} or
 -- {err = 'range', p = label, old = score} for an item refused on its own).
-local def = redis.call('HMGET', KEYS[1], 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period')
+local def = redis.call('HMGET', KEYS[1], 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at')
 local version = def[1]
 if not version then
   if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
@@ -39,6 +41,9 @@ end
 -- A decimal board still holding decimals (before Store.Upgrade) is never
 -- written in units: the caller reads the definition again and refuses.
 if version ~= ARGV[7] or (def[2] == 'decimal' and def[3] ~= '1') then return {'stale'} end
+-- A freeze whose time has come is taken before this write changes anything,
+-- so the frozen standings never hold a write made after it (freeze.lua).
+freeze_due(def[9], KEYS[12], ARGV[12])
 local ATOMIC = ARGV[17] == 'atomic'
 local RANKS = ARGV[18] == '1'
 -- Idempotency keys hold '<fingerprint>\n<result>': a key sent again with a
@@ -64,7 +69,7 @@ local P, N = tonumber(ARGV[14]), tonumber(ARGV[15])
 local ACTOR, REASON, KEEP = ARGV[19], ARGV[20], ARGV[21]
 local L0 = 21 -- the last fixed argument
 local ITEM0 = L0 + P
-local K0 = 11 -- the last fixed key
+local K0 = 12 -- the last fixed key
 
 local periods = {}
 local primary = 0 -- the period the audit entry reports: the board's default
@@ -72,7 +77,7 @@ for i = 1, P do
   local base = K0 + (i - 1) * 4
   local label = ARGV[L0 + i]
   periods[i] = {z = KEYS[base + 1], e = KEYS[base + 2], d = KEYS[base + 3], c = KEYS[base + 4], label = label, touched = false}
-  if string.match(label, '^[a-z]+') == def[7] then primary = i end
+  if string.match(label, '^[^:]+') == def[7] then primary = i end
 end
 if primary == 0 then primary = P end
 -- A closed period the archiver has copied (a late write) is marked changed,
@@ -88,11 +93,22 @@ end
 
 local items = {}
 for n = 1, N do
-  local a = ITEM0 + (n - 1) * 9
+  local a = ITEM0 + (n - 1) * 10
   items[n] = {op = ARGV[a + 1], val = tonumber(ARGV[a + 2]), raw = ARGV[a + 2], fields = ARGV[a + 3], id = ARGV[a + 4],
-    name = ARGV[a + 5], lower = ARGV[a + 6], idem = ARGV[a + 7], fp = ARGV[a + 8], time = ARGV[a + 9], idemkey = KEYS[K0 + 4 * P + n]}
+    name = ARGV[a + 5], lower = ARGV[a + 6], idem = ARGV[a + 7], fp = ARGV[a + 8], time = ARGV[a + 9], team = ARGV[a + 10],
+    idemkey = KEYS[K0 + 4 * P + n]}
   if items[n].time == '' then items[n].time = TIME end
 end
+
+-- Rolling windows (board/window.go): their arguments follow the items.
+local TAG = tag_of(KEYS[1])
+periods = window_setup(periods, TAG, ITEM0 + 10 * N + 1)
+P = #periods
+primary = 0
+for i = 1, P do
+  if string.match(periods[i].label, '^[^:]+') == def[7] then primary = i end
+end
+if primary == 0 then primary = P end
 
 -- Is (s1, f1) better than (s2, f2) in board order?
 local function better(s1, f1, s2, f2)
@@ -129,6 +145,21 @@ local function plan(it, old, olds)
   if not p.changed then p.new = old
   elseif PW == 0 then p.new = it.id
   else p.new = newf .. it.time .. '|' .. it.id end
+  return p
+end
+
+-- plan_in plans an item for one period (ps: its plans of the periods
+-- before). A best window (board/window.go) takes every write as an offer
+-- (window_offer); the plan records the offer.
+local function plan_in(per, it, old, olds, ps)
+  if per.mode ~= 'best' or it.op == 'best' then
+    local p = plan(it, old, olds)
+    if p then p.offer = it.val end
+    return p
+  end
+  local v = window_offer(periods, ps, it, olds)
+  local p = plan({op = 'best', val = v, fields = it.fields, time = it.time, id = it.id}, old, olds)
+  if p then p.offer = v end
   return p
 end
 
@@ -212,7 +243,7 @@ for n, it in ipairs(items) do
     local ps = {}
     for i, per in ipairs(periods) do
       local o = state[i][it.id]
-      local p = plan(it, o[1], o[2])
+      local p = plan_in(per, it, o[1], o[2], ps)
       if not p then
         if ATOMIC then return {'range', n, per.label, o[2] or '0'} end
         failed[n] = {err = 'range', p = per.label, old = o[2] or '0'}
@@ -269,6 +300,22 @@ local function name_item(it)
   return ''
 end
 
+-- Teams (board/team.go): an item naming a team moves the member there
+-- first, with its scores in every period the board holds; the writes below
+-- then count in the new team.
+local TEAMS = def[8] or ''
+local moved = {} -- item -> the team it left ('' none)
+if TEAMS ~= '' then
+  local zs
+  for n, it in ipairs(items) do
+    if it.team ~= '' and not failed[n] and not seen[n] then
+      zs = zs or redis.call('SMEMBERS', KEYS[6])
+      local was = team_join(TEAMS, TAG, it.id, it.team, zs)
+      if was then moved[n] = was end
+    end
+  end
+end
+
 -- Write. With ranks, item by item, so each result's ranks are exact; the
 -- entries hash, which ranks do not read, is written once per period at the
 -- end. Without ranks (and without a size cap) each period is written in
@@ -288,7 +335,11 @@ for n, it in ipairs(items) do
     local results = {}
     for i, per in ipairs(periods) do
       local p = plans[n][i]
-      if CAP > 0 then p = plan(it, current(per, it.id)) or p end
+      if CAP > 0 then
+        local cur, curs = current(per, it.id)
+        p = plan_in(per, it, cur, curs, plans[n]) or p
+        plans[n][i] = p
+      end
       local r = {p = per.label, bs = '', br = 0, as = '', ar = 0}
       if p.old then
         r.bs = fmt(tonumber(p.olds))
@@ -321,6 +372,10 @@ for n, it in ipairs(items) do
               redis.call('ZREM', per.z, we)
               if PW > 0 then redis.call('HDEL', per.e, entry_id(we)) end
               group_del(per.d, per.c, we, ws)
+              if per.bk then window_forget(per.z, entry_id(we)) end
+              if TEAMS ~= '' and not known[entry_id(we)] then -- the call's own members are counted below
+                team_apply(TEAMS, per.z, TAG, redis.call('HGET', TAG .. ':team', entry_id(we)), tonumber(ws), nil)
+              end
             end
           end
         end
@@ -376,6 +431,9 @@ for i, per in ipairs(periods) do
   if per.touched then redis.call('SADD', KEYS[6], per.z) end
   if per.touched and per.archived then redis.call('HSET', KEYS[11], per.label, '0 ' .. NOW .. ' changed') end
 end
+-- The windows' buckets, and the teams, follow what the call did.
+window_record(periods, plans, items, applied, CAP > 0)
+if #applied > 0 then team_follow(TEAMS, TAG, periods, ids, orig, CAP == 0 and state or nil) end
 flush_names()
 -- Recent changes: only the newest RECENT survive the trim, so only they are pushed.
 if #applied > 0 then
@@ -401,6 +459,13 @@ if #applied > 0 then
     'board', string.match(KEYS[1], '^lb:{(.*)}:def$'), 'period', periods[primary] and periods[primary].label or '',
     'reason', REASON, 'fmt', def[2] or '', 'dec', def[4] or '', 'pre', def[5] or '', 'suf', def[6] or '',
     'items', table.concat(lines, '\n')}
+  local tl = {}
+  for _, n in ipairs(applied) do
+    if moved[n] then tl[#tl + 1] = items[n].id .. '\t' .. moved[n] .. '\t' .. items[n].team end
+  end
+  if #tl > 0 then
+    entry[#entry + 1], entry[#entry + 2] = 'teams', table.concat(tl, '\n') -- member, team left, team joined
+  end
   audit_add(KEYS[8], KEYS[9], KEYS[10], KEEP, ACTOR, entry, #lines)
 end
 local json = cjson.encode(out)

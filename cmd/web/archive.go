@@ -76,8 +76,8 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 		if err != nil {
 			return err
 		}
-		if *kind == string(board.AllTime) {
-			return errors.New("all time never closes, so it is not archived")
+		if k, err := board.ParseKind(*kind); err == nil && !k.Calendar() {
+			return fmt.Errorf("%s never closes, so it is not archived", k)
 		}
 		p, err := b.ParsePeriod(*kind, *at, store.Now())
 		if err != nil {

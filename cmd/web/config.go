@@ -40,6 +40,14 @@ type Config struct {
 	DatabaseURL  string // PostgreSQL for the archive; empty: the SQLite file ArchivePath
 	ArchivePath  string
 	ArchiveGrace time.Duration
+	Hooks        HooksConfig
+}
+
+// HooksConfig is how webhooks are found and sent (hooks.Options).
+type HooksConfig struct {
+	Tick         time.Duration // how often each board with webhooks is looked at
+	Grace        time.Duration // a period is announced closed this long after its end
+	AllowPrivate bool          // deliveries may go to private and loopback addresses
 }
 
 // RedisTopology names a Redis Cluster (seed nodes) or a Sentinel-watched
@@ -106,6 +114,9 @@ var settings = []setting{
 	{"archive-path", "ARCHIVE_PATH", "data/archive.db", "the embedded SQLite archive of closed periods, used when DATABASE_URL is empty", false},
 	{"archive-grace", "ARCHIVE_GRACE", "1h", "how long after a period closes its final archive copy waits for late writes (1m-168h)", false},
 	{"audit-keep", "AUDIT_KEEP", "100000", "audit rows (one per score or change) kept in Redis per board, 100-10000000", false},
+	{"hooks-tick", "HOOKS_TICK", "1s", "how often each board with webhooks is checked for events and due deliveries (100ms-1m)", false},
+	{"hooks-grace", "HOOKS_GRACE", "1m", "how long after a period ends its period.closed webhook waits for late writes (0s-24h)", false},
+	{"hooks-allow-private", "HOOKS_ALLOW_PRIVATE", "false", "let webhooks reach loopback, private and link-local addresses (receivers inside your own network)", true},
 }
 
 // parseConfig reads flags over environment variables over defaults. It
@@ -253,6 +264,17 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	if err != nil || cfg.LiveTick < 10*time.Millisecond || cfg.LiveTick > 10*time.Second {
 		errs = append(errs, fmt.Errorf("--live-tick/LIVE_TICK %q must be a duration from 10ms to 10s", *vals["live-tick"]))
 	}
+	if d, err := time.ParseDuration(*vals["hooks-tick"]); err != nil || d < 100*time.Millisecond || d > time.Minute {
+		errs = append(errs, fmt.Errorf("--hooks-tick/HOOKS_TICK %q must be a duration from 100ms to 1m", *vals["hooks-tick"]))
+	} else {
+		cfg.Hooks.Tick = d
+	}
+	if d, err := time.ParseDuration(*vals["hooks-grace"]); err != nil || d < 0 || d > 24*time.Hour {
+		errs = append(errs, fmt.Errorf("--hooks-grace/HOOKS_GRACE %q must be a duration from 0s to 24h", *vals["hooks-grace"]))
+	} else {
+		cfg.Hooks.Grace = d
+	}
+	cfg.Hooks.AllowPrivate = *bools["hooks-allow-private"]
 	return cfg, errors.Join(errs...)
 }
 

@@ -23,7 +23,16 @@ type demoBoard struct {
 	names   []string
 	op      board.Op
 	score   func(r *rand.Rand, member int) float64
-	perTick float64 // relative chance of being picked each tick
+	perTick float64  // relative chance of being picked each tick
+	teams   []string // members join these in turn; nil: no teams
+}
+
+// teamOf is the team demo member m plays for ("" none).
+func (db *demoBoard) teamOf(m int) string {
+	if len(db.teams) == 0 {
+		return ""
+	}
+	return db.teams[m%len(db.teams)]
 }
 
 func demoBoards(tz string) []demoBoard {
@@ -32,7 +41,7 @@ func demoBoards(tz string) []demoBoard {
 			def: board.Board{
 				ID: "arcade", Title: "Neon Arcade", TimeZone: tz,
 				Format:  board.Format{Type: board.Integer, Suffix: " pts"},
-				Periods: []board.Kind{board.Daily, board.Weekly, board.Monthly, board.AllTime}, DefaultPeriod: board.Weekly,
+				Periods: []board.Kind{board.Daily, board.Weekly, board.Monthly, board.AllTime, board.Last24h, board.Last7d}, DefaultPeriod: board.Weekly,
 				Retention: board.DefaultRetention,
 			},
 			names: []string{"NovaBlade", "PixelWitch", "ByteRider", "Glitchfox", "LunaLag", "RetroRex", "QuasarQ", "Mochi",
@@ -49,7 +58,7 @@ func demoBoards(tz string) []demoBoard {
 			def: board.Board{
 				ID: "sprint-100m", Title: "100 m Sprint", TimeZone: tz,
 				Format: board.Format{Type: board.Duration}, Order: board.LowerIsBetter, RankStyle: board.Dense,
-				Periods: []board.Kind{board.Weekly, board.Yearly, board.AllTime}, DefaultPeriod: board.AllTime,
+				Periods: []board.Kind{board.Weekly, board.Yearly, board.AllTime, board.Last30d}, DefaultPeriod: board.AllTime, Window: board.WindowBest,
 				Retention: board.DefaultRetention,
 			},
 			names: []string{"Amara Okafor", "Liu Wen", "Jonas Berg", "Sofia Marquez", "Kwame Mensah", "Elena Rossi", "Tariq Haddad",
@@ -66,8 +75,9 @@ func demoBoards(tz string) []demoBoard {
 				ID: "sales", Title: "Monthly Sales", TimeZone: tz,
 				Format:  board.Format{Type: board.Decimal, Decimals: 2, Prefix: "$"},
 				Periods: []board.Kind{board.Monthly, board.Yearly}, DefaultPeriod: board.Monthly,
-				Retention: board.DefaultRetention,
+				Retention: board.DefaultRetention, Teams: board.TeamsSum,
 			},
+			teams: []string{"North", "South", "East", "West"},
 			names: []string{"Grace Kim", "Oliver Hughes", "Fatima Zahra", "Ben Carter", "Chloe Dubois", "Raj Patel", "Emma Novak",
 				"Sam Rivera", "Ava Thompson", "Leo Schmidt", "Nina Petrova", "Marcus Reid"},
 			op: board.Incr,
@@ -200,7 +210,7 @@ func (d *demo) run(ctx context.Context) {
 		}
 		if err == nil {
 			m := r.IntN(len(db.names))
-			err = d.submit(ctx, d.store, &b, board.Submission{Member: memberID(db.names[m]), Name: db.names[m], Score: db.score(r, m), Op: db.op})
+			err = d.submit(ctx, d.store, &b, board.Submission{Member: memberID(db.names[m]), Name: db.names[m], Score: db.score(r, m), Op: db.op, Team: db.teamOf(m)})
 		}
 		if err != nil && ctx.Err() == nil {
 			d.log.Warn("demo submission", slog.String("board", db.def.ID), slog.Any("error", err))
@@ -234,7 +244,7 @@ func (d *demo) seed(ctx context.Context, b *board.Board, db *demoBoard, r *rand.
 	now := d.store.Now()
 	var times []time.Time
 	for _, k := range b.Periods {
-		if k != board.AllTime {
+		if k.Calendar() {
 			times = append(times, b.Current(k, now).Prev().Start.Add(13*time.Hour))
 		}
 	}
@@ -250,7 +260,7 @@ func (d *demo) seed(ctx context.Context, b *board.Board, db *demoBoard, r *rand.
 				if r.IntN(4) == 0 && round > 0 {
 					continue
 				}
-				sub := board.Submission{Member: memberID(name), Name: name, Score: db.score(r, m), Op: db.op}
+				sub := board.Submission{Member: memberID(name), Name: name, Score: db.score(r, m), Op: db.op, Team: db.teamOf(m)}
 				if err := d.submit(ctx, s, b, sub); err != nil {
 					return err
 				}

@@ -137,6 +137,9 @@ func TestDemoOwnBoardsAcrossRestarts(t *testing.T) {
 	}
 	perBoard := map[string]int{}
 	for _, e := range entries {
+		if e.Action == "member.team" && e.Board == "sales" && e.Member != "" && e.After != "" {
+			continue // the sales demo puts each member in a region with their first score
+		}
 		if e.Actor != demoActor || !slices.Contains(ids, e.Board) || !strings.HasPrefix(e.Action, "score.") || e.Member == "" || e.Period == "" || e.After == "" {
 			t.Fatalf("demo audit entry %+v", e)
 		}

@@ -21,6 +21,7 @@ import (
 	"podium/access"
 	"podium/archive"
 	"podium/board"
+	"podium/hooks"
 	"podium/live"
 	"podium/web"
 )
@@ -77,6 +78,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("the archive is an SQLite file of this process: run one replica, or set DATABASE_URL so replicas share one archive (they share the archiving state in Redis)")
 	}
 	go refreshSchedules(ctx, store, !cfg.Embedded(), log)
+	go rollWindows(ctx, store, log)
+	// Scheduled freezes are taken at their time even when nothing writes or
+	// reads (every replica; each take is idempotent).
+	go store.RunFreezes(ctx, 10*time.Second, func(err error) {
+		log.Warn("take a scheduled freeze", slog.Any("error", err))
+	})
 	hub := live.New(rdb, store, live.Options{Tick: cfg.LiveTick, PerAddr: cfg.LivePerAddr, SelfPublished: cfg.Embedded(), DB: redisDB(rdb), Logger: log})
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	hubDone := make(chan struct{})
@@ -124,6 +131,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			log.Warn(noAdminHint(cfg))
 		}
 	}
+	// Every replica runs the webhook runner; Redis picks the one that
+	// queues each event and the one that makes each attempt.
+	hookRunner := hooks.NewRunner(rdb, store, admin.Hooks, hooks.Options{Tick: cfg.Hooks.Tick, Grace: cfg.Hooks.Grace,
+		AllowPrivate: cfg.Hooks.AllowPrivate, Logger: log})
+	hooksCtx, stopHooks := context.WithCancel(context.Background())
+	hooksDone := make(chan struct{})
+	go func() { defer close(hooksDone); hookRunner.Run(hooksCtx) }()
+	defer func() { stopHooks(); <-hooksDone }() // lets attempts in flight finish (10 s at most)
 	srv := web.New(web.Options{
 		Store:        store,
 		Ready:        func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
@@ -254,6 +269,25 @@ func refreshSchedules(ctx context.Context, store *board.Store, reload bool, log 
 			if err := store.LoadFunctions(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("reload the Function library for FCALL podium_submit", slog.Any("error", err))
 			}
+		}
+	}
+}
+
+// rollWindows takes the buckets that leave the boards' rolling windows out
+// of them: every replica checks every 10 seconds, so a window is at most
+// that late past a bucket boundary (board/window.go).
+func rollWindows(ctx context.Context, store *board.Store, log *slog.Logger) {
+	r := &board.Roller{Store: store}
+	t := time.NewTicker(10 * time.Second)
+	defer t.Stop()
+	for {
+		if err := r.Tick(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("roll the boards' rolling windows", slog.Any("error", err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }

@@ -39,6 +39,15 @@ func changesOf(e audit.Entry) []templates.AuditChange {
 	switch {
 	case e.Action == "member.rename":
 		what = "Name"
+	case e.Action == "member.team":
+		b, a := e.Before, e.After
+		if b == "" {
+			b = "(no team)"
+		}
+		if a == "" {
+			a = "(no team)"
+		}
+		return []templates.AuditChange{{What: "Team", Before: b, After: a}}
 	case e.Period == "":
 		what = ""
 	}
@@ -63,6 +72,9 @@ func periodName(label string) string {
 		return ""
 	case string(board.AllTime):
 		return "All time"
+	}
+	if k := board.Kind(label); k.Rolling() {
+		return board.Period{Kind: k}.Title()
 	}
 	kind, key, _ := strings.Cut(label, ":")
 	k, err := board.ParseKind(kind)
@@ -173,11 +185,46 @@ func settings(j board.Spec) []setting {
 		{"Extra sort fields", strings.Join(fields, ", "), "(none)"},
 		{"Keep only", keep, "everyone"},
 		{"Closed periods kept in Redis", retention, "(none)"},
+		{"Rolling windows", windowName(j), "(none)"},
+		{"Teams", teamsName(j.Teams), "(none)"},
 	}
 }
 
+// teamsName says how a board ranks teams; "" (not worth a line) without.
+func teamsName(mode string) string {
+	switch mode {
+	case "", "none":
+		return ""
+	case string(board.TeamsSum):
+		return "Sum of the members' scores"
+	case string(board.TeamsAverage):
+		return "Average of the members' scores"
+	case string(board.TeamsBest):
+		return "Best member's score"
+	}
+	return mode
+}
+
+// windowName says how a board's rolling windows combine their buckets; ""
+// (not worth a line) when it has none on and the mode is the default.
+func windowName(j board.Spec) string {
+	on := slices.ContainsFunc(j.Periods, func(k string) bool { return board.Kind(k).Rolling() })
+	mode := j.Window
+	if !on && (mode == "" || mode == string(board.WindowSum)) {
+		return ""
+	}
+	switch mode {
+	case "", string(board.WindowSum):
+		return "Sum of the changes inside the window"
+	case string(board.WindowBest):
+		return "Best score inside the window"
+	}
+	return mode
+}
+
 func kindName(k string) string {
-	if name, ok := map[string]string{"day": "Daily", "week": "Weekly", "month": "Monthly", "year": "Yearly", "all": "All time"}[k]; ok {
+	if name, ok := map[string]string{"day": "Daily", "week": "Weekly", "month": "Monthly", "year": "Yearly", "all": "All time",
+		"last24h": "Last 24 hours", "last7d": "Last 7 days", "last30d": "Last 30 days"}[k]; ok {
 		return name
 	}
 	return k

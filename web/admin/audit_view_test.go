@@ -36,6 +36,7 @@ func TestChangesOf(t *testing.T) {
 		{"a deletion", audit.Entry{Action: "board.delete", Before: `{"id":"q","title":"Quiz"}`, After: "(deleted)"}, []line{l("Board", "Quiz (q)", "(deleted)")}},
 		{"a definition that is not JSON", audit.Entry{Action: "board.update", Before: "{broken", After: "x"}, []line{l("", "{broken", "x")}},
 		{"a rename", audit.Entry{Action: "member.rename", Before: "ann", After: "Ann"}, []line{l("Name", "ann", "Ann")}},
+		{"a team move", audit.Entry{Action: "member.team", Before: "", After: "Red"}, []line{l("Team", "(no team)", "Red")}},
 		{"a reset", audit.Entry{Action: "period.reset", Period: "year:2026", Before: "3 members", After: "0 members"}, []line{l("2026", "3 members", "0 members")}},
 		{"a period it cannot read", audit.Entry{Action: "member.remove", Period: "week:nope", Before: "3", After: "(removed)"}, []line{l("week:nope", "3", "(removed)")}},
 		{"a key", audit.Entry{Action: "apikey.create", After: "bot (k1)"}, []line{l("", "", "bot (k1)")}},

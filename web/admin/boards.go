@@ -31,7 +31,7 @@ func (s *Handler) boardFormView(c echo.Context, b board.Board, editing bool, err
 	v := templates.BoardFormView{Nav: s.nav(c, "boards"), Editing: editing, Errors: errs,
 		ID: b.ID, Title: b.Title, Format: string(b.Format.Type), Decimals: fmt.Sprint(b.Format.Decimals), Prefix: b.Format.Prefix,
 		Suffix: b.Format.Suffix, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod), TimeZone: b.TimeZone,
-		TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Periods: map[string]bool{}}
+		TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Window: string(b.Window), Teams: string(b.Teams), Periods: map[string]bool{}}
 	if b.Cap > 0 {
 		v.Cap = fmt.Sprint(b.Cap)
 	}

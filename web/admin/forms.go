@@ -27,6 +27,8 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 		TimeZone:      strings.TrimSpace(v.Get("time_zone")),
 		TieBreak:      board.TieBreak(v.Get("tie_break")),
 		RankStyle:     board.RankStyle(v.Get("rank_style")),
+		Window:        board.WindowMode(v.Get("window")),
+		Teams:         board.TeamMode(strings.TrimPrefix(v.Get("teams"), "none")),
 	}
 	if b.Format.Type == board.Decimal {
 		if n, err := strconv.Atoi(strings.TrimSpace(v.Get("decimals"))); err == nil {
@@ -125,8 +127,8 @@ func fixedChanges(form url.Values, old *board.Board) formErrors {
 
 // scoreForm is the adjust-score form.
 type scoreForm struct {
-	Member, Op, Value, Name, Reason string
-	Score                           float64
+	Member, Op, Value, Name, Reason, Team string
+	Score                                 float64
 }
 
 // parseScoreForm reads and checks the score form; the value is read exactly
@@ -134,7 +136,7 @@ type scoreForm struct {
 func parseScoreForm(v url.Values, fm board.Format) (scoreForm, formErrors) {
 	f := scoreForm{
 		Member: strings.TrimSpace(v.Get("member")), Op: v.Get("op"), Value: strings.TrimSpace(v.Get("value")),
-		Name: strings.TrimSpace(v.Get("name")), Reason: strings.TrimSpace(v.Get("reason")),
+		Name: strings.TrimSpace(v.Get("name")), Reason: strings.TrimSpace(v.Get("reason")), Team: strings.TrimSpace(v.Get("team")),
 	}
 	errs := formErrors{}
 	if err := board.CheckMember(f.Member); err != nil {

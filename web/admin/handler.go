@@ -15,6 +15,7 @@ import (
 	"podium/access"
 	"podium/audit"
 	"podium/board"
+	"podium/hooks"
 	"podium/web/request"
 )
 
@@ -32,6 +33,11 @@ type Store interface {
 	RemoveMember(ctx context.Context, boardID, member string, p *board.Period, by board.Author) ([]board.Removed, error)
 	ResetPeriod(ctx context.Context, boardID string, p board.Period, by board.Author) (int, error)
 	SetName(ctx context.Context, boardID, member, name string, by board.Author) (string, error)
+	SetTeam(ctx context.Context, boardID, member, team string, by board.Author) (string, bool, error)
+	TeamOf(ctx context.Context, b *board.Board, member string) (string, error)
+	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
+	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
+	Unfreeze(ctx context.Context, id string) (board.Board, error)
 }
 
 // Options are the console's dependencies.
@@ -44,11 +50,16 @@ type Options struct {
 	Audit    *audit.Log
 	// Signer signs the console's cookies: known devices, one-time messages.
 	Signer *access.Signer
+	// Hooks keeps the boards' webhooks; nil: no webhook pages.
+	Hooks *hooks.Registry
 	// DefaultTZ is the time zone new boards start with in the form.
 	DefaultTZ string
 	// TrustProxy: TLS is read from X-Forwarded-Proto, for Secure cookies.
 	TrustProxy bool
-	Logger     *slog.Logger
+	// Live streams the live standings a board's page shows admins; nil:
+	// the page shows them as read, without updates.
+	Live   LiveServer
+	Logger *slog.Logger
 }
 
 // Handler serves the console.

@@ -12,6 +12,7 @@ import (
 
 	"podium/access"
 	"podium/audit"
+	"podium/board"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -45,6 +46,11 @@ func (s *Handler) Routes(e *echo.Echo) {
 	a.POST("/boards/:board/remove", s.removeMember)
 	a.POST("/boards/:board/reset", s.resetPeriod)
 	a.POST("/boards/:board/rename", s.renameMember)
+	a.POST("/boards/:board/team", s.setTeam)
+	s.hookRoutes(a)
+	a.POST("/boards/:board/freeze", s.freezeBoard)
+	a.POST("/boards/:board/unfreeze", s.unfreezeBoard)
+	a.GET("/boards/:board/live", s.liveSocket)
 	a.GET("/audit", s.auditPage)
 	a.GET("/keys", s.keysPage)
 	a.POST("/keys", s.createKey)
@@ -111,6 +117,9 @@ func (s *Handler) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if sess != nil {
 			c.Set("session", *sess)
+			// Admins read a frozen board's live standings (board.LiveStandings);
+			// the public pages never run under this middleware.
+			c.SetRequest(c.Request().WithContext(board.LiveStandings(c.Request().Context())))
 			return next(c)
 		}
 		if c.Request().Method != http.MethodGet {

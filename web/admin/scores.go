@@ -18,13 +18,17 @@ import (
 // the forms that change scores, each with its own values and errors.
 func (s *Handler) manageView(c echo.Context, b *board.Board, member string) (templates.ManageView, error) {
 	v := templates.ManageView{Nav: s.nav(c, "boards"), ID: b.ID, Title: b.Title, Meta: templates.BoardMeta(b),
-		Public: "/b/" + url.PathEscape(b.ID), Member: member, Errors: map[string]string{}, Values: map[string]string{"op": "incr"}}
+		Public: "/b/" + url.PathEscape(b.ID), Member: member, Errors: map[string]string{}, Values: map[string]string{"op": "incr"},
+		Teams: b.Teams != board.TeamsOff}
 	now := s.opts.Store.Now()
 	v.Periods = append(v.Periods, templates.Link{Label: "Every period", Href: "all"})
 	for _, k := range b.Periods {
 		p := b.Current(k, now)
 		v.Periods = append(v.Periods, templates.Link{Label: templates.TabLabel(k) + " (" + p.Title() + ")", Href: p.String()})
 		v.ResetPeriods = append(v.ResetPeriods, templates.Link{Label: templates.TabLabel(k) + " (" + p.Title() + ")", Href: p.String()})
+	}
+	if err := s.freezeView(c, b, &v); err != nil {
+		return v, err
 	}
 	if member == "" {
 		return v, nil
@@ -49,6 +53,11 @@ func (s *Handler) manageView(c echo.Context, b *board.Board, member string) (tem
 		v.Standing = append(v.Standing, mp)
 	}
 	v.Values["member"] = member
+	if v.Teams {
+		if v.Team, err = s.opts.Store.TeamOf(c.Request().Context(), b, member); err != nil {
+			return v, err
+		}
+	}
 	return v, nil
 }
 
@@ -105,7 +114,7 @@ func (s *Handler) adjustScore(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "score", errs)
 	}
-	sub := board.Submission{Member: f.Member, Score: f.Score, Unit: b.Format.Unit(), Op: board.Op(f.Op), Name: f.Name}
+	sub := board.Submission{Member: f.Member, Score: f.Score, Unit: b.Format.Unit(), Op: board.Op(f.Op), Name: f.Name, Team: f.Team}
 	res, err := s.opts.Store.Submit(c.Request().Context(), b.ID, sub, board.Author{Actor: s.actor(c), Reason: f.Reason})
 	if err != nil {
 		fes := board.FieldErrors(err)
@@ -245,4 +254,48 @@ func (s *Handler) renameMember(c echo.Context) error {
 		return err
 	}
 	return s.done(c, backTo(&b, member), who(prev, member)+" is now shown as "+name+".")
+}
+
+// setTeam puts a member in a team, or out of its team with an empty one.
+func (s *Handler) setTeam(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	member, team := strings.TrimSpace(formValue(c, "member")), strings.TrimSpace(formValue(c, "team"))
+	errs := formErrors{}
+	if err := board.CheckMember(member); err != nil {
+		errs["member"] = request.Reason(err)
+	}
+	if team != "" {
+		if err := board.CheckTeam(team); err != nil {
+			errs["team"] = request.Reason(err)
+		}
+	}
+	if b.Teams == board.TeamsOff {
+		errs["team"] = "this board keeps no teams: turn them on in its settings first"
+	}
+	if len(errs) > 0 {
+		return s.formFailed(c, &b, "team", errs)
+	}
+	by := board.Author{Actor: s.actor(c), Reason: strings.TrimSpace(formValue(c, "reason"))}
+	left, changed, err := s.opts.Store.SetTeam(c.Request().Context(), b.ID, member, team, by)
+	if err != nil {
+		if fes := board.FieldErrors(err); len(fes) > 0 {
+			return s.formFailed(c, &b, "team", formErrors{fes[0].Field: fes[0].Message})
+		}
+		return err
+	}
+	msg := member + " is now in " + team + "."
+	switch {
+	case !changed && team == "":
+		msg = member + " was in no team."
+	case !changed:
+		msg = member + " was already in " + team + "."
+	case team == "":
+		msg = member + " left " + left + "."
+	case left != "":
+		msg = member + " moved from " + left + " to " + team + ", with their scores."
+	}
+	return s.done(c, backTo(&b, member), msg)
 }

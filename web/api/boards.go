@@ -61,6 +61,12 @@ func (s *Handler) apiUpdateBoard(c echo.Context) error {
 	if j.Retention == nil { // left out: kept, so an edit never starts expiring periods by surprise
 		j.Retention = &old.Retention
 	}
+	if j.Window == "" { // left out: kept, since it may not change while a window is on
+		j.Window = string(old.Window)
+	}
+	if j.Teams == "" { // left out: kept; "none" turns teams off
+		j.Teams = string(old.Teams)
+	}
 	b, err := s.opts.Store.UpdateBoard(c.Request().Context(), j.Board())
 	if err != nil {
 		return err

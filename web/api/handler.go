@@ -12,6 +12,7 @@ import (
 	"podium/access"
 	"podium/audit"
 	"podium/board"
+	"podium/hooks"
 	"podium/web/request"
 )
 
@@ -29,6 +30,12 @@ type Store interface {
 	Submit(ctx context.Context, boardID string, sub board.Submission, by board.Author) (board.Result, error)
 	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error)
 	RemoveMember(ctx context.Context, boardID, member string, p *board.Period, by board.Author) ([]board.Removed, error)
+	TeamPage(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
+	TeamSizes(ctx context.Context, b *board.Board, p board.Period, teams []string) ([]int, error)
+	TeamMembers(ctx context.Context, b *board.Board, p board.Period, team string) ([]board.Standing, error)
+	SetTeam(ctx context.Context, boardID, member, team string, by board.Author) (string, bool, error)
+	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
+	Unfreeze(ctx context.Context, id string) (board.Board, error)
 }
 
 // Options are the API's dependencies. Without Keys the API serves reads only.
@@ -39,6 +46,8 @@ type Options struct {
 	Audit   *audit.Log
 	// Requests per minute allowed per API key and per client address.
 	KeyLimit, AddrLimit int
+	// Hooks keeps the boards' webhooks; nil: no webhook routes.
+	Hooks *hooks.Registry
 	// Export serves whole periods as CSV and JSON; nil: no export route.
 	Export request.Exporter
 	Logger *slog.Logger

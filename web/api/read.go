@@ -28,7 +28,7 @@ type periodJSON struct {
 
 func toPeriodJSON(p board.Period) periodJSON {
 	j := periodJSON{Kind: string(p.Kind), Key: p.Key, Title: p.Title()}
-	if p.Kind != board.AllTime {
+	if p.Kind.Calendar() {
 		j.Start, j.End = &p.Start, &p.End
 	}
 	return j
@@ -59,6 +59,15 @@ func (s *Handler) apiLoadBoard(c echo.Context) (board.Board, error) {
 func (s *Handler) apiPeriod(c echo.Context, b *board.Board) (board.Period, error) {
 	p, _, err := request.Period(b, c.QueryParam("period"), c.QueryParam("at"), s.opts.Store.Now())
 	return p, err
+}
+
+// pageParams reads a page's offset and limit (50 unless asked).
+func pageParams(c echo.Context) (offset, limit int, err error) {
+	if offset, err = apiInt(c, "offset", 0, 0, 100_000_000); err != nil {
+		return 0, 0, err
+	}
+	limit, err = apiInt(c, "limit", 50, 1, board.MaxPageSize)
+	return offset, limit, err
 }
 
 func apiInt(c echo.Context, name string, def, lo, hi int) (int, error) {
@@ -94,11 +103,7 @@ func (s *Handler) apiEntries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	offset, err := apiInt(c, "offset", 0, 0, 100_000_000)
-	if err != nil {
-		return err
-	}
-	limit, err := apiInt(c, "limit", 50, 1, board.MaxPageSize)
+	offset, limit, err := pageParams(c)
 	if err != nil {
 		return err
 	}
@@ -106,9 +111,13 @@ func (s *Handler) apiEntries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{
+	out := map[string]any{
 		"board": b.ID, "period": toPeriodJSON(p), "total": pg.Total, "offset": offset, "entries": entriesJSON(&b, pg.Entries),
-	})
+	}
+	if since := s.frozenSince(&b); since != nil {
+		out["frozen_since"] = since
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 func (s *Handler) apiMember(c echo.Context) error {
@@ -133,10 +142,11 @@ func (s *Handler) apiMember(c echo.Context) error {
 		Percentile *float64    `json:"percentile,omitempty"`
 	}
 	out := struct {
-		Member  string     `json:"member"`
-		Name    string     `json:"name"`
-		Periods []standing `json:"periods"`
-	}{Member: member, Name: member}
+		Member      string     `json:"member"`
+		Name        string     `json:"name"`
+		Periods     []standing `json:"periods"`
+		FrozenSince *time.Time `json:"frozen_since,omitempty"`
+	}{Member: member, Name: member, FrozenSince: s.frozenSince(&b)}
 	known := false
 	for _, st := range sts {
 		j := standing{Period: toPeriodJSON(st.Period), Ranked: st.Ranked, Total: st.Total}
@@ -180,10 +190,14 @@ func (s *Handler) apiAround(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{
+	out := map[string]any{
 		"board": b.ID, "period": toPeriodJSON(p), "total": pg.Total, "member": member,
 		"position": pos, "offset": pg.Offset, "entries": entriesJSON(&b, pg.Entries),
-	})
+	}
+	if since := s.frozenSince(&b); since != nil {
+		out["frozen_since"] = since
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // apiExport downloads a period whole, as CSV (the default) or JSON, streamed.

@@ -91,11 +91,22 @@ func (s *Handler) Routes(e *echo.Echo) {
 	}
 	g.Match(read, "/boards/:board/members/:member", s.apiMember)
 	g.Match(read, "/boards/:board/members/:member/around", s.apiAround)
+	g.Match(read, "/boards/:board/teams", s.apiTeams)
+	g.Match(read, "/boards/:board/teams/:team", s.apiTeam)
+	g.PUT("/boards/:board/members/:member/team", s.apiSetTeam, s.requireKey)
+	if s.opts.Hooks != nil {
+		g.GET("/boards/:board/hooks", s.apiHooks, s.requireKey)
+		g.POST("/boards/:board/hooks", s.apiCreateHook, s.requireKey)
+		g.DELETE("/boards/:board/hooks/:id", s.apiDeleteHook, s.requireKey)
+		g.POST("/boards/:board/hooks/:id/test", s.apiTestHook, s.requireKey)
+	}
 	g.POST("/boards/:board/scores", s.apiSubmit, s.requireKey)
 	g.DELETE("/boards/:board/members/:member", s.apiRemoveMember, s.requireKey)
 	g.POST("/boards", s.apiCreateBoard, s.requireKey)
 	g.PUT("/boards/:board", s.apiUpdateBoard, s.requireKey)
 	g.DELETE("/boards/:board", s.apiDeleteBoard, s.requireKey)
+	g.PUT("/boards/:board/freeze", s.apiFreeze, s.requireKey)
+	g.DELETE("/boards/:board/freeze", s.apiUnfreeze, s.requireKey)
 	g.Any("/*", func(c echo.Context) error {
 		return apiErr(404, "not_found", "no API route %s %s", c.Request().Method, c.Request().URL.Path)
 	})

@@ -26,6 +26,7 @@ type submissionJSON struct {
 	Name           string       `json:"name,omitempty"`
 	Fields         []int64      `json:"fields,omitempty"`
 	IdempotencyKey string       `json:"idempotency_key,omitempty"`
+	Team           string       `json:"team,omitempty"`
 }
 
 // submitBody is one submission, or {"scores": [...]}, never both.
@@ -60,7 +61,7 @@ func decodeScores(body io.Reader, header string, fm board.Format) (scoresRequest
 	if dec.More() {
 		return scoresRequest{}, apiErr(400, "bad_json", "the body holds more than one JSON value")
 	}
-	single := req.Member != "" || req.Score != nil || req.Op != "" || req.Name != "" || req.Fields != nil || req.IdempotencyKey != ""
+	single := req.Member != "" || req.Score != nil || req.Op != "" || req.Name != "" || req.Fields != nil || req.IdempotencyKey != "" || req.Team != ""
 	switch {
 	case req.Scores != nil && single:
 		return scoresRequest{}, apiErr(400, "bad_json", `send one submission or {"scores": [...]}, not both`)
@@ -129,7 +130,7 @@ func (j submissionJSON) submission(field string, fm board.Format) (board.Submiss
 		ae.Field = field + "score"
 		return board.Submission{}, ae
 	}
-	return board.Submission{Member: j.Member, Score: units, Unit: fm.Unit(), Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey}, nil
+	return board.Submission{Member: j.Member, Score: units, Unit: fm.Unit(), Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey, Team: j.Team}, nil
 }
 
 // placeJSON's score is exact decimal text sent as a JSON number (see

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/rows"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -52,7 +53,8 @@ func (s *Handler) aroundPage(c echo.Context) error {
 		Headline:    fmt.Sprintf("%s of %s in %s · %s", templates.Ordinal(me.Rank), templates.Group(pg.Total), label, b.Format.Display(me.Score)),
 		PeriodTitle: label,
 		Table:       tableOf(&b, pg.Entries, member, "Around "+me.Name+" in "+label),
-		Live:        templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/", Me: member},
+		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/", Me: member,
+			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)},
 	}
 	if !current {
 		v.Live.Key = p.Key

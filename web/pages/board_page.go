@@ -58,7 +58,14 @@ func (s *Handler) boardPage(c echo.Context) error {
 		Query:       q,
 		Searching:   q != "",
 		ClearSearch: boardURL(b.ID, p, current, 1, size, ""),
-		Live:        templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/"},
+		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/",
+			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)},
+	}
+	if p.Kind.Rolling() {
+		v.PeriodNote = windowNote(&b, p.Kind)
+	}
+	if b.Teams != board.TeamsOff {
+		v.TeamsHref = teamsURL(b.ID, p, current, 1)
 	}
 	if !current {
 		v.Live.Key = p.Key
@@ -73,16 +80,7 @@ func (s *Handler) boardPage(c echo.Context) error {
 	}
 	now := s.opts.Store.Now()
 	v.Tabs = s.tabs(&b, p.Kind, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
-	if p.Kind != board.AllTime {
-		// Near years 0001 and 9999 the neighbour may be a period no page can show.
-		if prev := p.Prev(); prev.InRange() {
-			v.Prev = &templates.Link{Label: prev.Short(), Href: boardURL(b.ID, prev, false, 1, size, "")}
-		}
-		if next := p.Next(); next.InRange() && !next.Start.After(now) {
-			cur := b.Current(p.Kind, now).Key == next.Key
-			v.Next = &templates.Link{Label: next.Short(), Href: boardURL(b.ID, next, cur, 1, size, "")}
-		}
-	}
+	v.Prev, v.Next = s.neighbours(&b, p, func(x board.Period, cur bool) string { return boardURL(b.ID, x, cur, 1, size, "") })
 	if q != "" {
 		found, complete, err := s.opts.Store.Search(ctx, &b, p, q, searchLimit)
 		if errors.Is(err, board.ErrGone) {
@@ -136,7 +134,7 @@ func (s *Handler) boardPage(c echo.Context) error {
 	if s.opts.Export != nil {
 		v.ExportCSV, v.ExportJSON = exportURL(b.ID, p, rows.CSV), exportURL(b.ID, p, rows.JSON)
 	}
-	if s.opts.History != nil && slices.ContainsFunc(b.Periods, func(k board.Kind) bool { return k != board.AllTime }) {
+	if s.opts.History != nil && slices.ContainsFunc(b.Periods, board.Kind.Calendar) {
 		v.WinnersHref = winnersURL(b.ID, "", 1)
 	}
 	v.Snippet = s.snippet(c, &b, p)
@@ -175,4 +173,23 @@ func (s *Handler) baseURL(c echo.Context) string {
 		return s.opts.BaseURL
 	}
 	return c.Scheme() + "://" + c.Request().Host
+}
+
+// windowNote says what a rolling window holds, for people: "Adds up what
+// was scored today and the 6 days before (days in Europe/Paris). The oldest
+// day drops out as each day ends."
+func windowNote(b *board.Board, k board.Kind) string {
+	covers, step := board.WindowCovers(k), "hour"
+	if k != board.Last24h {
+		step = "day"
+		covers += " (days in " + b.TimeZone + ")"
+	}
+	what := "Adds up what was scored in "
+	if step == "day" {
+		what = "Adds up what was scored "
+	}
+	if b.Window == board.WindowBest {
+		what = "Each member's best score from "
+	}
+	return what + covers + ". The oldest " + step + " drops out as each " + step + " ends."
 }

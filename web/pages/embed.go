@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/rows"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -37,10 +38,21 @@ func (s *Handler) embedPage(c echo.Context) error {
 			return request.BadRequest("That member id is not valid: " + request.Reason(err))
 		}
 	}
+	teams := c.QueryParam("teams") == "1"
+	if teams && b.Teams == board.TeamsOff {
+		return request.BadRequest(b.Title + " keeps no team standings: leave teams out.")
+	}
+	if teams && member != "" {
+		return request.BadRequest("A team widget highlights no member: use teams or member, not both.")
+	}
 	ctx := c.Request().Context()
 	label := p.Title()
 	var pg board.Page
-	if member != "" {
+	if teams {
+		if pg, err = s.opts.Store.TeamPage(ctx, &b, p, 0, limit); err != nil {
+			return err
+		}
+	} else if member != "" {
 		pg, _, err = s.opts.Store.Around(ctx, &b, p, member, limit/2)
 		if errors.Is(err, board.ErrNotFound) {
 			member = "" // not on the board yet: show the top instead
@@ -48,7 +60,7 @@ func (s *Handler) embedPage(c echo.Context) error {
 			return err
 		}
 	}
-	if member == "" {
+	if member == "" && !teams {
 		if pg, err = s.opts.Store.Page(ctx, &b, p, 0, limit); err != nil {
 			return err
 		}
@@ -61,11 +73,19 @@ func (s *Handler) embedPage(c echo.Context) error {
 		Table:       tableOf(&b, pg.Entries, member, b.Title+", "+label),
 		Empty:       "No scores in " + label + " yet.",
 		Board:       b.ID,
-		Live:        templates.LiveInfo{Period: string(p.Kind), MemberHref: s.baseURL(c) + "/b/" + url.PathEscape(b.ID) + "/m/", NewTab: true, Me: member},
+		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: s.baseURL(c) + "/b/" + url.PathEscape(b.ID) + "/m/", NewTab: true, Me: member,
+			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)},
 	}
 	v.Table.NewTab = true
 	for i := range v.Table.Rows { // links leave the frame
 		v.Table.Rows[i].Href = s.baseURL(c) + memberURL(b.ID, v.Table.Rows[i].Member)
+	}
+	if teams {
+		v.Title, v.Noun, v.Empty = b.Title+": teams", "team teams", "No team has a score in "+label+" yet."
+		v.BoardHref = s.baseURL(c) + teamsURL(b.ID, p, current, 1)
+		v.Live.MemberHref = s.baseURL(c) + "/b/" + url.PathEscape(b.ID) + "/teams/"
+		v.Table = teamTable(&b, pg.Entries, b.Title+": teams, "+label, func(team string) string { return s.baseURL(c) + teamURL(b.ID, team, p, current) })
+		v.Table.NewTab = true
 	}
 	if !current {
 		v.Live.Key = p.Key
@@ -73,6 +93,9 @@ func (s *Handler) embedPage(c echo.Context) error {
 	}
 	if s.opts.Live != nil {
 		extra := url.Values{"offset": {"0"}, "limit": {strconv.Itoa(limit)}}
+		if teams {
+			extra.Set("teams", "1")
+		}
 		if member != "" {
 			extra = url.Values{"member": {member}, "radius": {strconv.Itoa(limit / 2)}}
 		}

@@ -53,6 +53,12 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		spec.Offset -= spec.Offset % spec.Limit
 	}
 	spec.Recent = c.QueryParam("recent") == "1" // the board page's recent changes
+	if c.QueryParam("teams") == "1" {
+		if b.Teams == board.TeamsOff || spec.Member != "" {
+			return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("board %q has no team standing to follow", b.ID))
+		}
+		spec.Teams, spec.Recent = true, false
+	}
 	s.opts.Live.Serve(c.Response(), c.Request(), spec, s.opts.EmbedOrigins, c.RealIP())
 	return nil
 }

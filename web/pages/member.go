@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/rows"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -25,7 +26,8 @@ func (s *Handler) memberPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := templates.MemberView{BoardTitle: b.Title, BoardHref: "/b/" + b.ID, Member: member, Name: member}
+	v := templates.MemberView{BoardTitle: b.Title, BoardHref: "/b/" + b.ID, Member: member, Name: member,
+		Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)}
 	ranked := false
 	for _, st := range sts {
 		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period.Kind), Key: st.Period.Key, Ranked: st.Ranked}
@@ -76,7 +78,7 @@ func (s *Handler) history(c echo.Context, b *board.Board, member string, k board
 	for _, st := range sts {
 		_, key, _ := strings.Cut(st.Period, ":")
 		p, err := board.ParsePeriod(k, key, b.Location())
-		if err != nil {
+		if err != nil || s.secret(b, p) {
 			continue
 		}
 		score := b.Format.Display(st.Score)

@@ -30,6 +30,7 @@ type Store interface {
 	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) ([]board.Entry, bool, error)
 	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
 	ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult
+	Teams
 }
 
 // Live is what the pages need from the live hub.
@@ -77,6 +78,8 @@ func (s *Handler) Routes(e *echo.Echo) {
 	e.Match(read, "/b/:board", s.boardPage)
 	e.Match(read, "/b/:board/around/:member", s.aroundPage)
 	e.Match(read, "/b/:board/m/:member", s.memberPage)
+	e.Match(read, "/b/:board/teams", s.teamsPage)
+	e.Match(read, "/b/:board/teams/:team", s.teamPage)
 	e.Match(read, "/embed/:board", s.embedPage)
 	e.Match(read, "/tv", s.tvPage)
 	if s.opts.Export != nil {
@@ -109,4 +112,23 @@ func (s *Handler) tabs(b *board.Board, active board.Kind, link func(p board.Peri
 		out = append(out, templates.Link{Label: templates.TabLabel(k), Href: link(b.Current(k, now)), Current: k == active})
 	}
 	return out
+}
+
+// neighbours links the periods before and after p (nil where there is none:
+// all time and the rolling windows have no neighbours, a future period is
+// not offered, and near years 0001 and 9999 the neighbour may be a period
+// no page can show). link makes a period's URL; cur says it is the current
+// one, so the link follows the roll-over.
+func (s *Handler) neighbours(b *board.Board, p board.Period, link func(x board.Period, cur bool) string) (prev, next *templates.Link) {
+	if !p.Kind.Calendar() {
+		return nil, nil
+	}
+	now := s.opts.Store.Now()
+	if x := p.Prev(); x.InRange() {
+		prev = &templates.Link{Label: x.Short(), Href: link(x, false)}
+	}
+	if x := p.Next(); x.InRange() && !x.Start.After(now) {
+		next = &templates.Link{Label: x.Short(), Href: link(x, b.Current(p.Kind, now).Key == x.Key)}
+	}
+	return prev, next
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/board"
+	"podium/rows"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -86,6 +87,7 @@ func (s *Handler) tvPage(c echo.Context) error {
 				PeriodTitle: p.Title(),
 				Table:       tableOf(&b, pg.Entries, "", b.Title+", "+p.Title()),
 				Empty:       "No scores in " + p.Title() + " yet.",
+				Frozen:      rows.FrozenNotice(&b, now, false),
 			}
 			if s.opts.Live != nil {
 				sc.Live = liveQuery(b.ID, p, true, url.Values{"offset": {"0"}, "limit": {strconv.Itoa(limit)}})

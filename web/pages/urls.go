@@ -34,7 +34,7 @@ func boardURL(id string, p board.Period, current bool, page, size int, q string)
 func periodValues(p board.Period, current bool) url.Values {
 	v := url.Values{}
 	v.Set("period", string(p.Kind))
-	if !current && p.Kind != board.AllTime {
+	if !current && p.Kind.Calendar() {
 		v.Set("at", p.Key)
 	}
 	return v

@@ -22,13 +22,14 @@ type History interface {
 }
 
 // closingKind is the kind of period past winners and histories show: the
-// board's default, or its first kind that closes; "" when only all time.
+// board's default, or its first kind that closes; "" when none does (all
+// time and rolling windows never close).
 func closingKind(b *board.Board) board.Kind {
-	if b.DefaultPeriod != board.AllTime {
+	if b.DefaultPeriod.Calendar() {
 		return b.DefaultPeriod
 	}
 	for _, k := range b.Periods {
-		if k != board.AllTime {
+		if k.Calendar() {
 			return k
 		}
 	}
@@ -47,7 +48,7 @@ func (s *Handler) winners(c echo.Context) error {
 	kind := closingKind(&b)
 	if k := c.QueryParam("period"); k != "" {
 		pk, err := board.ParseKind(k)
-		if err != nil || !b.Enabled(pk) || pk == board.AllTime {
+		if err != nil || !b.Enabled(pk) || !pk.Calendar() {
 			return request.NotFound("No such past periods", fmt.Sprintf("%s keeps no closed periods of kind “%s”.", b.Title, k),
 				templates.Link{Label: "Past winners", Href: winnersURL(b.ID, "", 1)})
 		}
@@ -59,12 +60,12 @@ func (s *Handler) winners(c echo.Context) error {
 	}
 	v := templates.WinnersView{Title: b.Title, BoardHref: "/b/" + url.PathEscape(b.ID), Kind: kindPlural(kind)}
 	for _, k := range b.Periods {
-		if k != board.AllTime {
+		if k.Calendar() {
 			label := kindPlural(k)
 			v.Tabs = append(v.Tabs, templates.Link{Label: strings.ToUpper(label[:1]) + label[1:], Href: winnersURL(b.ID, k, 1), Current: k == kind})
 		}
 	}
-	if kind == "" { // only all time: nothing ever closes
+	if kind == "" { // only all time and windows: nothing ever closes
 		return request.Render(c, 200, templates.Page("Past winners · "+b.Title, templates.Winners(v)))
 	}
 	tops, total, err := s.opts.History.Winners(c.Request().Context(), b.ID, kind, (page-1)*winnersPerPage, winnersPerPage)
@@ -74,7 +75,7 @@ func (s *Handler) winners(c echo.Context) error {
 	for _, t := range tops {
 		_, key, _ := strings.Cut(t.Period, ":")
 		p, err := board.ParsePeriod(kind, key, b.Location())
-		if err != nil {
+		if err != nil || s.secret(&b, p) {
 			continue
 		}
 		v.Cards = append(v.Cards, templates.Card{
@@ -116,4 +117,13 @@ func winnersURL(id string, k board.Kind, page int) string {
 
 func kindPlural(k board.Kind) string {
 	return map[board.Kind]string{board.Daily: "days", board.Weekly: "weeks", board.Monthly: "months", board.Yearly: "years"}[k]
+}
+
+// secret reports whether an archived period's results are still the
+// freeze's secret: the board is frozen and the period ended after the
+// freeze (the archiver copies the live standings, writes after the freeze
+// included), so the public must not see them before the reveal.
+func (s *Handler) secret(b *board.Board, p board.Period) bool {
+	since, frozen := b.FrozenSince(s.opts.Store.Now())
+	return frozen && p.End.After(since)
 }

@@ -16,6 +16,8 @@
 
   function start(root, scope) {
     var query = root.getAttribute("data-live");
+    // What the rows are, for the count: "member members" or "team teams".
+    var nouns = (root.getAttribute("data-live-noun") || "member members").split(" ");
     var hrefBase = root.getAttribute("data-live-href") || "";
     var newTab = root.hasAttribute("data-live-newtab");
     var me = root.getAttribute("data-live-me") || "";
@@ -28,6 +30,9 @@
     var countEl = root.querySelector("[data-live-count]");
     var emptyEl = root.querySelector("[data-live-empty]");
     var announceEl = root.querySelector("[data-live-announce]");
+    // A frozen board's notice: frames set it, and the reveal hides it.
+    var frozenEl = root.querySelector("[data-live-frozen]");
+    var path = root.getAttribute("data-live-path") || "/live";
     var headlineEl = scope.querySelector("[data-live-headline]");
     var recentEl = scope.querySelector("[data-live-recent]");
     var recentList = recentEl && recentEl.querySelector("ul.activity");
@@ -51,7 +56,7 @@
     function connect() {
       retry = null;
       var proto = location.protocol === "https:" ? "wss:" : "ws:";
-      ws = new WebSocket(proto + "//" + location.host + "/live?" + query);
+      ws = new WebSocket(proto + "//" + location.host + path + "?" + query);
       ws.onopen = function () {
         attempt = 0;
         if (closed) setStatus("closed", "Closed");
@@ -97,8 +102,17 @@
       scope.querySelectorAll("[data-live-title]").forEach(function (el) {
         if (el.textContent !== f.title) el.textContent = f.title; // roll-over to a new period
       });
+      setFrozen(f.frozen);
       render();
       renderRecent(); // the period may have rolled over
+    }
+
+    function setFrozen(text) {
+      if (!frozenEl) return;
+      text = text || "";
+      var label = frozenEl.querySelector(".label");
+      if (label && label.textContent !== text) label.textContent = text;
+      frozenEl.hidden = text === "";
     }
 
     function applyDiff(d) {
@@ -108,6 +122,7 @@
       state.total = d.total;
       state.offset = d.offset;
       state.missing = !!d.missing;
+      setFrozen(d.frozen);
       render();
     }
 
@@ -311,7 +326,7 @@
 
       if (table) table.hidden = rows.length === 0;
       if (emptyEl) emptyEl.hidden = rows.length > 0;
-      if (countEl) countEl.textContent = group(state.total) + (state.total === 1 ? " member" : " members");
+      if (countEl) countEl.textContent = group(state.total) + (state.total === 1 ? " " + nouns[0] : " " + nouns[1]);
       if (headlineEl && me) {
         var mine = rows.filter(function (r) { return r.m === me; })[0];
         if (mine) headlineEl.textContent = ordinal(mine.r) + " of " + group(state.total) + " in " + state.title + " · " + mine.s;
@@ -325,7 +340,9 @@
     // relative and kept so.
     function renderRecent() {
       if (!recentList || !recent || !state || recentPaused) return;
-      var key = state.period === "all" ? "all" : state.period + ":" + state.key;
+      // The period's label (board.Period.String): all time and the rolling
+      // windows have no key.
+      var key = state.key ? state.period + ":" + state.key : state.period;
       var focused = focusIn(recentList);
       var shown = {};
       Array.prototype.forEach.call(recentList.children, function (li) { if (li._key) shown[li._key] = li; });

@@ -37,7 +37,7 @@ func AdminPage(title string, nav AdminNav, body templ.Component) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = docHead(title, true, "app.js").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = docHead(title, true, "app.js", "live.js").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

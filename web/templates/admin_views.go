@@ -41,7 +41,7 @@ type BoardFormView struct {
 	Nav                                                               AdminNav
 	Editing                                                           bool
 	ID, Title, Format, Decimals, Prefix, Suffix, Order, DefaultPeriod string
-	TimeZone, TieBreak, RankStyle, Cap, Retention                     string
+	TimeZone, TieBreak, RankStyle, Cap, Retention, Window, Teams      string
 	Periods                                                           map[string]bool
 	Fields                                                            [3]FieldRow
 	Errors                                                            map[string]string
@@ -57,10 +57,24 @@ type ConfirmView struct {
 type ManageView struct {
 	Nav                                   AdminNav
 	ID, Title, Meta, Public, Member, Name string
+	Teams                                 bool   // the board keeps team standings
+	Team                                  string // the looked-up member's team
 	Standing                              []MemberPeriod
 	Periods, ResetPeriods                 []Link // Href holds the form value
 	Form                                  string // the form the errors belong to
 	Values, Errors                        map[string]string
+	Freeze                                FreezeView
+}
+
+// FreezeView is the board page's "Freeze and reveal" panel.
+type FreezeView struct {
+	Since   string // frozen since (the board's zone); "" when not frozen
+	At      string // a freeze still to come; ""
+	Zone    string // the board's time zone, which the form's time is in
+	Default string // the form's suggested time (datetime-local)
+	Period  string // the period the live standings show
+	Table   Table  // the live standings (admins see them whatever the public sees)
+	Live    LiveInfo
 }
 
 // AuditView is the audit log.

@@ -38,6 +38,7 @@ type Table struct {
 	Rows   []Row
 	Label  string // accessible caption
 	NewTab bool   // member links open a new tab (inside the widget)
+	Teams  bool   // the rows are teams
 }
 
 // Activity is one line of the recent-changes panel.
@@ -69,6 +70,8 @@ type BoardView struct {
 	Meta        string
 	Tabs        []Link
 	PeriodTitle string
+	PeriodNote  string // what a rolling window covers: "Today and the 6 days before, …"
+	TeamsHref   string // the period's team standing, on boards with teams
 	Prev, Next  *Link
 	Table       Table
 	Total       int
@@ -99,6 +102,12 @@ type LiveInfo struct {
 	Period     string // kind shown, for forms
 	Key        string // period key when not the current one
 	Closed     bool   // a past period: the script says "Closed", not "Live"
+	// Frozen is the notice of a frozen board (rows.FrozenNotice); live
+	// frames replace it, and an empty one hides it (the reveal).
+	Frozen string
+	// Path is the socket's path: "/live" (public) unless set, as the
+	// console's live standings do.
+	Path string
 }
 
 // AroundView is the around-me page.
@@ -135,6 +144,7 @@ type MemberView struct {
 	Member     string
 	Periods    []MemberPeriod
 	History    *RankChart // past periods from the archive; nil without
+	Frozen     string     // the frozen notice (rows.FrozenNotice)
 }
 
 // EmbedView is the widget.
@@ -147,6 +157,7 @@ type EmbedView struct {
 	Empty       string
 	Board       string
 	Live        LiveInfo
+	Noun        string // "team teams" on a team widget (what live.js counts)
 }
 
 // ErrorView is a 404 or 500 page.
@@ -174,8 +185,10 @@ func TabLabel(k board.Kind) string {
 		return "This month"
 	case board.Yearly:
 		return "This year"
+	case board.AllTime:
+		return "All time"
 	}
-	return "All time"
+	return board.Period{Kind: k}.Title() // "Last 7 days"
 }
 
 // Ago writes how long ago t was, coarsely: "just now", "5 min ago", "3 h ago".
@@ -292,4 +305,28 @@ type TVScreen struct {
 	Table       Table
 	Empty       string
 	Live        string // the /live query; empty without a hub
+	Frozen      string // the frozen notice, as LiveInfo.Frozen
+}
+
+// TeamsView is a period's team standing.
+type TeamsView struct {
+	Title, ID, Meta, BoardHref string
+	Tabs                       []Link
+	PeriodTitle, PeriodNote    string
+	Prev, Next                 *Link
+	Table                      Table
+	Total                      int
+	By, Empty                  string
+	PrevPage, NextPage         string
+	PageLabel                  string
+	Live                       LiveInfo
+}
+
+// TeamView is one team's members in a period.
+type TeamView struct {
+	BoardTitle, Team, TeamsHref, PeriodTitle string
+	Tabs                                     []Link
+	Table                                    Table
+	Unranked                                 []Link // members with no score in the period
+	Frozen                                   string // the freeze's notice, when the board is frozen
 }

@@ -1,0 +1,100 @@
+package board
+
+// Rolling windows at their edges: the size cap, best windows fed by incr and
+// decr, a removal between two roll steps, a window as the default period.
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// A member the size cap trims off a window leaves its buckets too: scoring
+// again, it starts from nothing, and its old day leaving takes nothing away.
+func TestWindowCapTrimForgetsBuckets(t *testing.T) {
+	f := newFixture(t)
+	day0 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	f.at(day0)
+	b := f.board(Board{Periods: []Kind{AllTime, Last7d}, Cap: 2})
+	f.write(b, "ann", Incr, 100)
+	f.write(b, "bob", Incr, 90)
+	f.write(b, "cat", Incr, 80) // trimmed
+	f.at(day0.Add(24 * time.Hour))
+	f.write(b, "cat", Incr, 95)
+	f.at(day0.Add(7*24*time.Hour + time.Hour))
+	f.roll(b)
+	if got, want := f.standings(b, Last7d), "cat=95@1"; got != want {
+		t.Fatalf("last7d: %s, want %s", got, want)
+	}
+}
+
+// In a best window, incr and decr offer the score they reach in all time,
+// not the window's best plus the value.
+func TestWindowBestOffersReachedScores(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{AllTime, Last7d}, Window: WindowBest})
+	f.write(b, "ann", Set, 100)
+	f.write(b, "ann", Decr, 90)
+	f.write(b, "ann", Incr, 5)
+	f.write(b, "bob", Incr, 7)
+	f.write(b, "bob", Incr, 7)
+	if got, want := f.standings(b, Last7d), "ann=100@1 bob=14@2"; got != want {
+		t.Fatalf("last7d: %s, want %s", got, want)
+	}
+	if got, want := f.standings(b, AllTime), "ann=15@1 bob=14@2"; got != want {
+		t.Fatalf("all time: %s, want %s", got, want)
+	}
+}
+
+// A removal while a big bucket is being taken out (between two roll steps)
+// makes the roll skip no one.
+func TestWindowRollWithRemovalBetweenSteps(t *testing.T) {
+	f := newFixture(t)
+	day0 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	f.at(day0)
+	b := f.board(Board{Periods: []Kind{Last7d}})
+	subs := make([]Submission, rollChunk*2+1)
+	for i := range subs {
+		subs[i] = Submission{Member: fmt.Sprintf("m%04d", i), Score: float64(i + 1)}
+	}
+	for _, part := range [][]Submission{subs[:rollChunk], subs[rollChunk:]} {
+		if _, err := f.store.SubmitBatch(f.ctx, b.ID, part, BatchOptions{By: tester, NoRanks: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.at(day0.Add(24 * time.Hour))
+	f.write(b, "m0010", Incr, 5)
+	f.at(day0.Add(7*24*time.Hour + time.Hour))
+	fresh, _ := f.store.readBoard(f.ctx, b.ID)
+	if more, err := f.store.RollWindows(f.ctx, &fresh, 1); err != nil || !more {
+		t.Fatalf("first step: %v %v", more, err)
+	}
+	if _, err := f.store.RemoveMember(f.ctx, b.ID, "m0010", nil, tester); err != nil {
+		t.Fatal(err)
+	}
+	f.roll(b)
+	if got := f.standings(b, Last7d); got != "" {
+		t.Fatalf("last7d after the roll: %.200s", got)
+	}
+}
+
+// A window whose board's default period it is names itself in the audit
+// log's entry, and a window turned off takes its team standing with it.
+func TestWindowDefaultAndTeamsOff(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{AllTime, Last24h, Last7d}, DefaultPeriod: Last24h, Teams: TeamsSum})
+	f.join(b, "ann", "red", Incr, 10)
+	e, err := f.rdb.XRevRangeN(f.ctx, AuditStream(b.ID), "+", "-", 1).Result()
+	if err != nil || len(e) != 1 || e[0].Values["period"] != "last24h" {
+		t.Fatalf("audit entry %v %v", e, err)
+	}
+	upd := *b
+	upd.Periods, upd.DefaultPeriod = []Kind{AllTime}, AllTime
+	if _, err := f.store.UpdateBoard(f.ctx, upd); err != nil {
+		t.Fatal(err)
+	}
+	z := ZSetKey(b.ID, Period{Kind: Last7d})
+	if n, _ := f.rdb.Exists(f.ctx, teamKeys(z)...).Result(); n != 0 {
+		t.Fatalf("%d team keys of the window left", n)
+	}
+}

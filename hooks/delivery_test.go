@@ -1,0 +1,337 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"podium/board"
+)
+
+func TestSignature(t *testing.T) {
+	// The same HMAC computed elsewhere (Python's hmac module).
+	const want = "v1=f2a0e9cc79f6a8d5063bc6718561e872509983827740ea4ee5622da1c7e8d2b4"
+	body := []byte(`{"id":"x"}`)
+	if got := Sign("whsec_test", 1767225600, body); got != want {
+		t.Fatalf("Sign = %s, want %s", got, want)
+	}
+	at := time.Unix(1767225600, 0)
+	for _, c := range []struct {
+		name, secret, ts, sig string
+		body                  string
+		now                   time.Time
+		ok                    bool
+	}{
+		{"good", "whsec_test", "1767225600", want, `{"id":"x"}`, at.Add(time.Minute), true},
+		{"one of several", "whsec_test", "1767225600", "v1=00, " + want, `{"id":"x"}`, at, true},
+		{"other secret", "whsec_other", "1767225600", want, `{"id":"x"}`, at, false},
+		{"changed body", "whsec_test", "1767225600", want, `{"id":"y"}`, at, false},
+		{"changed timestamp", "whsec_test", "1767225601", want, `{"id":"x"}`, at, false},
+		{"too old", "whsec_test", "1767225600", want, `{"id":"x"}`, at.Add(6 * time.Minute), false},
+		{"from the future", "whsec_test", "1767225600", want, `{"id":"x"}`, at.Add(-6 * time.Minute), false},
+		{"no timestamp", "whsec_test", "", want, `{"id":"x"}`, at, false},
+	} {
+		if got := Verify(c.secret, c.ts, c.sig, []byte(c.body), c.now, 5*time.Minute); got != c.ok {
+			t.Errorf("%s: Verify = %v, want %v", c.name, got, c.ok)
+		}
+	}
+}
+
+func TestRetriesAfter500s(t *testing.T) {
+	f := newFixture(t, time.Now())
+	recv := newReceiver(t, func(n int, _ delivery) int {
+		if n <= 2 {
+			return http.StatusInternalServerError
+		}
+		return http.StatusNoContent
+	})
+	h := f.hook(recv, Input{Events: []Event{PeriodClosed}, Top: 3})
+	r := f.runner(recv, Options{Now: time.Now, Timeout: 200 * time.Millisecond, RetryFirst: 300 * time.Millisecond, RetryMax: 2 * time.Second})
+	if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
+		t.Fatal(err)
+	}
+	var times []time.Time
+	eventually(t, 10*time.Second, "three attempts", func() bool {
+		f.pass(r)
+		if n := len(recv.deliveries()); n > len(times) {
+			times = append(times, time.Now())
+		}
+		return len(recv.deliveries()) >= 3
+	})
+	f.pass(r)
+	got := recv.deliveries()
+	if len(got) != 3 {
+		t.Fatalf("%d attempts, want 3", len(got))
+	}
+	for i, d := range got {
+		if !d.Verified || d.Header.Get(HeaderDelivery) != got[0].Header.Get(HeaderDelivery) || d.Header.Get(HeaderAttempt) != strconv.Itoa(i+1) || d.Payload.Type != Ping {
+			t.Fatalf("attempt %d: verified %v, headers %v", i+1, d.Verified, d.Header)
+		}
+	}
+	// Backoff: 300 ms after the first, 600 ms after the second (lower bounds only).
+	if gap := times[1].Sub(times[0]); gap < 250*time.Millisecond {
+		t.Errorf("second attempt %s after the first, want at least 300ms", gap)
+	}
+	if gap := times[2].Sub(times[1]); gap < 550*time.Millisecond {
+		t.Errorf("third attempt %s after the second, want at least 600ms", gap)
+	}
+	log, err := f.reg.Attempts(f.ctx, f.b.ID, h.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for _, a := range log {
+		seen = append(seen, fmt.Sprintf("%d %s %d", a.Attempt, a.Outcome, a.Code))
+	}
+	if strings.Join(seen, ", ") != "3 delivered 204, 2 retrying 500, 1 retrying 500" {
+		t.Fatalf("log: %s", strings.Join(seen, ", "))
+	}
+	if n, _ := f.rdb.XPending(f.ctx, queueKey(f.b.ID), group).Result(); n.Count != 0 {
+		t.Fatalf("%d deliveries still pending", n.Count)
+	}
+}
+
+func TestGivesUpAndTimesOut(t *testing.T) {
+	f := newFixture(t, time.Now())
+	recv := newReceiver(t, func(n int, _ delivery) int {
+		if n == 1 {
+			time.Sleep(400 * time.Millisecond) // longer than the attempt may take
+		}
+		return http.StatusBadGateway
+	})
+	h := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	r := f.runner(recv, Options{Now: time.Now, Timeout: 150 * time.Millisecond, RetryFirst: 200 * time.Millisecond,
+		RetryMax: 200 * time.Millisecond, GiveUp: 700 * time.Millisecond})
+	if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
+		t.Fatal(err)
+	}
+	var log []Attempt
+	eventually(t, 10*time.Second, "giving up", func() bool {
+		f.pass(r)
+		log, _ = f.reg.Attempts(f.ctx, f.b.ID, h.ID)
+		return len(log) > 0 && log[0].Outcome == GaveUp
+	})
+	last := log[len(log)-1]
+	if last.Attempt != 1 || last.Error != "timed out" || last.Code != 0 || last.Outcome != Retrying {
+		t.Fatalf("first attempt: %+v", last)
+	}
+	if log[0].Code != http.StatusBadGateway || len(log) > 5 {
+		t.Fatalf("log: %+v", log)
+	}
+	if n, _ := f.rdb.XPending(f.ctx, queueKey(f.b.ID), group).Result(); n.Count != 0 {
+		t.Fatalf("%d deliveries still pending after giving up", n.Count)
+	}
+	time.Sleep(300 * time.Millisecond)
+	before := len(recv.deliveries())
+	f.pass(r)
+	if len(recv.deliveries()) != before {
+		t.Fatal("an attempt after giving up")
+	}
+}
+
+// Two replicas (runners with clients of their own) share one Redis while
+// scores change: every change is announced once, and every attempt of a
+// delivery is made once, by one of them. The receiver fails every first
+// attempt, so each retry is claimed by replicas competing for it.
+func TestTwoReplicasDeliverEachEventOnce(t *testing.T) {
+	f := newFixture(t, wednesday)
+	recv := newReceiver(t, func(_ int, d delivery) int {
+		if d.Header.Get(HeaderAttempt) == "1" {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	f.hook(recv, Input{Events: []Event{NewLeader, TopEntered}, Periods: []board.Kind{board.AllTime}, Top: 3})
+	replica := func(name string) *Runner {
+		rdb := srv.Client(t)
+		reg := NewRegistry(rdb, f.clock.Now)
+		return NewRunner(rdb, board.NewStore(rdb, board.WithClock(f.clock.Now)), reg, Options{Now: f.clock.Now, Consumer: name,
+			Timeout: 200 * time.Millisecond, RetryFirst: 300 * time.Millisecond, Client: recv.client(200 * time.Millisecond)})
+	}
+	a, b := replica("a"), replica("b")
+	f.pass(a) // the first look
+	ctx, stop := context.WithCancel(f.ctx)
+	var wg sync.WaitGroup
+	for _, r := range []*Runner{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				if err := r.Pass(ctx); err != nil && ctx.Err() == nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 150 {
+		f.submit(fmt.Sprintf("m%d", rng.IntN(8)), float64(rng.IntN(1000)))
+		time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
+	}
+	eventually(t, 10*time.Second, "every delivery to be made", func() bool {
+		n, err := f.rdb.XPending(f.ctx, queueKey(f.b.ID), group).Result()
+		return err == nil && n.Count == 0 && len(recv.deliveries()) > 0
+	})
+	time.Sleep(400 * time.Millisecond) // a retry claimed twice would arrive by now
+	stop()
+	wg.Wait()
+	queued, err := f.rdb.XLen(f.ctx, queueKey(f.b.ID)).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := recv.deliveries()
+	if queued < 10 || int64(len(got)) != 2*queued {
+		t.Fatalf("%d deliveries queued, %d attempts received: want many, each attempted twice", queued, len(got))
+	}
+	seen := map[string]bool{}
+	var leaders []Payload
+	for _, d := range got {
+		id := d.Header.Get(HeaderDelivery) + " attempt " + d.Header.Get(HeaderAttempt)
+		if seen[id] {
+			t.Fatalf("delivery %s received twice", id)
+		}
+		seen[id] = true
+		if d.Header.Get(HeaderAttempt) == "2" {
+			continue
+		}
+		if !d.Verified {
+			t.Fatalf("delivery %s does not verify", id)
+		}
+		if d.Payload.Type == NewLeader {
+			leaders = append(leaders, d.Payload)
+		}
+	}
+	// Leader events chain: each one's previous leader is the one the event
+	// before announced. A change seen by both replicas would break it.
+	seq := func(p Payload) int { n, _ := strconv.Atoi(p.ID[strings.LastIndexByte(p.ID, '-')+1:]); return n }
+	sort.Slice(leaders, func(i, j int) bool { return seq(leaders[i]) < seq(leaders[j]) })
+	if len(leaders) < 2 {
+		t.Fatalf("only %d leader changes", len(leaders))
+	}
+	for i := 1; i < len(leaders); i++ {
+		if leaders[i].Previous == nil || leaders[i].Previous.Member != leaders[i-1].Leader.Member || leaders[i].Leader.Member == leaders[i-1].Leader.Member {
+			t.Fatalf("leader event %d (%+v) does not follow %+v", i, leaders[i], leaders[i-1])
+		}
+	}
+	if n, _ := f.rdb.XPending(f.ctx, queueKey(f.b.ID), group).Result(); n.Count != 0 {
+		t.Fatalf("%d deliveries still pending", n.Count)
+	}
+}
+
+func TestDisabledAndDeletedHooks(t *testing.T) {
+	f := newFixture(t, time.Now())
+	recv := newReceiver(t, nil)
+	off := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	gone := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	r := f.runner(recv, Options{Now: time.Now})
+	for _, h := range []Hook{off, gone} {
+		if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.reg.SetEnabled(f.ctx, f.b.ID, off.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.reg.Delete(f.ctx, f.b.ID, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.pass(r)
+	if n := len(recv.deliveries()); n != 0 {
+		t.Fatalf("%d deliveries to a disabled or deleted hook", n)
+	}
+	log, _ := f.reg.Attempts(f.ctx, f.b.ID, off.ID)
+	if len(log) != 1 || log[0].Outcome != Skipped {
+		t.Fatalf("disabled hook's log: %+v", log)
+	}
+	if n, _ := f.rdb.XPending(f.ctx, queueKey(f.b.ID), group).Result(); n.Count != 0 {
+		t.Fatalf("%d deliveries still pending", n.Count)
+	}
+	if _, err := f.reg.Get(f.ctx, f.b.ID, gone.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("deleted hook: %v", err)
+	}
+}
+
+// A deleted board takes its hooks with it; a board made again under its
+// id starts without them.
+func TestDeletedBoardDropsItsHooks(t *testing.T) {
+	f := newFixture(t, time.Now())
+	recv := newReceiver(t, nil)
+	f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	r := f.runner(recv, Options{Now: time.Now})
+	if err := f.store.DeleteBoard(f.ctx, f.b.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.pass(r, r)
+	if n, _ := f.rdb.Exists(f.ctx, hooksKey(f.b.ID), queueKey(f.b.ID)).Result(); n != 0 {
+		t.Fatalf("%d hook keys left after the board was deleted", n)
+	}
+	if in, _ := f.rdb.SIsMember(f.ctx, hookedKey, f.b.ID).Result(); in {
+		t.Fatal("the deleted board is still visited")
+	}
+
+	// Deleted and made again before the runner looked: the new board does
+	// not inherit the old one's hooks, whatever the clocks say.
+	b, err := f.store.CreateBoard(f.ctx, f.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.b = b
+	f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	if err := f.store.DeleteBoard(f.ctx, f.b.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Add(time.Second)
+	if f.b, err = f.store.CreateBoard(f.ctx, f.b); err != nil {
+		t.Fatal(err)
+	}
+	kept := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	f.pass(r)
+	if hs, _ := f.reg.List(f.ctx, f.b.ID); len(hs) != 1 || hs[0].ID != kept.ID {
+		t.Fatalf("hooks after the board was made again: %+v", hs)
+	}
+}
+
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	f := newFixture(t, time.Now())
+	target := newReceiver(t, nil)
+	recv := newReceiver(t, nil)
+	recv.srv.Config.Handler = http.RedirectHandler(target.srv.URL, http.StatusTemporaryRedirect)
+	h := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	r := f.runner(recv, Options{Now: time.Now})
+	if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.pass(r)
+	log, _ := f.reg.Attempts(f.ctx, f.b.ID, h.ID)
+	if len(log) != 1 || log[0].Code != http.StatusTemporaryRedirect || log[0].Outcome != Retrying || len(target.deliveries()) != 0 {
+		t.Fatalf("log %+v, redirect target got %d", log, len(target.deliveries()))
+	}
+}
+
+func TestPrivateAddressesRefused(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	_, err := NewClient(false, time.Second).Post(srv.URL, "application/json", nil)
+	if !errors.Is(err, ErrPrivateAddress) {
+		t.Fatalf("delivery to %s: %v, want ErrPrivateAddress", srv.URL, err)
+	}
+	for addr, public := range map[string]bool{"127.0.0.1": false, "10.1.2.3": false, "192.168.0.1": false, "169.254.169.254": false,
+		"100.64.0.1": false, "0.0.0.0": false, "::1": false, "fe80::1": false, "fd00::1": false, "::ffff:127.0.0.1": false,
+		"64:ff9b::a9fe:a9fe": false, "2002:a9fe:a9fe::1": false, "2001:0:4136:e378::1": false,
+		"8.8.8.8": true, "2606:4700::1111": true} {
+		if got := Public(netip.MustParseAddr(addr)); got != public {
+			t.Errorf("Public(%s) = %v, want %v", addr, got, public)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package hooks
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"podium/board"
+)
+
+// TestOnTheEmbeddedStore: `make run` keeps its data in miniredis, whose
+// Lua and streams are its own implementation: events are found, queued and
+// delivered there too.
+func TestOnTheEmbeddedStore(t *testing.T) {
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	ctx := context.Background()
+	store := board.NewStore(rdb)
+	b, err := store.CreateBoard(ctx, board.Board{ID: "mini", Title: "Mini", Periods: []board.Kind{board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := newReceiver(t, nil)
+	reg := NewRegistry(rdb, nil)
+	h, err := reg.Create(ctx, &b, Input{URL: recv.srv.URL, Events: []Event{NewLeader, TopEntered}, Top: 3}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv.secret.Store(h.Secret)
+	r := NewRunner(rdb, store, reg, Options{Client: recv.client(time.Second), Timeout: time.Second, RetryFirst: 2 * time.Second})
+	if err := r.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"ann", "bob"} {
+		if _, err := store.Submit(ctx, "mini", board.Submission{Member: m, Score: 5}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[Event]int{}
+	for _, d := range recv.deliveries() {
+		if !d.Verified {
+			t.Fatalf("%s does not verify", d.Body)
+		}
+		counts[d.Payload.Type]++
+	}
+	// In the week and all time: ann leads, and ann and bob enter the top 3.
+	if counts[NewLeader] != 2 || counts[TopEntered] != 2 || len(recv.deliveries()) != 4 {
+		t.Fatalf("deliveries: %v", counts)
+	}
+}

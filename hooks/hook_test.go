@@ -1,0 +1,99 @@
+package hooks
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"podium/board"
+)
+
+func TestInputCheck(t *testing.T) {
+	b := &board.Board{ID: "b", Periods: []board.Kind{board.Weekly, board.AllTime}}
+	ok := Input{URL: "https://hooks.example.com/podium?token=abc", Events: []Event{PeriodClosed}, Top: 10}
+	for _, c := range []struct {
+		name  string
+		edit  func(*Input)
+		field string
+	}{
+		{"good", func(*Input) {}, ""},
+		{"period closed on all time only", func(in *Input) { in.Periods = []board.Kind{board.AllTime} }, "periods"},
+		{"plain http", func(in *Input) { in.URL = "http://hooks.example.com/" }, "url"},
+		{"no scheme", func(in *Input) { in.URL = "hooks.example.com/x" }, "url"},
+		{"javascript", func(in *Input) { in.URL = "javascript:alert(1)" }, "url"},
+		{"credentials", func(in *Input) { in.URL = "https://user:pw@hooks.example.com/" }, "url"},
+		{"fragment", func(in *Input) { in.URL = "https://hooks.example.com/#x" }, "url"},
+		{"space", func(in *Input) { in.URL = "https://hooks.example.com/a b" }, "url"},
+		{"too long", func(in *Input) { in.URL = "https://hooks.example.com/" + strings.Repeat("a", MaxURLLen) }, "url"},
+		{"no host", func(in *Input) { in.URL = "https:///path" }, "url"},
+		{"bad port", func(in *Input) { in.URL = "https://hooks.example.com:99999/" }, "url"},
+		{"no events", func(in *Input) { in.Events = nil }, "events"},
+		{"unknown event", func(in *Input) { in.Events = []Event{"ping"} }, "events"},
+		{"period the board lacks", func(in *Input) { in.Periods = []board.Kind{board.Daily} }, "periods"},
+		{"top 0", func(in *Input) { in.Top = 0 }, "top"},
+		{"top too big", func(in *Input) { in.Top = MaxTop + 1 }, "top"},
+	} {
+		in := ok
+		c.edit(&in)
+		_, err := in.Check(b)
+		var bad *InvalidError
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.field != "" && (!errors.As(err, &bad) || bad.Fields[c.field] == ""):
+			t.Errorf("%s: %v, want an error at %s", c.name, err, c.field)
+		}
+	}
+	in := ok
+	in.Periods = []board.Kind{board.AllTime, board.Weekly}
+	if got, _ := in.Check(b); got.Periods != nil {
+		t.Errorf("every period chosen: %v, want none listed (all, including later ones)", got.Periods)
+	}
+}
+
+func TestRegistryLimitsAndSecrets(t *testing.T) {
+	f := newFixture(t, time.Now())
+	in := Input{URL: "https://hooks.example.com/", Events: []Event{NewLeader}, Top: 1}
+	var first Hook
+	for i := range MaxHooks {
+		h, err := f.reg.Create(f.ctx, &f.b, in, "admin:test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(h.Secret, "whsec_") || len(h.Secret) < 40 {
+			t.Fatalf("secret %q", h.Secret)
+		}
+		if i == 0 {
+			first = h
+		}
+	}
+	if _, err := f.reg.Create(f.ctx, &f.b, in, "admin:test"); !errors.Is(err, ErrTooMany) {
+		t.Fatalf("hook %d: %v, want ErrTooMany", MaxHooks+1, err)
+	}
+	rotated, err := f.reg.Rotate(f.ctx, f.b.ID, first.ID)
+	if err != nil || rotated.Secret == first.Secret || rotated.URL != first.URL {
+		t.Fatalf("rotate: %+v, %v", rotated, err)
+	}
+	if got, _ := f.reg.Get(f.ctx, f.b.ID, first.ID); got.Secret != rotated.Secret {
+		t.Fatal("the rotated secret was not kept")
+	}
+	if _, err := f.reg.Rotate(f.ctx, f.b.ID, "wh_missing"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("rotate a missing hook: %v", err)
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://h.example.com/p?token=abc": "https://h.example.com/p?…",
+		"https://h.example.com/p":           "https://h.example.com/p",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+	h := Hook{URL: "https://h.example.com/p?token=abc", Events: []Event{NewLeader}, Top: 3}
+	if strings.Contains(h.Summary(), "token") {
+		t.Fatalf("the audit log's summary shows the query: %s", h.Summary())
+	}
+}

@@ -1,0 +1,30 @@
+package hooks
+
+import "podium/board"
+
+// Every key of a board's webhooks is built here, on the board's hash tag
+// (board.HashTag), so the scripts that compare standings and queue
+// deliveries touch one Redis Cluster slot, the board's own:
+//
+//	lb:hooked                        set: ids of boards that have (or had) webhooks (untagged; the runner's list)
+//	lb:{chess}:hooks                 hash: hook id -> registration (JSON: url, events, periods, top, secret, created, enabled)
+//	lb:{chess}:hooks:state           hash: period kind -> the top N last seen ({"p": period, "n": N, "ids": [...]});
+//	                                 "closed:<kind>" -> end (Unix ms) of the last closed period announced
+//	lb:{chess}:hooks:seq             counter: the board's event ids
+//	lb:{chess}:hooks:q               stream: one entry per delivery (hook, event, type, period, data), consumer group "podium"
+//	lb:{chess}:hooks:log:<hook>      list: the hook's recent delivery attempts, newest first, capped
+const hookedKey = "lb:hooked"
+
+// HookedKey is the set of board ids the runner visits.
+const HookedKey = hookedKey
+
+func hooksKey(id string) string       { return board.HashTag(id) + ":hooks" }
+func stateKey(id string) string       { return board.HashTag(id) + ":hooks:state" }
+func seqKey(id string) string         { return board.HashTag(id) + ":hooks:seq" }
+func queueKey(id string) string       { return board.HashTag(id) + ":hooks:q" }
+func logKey(id, hook string) string   { return board.HashTag(id) + ":hooks:log:" + hook }
+func closedField(k board.Kind) string { return "closed:" + string(k) }
+
+// group is the consumer group every replica reads a board's queue in:
+// Redis hands each entry to one consumer.
+const group = "podium"

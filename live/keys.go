@@ -1,0 +1,61 @@
+package live
+
+import (
+	"strings"
+
+	"podium/board"
+)
+
+// markDirty notes a keyspace notification: the views (and recent changes)
+// it may have changed are read again on the next tick.
+func (h *Hub) markDirty(key string) {
+	if id, ok := board.ParseDefKey(key); ok {
+		// The definition changed (format, zone, periods): tick re-reads it.
+		h.mu.Lock()
+		h.noteDef(id) // watched or not: a view may be attaching with the old one
+		h.mu.Unlock()
+		return
+	}
+	if id, ok := board.ParseRecentKey(key); ok {
+		h.mu.Lock()
+		h.markRecent(id)
+		h.mu.Unlock()
+		return
+	}
+	if id, ok := board.ParseFreezeKey(key); ok {
+		// A freeze was taken or lifted: every view of the board reads again
+		// (its public views now show the copy, or the reveal), and so do
+		// its recent changes, which hide what came after the freeze.
+		h.markBoard(id)
+		return
+	}
+	if id, ok := board.ParseNamesKey(key); ok {
+		// A display name changed: every view of the board shows names, and
+		// so do its recent changes.
+		h.markBoard(id)
+		return
+	}
+	if z, ok := strings.CutSuffix(key, ":t"); ok {
+		key = z // a team standing changed alone (a member moved): its period's views
+	}
+	if _, _, _, ok := board.ParseZSetKey(key); !ok {
+		return
+	}
+	h.mu.Lock()
+	if _, watched := h.byKey[key]; watched {
+		h.dirty[key] = struct{}{}
+	}
+	h.mu.Unlock()
+}
+
+// markBoard marks every view of a board, and its recent changes, dirty.
+func (h *Hub) markBoard(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.markRecent(id)
+	for _, v := range h.views {
+		if v.board.ID == id {
+			h.dirty[v.zkey] = struct{}{}
+		}
+	}
+}

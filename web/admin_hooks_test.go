@@ -1,0 +1,102 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"podium/audit"
+	"podium/board"
+)
+
+var secretRe = regexp.MustCompile(`whsec_[A-Za-z0-9_-]{43}`)
+
+func TestAdminWebhooks(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
+	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	a := f.adminClient()
+	a.login("alice", "correct horse battery")
+	if _, body := a.get("/admin/boards/chess"); !strings.Contains(body, `href="/admin/boards/chess/hooks"`) {
+		t.Fatal("the board's page does not link its webhooks")
+	}
+	res, body := a.get("/admin/boards/chess/hooks")
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "No webhooks yet") {
+		t.Fatalf("empty page: %d %s", res.StatusCode, excerpt(body))
+	}
+	if res, _ := a.get("/admin/boards/nope/hooks"); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("unknown board: %d", res.StatusCode)
+	}
+
+	// Bad input: inline errors, values kept, nothing written.
+	res, body = a.post("/admin/boards/chess/hooks", url.Values{"csrf": {a.csrf}, "url": {"http://example.com/x"}, "periods": {"week"}, "top": {"500"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "must start with https://") ||
+		!strings.Contains(body, "choose at least one") || !strings.Contains(body, "from 1 to 100") ||
+		!strings.Contains(body, `value="http://example.com/x"`) || !strings.Contains(body, `href="#h-url"`) {
+		t.Fatalf("bad input: %d %s", res.StatusCode, excerpt(body))
+	}
+	if hs, _ := f.admin.Hooks.List(t.Context(), "chess"); len(hs) != 0 {
+		t.Fatalf("bad input wrote %d hooks", len(hs))
+	}
+	// Without the CSRF token: refused.
+	if res, _ := a.post("/admin/boards/chess/hooks", url.Values{"url": {"https://example.com/x"}, "events": {"leader.changed"}, "top": {"3"}}); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("no CSRF token: %d", res.StatusCode)
+	}
+
+	res, body = a.post("/admin/boards/chess/hooks", url.Values{"csrf": {a.csrf}, "url": {"https://example.com/x?t=1"},
+		"events": {"leader.changed", "period.closed"}, "periods": {"week", "all"}, "top": {"3"}})
+	secret := secretRe.FindString(body)
+	if res.StatusCode != http.StatusCreated || secret == "" || !strings.Contains(body, "will not be shown again") {
+		t.Fatalf("create: %d %s", res.StatusCode, excerpt(body))
+	}
+	hs, _ := f.admin.Hooks.List(t.Context(), "chess")
+	if len(hs) != 1 || hs[0].Secret != secret || hs[0].Top != 3 || len(hs[0].Periods) != 0 || hs[0].By != "admin:alice" {
+		t.Fatalf("stored: %+v", hs)
+	}
+	id := hs[0].ID
+	if _, body := a.get("/admin/boards/chess/hooks"); strings.Contains(body, secret) || !strings.Contains(body, "https://example.com/x?t=1") {
+		t.Fatal("the secret shows again, or the hook is not listed")
+	}
+	for _, step := range []struct{ action, flash string }{
+		{"test", "Test event queued"}, {"disable", "turned off"}, {"enable", "turned on"},
+	} {
+		res, _ := a.post("/admin/boards/chess/hooks/"+id+"/"+step.action, url.Values{"csrf": {a.csrf}})
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: %d", step.action, res.StatusCode)
+		}
+		if _, body := a.get("/admin/boards/chess/hooks"); !strings.Contains(body, step.flash) {
+			t.Fatalf("%s: no message %q", step.action, step.flash)
+		}
+	}
+	res, body = a.post("/admin/boards/chess/hooks/"+id+"/rotate", url.Values{"csrf": {a.csrf}})
+	if rotated := secretRe.FindString(body); res.StatusCode != http.StatusOK || rotated == "" || rotated == secret {
+		t.Fatalf("rotate: %d, secret %q", res.StatusCode, rotated)
+	}
+	if res, _ := a.post("/admin/boards/chess/hooks/"+id+"/delete", url.Values{"csrf": {a.csrf}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if res, _ := a.post("/admin/boards/chess/hooks/"+id+"/delete", url.Values{"csrf": {a.csrf}}); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("delete again: %d", res.StatusCode)
+	}
+	entries, _, err := f.admin.Audit.List(context.Background(), audit.Filter{Board: "chess"}, "", 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Action, "hook.") {
+			actions = append(actions, e.Action)
+			if e.Actor != "admin:alice" || strings.Contains(e.Before+e.After, "whsec_") {
+				t.Fatalf("audit entry %+v", e)
+			}
+		}
+	}
+	if got := strings.Join(actions, " "); got != "hook.delete hook.rotate hook.enable hook.disable hook.test hook.create" {
+		t.Fatalf("audit: %s", got)
+	}
+}

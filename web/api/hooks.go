@@ -1,0 +1,159 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/audit"
+	"podium/board"
+	"podium/hooks"
+	"podium/web/request"
+)
+
+// hookJSON is a webhook as the API shows it: never its secret, but once, in
+// the answer that made (or rotated) it.
+type hookJSON struct {
+	ID         string          `json:"id"`
+	URL        string          `json:"url"`
+	Events     []hooks.Event   `json:"events"`
+	Periods    []board.Kind    `json:"periods"`
+	Top        int             `json:"top"`
+	Enabled    bool            `json:"enabled"`
+	Created    time.Time       `json:"created"`
+	Secret     string          `json:"secret,omitempty"`
+	Deliveries []hooks.Attempt `json:"deliveries,omitempty"`
+}
+
+func toHookJSON(h hooks.Hook) hookJSON {
+	return hookJSON{ID: h.ID, URL: h.URL, Events: h.Events, Periods: h.Periods, Top: h.Top, Enabled: h.Enabled, Created: h.CreatedAt()}
+}
+
+// hookBoard loads the board in the path for a key that may manage it:
+// webhooks send a board's standings away, so reading them needs a key too.
+func (s *Handler) hookBoard(c echo.Context) (board.Board, error) {
+	if s.opts.Hooks == nil {
+		return board.Board{}, apiErr(404, "not_found", "this server keeps no webhooks")
+	}
+	b, err := s.apiLoadBoard(c)
+	if err != nil {
+		return b, err
+	}
+	return b, scoped(c, b.ID)
+}
+
+// apiHooks lists a board's webhooks with their recent deliveries.
+func (s *Handler) apiHooks(c echo.Context) error {
+	b, err := s.hookBoard(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	hs, err := s.opts.Hooks.List(ctx, b.ID)
+	if err != nil {
+		return err
+	}
+	out := make([]hookJSON, 0, len(hs))
+	for _, h := range hs {
+		if h.BoardCreated != b.Created.UnixMilli() {
+			continue // an earlier board's of this id: the runner drops it
+		}
+		j := toHookJSON(h)
+		if j.Deliveries, err = s.opts.Hooks.Attempts(ctx, b.ID, h.ID); err != nil {
+			return err
+		}
+		out = append(out, j)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"board": b.ID, "hooks": out})
+}
+
+// apiCreateHook registers a webhook; the answer holds its secret, shown once.
+func (s *Handler) apiCreateHook(c echo.Context) error {
+	b, err := s.hookBoard(c)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		URL     string        `json:"url"`
+		Events  []hooks.Event `json:"events"`
+		Periods []board.Kind  `json:"periods"`
+		Top     *int          `json:"top"`
+	}
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	in := hooks.Input{URL: body.URL, Events: body.Events, Periods: body.Periods, Top: hooks.DefaultTop}
+	if body.Top != nil {
+		in.Top = *body.Top
+	}
+	h, err := s.opts.Hooks.Create(c.Request().Context(), &b, in, actorOfKey(keyOf(c)))
+	if err != nil {
+		return hookErr(err)
+	}
+	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "hook.create", Board: b.ID, After: h.Summary() + " [" + h.ID + "]"})
+	j := toHookJSON(h)
+	j.Secret = h.Secret
+	c.Response().Header().Set("Location", "/api/v1/boards/"+b.ID+"/hooks/"+h.ID)
+	return c.JSON(http.StatusCreated, j)
+}
+
+// apiDeleteHook removes a webhook; its queued deliveries are dropped.
+func (s *Handler) apiDeleteHook(c echo.Context) error {
+	b, err := s.hookBoard(c)
+	if err != nil {
+		return err
+	}
+	h, err := s.opts.Hooks.Delete(c.Request().Context(), b.ID, request.Param(c, "id"))
+	if err != nil {
+		return hookErr(err)
+	}
+	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "hook.delete", Board: b.ID, Before: h.Summary() + " [" + h.ID + "]", After: "(deleted)"})
+	return c.NoContent(http.StatusNoContent)
+}
+
+// apiTestHook queues a test event ("ping") for a webhook; its delivery shows
+// in the hook's deliveries.
+func (s *Handler) apiTestHook(c echo.Context) error {
+	b, err := s.hookBoard(c)
+	if err != nil {
+		return err
+	}
+	ctx, id := c.Request().Context(), request.Param(c, "id")
+	h, err := s.opts.Hooks.Get(ctx, b.ID, id)
+	if err != nil {
+		return hookErr(err)
+	}
+	ev, err := s.opts.Hooks.SendTest(ctx, b.ID, id)
+	if err != nil {
+		return hookErr(err)
+	}
+	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "hook.test", Board: b.ID, After: "test event to " + hooks.RedactURL(h.URL) + " [" + h.ID + "]"})
+	return c.JSON(http.StatusAccepted, map[string]any{"hook": h.ID, "event": ev})
+}
+
+// hookErr turns the registry's errors into answers.
+func hookErr(err error) error {
+	var bad *hooks.InvalidError
+	switch {
+	case errors.As(err, &bad):
+		fields := make([]string, 0, len(bad.Fields))
+		for f := range bad.Fields {
+			fields = append(fields, f)
+		}
+		slices.Sort(fields)
+		ae := apiErr(422, "invalid", "%s: %s", fields[0], bad.Fields[fields[0]])
+		ae.Field = fields[0]
+		for _, f := range fields {
+			ae.Fields = append(ae.Fields, fieldIssue{Field: f, Message: bad.Fields[f]})
+		}
+		return ae
+	case errors.Is(err, hooks.ErrTooMany):
+		return apiErr(409, "too_many", "a board may have at most %d webhooks", hooks.MaxHooks)
+	case errors.Is(err, hooks.ErrNotFound):
+		return apiErr(404, "hook_not_found", "no such webhook on this board")
+	}
+	return err
+}
