@@ -114,6 +114,12 @@ type fixture struct {
 func newFixture(t *testing.T, start time.Time) *fixture {
 	t.Helper()
 	rdb := srv.Client(t)
+	// Every runner visits every board with hooks on its Redis (the global
+	// index): a test's runner must not deliver an earlier test's events
+	// (to that test's closed receiver, whose port a live one may reuse).
+	if err := rdb.FlushDB(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
 	c := newClock(start)
 	f := &fixture{t: t, ctx: context.Background(), rdb: rdb, clock: c,
 		store: board.NewStore(rdb, board.WithClock(c.Now), board.WithDefinitionTTL(0)), reg: NewRegistry(rdb, c.Now)}
