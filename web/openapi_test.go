@@ -149,6 +149,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"remove from unknown period", "DELETE", "/boards/chess/members/ann?period=day", all, "", nil, 404},
 		{"remove from an archived period", "DELETE", "/boards/chess/members/ann?period=week&at=2026-W50", all, "", nil, 409},
 		{"remove a bad member id", "DELETE", "/boards/chess/members/" + long, all, "", nil, 422},
+		{"remove with at but no period", "DELETE", "/boards/chess/members/ann?at=2026-W50", all, "", nil, 422},
 
 		{"teams", "GET", "/boards/league/teams?limit=1&offset=1", "", "", nil, 200},
 		{"teams bad limit", "GET", "/boards/league/teams?limit=0", "", "", nil, 400},
