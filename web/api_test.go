@@ -255,6 +255,10 @@ func TestAPIBoardsAsCodeAndRemove(t *testing.T) {
 		t.Fatalf("changing the id: %d %v", status, out)
 	}
 	f.call("POST", "/api/v1/boards/sprint/scores", key, `{"member":"usain","score":9580,"op":"best","fields":[1]}`)
+	// at= alone names no period: refused, not read as "every period".
+	if status, out, _ := f.call("DELETE", "/api/v1/boards/sprint/members/usain?at=2026-W01", key, ""); status != 422 || out["error"].(map[string]any)["field"] != "period" {
+		t.Fatalf("at without period: %d %v", status, out)
+	}
 	status, out, _ = f.call("DELETE", "/api/v1/boards/sprint/members/usain?period=week", key, "")
 	if status != 200 || len(out["removed"].([]any)) != 1 {
 		t.Fatalf("remove from the week: %d %v", status, out)

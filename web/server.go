@@ -65,7 +65,8 @@ type Options struct {
 	// Admin enables the admin console and the JSON API's writes; nil serves
 	// public pages and reads only.
 	Admin *Admin
-	// DefaultTZ is the time zone new boards start with in the admin form.
+	// DefaultTZ is the time zone of new boards: the admin form's first
+	// value, and the API's when a new board names none.
 	DefaultTZ string
 	// TrustProxy takes the client address from X-Forwarded-For and TLS from
 	// X-Forwarded-Proto; leave it off unless a proxy you run sets them.
@@ -142,7 +143,7 @@ func New(opts Options) *Server {
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if a := opts.Admin; a != nil {
 		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Limiter: a.Limiter, Audit: a.Audit,
-			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, Logger: opts.Logger})
+			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Logger: opts.Logger})
 		s.api.Routes(e)
 		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Limiter: a.Limiter,
 			Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}).Routes(e)

@@ -18,6 +18,9 @@ func (s *Handler) apiCreateBoard(c echo.Context) error {
 	if err := decodeJSON(c, &j); err != nil {
 		return err
 	}
+	if j.TimeZone == "" {
+		j.TimeZone = s.opts.DefaultTZ // as the console's form starts
+	}
 	b, err := s.opts.Store.CreateBoard(c.Request().Context(), j.Board())
 	if err != nil {
 		return err

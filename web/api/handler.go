@@ -48,6 +48,8 @@ type Options struct {
 	KeyLimit, AddrLimit int
 	// Hooks keeps the boards' webhooks; nil: no webhook routes.
 	Hooks *hooks.Registry
+	// DefaultTZ is the time zone of boards created without one (DEFAULT_TZ).
+	DefaultTZ string
 	// Export serves whole periods as CSV and JSON; nil: no export route.
 	Export request.Exporter
 	Logger *slog.Logger

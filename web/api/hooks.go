@@ -100,6 +100,81 @@ func (s *Handler) apiCreateHook(c echo.Context) error {
 	return c.JSON(http.StatusCreated, j)
 }
 
+// apiHook shows one webhook with its recent deliveries.
+func (s *Handler) apiHook(c echo.Context) error {
+	b, err := s.hookBoard(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	h, err := s.opts.Hooks.Get(ctx, b.ID, request.Param(c, "id"))
+	if err == nil && h.BoardCreated != b.Created.UnixMilli() {
+		err = hooks.ErrNotFound // an earlier board's of this id: the runner drops it
+	}
+	if err != nil {
+		return hookErr(err)
+	}
+	j := toHookJSON(h)
+	if j.Deliveries, err = s.opts.Hooks.Attempts(ctx, b.ID, h.ID); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, j)
+}
+
+// apiPatchHook turns a webhook on or off: an off hook gets no events, and
+// its queued deliveries are skipped.
+func (s *Handler) apiPatchHook(c echo.Context) error {
+	b, err := s.hookBoard(c)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Enabled *bool `json:"enabled"`
+	}
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	if body.Enabled == nil {
+		ae := apiErr(422, "invalid", "enabled: say true or false (it is the one thing a webhook's PATCH changes)")
+		ae.Field = "enabled"
+		return ae
+	}
+	ctx, id := c.Request().Context(), request.Param(c, "id")
+	before, err := s.opts.Hooks.Get(ctx, b.ID, id)
+	if err != nil {
+		return hookErr(err)
+	}
+	h, err := s.opts.Hooks.SetEnabled(ctx, b.ID, id, *body.Enabled)
+	if err != nil {
+		return hookErr(err)
+	}
+	if before.Enabled != h.Enabled { // an answer that changes nothing records nothing
+		e := audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "hook.disable", Board: b.ID, Before: h.Summary() + " [" + h.ID + "]", After: "off"}
+		if h.Enabled {
+			e.Action, e.After = "hook.enable", "on"
+		}
+		s.record(c, e)
+	}
+	return c.JSON(http.StatusOK, toHookJSON(h))
+}
+
+// apiRotateHook gives a webhook a new secret, in the answer and never
+// again; deliveries from then on are signed with it only.
+func (s *Handler) apiRotateHook(c echo.Context) error {
+	b, err := s.hookBoard(c)
+	if err != nil {
+		return err
+	}
+	h, err := s.opts.Hooks.Rotate(c.Request().Context(), b.ID, request.Param(c, "id"))
+	if err != nil {
+		return hookErr(err)
+	}
+	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "hook.rotate", Board: b.ID, After: hooks.RedactURL(h.URL) + " [" + h.ID + "]: new secret"})
+	j := toHookJSON(h)
+	j.Secret = h.Secret
+	return c.JSON(http.StatusOK, j)
+}
+
 // apiDeleteHook removes a webhook; its queued deliveries are dropped.
 func (s *Handler) apiDeleteHook(c echo.Context) error {
 	b, err := s.hookBoard(c)

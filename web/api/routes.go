@@ -97,7 +97,10 @@ func (s *Handler) Routes(e *echo.Echo) {
 	if s.opts.Hooks != nil {
 		g.GET("/boards/:board/hooks", s.apiHooks, s.requireKey)
 		g.POST("/boards/:board/hooks", s.apiCreateHook, s.requireKey)
+		g.GET("/boards/:board/hooks/:id", s.apiHook, s.requireKey)
+		g.PATCH("/boards/:board/hooks/:id", s.apiPatchHook, s.requireKey)
 		g.DELETE("/boards/:board/hooks/:id", s.apiDeleteHook, s.requireKey)
+		g.POST("/boards/:board/hooks/:id/secret", s.apiRotateHook, s.requireKey)
 		g.POST("/boards/:board/hooks/:id/test", s.apiTestHook, s.requireKey)
 	}
 	g.POST("/boards/:board/scores", s.apiSubmit, s.requireKey)

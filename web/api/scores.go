@@ -233,6 +233,12 @@ func (s *Handler) apiRemoveMember(c echo.Context) error {
 	}
 	member := request.Param(c, "member")
 	var p *board.Period
+	if c.QueryParam("period") == "" && c.QueryParam("at") != "" {
+		// Read as "every period", a typo would remove far more than asked.
+		ae := apiErr(422, "invalid", "at=%q needs period= (day, week, month or year) to say which period it is in; without both the member leaves every period", c.QueryParam("at"))
+		ae.Field = "period"
+		return ae
+	}
 	if c.QueryParam("period") != "" {
 		per, err := s.apiPeriod(c, &b)
 		if err != nil {

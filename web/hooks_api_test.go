@@ -1,0 +1,73 @@
+package web
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"podium/audit"
+	"podium/board"
+)
+
+// TestAPIWebhookOnOffAndSecret: over the API a webhook is turned off and on
+// (audited only when that changes it) and given a new secret, shown in that
+// answer and never again; deliveries are signed with the new one.
+func TestAPIWebhookOnOffAndSecret(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	key := f.key("chess bot", "chess")
+	status, created, _ := f.call("POST", "/api/v1/boards/chess/hooks", key, `{"url":"https://example.com/h?token=abc","events":["leader.changed"]}`)
+	first, _ := created["secret"].(string)
+	id, _ := created["id"].(string)
+	if status != 201 || !secretRe.MatchString(first) || id == "" {
+		t.Fatalf("create: %d %v", status, created)
+	}
+	stored := func() (enabled bool, secret string) {
+		t.Helper()
+		h, err := f.admin.Hooks.Get(context.Background(), "chess", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.Enabled, h.Secret
+	}
+
+	for _, step := range []struct {
+		body string
+		want bool
+	}{{`{"enabled":false}`, false}, {`{"enabled":false}`, false}, {`{"enabled":true}`, true}} {
+		status, got, _ := f.call("PATCH", "/api/v1/boards/chess/hooks/"+id, key, step.body)
+		if on, _ := stored(); status != 200 || got["enabled"] != step.want || on != step.want || got["secret"] != nil {
+			t.Fatalf("PATCH %s: %d %v (stored %v)", step.body, status, got, on)
+		}
+	}
+	if status, got, _ := f.call("PATCH", "/api/v1/boards/chess/hooks/"+id, key, `{}`); status != 422 || got["error"].(map[string]any)["field"] != "enabled" {
+		t.Fatalf("PATCH without enabled: %d %v", status, got)
+	}
+
+	status, rotated, _ := f.call("POST", "/api/v1/boards/chess/hooks/"+id+"/secret", key, "")
+	second, _ := rotated["secret"].(string)
+	if _, now := stored(); status != 200 || !secretRe.MatchString(second) || second == first || now != second {
+		t.Fatalf("new secret: %d %v (stored %q)", status, rotated, now)
+	}
+	status, one, _ := f.call("GET", "/api/v1/boards/chess/hooks/"+id, key, "")
+	if status != 200 || one["id"] != id || one["secret"] != nil || one["enabled"] != true {
+		t.Fatalf("GET after: %d %v", status, one)
+	}
+
+	entries, _, err := f.admin.Audit.List(context.Background(), audit.Filter{Board: "chess"}, "", 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Action, "hook.") {
+			actions = append(actions, e.Action)
+			if !strings.HasPrefix(e.Actor, "key:chess bot") || strings.Contains(e.Before+e.After, "whsec_") || strings.Contains(e.Before+e.After, "token=") {
+				t.Fatalf("audit entry %+v", e)
+			}
+		}
+	}
+	if got := strings.Join(actions, " "); got != "hook.rotate hook.enable hook.disable hook.create" {
+		t.Fatalf("audit: %s", got)
+	}
+}
