@@ -111,6 +111,30 @@ func (s *Handler) Routes(e *echo.Echo) {
 	g.PUT("/boards/:board/freeze", s.apiFreeze, s.requireKey)
 	g.DELETE("/boards/:board/freeze", s.apiUnfreeze, s.requireKey)
 	g.Any("/*", func(c echo.Context) error {
-		return apiErr(404, "not_found", "no API route %s %s", c.Request().Method, c.Request().URL.Path)
+		req := c.Request()
+		if allow := allowedMethods(e, echo.GetPath(req)); len(allow) > 0 {
+			c.Response().Header().Set("Allow", strings.Join(allow, ", "))
+			return apiErr(405, "method_not_allowed", "%s is not served on %s; it answers %s", req.Method, req.URL.Path, strings.Join(allow, ", "))
+		}
+		return apiErr(404, "not_found", "no API route %s %s", req.Method, req.URL.Path)
 	})
+}
+
+// catchAll is the route of the API's answer to paths and methods it does
+// not serve.
+const catchAll = "/api/v1/*"
+
+// allowedMethods lists the methods the API serves on path: a request with
+// another one is 405 with these in Allow, not 404 (the catch-all route,
+// which answers every method, would otherwise take it).
+func allowedMethods(e *echo.Echo, path string) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		c := e.NewContext(nil, nil)
+		e.Router().Find(m, path, c)
+		if r := c.Path(); r != "" && r != catchAll {
+			out = append(out, m)
+		}
+	}
+	return out
 }
