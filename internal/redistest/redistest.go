@@ -84,6 +84,7 @@ func (s *Server) launch(bin string) error {
 			"--dir", s.dir, "--logfile", filepath.Join(s.dir, "redis.log")}
 	}
 	cmd := exec.Command(bin, append(args, s.extra...)...)
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("redistest: start redis-server: %w", err)
 	}
