@@ -1,14 +1,12 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
-	"podium/audit"
 	"podium/board"
 )
 
@@ -83,20 +81,7 @@ func TestAdminWebhooks(t *testing.T) {
 	if res, _ := a.post("/admin/boards/chess/hooks/"+id+"/delete", url.Values{"csrf": {a.csrf}}); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("delete again: %d", res.StatusCode)
 	}
-	entries, _, err := f.admin.Audit.List(context.Background(), audit.Filter{Board: "chess"}, "", 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var actions []string
-	for _, e := range entries {
-		if strings.HasPrefix(e.Action, "hook.") {
-			actions = append(actions, e.Action)
-			if e.Actor != "admin:alice" || strings.Contains(e.Before+e.After, "whsec_") {
-				t.Fatalf("audit entry %+v", e)
-			}
-		}
-	}
-	if got := strings.Join(actions, " "); got != "hook.delete hook.rotate hook.enable hook.disable hook.test hook.create" {
+	if got := hookAudit(t, f, "chess", "admin:alice"); got != "hook.delete hook.rotate hook.enable hook.disable hook.test hook.create" {
 		t.Fatalf("audit: %s", got)
 	}
 }
