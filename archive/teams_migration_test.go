@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -103,6 +104,47 @@ func TestMigrationAddsTeamStandings(t *testing.T) {
 		rows, err := db.Past().TeamRows(ctx, b.ID, "week:2026-W48", 0, 10)
 		if n, held, _ := db.Past().TeamHeld(ctx, b.ID, "week:2026-W48"); err != nil || !held || n != 1 || len(rows) != 1 || rows[0].Member != "red" || rows[0].Score != 7 {
 			t.Fatalf("teams of W48: %d %v %+v %v", n, held, rows, err)
+		}
+	})
+}
+
+// TestOldCopyGetsItsTeamsBeforeExpiry: a closed week whose final copy was
+// made without its team standing (by the version before, as the migration
+// leaves it) is not let go from Redis with its standing: it is copied again
+// first, and then expires with the archive holding what Redis showed.
+func TestOldCopyGetsItsTeamsBeforeExpiry(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		f := newTeamFixture(t, db, board.TeamsAverage, board.Competition, board.HigherIsBetter)
+		w := f.week()
+		f.clock.Set(w.End.Add(2 * time.Hour))
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("final pass: %d %v", n, err)
+		}
+		// What schema 4's archiver left, once migrated.
+		for _, q := range []string{`DELETE FROM archive_teams`, `UPDATE archive_periods SET teams = NULL`} {
+			if _, err := db.sql.ExecContext(f.ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := readTeams(t, f.store, &f.b, w)
+		f.b.Retention = 0
+		var err error
+		if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
+			t.Fatal(err)
+		}
+		f.a.Linger = time.Millisecond
+		if n, err := f.a.Due(f.ctx); err != nil || n != 0 {
+			t.Fatalf("pass that finds the copy without teams: %d %v", n, err)
+		}
+		if raw, err := f.a.rawStates(f.ctx, &f.b); err != nil || expired(raw[w.String()]) {
+			t.Fatalf("the week was let go without its team standing archived: %q %v", raw[w.String()], err)
+		}
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("pass that copies it again: %d %v", n, err)
+		}
+		waitGone(t, f, w)
+		if after := readTeams(t, f.store, &f.b, w); !reflect.DeepEqual(before, after) {
+			diffTeams(t, before, after)
 		}
 	})
 }
