@@ -348,7 +348,8 @@ func (a *Archiver) copy(ctx context.Context, b *board.Board, p board.Period, pas
 	return n, snap.State, err
 }
 
-// write replaces the archive's copy of a period with a snapshot's rows.
+// write replaces the archive's copy of a period with a snapshot's rows:
+// its members and, on a team board, its team standing, all or nothing.
 func (a *Archiver) write(ctx context.Context, b *board.Board, p board.Period, pass int, snap *board.Snapshot, def string) (int, error) {
 	db := a.DB
 	tx, err := db.sql.BeginTx(ctx, nil)
@@ -384,11 +385,15 @@ func (a *Archiver) write(ctx context.Context, b *board.Board, p board.Period, pa
 	if pos != snap.Total {
 		return 0, fmt.Errorf("archive: %s of %q: copied %d rows of the %d in its snapshot (did it expire?); nothing was recorded", p, b.ID, pos, snap.Total)
 	}
+	teams, err := db.writeTeams(ctx, tx, b, p, snap)
+	if err != nil {
+		return 0, err
+	}
 	if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM archive_periods WHERE board = ? AND period = ?`), b.ID, p.String()); err != nil {
 		return 0, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
 	}
-	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO archive_periods (board, period, starts_at, ends_at, members, pass, archived_at, definition) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-		b.ID, p.String(), p.Start.UnixMicro(), p.End.UnixMicro(), pos, pass, a.Store.Now().UnixMicro(), def); err != nil {
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO archive_periods (board, period, starts_at, ends_at, members, pass, archived_at, definition, teams) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		b.ID, p.String(), p.Start.UnixMicro(), p.End.UnixMicro(), pos, pass, a.Store.Now().UnixMicro(), def, teams); err != nil {
 		return 0, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -34,6 +34,12 @@ type DB struct {
 // an SQLite file (any other value is its path; its folder is made), and
 // brings the schema up to date.
 func Open(ctx context.Context, target string) (*DB, error) {
+	return open(ctx, target, len(migrations)-1)
+}
+
+// open is Open with the schema brought up to version upTo (tests make
+// databases as earlier versions left them).
+func open(ctx context.Context, target string, upTo int) (*DB, error) {
 	db := &DB{}
 	var err error
 	if strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://") {
@@ -77,7 +83,7 @@ func Open(ctx context.Context, target string) (*DB, error) {
 		db.sql.Close()
 		return nil, fmt.Errorf("archive: cannot reach %s: %w", db.where, err)
 	}
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrate(ctx, upTo); err != nil {
 		db.sql.Close()
 		return nil, err
 	}
@@ -161,6 +167,21 @@ CREATE TABLE archive_audit (
 );
 CREATE INDEX archive_audit_actor ON archive_audit (board, actor, ms, seq); -- a board's log by one actor
 `,
+	5: `
+CREATE TABLE archive_teams (
+  board    TEXT    NOT NULL,
+  period   TEXT    NOT NULL,
+  position INTEGER NOT NULL, -- 0-based place in board order, ties in Redis' order of team ids
+  team     TEXT    NOT NULL,
+  name     TEXT    NOT NULL, -- as shown: teams are named by their ids
+  score    DOUBLE PRECISION NOT NULL, -- the sum, best or average of its members' scores, as Redis kept it (averages unrounded)
+  rank     INTEGER NOT NULL, -- in the board's rank style
+  members  INTEGER NOT NULL, -- the team's members with a score in the period
+  PRIMARY KEY (board, period, team)
+);
+CREATE UNIQUE INDEX archive_teams_position ON archive_teams (board, period, position);
+ALTER TABLE archive_periods ADD COLUMN teams INTEGER; -- rows in archive_teams; NULL: the team standing was not archived (a board without teams, or a copy made before this version)
+`,
 }
 
 // after are steps in Go that a migration needs, run in its transaction.
@@ -200,7 +221,8 @@ func lowerNames(ctx context.Context, db *DB, tx *sql.Tx) error {
 	return nil
 }
 
-func (db *DB) migrate(ctx context.Context) error {
+// migrate applies the migrations up to version upTo that have not run.
+func (db *DB) migrate(ctx context.Context, upTo int) error {
 	if db.postgres {
 		// Replicas starting at once take turns (DDL in PostgreSQL races
 		// even with IF NOT EXISTS). The lock belongs to one connection.
@@ -217,7 +239,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	if _, err := db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS archive_schema (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
 		return fmt.Errorf("archive: schema table in %s: %w", db.where, err)
 	}
-	for v := 1; v < len(migrations); v++ {
+	for v := 1; v <= min(upTo, len(migrations)-1); v++ {
 		if err := db.apply(ctx, v); err != nil {
 			return err
 		}

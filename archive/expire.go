@@ -89,8 +89,8 @@ func (a *Archiver) Settle(ctx context.Context, b *board.Board) (int, error) {
 }
 
 // expire sets a period's keys to expire once the archive is checked to hold
-// as many rows as Redis: a crash at any point before leaves the keys as
-// they are, and the next pass tries again.
+// as many rows as Redis, and on a team board as many teams: a crash at any
+// point before leaves the keys as they are, and the next pass tries again.
 func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, state string) (bool, error) {
 	inRedis, err := a.Store.Count(ctx, b, p)
 	if err != nil {
@@ -103,10 +103,31 @@ func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, s
 	if held != inRedis {
 		// Written since its final copy by something that did not mark it
 		// (a plain ZADD from outside): mark it, so the next pass copies it.
-		if _, err := swapState.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, p.String(), state, "0 "+strconv.FormatInt(a.Store.Now().UnixMicro(), 10)+" changed").Result(); err != nil {
-			return false, fmt.Errorf("archive: mark %s of %q changed: %w", p, b.ID, err)
+		if err := a.markChanged(ctx, b, p, state); err != nil {
+			return false, err
 		}
 		return false, fmt.Errorf("archive: %s of %q: the archive holds %d rows and Redis %d; its keys stay, and the next pass copies it again", p, b.ID, held, inRedis)
+	}
+	if b.Teams != board.TeamsOff {
+		teams, err := a.Store.TeamPage(board.LiveStandings(ctx), b, p, 0, 1)
+		if err != nil {
+			return false, err
+		}
+		n, ok, err := a.DB.Past().TeamHeld(ctx, b.ID, p.String())
+		if err != nil {
+			return false, err
+		}
+		if !ok || n != teams.Total {
+			// Copied without its team standing (by a version before the
+			// archive kept them, or before teams were turned on), or with
+			// another: copy it again before its keys go.
+			if err := a.markChanged(ctx, b, p, state); err != nil {
+				return false, err
+			}
+			a.Log.Info("archive: copying again for its team standing before it expires", "board", b.ID, "period", p.String(),
+				"teams", teams.Total, "archived", n, "held", ok)
+			return false, nil
+		}
 	}
 	ok, err := a.Store.ExpirePeriod(ctx, b, p, state, a.linger())
 	if err != nil {
@@ -117,6 +138,15 @@ func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, s
 		a.Log.Info("expired from Redis", "board", b.ID, "period", p.String(), "members", held, "kept", b.Retention)
 	}
 	return ok, nil
+}
+
+// markChanged lowers a period's state so that the next pass copies it
+// again, if the state is still the one read.
+func (a *Archiver) markChanged(ctx context.Context, b *board.Board, p board.Period, state string) error {
+	if _, err := swapState.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, p.String(), state, "0 "+strconv.FormatInt(a.Store.Now().UnixMicro(), 10)+" changed").Result(); err != nil {
+		return fmt.Errorf("archive: mark %s of %q changed: %w", p, b.ID, err)
+	}
+	return nil
 }
 
 // drop deletes the archived copy of a period that Redis no longer lists and

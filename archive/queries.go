@@ -58,7 +58,8 @@ func (db *DB) Delete(ctx context.Context, boardID, period string) error {
 		return fmt.Errorf("archive: delete %s of %q: %w", period, boardID, err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`DELETE FROM archive_entries WHERE board = ? AND period = ?`, `DELETE FROM archive_periods WHERE board = ? AND period = ?`} {
+	for _, q := range []string{`DELETE FROM archive_entries WHERE board = ? AND period = ?`, `DELETE FROM archive_teams WHERE board = ? AND period = ?`,
+		`DELETE FROM archive_periods WHERE board = ? AND period = ?`} {
 		if _, err := tx.ExecContext(ctx, db.q(q), boardID, period); err != nil {
 			return fmt.Errorf("archive: delete %s of %q: %w", period, boardID, err)
 		}

@@ -29,6 +29,10 @@ var (
 	// ErrGone: a closed period whose scores have left Redis and which the
 	// archive does not hold (a lost archive, or keys removed by hand).
 	ErrGone = errors.New("period no longer kept")
+	// ErrTeamsNotArchived: a closed period read from the archive, which
+	// holds its members but not its team standing (the period was archived
+	// before the archive kept team standings, or while its board kept none).
+	ErrTeamsNotArchived = errors.New("team standing not archived")
 	// ErrArchived: a change to a closed period that lives only in the
 	// archive now; archived periods no longer change.
 	ErrArchived = errors.New("period archived")

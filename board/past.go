@@ -44,6 +44,18 @@ type Past interface {
 	// of them on, how many there are in all, and how many rank above the
 	// range (higher: higher scores are better).
 	Range(ctx context.Context, boardID, period string, min, max float64, higher bool, offset, limit int) (entries []Entry, matched, above int, err error)
+	// TeamHeld is how many teams the past holds of a period's team
+	// standing (board/team.go), and whether it holds that standing at all:
+	// a period archived before team standings were, or while its board
+	// kept none, holds its members only.
+	TeamHeld(ctx context.Context, boardID, period string) (teams int, held bool, err error)
+	// TeamRows are the team standing's rows at positions
+	// offset..offset+limit-1, as TeamPage read them (Member is the team id),
+	// the scores as Redis kept them (averages unrounded).
+	TeamRows(ctx context.Context, boardID, period string, offset, limit int) ([]Entry, error)
+	// TeamSizes is how many members each listed team that the standing
+	// holds counted in the period.
+	TeamSizes(ctx context.Context, boardID, period string, teams []string) (map[string]int, error)
 }
 
 // WithPast reads closed periods whose keys have expired from p.

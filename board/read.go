@@ -2,15 +2,12 @@ package board
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Read limits.
@@ -412,64 +409,4 @@ func (s *Store) Search(ctx context.Context, b *Board, p Period, prefix string, l
 		}
 	}
 	return entries, toInt(arr[0]) == 1, nil
-}
-
-// Snapshot is a copy of one period's scores, taken atomically, that a reader
-// can page through while writes go on (the archiver reads closed periods
-// whole this way: paging the live set by offset could skip or repeat a
-// member that a late write or a removal moves). It costs the period's size in
-// Redis memory until Close, or until it expires by itself.
-type Snapshot struct {
-	s     *Store
-	b     *Board
-	p     Period
-	z     string
-	Total int    // members in the copy
-	State string // the period's archive state when copied ("" none)
-	// Frozen is the freeze whose public copy this is (PublicSnapshot); zero
-	// for the live standings.
-	Frozen time.Time
-}
-
-// Snapshot copies a period's live standings (what the archiver keeps,
-// whatever the public sees); ErrNotFound when the board is gone.
-func (s *Store) Snapshot(ctx context.Context, b *Board, p Period, ttl time.Duration) (*Snapshot, error) {
-	return s.snapshotOf(ctx, b, p, ZSetKey(b.ID, p), ttl)
-}
-
-// snapshotOf copies the scores in zset from: a period's, or its frozen copy.
-func (s *Store) snapshotOf(ctx context.Context, b *Board, p Period, from string, ttl time.Duration) (*Snapshot, error) {
-	tok := make([]byte, 8)
-	_, _ = rand.Read(tok)
-	z := tagOf(b.ID) + ":snap:" + hex.EncodeToString(tok)
-	keys := []string{defKey(b.ID), from, z, distinctKey(z), groupCountKey(z), ArchiveState(b.ID)}
-	reply, err := scripts.snapshot.Run(ctx, s.rdb, keys, append(prelude(b), max(int(ttl.Seconds()), 1), p.String())...).Result()
-	if err != nil {
-		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, err)
-	}
-	st, rest, err := status(reply)
-	if err != nil {
-		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, err)
-	}
-	if st == "nf" {
-		return nil, fmt.Errorf("board %q: %w", b.ID, ErrNotFound)
-	}
-	sn := &Snapshot{s: s, b: b, p: p, z: z, Total: toInt(rest[0])}
-	if len(rest) > 1 {
-		sn.State, _ = rest[1].(string)
-	}
-	return sn, nil
-}
-
-// Page reads entries of the copy, with ranks in the board's style.
-func (sn *Snapshot) Page(ctx context.Context, offset, limit int) (Page, error) {
-	if err := checkWindow(offset, limit); err != nil {
-		return Page{}, err
-	}
-	return sn.s.viewOf(ctx, sn.b, sn.p, sn.z, "page", offset, limit)
-}
-
-// Close drops the copy.
-func (sn *Snapshot) Close(ctx context.Context) error {
-	return sn.s.rdb.Del(ctx, sn.z, distinctKey(sn.z), groupCountKey(sn.z)).Err()
 }

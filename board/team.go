@@ -20,9 +20,14 @@ package board
 // board's rank style. Averages are not whole numbers of the unit: they are
 // shown rounded to a hundredth of it.
 //
-// Limits: team standings of a closed period expire with its keys when it
-// moves to the archive (the archive keeps member rows only); changing the
-// board's team mode rebuilds every held period's standing, O(members) each.
+// A closed period's team standing goes to the archive with its members, in
+// the same copy (archive/), and is read there once the period's keys have
+// expired (team_past.go); until then, a team move or a change of team mode
+// that changes it has the period copied again.
+//
+// Limits: changing the board's team mode rebuilds every held period's
+// standing, O(members) each. The archive keeps no team membership: a
+// team's page of an archived period lists the team's current members.
 
 import (
 	"context"
@@ -165,7 +170,8 @@ func (s *Store) teamKeysOf(ctx context.Context, b *Board) []string {
 }
 
 // TeamPage reads a page of a period's team standing: each entry's Member is
-// a team id, Score its score, Rank its rank in the board's rank style.
+// a team id, Score its score, Rank its rank in the board's rank style. A
+// closed period whose keys expired is read from the archive (pastTeamPage).
 func (s *Store) TeamPage(ctx context.Context, b *Board, p Period, offset, limit int) (Page, error) {
 	if err := checkWindow(offset, limit); err != nil {
 		return Page{}, err
@@ -173,19 +179,34 @@ func (s *Store) TeamPage(ctx context.Context, b *Board, p Period, offset, limit 
 	if b.Teams == TeamsOff {
 		return Page{}, fmt.Errorf("board %q has no teams: %w", b.ID, ErrNotFound)
 	}
-	t := teamBoard(b)
-	pz, _, err := s.source(ctx, b, p) // a frozen board's public sees its copy
+	pz, frozen, err := s.source(ctx, b, p) // a frozen board's public sees its copy
 	if err != nil {
 		return Page{}, err
 	}
-	z := teamZSetKey(pz)
+	pg, err := s.teamView(ctx, b, p, teamZSetKey(pz), offset, limit)
+	if err != nil {
+		return Page{}, err
+	}
+	if pg.Total == 0 && frozen.IsZero() {
+		if past, ok, err := s.pastTeamPage(ctx, b, p, offset, limit); err != nil || ok {
+			return past, err
+		}
+	}
+	return roundTeams(b, pg), nil
+}
+
+// teamView reads a page of the team standing in zset z (a period's, its
+// frozen copy's or a snapshot's) as the team board reads it, the scores as
+// Redis keeps them.
+func (s *Store) teamView(ctx context.Context, b *Board, p Period, z string, offset, limit int) (Page, error) {
+	t := teamBoard(b)
 	keys := []string{z, entriesKey(z), distinctKey(z), teamNamesKey(b.ID)}
 	reply, err := scripts.view.Run(ctx, s.rdb, keys, append(prelude(t), "page", offset, limit)...).Result()
 	if err != nil {
 		return Page{}, fmt.Errorf("board: teams of %s of %q: %w", p, b.ID, err)
 	}
 	pg, _, err := decodeView(t, p, reply)
-	return roundTeams(b, pg), err
+	return pg, err
 }
 
 // roundTeams rounds averages to a hundredth of the board's unit: 7.33
@@ -194,27 +215,48 @@ func (s *Store) TeamPage(ctx context.Context, b *Board, p Period, offset, limit 
 func roundTeams(b *Board, pg Page) Page {
 	if b.Teams == TeamsAverage {
 		for i := range pg.Entries {
-			if b.Format.Type == Duration {
-				pg.Entries[i].Score = math.Round(pg.Entries[i].Score)
-			} else {
-				pg.Entries[i].Score = math.Round(pg.Entries[i].Score*100) / 100
-			}
+			pg.Entries[i].Score = roundAverage(b, pg.Entries[i].Score)
 		}
 	}
 	return pg
 }
 
+// roundAverage rounds a team average as it is shown: to a hundredth of
+// the board's unit, or to the millisecond on duration boards.
+func roundAverage(b *Board, v float64) float64 {
+	if b.Format.Type == Duration {
+		return math.Round(v)
+	}
+	return math.Round(v*100) / 100
+}
+
 // TeamSizes counts the members each listed team has in a period.
 func (s *Store) TeamSizes(ctx context.Context, b *Board, p Period, teams []string) ([]int, error) {
+	if len(teams) == 0 {
+		return make([]int, 0), nil
+	}
+	pz, frozen, err := s.source(ctx, b, p)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.teamSizes(ctx, b, p, teamCountKey(pz), teams)
+	if err != nil || !frozen.IsZero() || slices.ContainsFunc(out, func(n int) bool { return n > 0 }) {
+		return out, err
+	}
+	if past, ok, err := s.pastTeamSizes(ctx, b, p, teams); err != nil || ok {
+		return past, err
+	}
+	return out, nil
+}
+
+// teamSizes reads the members each listed team counts in hash key (a
+// period's z:tn, or a copy's).
+func (s *Store) teamSizes(ctx context.Context, b *Board, p Period, key string, teams []string) ([]int, error) {
 	out := make([]int, len(teams))
 	if len(teams) == 0 {
 		return out, nil
 	}
-	pz, _, err := s.source(ctx, b, p)
-	if err != nil {
-		return nil, err
-	}
-	got, err := s.rdb.HMGet(ctx, teamCountKey(pz), teams...).Result()
+	got, err := s.rdb.HMGet(ctx, key, teams...).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: team sizes of %s of %q: %w", p, b.ID, err)
 	}
@@ -226,7 +268,9 @@ func (s *Store) TeamSizes(ctx context.Context, b *Board, p Period, teams []strin
 
 // TeamMembers lists the members of a team with their standings in a
 // period, best first, unranked ones last by id: the best MaxTeamMembers of
-// a team's first maxTeamRead members by id.
+// a team's first maxTeamRead members by id. The members are the team's
+// current ones (a frozen board's public: those at the freeze); a period
+// read from the archive gives them the ranks it archived.
 func (s *Store) TeamMembers(ctx context.Context, b *Board, p Period, team string) ([]Standing, error) {
 	set := teamMembersKey(b.ID, team)
 	if _, since, err := s.source(ctx, b, p); err != nil {

@@ -60,6 +60,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.Warn("a closed period expired from Redis is missing from the archive", slog.String("uri", clipURI(req.RequestURI)), slog.Any("error", err))
 		pe = &request.Problem{Status: http.StatusGone, Title: "This period is no longer kept",
 			Message: "Its scores have left the live store, and the archive does not hold them, so they cannot be shown."}
+	case errors.Is(err, board.ErrTeamsNotArchived):
+		pe = &request.Problem{Status: http.StatusGone, Title: "Team standings of this period were not archived",
+			Message: "The archive holds this period's members' standing only: it was archived before the archive kept team standings, or while the board kept no teams."}
 	case errors.Is(err, board.ErrArchived):
 		pe = &request.Problem{Status: http.StatusConflict, Title: "This period is archived",
 			Message: "Its scores now live in the archive, where they no longer change. " + request.Reason(err)}

@@ -30,6 +30,7 @@ func TestOpenAPIResponses(t *testing.T) {
 	f.board(board.Board{ID: "frozen", Title: "Frozen", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
 	f.board(board.Board{ID: "raw", Title: "Raw", TieBreak: board.ByMember}, nil)
 	f.board(board.Board{ID: "league", Title: "League", Teams: board.TeamsSum}, nil)
+	f.board(board.Board{ID: "cup", Title: "Cup", Periods: []board.Kind{board.Weekly}, Teams: board.TeamsSum}, nil)
 	for _, sub := range []board.Submission{{Member: "ann", Team: "red", Score: 4}, {Member: "bob", Team: "blue", Score: 6}, {Member: "cat", Team: "red", Score: 2}} {
 		if _, err := f.store.Submit(context.Background(), "league", sub, board.Author{Actor: "test"}); err != nil {
 			t.Fatal(err)
@@ -37,12 +38,13 @@ func TestOpenAPIResponses(t *testing.T) {
 	}
 	ctx := context.Background()
 	rdb := testRedis(t)
-	// A closed week of chess whose keys expired to an archive this server
-	// does not have (410 to read, 409 to change), frozen's current week
+	// A closed week of chess (and of cup's teams) whose keys expired to an
+	// archive this server does not have (410 to read, 409 to change), frozen's current week
 	// moved to the archive under a writer with a late clock (409 to write),
 	// and an infinite score an outside writer stored (exported as text).
 	for _, err := range []error{
 		rdb.HSet(ctx, board.ArchiveState("chess"), "week:2026-W50", "0 1"+board.ExpiredMark).Err(),
+		rdb.HSet(ctx, board.ArchiveState("cup"), "week:2026-W50", "0 1"+board.ExpiredMark).Err(),
 		rdb.HSet(ctx, board.ArchiveState("frozen"), "week:2027-W01", "0 1"+board.ExpiredMark).Err(),
 		rdb.ZAdd(ctx, board.ZSetKey("raw", board.Period{Kind: board.AllTime}), redis.Z{Score: math.Inf(1), Member: "far"}).Err(),
 	} {
@@ -154,6 +156,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"teams", "GET", "/boards/league/teams?limit=1&offset=1", "", "", nil, 200},
 		{"teams bad limit", "GET", "/boards/league/teams?limit=0", "", "", nil, 400},
 		{"teams of a board without", "GET", "/boards/chess/teams", "", "", nil, 404},
+		{"teams of a period gone", "GET", "/boards/cup/teams?period=week&at=2026-W50", "", "", nil, 410},
 		{"team", "GET", "/boards/league/teams/red", "", "", nil, 200},
 		{"team unknown", "GET", "/boards/league/teams/green", "", "", nil, 404},
 		{"team bad id", "GET", "/boards/league/teams/" + long, "", "", nil, 422},

@@ -1,16 +1,25 @@
 -- Copy a period's scores to a key of its own, atomically, for a reader that
 -- pages through all of it (the archiver) while writes go on; for a dense
--- board, its tie-group index is built for the copy. Both expire by
--- themselves. KEYS: 1 def, 2 zset, 3 copy, 4 copy's distinct groups, 5 copy's
--- group counts, 6 archive state. ARGV (after the prelude's 4): 5 seconds to
--- live, 6 period label. Returns {'nf'} (no board) or {'ok', members, the
--- period's archive state ('' none)}: the archiver records its copy only if
--- that state has not changed since (a write to the closed period changes it).
+-- board, its tie-group index is built for the copy. With ARGV[7] '1' the
+-- period's team standing (board/team.go) is copied in the same step, to the
+-- copy's own team keys, so the two agree. All expire by themselves.
+-- KEYS: 1 def, 2 zset, 3 copy, 4 copy's distinct groups, 5 copy's group
+-- counts, 6 archive state. ARGV (after the prelude's 4): 5 seconds to live,
+-- 6 period label, 7 '1' to copy the team standing. Returns {'nf'} (no
+-- board) or {'ok', members, the period's archive state ('' none), teams}:
+-- the archiver records its copy only if that state has not changed since (a
+-- write to the closed period changes it).
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
-redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
+-- The copy's team keys: its standing, members counted per team, and (dense
+-- boards) the teams' tie groups; team_keys' but for the sums of averages.
+local tsrc, tdst = {}, {}
+for _, sfx in ipairs({':t', ':tn', ':t:d', ':t:c'}) do
+  tsrc[#tsrc + 1], tdst[#tdst + 1] = KEYS[2] .. sfx, KEYS[3] .. sfx
+end
+redis.call('DEL', KEYS[3], KEYS[4], KEYS[5], unpack(tdst))
 local n = redis.call('ZCARD', KEYS[2])
 local state = redis.call('HGET', KEYS[6], ARGV[6]) or ''
-if n == 0 then return {'ok', 0, state} end
+if n == 0 then return {'ok', 0, state, 0} end
 redis.call('ZUNIONSTORE', KEYS[3], 1, KEYS[2])
 if STYLE == 'dense' then
   for off = 0, n - 1, 1000 do
@@ -22,4 +31,11 @@ if STYLE == 'dense' then
   end
 end
 for k = 3, 5 do redis.call('EXPIRE', KEYS[k], ARGV[5]) end
-return {'ok', n, state}
+local teams = 0
+if ARGV[7] == '1' then
+  for i = 1, #tsrc do
+    if redis.call('COPY', tsrc[i], tdst[i]) == 1 then redis.call('EXPIRE', tdst[i], ARGV[5]) end
+  end
+  teams = redis.call('ZCARD', tdst[1])
+end
+return {'ok', n, state, teams}

@@ -1,6 +1,7 @@
 -- Build the team standing of one period from its members' scores and their
 -- teams, as team_apply would have kept it (board/team.go): when a board's
--- team mode changes. O(members of the period).
+-- team mode changes. O(members of the period). A closed period the
+-- archiver has copied is marked changed, so it is copied again.
 -- KEYS: 1 def, 2 the period's zset. ARGV: the prelude's 4 (its rank style
 -- decides the team tie groups), 5 the team mode the caller read.
 -- Returns {'ok', teams}, or {'stale'} when the definition's team mode or
@@ -10,9 +11,12 @@
 local def = redis.call('HMGET', KEYS[1], 'teams', 'rank_style')
 if (def[1] or '') ~= ARGV[5] or (def[2] or 'competition') ~= STYLE then return {'stale'} end
 local z, MODE = KEYS[2], ARGV[5]
+local TAG = tag_of(KEYS[1])
+-- An archived closed period is copied again: its team standing changes
+-- (or goes, with teams turned off).
+if redis.call('EXISTS', z .. ':t') == 1 or MODE ~= '' then team_changed(TAG, z) end
 redis.call('DEL', unpack(team_keys(z)))
 if MODE == '' then return {'ok', 0} end
-local TAG = tag_of(KEYS[1])
 local sum, count, best, order = {}, {}, {}, {}
 local n = redis.call('ZCARD', z)
 for off = 0, n - 1, 1000 do

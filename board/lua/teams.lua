@@ -98,6 +98,19 @@ local function team_apply(mode, z, tag, team, old, new)
   if v ~= cur then team_set(z, team, cur, v) end
 end
 
+-- team_changed marks closed period z changed for the archiver (package
+-- archive) once it has copied it: its team standing changed, so the copy
+-- is made again, and its keys do not expire before. A period whose keys
+-- expired to the archive is no longer among a board's periods; it keeps
+-- the team standing it was archived with.
+local function team_changed(tag, z)
+  local label = label_of(z)
+  local v = redis.call('HGET', tag .. ':archive', label)
+  if v and not string.find(v, ' x', 1, true) then
+    redis.call('HSET', tag .. ':archive', label, '0 ' .. now_ms() .. '000 changed')
+  end
+end
+
 -- team_join puts member id in team ('' none), moving its scores in every
 -- period the board holds (zs) from its old team's standing to the new one's.
 -- Returns the team it left ('' none), or false when nothing changed.
@@ -108,6 +121,7 @@ local function team_join(mode, tag, id, team, zs)
   for i, z in ipairs(zs) do
     local e = entry_of(z, z .. ':e', id)
     scores[i] = e and tonumber(redis.call('ZSCORE', z, e))
+    if scores[i] and mode ~= '' then team_changed(tag, z) end
   end
   if was ~= '' then
     local set = tag .. ':team:m:' .. was

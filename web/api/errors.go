@@ -64,6 +64,8 @@ func apiErrorOf(err error) *apiError {
 		return apiErr(409, "definition_changed", "%s", err.Error())
 	case errors.Is(err, board.ErrGone):
 		return apiErr(410, "period_gone", "%s", err.Error())
+	case errors.Is(err, board.ErrTeamsNotArchived):
+		return apiErr(410, "teams_not_archived", "%s", err.Error())
 	case errors.Is(err, board.ErrArchived):
 		return apiErr(409, "archived", "%s", err.Error())
 	case errors.Is(err, board.ErrBusy):

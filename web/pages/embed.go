@@ -49,7 +49,11 @@ func (s *Handler) embedPage(c echo.Context) error {
 	label := p.Title()
 	var pg board.Page
 	if teams {
-		if pg, err = s.opts.Store.TeamPage(ctx, &b, p, 0, limit); err != nil {
+		pg, err = s.opts.Store.TeamPage(ctx, &b, p, 0, limit)
+		if errors.Is(err, board.ErrTeamsNotArchived) {
+			return s.teamsNotArchived(&b, p, current)
+		}
+		if err != nil {
 			return err
 		}
 	} else if member != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 
@@ -19,6 +20,8 @@ import (
 type Teams interface {
 	TeamPage(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	TeamMembers(ctx context.Context, b *board.Board, p board.Period, team string) ([]board.Standing, error)
+	// FromPast says whether a period is read from the archive.
+	FromPast(ctx context.Context, b *board.Board, p board.Period) (bool, error)
 }
 
 func teamsURL(id string, p board.Period, current bool, page int) string {
@@ -61,6 +64,9 @@ func (s *Handler) teamsPage(c echo.Context) error {
 		return err
 	}
 	pg, err := s.opts.Store.TeamPage(c.Request().Context(), &b, p, (page-1)*defaultSize, defaultSize)
+	if errors.Is(err, board.ErrTeamsNotArchived) {
+		return s.teamsNotArchived(&b, p, current)
+	}
 	if err != nil {
 		return err
 	}
@@ -114,7 +120,8 @@ func (s *Handler) teamPage(c echo.Context) error {
 	if err := board.CheckTeam(team); err != nil {
 		return request.BadRequest(request.Reason(err))
 	}
-	sts, err := s.opts.Store.TeamMembers(c.Request().Context(), &b, p, team)
+	ctx := c.Request().Context()
+	sts, err := s.opts.Store.TeamMembers(ctx, &b, p, team)
 	if errors.Is(err, board.ErrNotFound) || (err == nil && len(sts) == 0) {
 		return request.NotFound("No such team", fmt.Sprintf("%s has no team “%s”.", b.Title, team),
 			templates.Link{Label: "Teams", Href: teamsURL(b.ID, p, current, 1)})
@@ -127,6 +134,12 @@ func (s *Handler) teamPage(c echo.Context) error {
 		Table:  templates.Table{Label: team + ", " + p.Title()},
 		Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false),
 	}
+	// The archive keeps each member's rank, not who was in which team.
+	if past, err := s.opts.Store.FromPast(ctx, &b, p); err != nil {
+		return err
+	} else if past {
+		v.Note = "This period is read from the archive, which keeps each member's rank but not who was in which team: these are " + team + "'s members today, with their ranks in " + p.Title() + "."
+	}
 	for _, st := range sts {
 		if !st.Ranked {
 			v.Unranked = append(v.Unranked, templates.Link{Label: nameOr(st), Href: memberURL(b.ID, st.Member)})
@@ -137,6 +150,17 @@ func (s *Handler) teamPage(c echo.Context) error {
 	}
 	v.Tabs = s.tabs(&b, p.Kind, func(x board.Period) string { return teamURL(b.ID, team, x, true) })
 	return request.Render(c, 200, templates.Page(team+" · "+b.Title, templates.TeamPage(v)))
+}
+
+// teamsNotArchived answers a team read of an archived period whose team
+// standing the archive does not hold: it says so, rather than showing an
+// empty standing, and leads to what is kept.
+func (s *Handler) teamsNotArchived(b *board.Board, p board.Period, current bool) *request.Problem {
+	now := b.Current(p.Kind, s.opts.Store.Now())
+	return &request.Problem{Status: http.StatusGone, Code: "teams_not_archived", Title: "Team standings of this period were not archived",
+		Message: fmt.Sprintf("The archive holds the members' standing of %s on %s, but not its team standing: the period was archived before the archive kept team standings, or while the board kept no teams.", p.Title(), b.Title),
+		Links: []templates.Link{{Label: "Members, " + p.Title(), Href: boardURL(b.ID, p, current, 1, 0, "")},
+			{Label: "Teams, " + now.Title(), Href: teamsURL(b.ID, now, true, 1)}, request.HomeLink}}
 }
 
 // teamTable is a team standing's table: rows through the same builder as

@@ -329,4 +329,5 @@ type TeamView struct {
 	Table                                    Table
 	Unranked                                 []Link // members with no score in the period
 	Frozen                                   string // the freeze's notice, when the board is frozen
+	Note                                     string // what an archived period's page shows
 }

@@ -1,0 +1,448 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"podium/board"
+)
+
+// newTeamFixture makes a weekly team board on a fresh Redis database, with
+// 2,500 members in the week of 2026-11-16 (2026-W47) and 1,100 teams (more
+// than a page of the copy) of two or three members each, every seventh
+// member in none: team scores tie often, and averages of three are not
+// whole numbers.
+func newTeamFixture(t *testing.T, db *DB, mode board.TeamMode, style board.RankStyle, order board.Order) *fixture {
+	t.Helper()
+	rdb := rsrv.Client(t)
+	rdb.FlushDB(context.Background())
+	f := &fixture{ctx: context.Background(), clock: &clock{}}
+	f.clock.Set(time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC))
+	f.store = board.NewStore(rdb, board.WithClock(f.clock.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
+	var err error
+	f.b, err = f.store.CreateBoard(f.ctx, board.Board{ID: "league", Title: "League", Periods: []board.Kind{board.Weekly, board.AllTime},
+		Order: order, RankStyle: style, Teams: mode, Retention: board.DefaultRetention})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs []board.Submission
+	for i := range 2500 {
+		sub := board.Submission{Member: fmt.Sprintf("p%04d", i), Score: float64(i % 40), Op: board.Set}
+		if i%7 != 0 {
+			sub.Team = fmt.Sprintf("t%04d", i%1100)
+		}
+		subs = append(subs, sub)
+	}
+	for len(subs) > 0 {
+		n := min(len(subs), board.MaxBatch)
+		if _, err := f.store.SubmitBatch(f.ctx, f.b.ID, subs[:n], board.BatchOptions{By: board.Author{Actor: "test"}}); err != nil {
+			t.Fatal(err)
+		}
+		subs = subs[n:]
+	}
+	f.a = &Archiver{Store: f.store, DB: db, Grace: time.Hour, Log: quiet}
+	return f
+}
+
+// teamReads is every read of a period's team standing that people and the
+// API make: its pages, a window, the teams' member counts, the live hub's
+// view, and one team's members.
+type teamReads struct {
+	Pages   []board.Page
+	Window  board.Page
+	Sizes   []int
+	Views   []board.ViewResult
+	Members []board.Standing
+}
+
+func readTeams(t *testing.T, s *board.Store, b *board.Board, p board.Period) teamReads {
+	t.Helper()
+	ctx := context.Background()
+	var r teamReads
+	for off := 0; ; off += 1000 {
+		pg, err := s.TeamPage(ctx, b, p, off, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Pages = append(r.Pages, pg)
+		if off+1000 >= pg.Total {
+			break
+		}
+	}
+	var err error
+	if r.Window, err = s.TeamPage(ctx, b, p, 995, 10); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range r.Pages[0].Entries {
+		ids = append(ids, e.Member)
+	}
+	if r.Sizes, err = s.TeamSizes(ctx, b, p, append(ids, "no-such-team")); err != nil {
+		t.Fatal(err)
+	}
+	r.Views = s.ReadViews(ctx, []board.ViewQuery{{Board: b, Period: p, Offset: 40, Limit: 25, Teams: true}})
+	if r.Views[0].Err != nil {
+		t.Fatal(r.Views[0].Err)
+	}
+	if r.Members, err = s.TeamMembers(ctx, b, p, "t0001"); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestTeamStandingsOutliveRedis: a team board's closed week, archived and
+// expired from Redis, shows the same team standing from the archive as it
+// did from Redis (ranks, ties, averages, member counts), in each team mode
+// and rank style, on both databases.
+func TestTeamStandingsOutliveRedis(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		for _, c := range []struct {
+			mode  board.TeamMode
+			style board.RankStyle
+			order board.Order
+		}{{board.TeamsSum, board.Competition, board.HigherIsBetter}, {board.TeamsAverage, board.Dense, board.HigherIsBetter}, {board.TeamsBest, board.Ordinal, board.LowerIsBetter}} {
+			t.Run(fmt.Sprintf("%s-%s-%s", c.mode, c.style, c.order), func(t *testing.T) {
+				f := newTeamFixture(t, db, c.mode, c.style, c.order)
+				w := f.week()
+				f.clock.Set(w.End.Add(2 * time.Hour))
+				before := readTeams(t, f.store, &f.b, w)
+				if total := before.Pages[0].Total; total != 1100 || len(before.Pages) != 2 {
+					t.Fatalf("%d teams in %d pages, want 1100 in 2", total, len(before.Pages))
+				}
+				tied, fraction := false, false
+				for _, pg := range before.Pages {
+					for i, e := range pg.Entries {
+						tied = tied || (i > 0 && pg.Entries[i-1].Score == e.Score)
+						fraction = fraction || e.Score != math.Trunc(e.Score)
+					}
+				}
+				if !tied || fraction != (c.mode == board.TeamsAverage) {
+					t.Fatalf("the standing has ties: %v, fractions: %v", tied, fraction)
+				}
+				f.b.Retention = 0
+				var err error
+				if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
+					t.Fatal(err)
+				}
+				f.a.Linger = time.Millisecond
+				if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+					t.Fatalf("final pass: %d %v", n, err)
+				}
+				waitGone(t, f, w)
+				if n, err := f.store.Client().Exists(f.ctx, board.HashTag(f.b.ID)+":w:"+w.Key+":t").Result(); err != nil || n != 0 {
+					t.Fatalf("the week's team standing is still in Redis: %d %v", n, err)
+				}
+				after := readTeams(t, f.store, &f.b, w)
+				if !reflect.DeepEqual(before, after) {
+					diffTeams(t, before, after)
+				}
+				// The archive holds averages as Redis kept them, unrounded:
+				// each times its members is a whole sum again.
+				rows, err := db.Past().TeamRows(f.ctx, f.b.ID, w.String(), 0, 2000)
+				if err != nil || len(rows) != 1100 {
+					t.Fatalf("%d archived teams: %v", len(rows), err)
+				}
+				ids := make([]string, len(rows))
+				for i, r := range rows {
+					ids[i] = r.Member
+				}
+				sizes, err := db.Past().TeamSizes(f.ctx, f.b.ID, w.String(), ids)
+				if err != nil || len(sizes) != 1100 {
+					t.Fatalf("%d sizes: %v", len(sizes), err)
+				}
+				for _, r := range rows {
+					n := float64(sizes[r.Member])
+					if c.mode != board.TeamsAverage {
+						n = 1
+					}
+					if sum := r.Score * n; n < 1 || math.Abs(sum-math.Round(sum)) > 1e-9 {
+						t.Fatalf("archived team %+v of %v members: not as Redis kept it", r, n)
+					}
+				}
+			})
+		}
+	})
+}
+
+// diffTeams names the first team read that differs.
+func diffTeams(t *testing.T, before, after teamReads) {
+	t.Helper()
+	for i := range min(len(before.Pages), len(after.Pages)) {
+		x, y := before.Pages[i], after.Pages[i]
+		for j := range min(len(x.Entries), len(y.Entries)) {
+			if !reflect.DeepEqual(x.Entries[j], y.Entries[j]) {
+				t.Fatalf("page %d row %d:\nRedis   %+v\narchive %+v", i, j, x.Entries[j], y.Entries[j])
+			}
+		}
+	}
+	for _, f := range []struct {
+		name string
+		x, y any
+	}{{"Pages", before.Pages, after.Pages}, {"Window", before.Window, after.Window}, {"Sizes", before.Sizes, after.Sizes},
+		{"Views", before.Views, after.Views}, {"Members", before.Members, after.Members}} {
+		if !reflect.DeepEqual(f.x, f.y) {
+			t.Fatalf("%s differ:\nRedis   %.800s\narchive %.800s", f.name, fmt.Sprintf("%+v", f.x), fmt.Sprintf("%+v", f.y))
+		}
+	}
+}
+
+// TestTeamMovesCopyAgain: a team move or a change of team mode changes the
+// team standing of the closed weeks Redis still holds: the next pass
+// copies them again, so the archive never keeps a standing Redis no longer
+// shows, and what expires is the latest.
+func TestTeamMovesCopyAgain(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		f := newTeamFixture(t, db, board.TeamsSum, board.Competition, board.HigherIsBetter)
+		w := f.week()
+		f.clock.Set(w.End.Add(2 * time.Hour))
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("final pass: %d %v", n, err)
+		}
+		f.sameTeams(t, w)
+		// p0039 scored 39 in t0039; it moves to t0001 after the week closed.
+		if _, changed, err := f.store.SetTeam(f.ctx, f.b.ID, "p0039", "t0001", board.Author{Actor: "test"}); err != nil || !changed {
+			t.Fatalf("move: %v %v", changed, err)
+		}
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("pass after a move: %d %v", n, err)
+		}
+		f.sameTeams(t, w)
+		// Another mode: rebuilt in Redis, copied again.
+		f.b.Teams = board.TeamsBest
+		var err error
+		if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("pass after a mode change: %d %v", n, err)
+		}
+		f.sameTeams(t, w)
+		// A move of a member with no score in the week changes nothing there.
+		if _, err := f.store.Submit(f.ctx, f.b.ID, board.Submission{Member: "new", Score: 1, Team: "t0002"}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.store.SetTeam(f.ctx, f.b.ID, "new", "t0003", board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := f.a.Due(f.ctx); err != nil || n != 0 {
+			t.Fatalf("pass after a move outside the week: %d %v", n, err)
+		}
+		// Expired, it keeps what it was archived with: moves no longer reach it.
+		before := readTeams(t, f.store, &f.b, w)
+		f.b.Retention = 0
+		if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
+			t.Fatal(err)
+		}
+		f.a.Linger = time.Millisecond
+		if _, err := f.a.Due(f.ctx); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, f, w)
+		if _, _, err := f.store.SetTeam(f.ctx, f.b.ID, "p0038", "t0001", board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		after := readTeams(t, f.store, &f.b, w)
+		// A team's page lists its current members, with their archived
+		// ranks: p0038 joined t0001 since.
+		joined := false
+		for _, st := range after.Members {
+			joined = joined || (st.Member == "p0038" && st.Ranked && st.Score == 38)
+		}
+		if !joined || len(after.Members) != len(before.Members)+1 {
+			t.Fatalf("t0001's members after the move: %+v", after.Members)
+		}
+		after.Members = before.Members
+		if !reflect.DeepEqual(before, after) {
+			diffTeams(t, before, after)
+		}
+	})
+}
+
+// sameTeams checks the archive holds exactly the team standing Redis
+// shows for a period (admins' view), member counts included.
+func (f *fixture) sameTeams(t *testing.T, p board.Period) {
+	t.Helper()
+	live := board.LiveStandings(f.ctx)
+	pg, err := f.store.TeamPage(live, &f.b, p, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off := 1000; off < pg.Total; off += 1000 {
+		more, err := f.store.TeamPage(live, &f.b, p, off, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg.Entries = append(pg.Entries, more.Entries...)
+	}
+	rows, err := f.a.DB.Past().TeamRows(f.ctx, f.b.ID, p.String(), 0, pg.Total+10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, held, err := f.a.DB.Past().TeamHeld(f.ctx, f.b.ID, p.String())
+	if err != nil || !held || n != pg.Total || len(rows) != pg.Total {
+		t.Fatalf("the archive holds %d teams (%d rows, held %v, %v); Redis %d", n, len(rows), held, err, pg.Total)
+	}
+	ids := make([]string, len(pg.Entries))
+	for i, e := range pg.Entries {
+		ids[i] = e.Member
+	}
+	sizes, err := f.store.TeamSizes(live, &f.b, p, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held2, err := f.a.DB.Past().TeamSizes(f.ctx, f.b.ID, p.String(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range pg.Entries {
+		if r := rows[i]; r.Position != e.Position || r.Rank != e.Rank || r.Member != e.Member || r.Name != e.Name || r.Score != e.Score || held2[e.Member] != sizes[i] {
+			t.Fatalf("team %d: archive %+v (%d members), Redis %+v (%d)", i, r, held2[e.Member], e, sizes[i])
+		}
+	}
+}
+
+// TestTeamCopyIsLive: a frozen board's archive keeps the live team
+// standing, not the public's copy at the freeze.
+func TestTeamCopyIsLive(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		f := newTeamFixture(t, db, board.TeamsSum, board.Competition, board.HigherIsBetter)
+		w := f.week()
+		var err error
+		if f.b, err = f.store.Freeze(f.ctx, f.b.ID, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.store.Submit(f.ctx, f.b.ID, board.Submission{Member: "p0500", Score: 1000, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Set(w.End.Add(2 * time.Hour))
+		public, err := f.store.TeamPage(f.ctx, &f.b, w, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("final pass: %d %v", n, err)
+		}
+		f.sameTeams(t, w)
+		rows, _ := db.Past().TeamRows(f.ctx, f.b.ID, w.String(), 0, 1)
+		if len(rows) != 1 || rows[0].Member != "t0500" || rows[0].Score == public.Entries[0].Score {
+			t.Fatalf("archived top team %+v; the public's %+v", rows, public.Entries)
+		}
+	})
+}
+
+// TestTeamCopyAllOrNothing: a copy whose team standing cannot be written
+// records nothing: the members of the earlier copy stay as they were, and
+// the next pass, once the database takes it, writes both.
+func TestTeamCopyAllOrNothing(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		f := newTeamFixture(t, db, board.TeamsSum, board.Competition, board.HigherIsBetter)
+		w := f.week()
+		f.clock.Set(w.End.Add(time.Minute))
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("first pass: %d %v", n, err)
+		}
+		if _, err := f.store.RemoveMember(f.ctx, f.b.ID, "p0039", &w, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		refuseTeams(t, db)
+		f.clock.Set(w.End.Add(2 * time.Hour))
+		if n, err := f.a.Due(f.ctx); err == nil || n != 0 {
+			t.Fatalf("a pass whose teams could not be written: %d %v", n, err)
+		}
+		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != 2500 {
+			t.Fatalf("the archive holds %d member rows, want the first pass's 2500", n)
+		}
+		if ps, _ := db.Periods(f.ctx, f.b.ID); len(ps) != 1 || ps[0].Pass != PassFirst {
+			t.Fatalf("archived periods %+v", ps)
+		}
+		allowTeams(t, db)
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("final pass: %d %v", n, err)
+		}
+		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != 2499 {
+			t.Fatalf("the archive holds %d member rows, want 2499", n)
+		}
+		f.sameTeams(t, w)
+	})
+}
+
+// refuseTeams makes the database refuse rows of team standings.
+func refuseTeams(t *testing.T, db *DB) {
+	t.Helper()
+	stmts := []string{`CREATE TRIGGER refuse_teams BEFORE INSERT ON archive_teams BEGIN SELECT RAISE(ABORT, 'no team rows today'); END`}
+	if db.postgres {
+		stmts = []string{
+			`CREATE FUNCTION refuse_teams() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no team rows today'; END $$`,
+			`CREATE TRIGGER refuse_teams BEFORE INSERT ON archive_teams FOR EACH ROW EXECUTE FUNCTION refuse_teams()`,
+		}
+	}
+	for _, s := range stmts {
+		if _, err := db.sql.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func allowTeams(t *testing.T, db *DB) {
+	t.Helper()
+	q := `DROP TRIGGER refuse_teams`
+	if db.postgres {
+		q = `DROP TRIGGER refuse_teams ON archive_teams`
+	}
+	if _, err := db.sql.Exec(q); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTeamsNotArchived: a period archived while its board kept no teams
+// says its team standing was not archived, in every team read, rather
+// than showing an empty standing; its members read as ever.
+func TestTeamsNotArchived(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		f := newFixture(t, db)
+		w := f.week()
+		f.b.Retention = 0
+		var err error
+		if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Set(w.End.Add(2 * time.Hour))
+		f.a.Linger = time.Millisecond
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("final pass: %d %v", n, err)
+		}
+		waitGone(t, f, w)
+		if n, held, err := db.Past().TeamHeld(f.ctx, f.b.ID, w.String()); err != nil || held || n != 0 {
+			t.Fatalf("a board without teams archived a team standing: %d %v %v", n, held, err)
+		}
+		f.b.Teams = board.TeamsSum
+		if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.store.TeamPage(f.ctx, &f.b, w, 0, 10); !errors.Is(err, board.ErrTeamsNotArchived) {
+			t.Fatalf("team page: %v", err)
+		}
+		if _, err := f.store.TeamSizes(f.ctx, &f.b, w, []string{"red"}); !errors.Is(err, board.ErrTeamsNotArchived) {
+			t.Fatalf("team sizes: %v", err)
+		}
+		vs := f.store.ReadViews(f.ctx, []board.ViewQuery{{Board: &f.b, Period: w, Limit: 10, Teams: true}})
+		if !errors.Is(vs[0].Err, board.ErrTeamsNotArchived) {
+			t.Fatalf("live view: %v", vs[0].Err)
+		}
+		if pg, err := f.store.Page(f.ctx, &f.b, w, 0, 10); err != nil || pg.Total != 2500 {
+			t.Fatalf("members: %d %v", pg.Total, err)
+		}
+		// The current week has a team standing of its own, as ever.
+		if _, err := f.store.Submit(f.ctx, f.b.ID, board.Submission{Member: "ann", Score: 3, Team: "red", Fields: []int64{0}}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		if pg, err := f.store.TeamPage(f.ctx, &f.b, w.Next(), 0, 10); err != nil || pg.Total != 1 {
+			t.Fatalf("teams of the week in progress: %+v %v", pg, err)
+		}
+	})
+}
