@@ -51,6 +51,15 @@ func (a *Archiver) Settle(ctx context.Context, b *board.Board) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// The definition as it is now: Due read b before its copies, and a
+	// team mode turned on since must not let a copy without teams expire.
+	// (A mode change after this read changes the states read above, which
+	// ExpirePeriod checks.)
+	fresh, err := a.Store.ReadBoard(ctx, b.ID)
+	if err != nil {
+		return 0, err
+	}
+	b = &fresh
 	expiring := 0
 	now := a.Store.Now()
 	var errs []error

@@ -91,3 +91,6 @@ func (s *Store) readBoard(ctx context.Context, id string) (Board, error) {
 	s.defs.put(b, time.Now())
 	return b, nil
 }
+
+// ReadBoard reads a board's definition from Redis, never from the cache.
+func (s *Store) ReadBoard(ctx context.Context, id string) (Board, error) { return s.readBoard(ctx, id) }

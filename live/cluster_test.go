@@ -85,7 +85,11 @@ func TestClusterEveryPrimaryIsLive(t *testing.T) {
 	t.Logf("%s failed over to %s in %v", primaries[2], now, time.Since(start).Round(time.Millisecond))
 	// The hub notices the new primary and sends a snapshot; after that, a
 	// write must arrive through the new primary's subscription.
-	watchers[2].until("a snapshot after the failover", func(Snapshot) bool { return watchers[2].snapshots > before })
+	// On a loaded machine the cluster client may take seconds more to find
+	// the new primary for the hub's reads (which back off meanwhile): the
+	// test is that the change arrives, not how soon.
+	const converge = 20 * time.Second
+	watchers[2].within(converge, "a snapshot after the failover", func(Snapshot) bool { return watchers[2].snapshots > before })
 	for {
 		err := cc.ZIncrBy(ctx, key2, 100, "bob").Err()
 		if err == nil {
@@ -96,7 +100,7 @@ func TestClusterEveryPrimaryIsLive(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	watchers[2].until("bob to lead after the failover", func(s Snapshot) bool { return order(s) == "bob:1 cat:2 ann:3" })
+	watchers[2].within(converge, "bob to lead after the failover", func(s Snapshot) bool { return order(s) == "bob:1 cat:2 ann:3" })
 	t.Logf("the client converged %v after the kill", time.Since(start).Round(time.Millisecond))
 	if f.hub.Polling() {
 		t.Error("the hub fell back to polling after a failover: an unreachable node is not one that refuses CONFIG")

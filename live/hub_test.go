@@ -181,7 +181,15 @@ func (w *wsClient) next(timeout time.Duration) (string, error) {
 // until reads frames until the state satisfies ok, or fails at the deadline.
 func (w *wsClient) until(what string, ok func(s Snapshot) bool) {
 	w.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	w.within(5*time.Second, what, ok)
+}
+
+// within is until with a deadline of its own, for steps whose time is
+// Redis' to take (a failover's new primary, read once the cluster client
+// finds it) rather than the hub's.
+func (w *wsClient) within(d time.Duration, what string, ok func(s Snapshot) bool) {
+	w.t.Helper()
+	deadline := time.Now().Add(d)
 	for !ok(w.state) {
 		left := time.Until(deadline)
 		if left <= 0 {
