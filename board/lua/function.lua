@@ -1,4 +1,5 @@
 -- FCALL podium_submit 1 lb:{<board>}:def <member> <op> <value> [<name> [<idempotency key> [<field>...]]]
+-- FCALL podium_submit_team 1 lb:{<board>}:def <member> <team> <op> <value> [...as above]
 --
 -- The supported way for outside writers (game servers) to write a board
 -- directly in Redis: it does exactly what the API's submission does (every
@@ -122,7 +123,7 @@ local function scheduled(list, now)
   return nil
 end
 
-local function podium_submit(keys, args)
+local function submit(keys, args, team)
   local def = keys[1]
   local tag = type(def) == 'string' and string.match(def, '^(lb:{[^{}]+}):def$')
   if not tag or #keys ~= 1 then return fail('pass exactly one key, the board definition lb:{<board>}:def') end
@@ -148,6 +149,13 @@ local function podium_submit(keys, args)
     local ok, chars = utf8_ok(name, false)
     if not ok or not string.match(name, '%S') then return fail('name must be printable text without bidi controls') end
     if chars > 64 then return fail('name is longer than 64 characters') end
+  end
+  if team ~= '' then
+    if m.teams == nil or m.teams == '' then return fail('the board keeps no teams; enable them on the board first') end
+    if #team > 64 then return fail('team is longer than 64 bytes') end
+    if not utf8_ok(team, true) or string.match(team, '^%s') or string.match(team, '%s$') then
+      return fail('team must be printable UTF-8 without invisible characters or surrounding spaces')
+    end
   end
   if idem ~= '' and (#idem > 128 or string.match(idem, '[%z\1-\32\127-\255]')) then
     return fail('idempotency key must be 1-128 printable ASCII characters without spaces')
@@ -211,7 +219,9 @@ local function podium_submit(keys, args)
 
   local lower = string.lower(member)
   if name ~= '' then lower = string.lower(name) end
-  local fp = redis.sha1hex(member .. '\0' .. op .. '\0' .. value .. '\0' .. name .. '\0' .. table.concat(given, ','))
+  local fpin = member .. '\0' .. op .. '\0' .. value .. '\0' .. name .. '\0' .. table.concat(given, ',')
+  if team ~= '' then fpin = fpin .. '\0' .. team end -- a replay must name the same team
+  local fp = redis.sha1hex(fpin)
   local K = {def, tag .. ':names', tag .. ':names:lc', tag .. ':names:idx', tag .. ':recent', tag .. ':periods', tag .. ':idem:batch:',
     tag .. ':audit', tag .. ':audit:a:' .. ACTOR, tag .. ':audit:actors', tag .. ':archive', tag .. ':freeze'}
   for _, k in ipairs(pkeys) do K[#K + 1] = k end
@@ -222,7 +232,7 @@ local function podium_submit(keys, args)
     m.version or '0', '9007199254740992', m.cap or '0', '', tostring(IDEM_TTL), string.format('%.0f', now), tostring(RECENT_LEN),
     tostring(#labels), '1', '', 'atomic', '1', ACTOR, '', tostring(AUDIT_KEEP)}
   for _, l in ipairs(labels) do A[#A + 1] = l end
-  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, '', ''}) do A[#A + 1] = x end
+  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, '', team}) do A[#A + 1] = x end
   A[#A + 1] = #windows / 4
   for _, x in ipairs(windows) do A[#A + 1] = x end
 
@@ -235,4 +245,14 @@ local function podium_submit(keys, args)
   return fail('unexpected state ' .. tostring(st))
 end
 
-redis.register_function('podium_submit', podium_submit)
+redis.register_function('podium_submit', function(keys, args) return submit(keys, args, '') end)
+
+-- FCALL podium_submit_team 1 lb:{<board>}:def <member> <team> <op> <value> [<name> [<idempotency key> [<field>...]]]
+-- is podium_submit that first moves the member to <team>, with its scores
+-- in every period the board holds, in the same step (a board with teams).
+redis.register_function('podium_submit_team', function(keys, args)
+  local team = args[2]
+  if not team or team == '' then return fail('team is required (podium_submit leaves the team as it is)') end
+  table.remove(args, 2)
+  return submit(keys, args, team)
+end)
