@@ -90,26 +90,36 @@ func newFixture(t *testing.T, db *DB) *fixture {
 // its extra field.
 func newFixtureOrder(t *testing.T, db *DB, order board.Order, withFields bool) *fixture {
 	t.Helper()
-	rdb := rsrv.Client(t)
-	rdb.FlushDB(context.Background())
-	f := &fixture{ctx: context.Background(), clock: &clock{}}
-	f.clock.Set(time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC))
-	f.store = board.NewStore(rdb, board.WithClock(f.clock.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
-	var err error
-	f.b, err = f.store.CreateBoard(f.ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}, Order: order,
-		Fields: fieldsIf(withFields), Retention: board.DefaultRetention})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var subs []board.Submission
-	for i := range 2500 { // more than a page of the copy
-		sub := board.Submission{Member: fmt.Sprintf("p%04d", i), Score: float64(i % 40), Op: board.Set}
+	def := board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}, Order: order,
+		Fields: fieldsIf(withFields), Retention: board.DefaultRetention}
+	return newFixtureWith(t, db, def, func(i int, sub *board.Submission) {
 		if withFields {
 			sub.Fields = []int64{int64(i % 3)}
 		}
 		if i%100 == 0 {
 			sub.Name = fmt.Sprintf("Player %d", i)
 		}
+	})
+}
+
+// newFixtureWith makes board def on an empty Redis and writes 2,500
+// members (more than a page of the copy), p0000 to p2499 with scores 0-39,
+// each as fill leaves it.
+func newFixtureWith(t *testing.T, db *DB, def board.Board, fill func(i int, sub *board.Submission)) *fixture {
+	t.Helper()
+	rdb := rsrv.Client(t)
+	rdb.FlushDB(context.Background())
+	f := &fixture{ctx: context.Background(), clock: &clock{}}
+	f.clock.Set(time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC))
+	f.store = board.NewStore(rdb, board.WithClock(f.clock.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
+	var err error
+	if f.b, err = f.store.CreateBoard(f.ctx, def); err != nil {
+		t.Fatal(err)
+	}
+	var subs []board.Submission
+	for i := range 2500 {
+		sub := board.Submission{Member: fmt.Sprintf("p%04d", i), Score: float64(i % 40), Op: board.Set}
+		fill(i, &sub)
 		subs = append(subs, sub)
 	}
 	for len(subs) > 0 {

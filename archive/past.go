@@ -79,11 +79,7 @@ func (p past) Find(ctx context.Context, boardID, period string, members []string
 	if len(members) == 0 {
 		return out, nil
 	}
-	args := []any{boardID, period}
-	for _, m := range members {
-		args = append(args, m)
-	}
-	marks := strings.TrimSuffix(strings.Repeat("?, ", len(members)), ", ")
+	args, marks := inList(boardID, period, members)
 	rs, err := p.db.sql.QueryContext(ctx, p.db.q(`SELECT `+entryColumns+` FROM archive_entries
 		WHERE board = ? AND period = ? AND member IN (`+marks+`)`), args...)
 	if err != nil {
@@ -247,4 +243,15 @@ func encodeFields(vals []int64) string {
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// inList is a query's arguments, board and period then ids, and the
+// placeholders of the ids for its IN (...).
+func inList(boardID, period string, ids []string) ([]any, string) {
+	args := make([]any, 0, 2+len(ids))
+	args = append(args, boardID, period)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return args, strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")
 }

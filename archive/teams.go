@@ -118,11 +118,7 @@ func (p past) TeamSizes(ctx context.Context, boardID, period string, teams []str
 	if len(teams) == 0 {
 		return out, nil
 	}
-	args := []any{boardID, period}
-	for _, t := range teams {
-		args = append(args, t)
-	}
-	marks := strings.TrimSuffix(strings.Repeat("?, ", len(teams)), ", ")
+	args, marks := inList(boardID, period, teams)
 	rs, err := p.db.sql.QueryContext(ctx, p.db.q(`SELECT team, members FROM archive_teams
 		WHERE board = ? AND period = ? AND team IN (`+marks+`)`), args...)
 	if err != nil {

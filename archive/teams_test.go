@@ -19,34 +19,13 @@ import (
 // whole numbers.
 func newTeamFixture(t *testing.T, db *DB, mode board.TeamMode, style board.RankStyle, order board.Order) *fixture {
 	t.Helper()
-	rdb := rsrv.Client(t)
-	rdb.FlushDB(context.Background())
-	f := &fixture{ctx: context.Background(), clock: &clock{}}
-	f.clock.Set(time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC))
-	f.store = board.NewStore(rdb, board.WithClock(f.clock.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
-	var err error
-	f.b, err = f.store.CreateBoard(f.ctx, board.Board{ID: "league", Title: "League", Periods: []board.Kind{board.Weekly, board.AllTime},
-		Order: order, RankStyle: style, Teams: mode, Retention: board.DefaultRetention})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var subs []board.Submission
-	for i := range 2500 {
-		sub := board.Submission{Member: fmt.Sprintf("p%04d", i), Score: float64(i % 40), Op: board.Set}
+	def := board.Board{ID: "league", Title: "League", Periods: []board.Kind{board.Weekly, board.AllTime},
+		Order: order, RankStyle: style, Teams: mode, Retention: board.DefaultRetention}
+	return newFixtureWith(t, db, def, func(i int, sub *board.Submission) {
 		if i%7 != 0 {
 			sub.Team = fmt.Sprintf("t%04d", i%1100)
 		}
-		subs = append(subs, sub)
-	}
-	for len(subs) > 0 {
-		n := min(len(subs), board.MaxBatch)
-		if _, err := f.store.SubmitBatch(f.ctx, f.b.ID, subs[:n], board.BatchOptions{By: board.Author{Actor: "test"}}); err != nil {
-			t.Fatal(err)
-		}
-		subs = subs[n:]
-	}
-	f.a = &Archiver{Store: f.store, DB: db, Grace: time.Hour, Log: quiet}
-	return f
+	})
 }
 
 // teamReads is every read of a period's team standing that people and the
