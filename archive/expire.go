@@ -122,7 +122,7 @@ func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, s
 		if err != nil {
 			return false, err
 		}
-		n, ok, err := a.DB.Past().TeamHeld(ctx, b.ID, p.String())
+		n, _, ok, err := a.DB.Past().TeamHeld(ctx, b.ID, p.String())
 		if err != nil {
 			return false, err
 		}

@@ -10,6 +10,7 @@ package archive
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -80,16 +81,23 @@ func (db *DB) insertTeams(ctx context.Context, tx *sql.Tx, boardID, period strin
 	return nil
 }
 
-func (p past) TeamHeld(ctx context.Context, boardID, period string) (int, bool, error) {
+func (p past) TeamHeld(ctx context.Context, boardID, period string) (int, board.TeamMode, bool, error) {
 	var n sql.NullInt64
-	err := p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT teams FROM archive_periods WHERE board = ? AND period = ?`), boardID, period).Scan(&n)
+	var def string
+	err := p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT teams, definition FROM archive_periods WHERE board = ? AND period = ?`), boardID, period).Scan(&n, &def)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
+		return 0, "", false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("archive: read the teams of %s of %q: %w", period, boardID, err)
+		return 0, "", false, fmt.Errorf("archive: read the teams of %s of %q: %w", period, boardID, err)
 	}
-	return int(n.Int64), n.Valid, nil
+	// The mode the standing was made under is in the definition archived
+	// with it: the board's may have changed since.
+	var spec board.Spec
+	if err := json.Unmarshal([]byte(def), &spec); err != nil {
+		return 0, "", false, fmt.Errorf("archive: the definition archived with %s of %q: %w", period, boardID, err)
+	}
+	return int(n.Int64), spec.Board().Teams, n.Valid, nil
 }
 
 func (p past) TeamRows(ctx context.Context, boardID, period string, offset, limit int) ([]board.Entry, error) {

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -132,6 +133,41 @@ func TestZeroTeamsExpires(t *testing.T) {
 		raw, _ := f.a.rawStates(f.ctx, &f.b)
 		if !expired(raw[w2.String()]) {
 			t.Fatalf("W48 on a board with teams off did not expire: %q", raw[w2.String()])
+		}
+	})
+}
+
+// TestArchivedTeamModeStays: an archived week keeps the team mode it
+// closed under: after the board switches from average to best, the week
+// still reads as averages (rounded as averages are), and says so.
+func TestArchivedTeamModeStays(t *testing.T) {
+	backends(t, func(t *testing.T, db *DB) {
+		f := newTeamFixture(t, db, board.TeamsAverage, board.Competition, board.HigherIsBetter)
+		w := f.week()
+		f.clock.Set(w.End.Add(2 * time.Hour))
+		before, err := f.store.TeamPage(f.ctx, &f.b, w, 0, 50)
+		if err != nil || before.Teams != board.TeamsAverage {
+			t.Fatalf("from Redis: %v %v", before.Teams, err)
+		}
+		f.b.Retention = 0
+		if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
+			t.Fatal(err)
+		}
+		f.a.Linger = time.Millisecond
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("final pass: %d %v", n, err)
+		}
+		waitGone(t, f, w)
+		f.b.Teams = board.TeamsBest
+		if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
+			t.Fatal(err)
+		}
+		after, err := f.store.TeamPage(f.ctx, &f.b, w, 0, 50)
+		if err != nil || after.Teams != board.TeamsAverage || !reflect.DeepEqual(after.Entries, before.Entries) {
+			t.Fatalf("from the archive after the switch to best: %v %v\n%+v\nwas %+v", after.Teams, err, after.Entries[:3], before.Entries[:3])
+		}
+		if now, err := f.store.TeamPage(f.ctx, &f.b, f.b.Current(board.AllTime, f.clock.Now()), 0, 1); err != nil || now.Teams != board.TeamsBest {
+			t.Fatalf("all time after the switch: %v %v", now.Teams, err)
 		}
 	})
 }

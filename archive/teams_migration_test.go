@@ -53,7 +53,7 @@ func TestMigrationAddsTeamStandings(t *testing.T) {
 		if err := db.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM archive_schema`).Scan(&versions); err != nil || versions != len(migrations)-1 {
 			t.Fatalf("%d versions applied: %v", versions, err)
 		}
-		if n, held, err := db.Past().TeamHeld(ctx, "league", w47); err != nil || held || n != 0 {
+		if n, _, held, err := db.Past().TeamHeld(ctx, "league", w47); err != nil || held || n != 0 {
 			t.Fatalf("a copy made before the migration holds a team standing: %d %v %v", n, held, err)
 		}
 		// One row per team and one per place.
@@ -102,7 +102,7 @@ func TestMigrationAddsTeamStandings(t *testing.T) {
 			t.Fatalf("pass on the migrated archive: %d %v", n, err)
 		}
 		rows, err := db.Past().TeamRows(ctx, b.ID, "week:2026-W48", 0, 10)
-		if n, held, _ := db.Past().TeamHeld(ctx, b.ID, "week:2026-W48"); err != nil || !held || n != 1 || len(rows) != 1 || rows[0].Member != "red" || rows[0].Score != 7 {
+		if n, _, held, _ := db.Past().TeamHeld(ctx, b.ID, "week:2026-W48"); err != nil || !held || n != 1 || len(rows) != 1 || rows[0].Member != "red" || rows[0].Score != 7 {
 			t.Fatalf("teams of W48: %d %v %+v %v", n, held, rows, err)
 		}
 	})

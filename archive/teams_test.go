@@ -262,7 +262,7 @@ func (f *fixture) sameTeams(t *testing.T, p board.Period) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, held, err := f.a.DB.Past().TeamHeld(f.ctx, f.b.ID, p.String())
+	n, _, held, err := f.a.DB.Past().TeamHeld(f.ctx, f.b.ID, p.String())
 	if err != nil || !held || n != pg.Total || len(rows) != pg.Total {
 		t.Fatalf("the archive holds %d teams (%d rows, held %v, %v); Redis %d", n, len(rows), held, err, pg.Total)
 	}
@@ -396,7 +396,7 @@ func TestTeamsNotArchived(t *testing.T) {
 			t.Fatalf("final pass: %d %v", n, err)
 		}
 		waitGone(t, f, w)
-		if n, held, err := db.Past().TeamHeld(f.ctx, f.b.ID, w.String()); err != nil || held || n != 0 {
+		if n, _, held, err := db.Past().TeamHeld(f.ctx, f.b.ID, w.String()); err != nil || held || n != 0 {
 			t.Fatalf("a board without teams archived a team standing: %d %v %v", n, held, err)
 		}
 		f.b.Teams = board.TeamsSum

@@ -45,10 +45,10 @@ type Past interface {
 	// range (higher: higher scores are better).
 	Range(ctx context.Context, boardID, period string, min, max float64, higher bool, offset, limit int) (entries []Entry, matched, above int, err error)
 	// TeamHeld is how many teams the past holds of a period's team
-	// standing (board/team.go), and whether it holds that standing at all:
-	// a period archived before team standings were, or while its board
-	// kept none, holds its members only.
-	TeamHeld(ctx context.Context, boardID, period string) (teams int, held bool, err error)
+	// standing (board/team.go), the team mode it was made under, and
+	// whether it holds that standing at all: a period archived before team
+	// standings were, or while its board kept none, holds its members only.
+	TeamHeld(ctx context.Context, boardID, period string) (teams int, mode TeamMode, held bool, err error)
 	// TeamRows are the team standing's rows at positions
 	// offset..offset+limit-1, as TeamPage read them (Member is the team id),
 	// the scores as Redis kept them (averages unrounded).

@@ -35,6 +35,9 @@ type Page struct {
 	Offset  int // position of the first entry
 	Matched int // members a score-range query matched; Total for plain pages
 	Entries []Entry
+	// Teams is how a team standing's scores were made (TeamPage): the
+	// board's mode, or for an archived period the mode it closed under.
+	Teams TeamMode
 }
 
 func checkWindow(offset, limit int) error {

@@ -211,8 +211,10 @@ func (s *Store) teamView(ctx context.Context, b *Board, p Period, z string, offs
 
 // roundTeams rounds averages to a hundredth of the board's unit: 7.33
 // points, not 7.333333333333333 (ranks come from the exact averages); on
-// duration boards, to the millisecond the format shows.
+// duration boards, to the millisecond the format shows. The page records
+// the board's team mode.
 func roundTeams(b *Board, pg Page) Page {
+	pg.Teams = b.Teams
 	if b.Teams == TeamsAverage {
 		for i := range pg.Entries {
 			pg.Entries[i].Score = roundAverage(b, pg.Entries[i].Score)

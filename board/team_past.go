@@ -10,32 +10,33 @@ package board
 import (
 	"context"
 	"fmt"
-	"math"
 )
 
 // pastTeamPage answers a page of an expired period's team standing from
 // the archive; ok is false when Redis is where p lives (or lived: an empty
 // closed period).
 func (s *Store) pastTeamPage(ctx context.Context, b *Board, p Period, offset, limit int) (Page, bool, error) {
-	n, ok, err := s.pastTeams(ctx, b, p)
+	n, mode, ok, err := s.pastTeams(ctx, b, p)
 	if err != nil || !ok {
 		return Page{}, ok, err
 	}
-	pg := Page{Period: p, Total: n, Offset: offset, Matched: n}
+	pg := Page{Period: p, Total: n, Offset: offset, Matched: n, Teams: mode}
 	if offset < n {
 		if pg.Entries, err = s.past.TeamRows(ctx, b.ID, p.String(), offset, limit); err != nil {
 			return Page{}, false, err
 		}
 	}
-	for i := range pg.Entries {
-		pg.Entries[i].Score = roundPastTeam(b, pg.Entries[i].Score)
+	if mode == TeamsAverage {
+		for i := range pg.Entries {
+			pg.Entries[i].Score = roundAverage(b, pg.Entries[i].Score)
+		}
 	}
 	return pg, true, nil
 }
 
 // pastTeamSizes is TeamSizes of an expired period, from the archive.
 func (s *Store) pastTeamSizes(ctx context.Context, b *Board, p Period, teams []string) ([]int, bool, error) {
-	n, ok, err := s.pastTeams(ctx, b, p)
+	n, _, ok, err := s.pastTeams(ctx, b, p)
 	if err != nil || !ok {
 		return nil, ok, err
 	}
@@ -54,36 +55,25 @@ func (s *Store) pastTeamSizes(ctx context.Context, b *Board, p Period, teams []s
 }
 
 // pastTeams is how many teams the archive holds of an expired period's
-// team standing; ok is false when p is not read from the archive. An
-// expired period the archive holds without its team standing is
-// ErrTeamsNotArchived, unless it has no members (so no teams) at all.
-func (s *Store) pastTeams(ctx context.Context, b *Board, p Period) (int, bool, error) {
+// team standing, and the team mode it closed under; ok is false when p is
+// not read from the archive. An expired period the archive holds without
+// its team standing is ErrTeamsNotArchived, unless it has no members (so
+// no teams) at all.
+func (s *Store) pastTeams(ctx context.Context, b *Board, p Period) (int, TeamMode, bool, error) {
 	members, past, err := s.pastTotal(ctx, b, p)
 	if err != nil || !past {
-		return 0, false, err
+		return 0, "", false, err
 	}
-	n, held, err := s.past.TeamHeld(ctx, b.ID, p.String())
+	n, mode, held, err := s.past.TeamHeld(ctx, b.ID, p.String())
 	if err != nil {
-		return 0, false, err
+		return 0, "", false, err
 	}
 	if !held {
 		if members == 0 {
-			return 0, true, nil
+			return 0, b.Teams, true, nil
 		}
-		return 0, false, fmt.Errorf("board: %s of %q is archived without its team standing "+
+		return 0, "", false, fmt.Errorf("board: %s of %q is archived without its team standing "+
 			"(archived before the archive kept team standings, or while the board kept none): %w", p, b.ID, ErrTeamsNotArchived)
 	}
-	return n, true, nil
-}
-
-// roundPastTeam rounds an archived team score as TeamPage rounds averages.
-// The board's team mode may have changed since the period was archived, so
-// the score says what it was: sums and bests are whole units (which
-// rounding would leave alone, but for the last bits of the largest), an
-// average need not be.
-func roundPastTeam(b *Board, v float64) float64 {
-	if v == math.Trunc(v) {
-		return v
-	}
-	return roundAverage(b, v)
+	return n, mode, true, nil
 }

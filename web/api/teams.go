@@ -65,7 +65,7 @@ func (s *Handler) apiTeams(c echo.Context) error {
 		out[i] = teamJSON{Rank: r.Rank, Team: r.Member, Members: sizes[i], Score: json.Number(b.Format.Number(pg.Entries[i].Score)), Shown: r.Score, Tied: r.Tied}
 	}
 	answer := map[string]any{
-		"board": b.ID, "teams_by": string(b.Teams), "period": toPeriodJSON(p), "total": pg.Total, "offset": offset, "teams": out,
+		"board": b.ID, "teams_by": string(pg.Teams), "period": toPeriodJSON(p), "total": pg.Total, "offset": offset, "teams": out,
 	}
 	if since := s.frozenSince(&b); since != nil {
 		answer["frozen_since"] = since

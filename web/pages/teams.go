@@ -78,7 +78,7 @@ func (s *Handler) teamsPage(c echo.Context) error {
 	}
 	v := templates.TeamsView{
 		Title: b.Title, ID: b.ID, Meta: templates.BoardMeta(&b), BoardHref: boardURL(b.ID, p, current, 1, 0, ""),
-		PeriodTitle: label, Total: pg.Total, By: teamsBy(b.Teams),
+		PeriodTitle: label, Total: pg.Total, By: teamsBy(pg.Teams),
 		Table: teamTable(&b, pg.Entries, "Teams of "+b.Title+", "+label, func(team string) string { return teamURL(b.ID, team, p, current) }),
 		Empty: "No team has a score in " + label + " yet.",
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/teams/",
