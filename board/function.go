@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -67,6 +68,43 @@ func (s *Store) LoadFunctions(ctx context.Context) error {
 		return fmt.Errorf("board: load the %s function library: %w", FunctionLibrary, err)
 	}
 	return nil
+}
+
+// EnsureFunctions loads the library into every primary that lacks it (a
+// primary added to a Cluster, a Redis replaced by an empty one), so FCALL
+// works there within one call of this rather than at the next hourly
+// reload, and returns how many primaries it loaded. A library already there
+// is left alone: replicas of two app versions do not replace each other's.
+func (s *Store) EnsureFunctions(ctx context.Context) (int, error) {
+	src := s.functionSource()
+	var loaded atomic.Int32
+	ensure := func(ctx context.Context, c redis.Cmdable, where string) error {
+		libs, err := c.FunctionList(ctx, redis.FunctionListQuery{LibraryNamePattern: FunctionLibrary}).Result()
+		if err != nil {
+			return fmt.Errorf("%s: list functions: %w", where, err)
+		}
+		for _, l := range libs {
+			if l.Name == FunctionLibrary {
+				return nil
+			}
+		}
+		// Another replica may load it at the same moment: that is as good.
+		if err := c.FunctionLoad(ctx, src).Err(); err != nil && !strings.Contains(err.Error(), "already exists") {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		loaded.Add(1)
+		return nil
+	}
+	var err error
+	if c, ok := s.rdb.(*redis.ClusterClient); ok {
+		err = c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error { return ensure(ctx, n, n.Options().Addr) })
+	} else {
+		err = ensure(ctx, s.rdb, "redis")
+	}
+	if err != nil {
+		return int(loaded.Load()), fmt.Errorf("board: the %s function library: %w", FunctionLibrary, err)
+	}
+	return int(loaded.Load()), nil
 }
 
 // bucketDays stands in the schedule's kinds for the days of daily buckets.

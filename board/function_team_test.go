@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"podium/internal/redistest"
 )
 
 // TestFunctionSubmitTeamMatchesAPI: FCALL podium_submit_team moves the
@@ -109,5 +111,48 @@ func TestFunctionSubmitTeamRefuses(t *testing.T) {
 	}
 	if got := f.teams(teamed, AllTime); got != "north=5@1" {
 		t.Fatalf("teams after the refusals: %s", got)
+	}
+}
+
+// TestEnsureFunctions: a Redis (or Cluster primary) that lost the library,
+// or never had it, gets it back; one that has it is left alone.
+func TestEnsureFunctions(t *testing.T) {
+	f := realFixture(t)
+	b := f.board(Board{})
+	if n, err := f.store.EnsureFunctions(f.ctx); err != nil || n != 0 {
+		t.Fatalf("with the library there: loaded %d, %v", n, err)
+	}
+	if err := f.rdb.FunctionDelete(f.ctx, FunctionLibrary).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fcall(f.ctx, f.rdb, b, "ann", "incr", "1"); err == nil {
+		t.Fatal("FCALL worked without the library")
+	}
+	if n, err := f.store.EnsureFunctions(f.ctx); err != nil || n != 1 {
+		t.Fatalf("without the library: loaded %d, %v", n, err)
+	}
+	if _, err := fcall(f.ctx, f.rdb, b, "ann", "incr", "1"); err != nil {
+		t.Fatalf("FCALL after: %v", err)
+	}
+
+	cluster, err := redistest.StartCluster(3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	cc := cluster.Client(t)
+	cs := NewStore(cc)
+	if n, err := cs.EnsureFunctions(f.ctx); err != nil || n != 3 {
+		t.Fatalf("a new cluster: loaded %d, %v", n, err)
+	}
+	primaries, err := cluster.Primaries(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cluster.Node(primaries[1]).Client(t).FunctionDelete(f.ctx, FunctionLibrary).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := cs.EnsureFunctions(f.ctx); err != nil || n != 1 {
+		t.Fatalf("one primary without it: loaded %d, %v", n, err)
 	}
 }

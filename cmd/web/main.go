@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 	_ "time/tzdata" // boards name IANA zones; the binary must know them on any host
@@ -77,12 +78,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.DatabaseURL == "" && !cfg.Embedded() {
 		log.Warn("the archive is an SQLite file of this process: run one replica, or set DATABASE_URL so replicas share one archive (they share the archiving state in Redis)")
 	}
-	go refreshSchedules(ctx, store, !cfg.Embedded(), log)
-	go rollWindows(ctx, store, log)
+	// The background loops stop, and are waited for, before Redis closes,
+	// whichever way run returns (an error below too).
+	loopsCtx, stopLoops := context.WithCancel(ctx)
+	var loops sync.WaitGroup
+	defer func() { stopLoops(); loops.Wait() }()
+	loops.Go(func() { refreshSchedules(loopsCtx, store, !cfg.Embedded(), log) })
+	loops.Go(func() { rollWindows(loopsCtx, store, log) })
+	if !cfg.Embedded() {
+		loops.Go(func() { ensureFunctions(loopsCtx, store, 30*time.Second, log) })
+	}
 	// Scheduled freezes are taken at their time even when nothing writes or
 	// reads (every replica; each take is idempotent).
-	go store.RunFreezes(ctx, 10*time.Second, func(err error) {
-		log.Warn("take a scheduled freeze", slog.Any("error", err))
+	loops.Go(func() {
+		store.RunFreezes(loopsCtx, 10*time.Second, func(err error) {
+			if loopsCtx.Err() == nil {
+				log.Warn("take a scheduled freeze", slog.Any("error", err))
+			}
+		})
 	})
 	hub := live.New(rdb, store, live.Options{Tick: cfg.LiveTick, PerAddr: cfg.LivePerAddr, SelfPublished: cfg.Embedded(), DB: redisDB(rdb), Logger: log})
 	hubCtx, stopHub := context.WithCancel(context.Background())
@@ -269,6 +282,30 @@ func refreshSchedules(ctx context.Context, store *board.Store, reload bool, log 
 			if err := store.LoadFunctions(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("reload the Function library for FCALL podium_submit", slog.Any("error", err))
 			}
+		}
+	}
+}
+
+// ensureFunctions loads the Function library into a primary that lacks it
+// (one added to a Cluster, a Redis replaced empty) within one period of
+// every, rather than at the next hourly reload.
+func ensureFunctions(ctx context.Context, store *board.Store, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n, err := store.EnsureFunctions(ctx)
+		if err != nil && ctx.Err() == nil {
+			// Debug: on Redis 6 this fails every time, and the hourly
+			// reload already warns of it.
+			log.Debug("load the Function library where it is missing, for FCALL podium_submit", slog.Any("error", err))
+		}
+		if n > 0 {
+			log.Info("loaded the Function library into primaries that lacked it", slog.Int("primaries", n))
 		}
 	}
 }
