@@ -100,6 +100,19 @@ func (s *Handler) apiCreateHook(c echo.Context) error {
 	return c.JSON(http.StatusCreated, j)
 }
 
+// boardHook reads the webhook in the path; one an earlier board of this id
+// left (the runner drops it) is not found.
+func (s *Handler) boardHook(c echo.Context, b *board.Board) (hooks.Hook, error) {
+	h, err := s.opts.Hooks.Get(c.Request().Context(), b.ID, request.Param(c, "id"))
+	if err == nil && h.BoardCreated != b.Created.UnixMilli() {
+		err = hooks.ErrNotFound
+	}
+	if err != nil {
+		return h, hookErr(err)
+	}
+	return h, nil
+}
+
 // apiHook shows one webhook with its recent deliveries.
 func (s *Handler) apiHook(c echo.Context) error {
 	b, err := s.hookBoard(c)
@@ -107,12 +120,9 @@ func (s *Handler) apiHook(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	h, err := s.opts.Hooks.Get(ctx, b.ID, request.Param(c, "id"))
-	if err == nil && h.BoardCreated != b.Created.UnixMilli() {
-		err = hooks.ErrNotFound // an earlier board's of this id: the runner drops it
-	}
+	h, err := s.boardHook(c, &b)
 	if err != nil {
-		return hookErr(err)
+		return err
 	}
 	j := toHookJSON(h)
 	if j.Deliveries, err = s.opts.Hooks.Attempts(ctx, b.ID, h.ID); err != nil {
@@ -139,12 +149,11 @@ func (s *Handler) apiPatchHook(c echo.Context) error {
 		ae.Field = "enabled"
 		return ae
 	}
-	ctx, id := c.Request().Context(), request.Param(c, "id")
-	before, err := s.opts.Hooks.Get(ctx, b.ID, id)
+	before, err := s.boardHook(c, &b)
 	if err != nil {
-		return hookErr(err)
+		return err
 	}
-	h, err := s.opts.Hooks.SetEnabled(ctx, b.ID, id, *body.Enabled)
+	h, err := s.opts.Hooks.SetEnabled(c.Request().Context(), b.ID, before.ID, *body.Enabled)
 	if err != nil {
 		return hookErr(err)
 	}
@@ -163,6 +172,9 @@ func (s *Handler) apiPatchHook(c echo.Context) error {
 func (s *Handler) apiRotateHook(c echo.Context) error {
 	b, err := s.hookBoard(c)
 	if err != nil {
+		return err
+	}
+	if _, err := s.boardHook(c, &b); err != nil {
 		return err
 	}
 	h, err := s.opts.Hooks.Rotate(c.Request().Context(), b.ID, request.Param(c, "id"))
