@@ -39,6 +39,14 @@ func (s *Handler) frozenSince(b *board.Board) *time.Time {
 	return nil
 }
 
+// noteFrozen adds "frozen_since" to an answer read from a frozen board's
+// public copy.
+func (s *Handler) noteFrozen(b *board.Board, answer map[string]any) {
+	if since := s.frozenSince(b); since != nil {
+		answer["frozen_since"] = since
+	}
+}
+
 // apiFreeze freezes a board's public standings: now, or at "at".
 func (s *Handler) apiFreeze(c echo.Context) error {
 	b, err := s.apiLoadBoard(c)

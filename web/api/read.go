@@ -114,9 +114,7 @@ func (s *Handler) apiEntries(c echo.Context) error {
 	out := map[string]any{
 		"board": b.ID, "period": toPeriodJSON(p), "total": pg.Total, "offset": offset, "entries": entriesJSON(&b, pg.Entries),
 	}
-	if since := s.frozenSince(&b); since != nil {
-		out["frozen_since"] = since
-	}
+	s.noteFrozen(&b, out)
 	return c.JSON(http.StatusOK, out)
 }
 
@@ -194,9 +192,7 @@ func (s *Handler) apiAround(c echo.Context) error {
 		"board": b.ID, "period": toPeriodJSON(p), "total": pg.Total, "member": member,
 		"position": pos, "offset": pg.Offset, "entries": entriesJSON(&b, pg.Entries),
 	}
-	if since := s.frozenSince(&b); since != nil {
-		out["frozen_since"] = since
-	}
+	s.noteFrozen(&b, out)
 	return c.JSON(http.StatusOK, out)
 }
 

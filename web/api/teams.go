@@ -67,9 +67,7 @@ func (s *Handler) apiTeams(c echo.Context) error {
 	answer := map[string]any{
 		"board": b.ID, "teams_by": string(pg.Teams), "period": toPeriodJSON(p), "total": pg.Total, "offset": offset, "teams": out,
 	}
-	if since := s.frozenSince(&b); since != nil {
-		answer["frozen_since"] = since
-	}
+	s.noteFrozen(&b, answer)
 	return c.JSON(http.StatusOK, answer)
 }
 
@@ -114,9 +112,7 @@ func (s *Handler) apiTeam(c echo.Context) error {
 		members[i] = m
 	}
 	answer := map[string]any{"board": b.ID, "period": toPeriodJSON(p), "team": team, "members": members}
-	if since := s.frozenSince(&b); since != nil {
-		answer["frozen_since"] = since
-	}
+	s.noteFrozen(&b, answer)
 	return c.JSON(http.StatusOK, answer)
 }
 
