@@ -260,6 +260,8 @@ func (b *Board) Validate() error {
 		add("title", "is required")
 	case utf8.RuneCountInString(b.Title) > MaxTitleLen || !utf8.ValidString(b.Title) || hasControl(b.Title):
 		add("title", "must be printable text of at most %d characters", MaxTitleLen)
+	case strings.ContainsFunc(b.Title, isBidiOrInvisible):
+		add("title", "holds bidi controls or invisible characters, which could reorder the text around it")
 	}
 	switch b.Format.Type {
 	case Integer, Duration:
@@ -274,8 +276,8 @@ func (b *Board) Validate() error {
 		add("format.type", "must be integer, decimal or duration")
 	}
 	for name, v := range map[string]string{"format.prefix": b.Format.Prefix, "format.suffix": b.Format.Suffix} {
-		if utf8.RuneCountInString(v) > MaxAffixLen || !utf8.ValidString(v) || hasControl(v) {
-			add(name, "must be printable text of at most %d characters", MaxAffixLen)
+		if utf8.RuneCountInString(v) > MaxAffixLen || !utf8.ValidString(v) || hasControl(v) || strings.ContainsFunc(v, isBidiOrInvisible) {
+			add(name, "must be printable text of at most %d characters, without bidi controls", MaxAffixLen)
 		}
 	}
 	if b.Order != HigherIsBetter && b.Order != LowerIsBetter {

@@ -1,28 +1,22 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
-	"errors"
-	"net/http"
 
 	"github.com/labstack/echo/v4"
 )
 
-// decodeJSON reads a request body strictly: known fields only, one value.
+// decodeJSON reads a request body strictly: valid UTF-8 (the decoder would
+// store U+FFFD in its place), known fields only, one value.
 func decodeJSON(c echo.Context, v any) error {
-	dec := json.NewDecoder(c.Request().Body)
+	raw, err := readBody(c.Request().Body)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		// A body with a Content-Length over the limit never gets here; a
-		// chunked one fails while read, with echo's 413 from BodyLimit's reader.
-		var mbe *http.MaxBytesError
-		var he *echo.HTTPError
-		if errors.As(err, &mbe) {
-			return apiErr(413, "too_large", "the request body is over %d bytes", mbe.Limit)
-		}
-		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
-			return tooLarge()
-		}
 		return apiErr(400, "bad_json", "the body is not valid JSON for this request: %v", err)
 	}
 	if dec.More() {

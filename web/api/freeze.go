@@ -72,6 +72,11 @@ func (s *Handler) apiFreeze(c echo.Context) error {
 	}
 	var at time.Time
 	if body.At != nil {
+		if body.At.IsZero() { // the store reads the zero time as "now"
+			ae := apiErr(422, "invalid", "at is in the past; leave it out to freeze now")
+			ae.Field = "at"
+			return ae
+		}
 		at = *body.At
 	}
 	fb, err := s.opts.Store.Freeze(c.Request().Context(), b.ID, at)

@@ -17,16 +17,19 @@ import (
 )
 
 // submissionJSON is one score on the wire. The score is kept as the text of
-// the JSON number and read exactly in the board's units (never through a
-// float64 first, which would round 2^53+1 to 2^53 before any check).
+// the JSON value and read exactly in the board's units (never through a
+// float64 first, which would round 2^53+1 to 2^53 before any check). It is a
+// json.RawMessage rather than a json.Number because the decoder also puts a
+// string holding a number ("12") into a json.Number; scores are numbers.
+// Team is a pointer so that "team": "" can be told from no team.
 type submissionJSON struct {
-	Member         string       `json:"member"`
-	Score          *json.Number `json:"score"`
-	Op             string       `json:"op,omitempty"`
-	Name           string       `json:"name,omitempty"`
-	Fields         []int64      `json:"fields,omitempty"`
-	IdempotencyKey string       `json:"idempotency_key,omitempty"`
-	Team           string       `json:"team,omitempty"`
+	Member         string          `json:"member"`
+	Score          json.RawMessage `json:"score"`
+	Op             string          `json:"op,omitempty"`
+	Name           string          `json:"name,omitempty"`
+	Fields         []int64         `json:"fields,omitempty"`
+	IdempotencyKey string          `json:"idempotency_key,omitempty"`
+	Team           *string         `json:"team,omitempty"`
 }
 
 // submitBody is one submission, or {"scores": [...]}, never both.
@@ -61,7 +64,7 @@ func decodeScores(body io.Reader, header string, fm board.Format) (scoresRequest
 	if dec.More() {
 		return scoresRequest{}, apiErr(400, "bad_json", "the body holds more than one JSON value")
 	}
-	single := req.Member != "" || req.Score != nil || req.Op != "" || req.Name != "" || req.Fields != nil || req.IdempotencyKey != "" || req.Team != ""
+	single := req.Member != "" || req.Score != nil || req.Op != "" || req.Name != "" || req.Fields != nil || req.IdempotencyKey != "" || req.Team != nil
 	switch {
 	case req.Scores != nil && single:
 		return scoresRequest{}, apiErr(400, "bad_json", `send one submission or {"scores": [...]}, not both`)
@@ -119,18 +122,33 @@ func readBody(body io.Reader) ([]byte, error) {
 }
 
 func (j submissionJSON) submission(field string, fm board.Format) (board.Submission, error) {
-	if j.Score == nil {
-		ae := apiErr(422, "invalid", "%sscore is required", field)
-		ae.Field = field + "score"
-		return board.Submission{}, ae
+	invalid := func(name, format string, args ...any) error {
+		ae := apiErr(422, "invalid", "%s%s "+format, append([]any{field, name}, args...)...)
+		ae.Field = field + name
+		return ae
 	}
-	units, err := fm.ParseScore(string(*j.Score), false)
+	switch {
+	case len(j.Score) == 0 || string(j.Score) == "null":
+		return board.Submission{}, invalid("score", "is required")
+	case j.Score[0] == '"':
+		return board.Submission{}, invalid("score", "must be a JSON number, not a string (12, not \"12\")")
+	case j.Score[0] != '-' && (j.Score[0] < '0' || j.Score[0] > '9'):
+		return board.Submission{}, invalid("score", "must be a JSON number")
+	}
+	units, err := fm.ParseScore(string(j.Score), false)
 	if err != nil {
 		ae := apiErr(422, "invalid", "%s%s", field, err)
 		ae.Field = field + "score"
 		return board.Submission{}, ae
 	}
-	return board.Submission{Member: j.Member, Score: units, Unit: fm.Unit(), Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey, Team: j.Team}, nil
+	var team string
+	if j.Team != nil {
+		if *j.Team == "" {
+			return board.Submission{}, invalid("team", "is empty: leave it out to keep the member's team (PUT .../members/{member}/team with \"\" leaves a team)")
+		}
+		team = *j.Team
+	}
+	return board.Submission{Member: j.Member, Score: units, Unit: fm.Unit(), Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey, Team: team}, nil
 }
 
 // placeJSON's score is exact decimal text sent as a JSON number (see
