@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -50,3 +51,32 @@ func TestTVPage(t *testing.T) {
 		}
 	}
 }
+
+// TestTVDefaultsToTheFirstBoards: a site with more boards than a display
+// shows gets the first ones, in the home page's order, not an error; naming
+// too many is still refused.
+func TestTVDefaultsToTheFirstBoards(t *testing.T) {
+	f := newFixture(t)
+	var ids []string
+	for i := range maxScreens + 2 {
+		id := fmt.Sprintf("b%02d", i)
+		ids = append(ids, id)
+		f.board(board.Board{ID: id, Title: fmt.Sprintf("Board %02d", i)}, map[string]float64{"ann": 1})
+	}
+	res, body := f.get("/tv")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("/tv with %d boards: %d %s", len(ids), res.StatusCode, excerpt(body))
+	}
+	if n := strings.Count(body, `data-testid="tv-screen"`); n != maxScreens {
+		t.Errorf("%d screens, want %d", n, maxScreens)
+	}
+	if !strings.Contains(body, "Board 00") || !strings.Contains(body, fmt.Sprintf("Board %02d", maxScreens-1)) || strings.Contains(body, fmt.Sprintf("Board %02d", maxScreens)) {
+		t.Errorf("not the first %d boards in the home page's order", maxScreens)
+	}
+	res, body = f.get("/tv?boards=" + strings.Join(ids, ","))
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "at most 24") {
+		t.Errorf("naming %d boards: %d %s", len(ids), res.StatusCode, excerpt(body))
+	}
+}
+
+const maxScreens = 24

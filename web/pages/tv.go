@@ -25,8 +25,9 @@ const maxTVScreens = 24
 //
 //	/tv?boards=arcade,sales&periods=week,all&every=20&limit=10&theme=dark
 //
-// boards defaults to every board, periods to each board's default period; a
-// period a board does not keep is skipped for that board.
+// boards defaults to every board (the first maxTVScreens screens of them, in
+// the home page's order), periods to each board's default period; a period a
+// board does not keep is skipped for that board.
 func (s *Handler) tvPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	every, err := request.Int(c.QueryParam("every"), "every", 15, 5, 3600)
@@ -52,7 +53,8 @@ func (s *Handler) tvPage(c echo.Context) error {
 		}
 	}
 	var boards []board.Board
-	if ids := list(c.QueryParam("boards")); len(ids) > 0 {
+	named := len(list(c.QueryParam("boards"))) > 0
+	if ids := list(c.QueryParam("boards")); named {
 		for _, id := range ids {
 			b, err := request.Board(ctx, s.opts.Store, id)
 			if err != nil {
@@ -65,6 +67,7 @@ func (s *Handler) tvPage(c echo.Context) error {
 	}
 	now := s.opts.Store.Now()
 	v := templates.TVView{Every: every, Rows: limit, Theme: theme}
+screens:
 	for _, b := range boards {
 		ks := kinds
 		if len(ks) == 0 {
@@ -75,6 +78,9 @@ func (s *Handler) tvPage(c echo.Context) error {
 				continue
 			}
 			if len(v.Screens) == maxTVScreens {
+				if !named { // every board: the first ones, in the home page's order
+					break screens
+				}
 				return request.BadRequest(fmt.Sprintf("A display shows at most %d boards and periods; ask for fewer.", maxTVScreens))
 			}
 			p := b.Current(k, now)
