@@ -1,7 +1,8 @@
 package board
 
 // Rolling windows at their edges: the size cap, best windows fed by incr and
-// decr, a removal between two roll steps, a window as the default period.
+// decr, sum windows fed by set and best, a removal between two roll steps, a
+// window as the default period.
 
 import (
 	"fmt"
@@ -96,5 +97,51 @@ func TestWindowDefaultAndTeamsOff(t *testing.T) {
 	z := ZSetKey(b.ID, Period{Kind: Last7d})
 	if n, _ := f.rdb.Exists(f.ctx, teamKeys(z)...).Result(); n != 0 {
 		t.Fatalf("%d team keys of the window left", n)
+	}
+}
+
+// In a sum window a set or a best counts as the change it made to the
+// member's score (in all time here), not as the new score: a window turned
+// on after the scores were made holds only what changed since.
+func TestWindowSumCountsTheChangeOfASet(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{Weekly, AllTime}})
+	f.write(b, "a", Set, 100)
+	f.write(b, "b", Set, 50)
+	upd := *b
+	upd.Periods = []Kind{Weekly, AllTime, Last7d}
+	got, err := f.store.UpdateBoard(f.ctx, upd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = &got
+	f.write(b, "b", Set, 80)  // +30
+	f.write(b, "a", Best, 90) // not better: +0
+	f.write(b, "a", Best, 120)
+	f.write(b, "a", Set, 110) // -10: a's window is 20 - 10
+	f.write(b, "c", Set, 5)   // new: +5
+	if got, want := f.standings(b, Last7d), "b=30@1 a=10@2 c=5@3"; got != want {
+		t.Fatalf("last7d: %s, want %s", got, want)
+	}
+	if got, want := f.standings(b, AllTime), "a=110@1 b=80@2 c=5@3"; got != want {
+		t.Fatalf("all time: %s, want %s", got, want)
+	}
+	// The buckets hold the same changes, so the window rolls to zero.
+	f.at(f.clock.Now().Add(8 * 24 * time.Hour))
+	f.roll(b)
+	if got := f.standings(b, Last7d); got != "" {
+		t.Fatalf("last7d after a week: %q, want empty", got)
+	}
+}
+
+// On a board that keeps windows only, a set sets the window: there is no
+// score to measure a change against.
+func TestWindowOnlyBoardSets(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{Last7d}})
+	f.write(b, "a", Incr, 10)
+	f.write(b, "a", Set, 4)
+	if got, want := f.standings(b, Last7d), "a=4@1"; got != want {
+		t.Fatalf("last7d: %s, want %s", got, want)
 	}
 }

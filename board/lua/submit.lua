@@ -150,8 +150,19 @@ end
 
 -- plan_in plans an item for one period (ps: its plans of the periods
 -- before). A best window (board/window.go) takes every write as an offer
--- (window_offer); the plan records the offer.
+-- (window_offer); the plan records the offer. A sum window adds up changes,
+-- so a set or best counts there as the change it made (window_change).
 local function plan_in(per, it, old, olds, ps)
+  if per.bk and per.mode ~= 'best' and (it.op == 'set' or it.op == 'best') then
+    local d = window_change(periods, ps)
+    if d then
+      local op = 'incr'
+      if d < 0 then op, d = 'decr', -d end
+      local p = plan({op = op, val = d, fields = it.fields, time = it.time, id = it.id}, old, olds)
+      if p then p.offer = it.val end
+      return p
+    end
+  end
   if per.mode ~= 'best' or it.op == 'best' then
     local p = plan(it, old, olds)
     if p then p.offer = it.val end

@@ -175,12 +175,10 @@ local function window_setup(periods, tag, wa)
   return keep
 end
 
--- window_offer is what a write offers a best window: the value of a best
--- or set; for incr and decr, the score the write reaches in all time, or in
--- the board's longest calendar period (ps: the item's plans of the periods
--- before the window), or else in the window itself.
-local function window_offer(periods, ps, it, olds)
-  if it.op ~= 'incr' and it.op ~= 'decr' then return it.val end
+-- window_ref is the item's plan in all time, or else in the board's longest
+-- calendar period (ps: the item's plans of the periods before a window), or
+-- nil on a board that keeps windows only.
+local function window_ref(periods, ps)
   local ref
   for j = 1, #ps do
     if ps[j] and not periods[j].bk then
@@ -188,9 +186,28 @@ local function window_offer(periods, ps, it, olds)
       if periods[j].label == 'all' then break end
     end
   end
+  return ref
+end
+
+-- window_offer is what a write offers a best window: the value of a best
+-- or set; for incr and decr, the score the write reaches in all time, or in
+-- the board's longest calendar period, or else in the window itself.
+local function window_offer(periods, ps, it, olds)
+  if it.op ~= 'incr' and it.op ~= 'decr' then return it.val end
+  local ref = window_ref(periods, ps)
   if ref then return tonumber(ref.news) end
   if it.op == 'incr' then return (tonumber(olds) or 0) + it.val end
   return (tonumber(olds) or 0) - it.val
+end
+
+-- window_change is the change a set or best made to the member's score in
+-- all time, or in the board's longest calendar period: what a sum window
+-- adds. Nil on a board that keeps windows only: the write then sets the
+-- window itself.
+local function window_change(periods, ps)
+  local ref = window_ref(periods, ps)
+  if not ref then return nil end
+  return tonumber(ref.news) - (tonumber(ref.olds) or 0)
 end
 
 -- window_forget takes a member out of a window's buckets: it left the
