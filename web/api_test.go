@@ -28,7 +28,13 @@ type apiFixture struct {
 
 func newAPIFixture(t *testing.T, keyLimit, addrLimit int) *apiFixture {
 	t.Helper()
-	f := newFixture(t)
+	return newAPIFixtureOn(newFixture(t), keyLimit, addrLimit)
+}
+
+// newAPIFixtureOn serves the API over f's store.
+func newAPIFixtureOn(f *fixture, keyLimit, addrLimit int) *apiFixture {
+	t := f.t
+	t.Helper()
 	rdb := testRedis(t)
 	adm := &Admin{
 		Store: f.store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),

@@ -45,14 +45,21 @@ var testNow = time.Date(2027, 1, 6, 12, 0, 0, 0, time.UTC)
 
 func newFixture(t *testing.T, origins ...string) *fixture {
 	t.Helper()
+	// Every call moves the clock on a millisecond; handlers and the live hub
+	// call it from their own goroutines, so the count is atomic.
+	var ticks atomic.Int64
+	return newFixtureAt(t, func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) }, origins...)
+}
+
+// newFixtureAt is newFixture on the given clock: time.Now for what must
+// agree with Redis TIME (FCALL).
+func newFixtureAt(t *testing.T, clock func() time.Time, origins ...string) *fixture {
+	t.Helper()
 	rdb := testRedis(t)
 	if err := flushAll(rdb); err != nil { // our own private server
 		t.Fatal(err)
 	}
-	// Every call moves the clock on a millisecond; handlers and the live hub
-	// call it from their own goroutines, so the count is atomic.
-	var ticks atomic.Int64
-	f := &fixture{t: t, store: board.NewStore(rdb, board.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) }))}
+	f := &fixture{t: t, store: board.NewStore(rdb, board.WithClock(clock))}
 	s := New(Options{
 		Store:        f.store,
 		Ready:        func(context.Context) error { return f.ready },

@@ -8,8 +8,8 @@
 -- script as the app. <value> is a whole number of the board's unit (1 for
 -- integer and duration boards, 10^-places for decimal boards: 12.34 on a
 -- 2-place board is 1234); <op> is incr, decr, set or best ('' is incr);
--- '' leaves <name> and <idempotency key> out. Returns the JSON result, one
--- {periods = [{p, bs, br, as, ar}]} per item, or an error naming the problem.
+-- '' leaves <name> and <idempotency key> out. Returns the API's answer as
+-- JSON (api_answer), or an error naming the problem.
 -- The change is audited, as every write is, under the actor "redis:fcall".
 -- Periods come from the schedule the app keeps beside the board (time zones
 -- are not computable here); the app refreshes it hourly and on every change.
@@ -20,6 +20,53 @@ local MAX = 9007199254740992
 local ACTOR = 'redis:fcall'
 
 local function fail(msg) return redis.error_reply('ERR podium_submit: ' .. msg) end
+
+-- shift_point writes a score in units as exact decimal text in the board's
+-- unit, as board.Format.Number does: 1234 units on a 2-place board is 12.34.
+-- s is the script's score text (%.17g: plain digits for every whole number
+-- within 2^53).
+local function shift_point(s, d)
+  if d == 0 or string.find(s, '[eEn]') then
+    if d == 0 then return s end
+    return string.format('%.17g', tonumber(s) / 10 ^ d)
+  end
+  local sign = ''
+  if string.sub(s, 1, 1) == '-' then sign, s = '-', string.sub(s, 2) end
+  local int, frac = string.match(s, '^(%d*)%.?(%d*)$')
+  if #int <= d then int = string.rep('0', d - #int + 1) .. int end
+  local cut = #int - d
+  int, frac = string.sub(int, 1, cut), string.sub(int, cut + 1) .. frac
+  frac = string.gsub(frac, '0+$', '')
+  if frac == '' then
+    if int == '0' then return '0' end
+    return sign .. int
+  end
+  return sign .. int .. '.' .. frac
+end
+
+-- api_answer is the API's answer to one submission, {"result": {member,
+-- replayed, periods: [{period: {kind, key}, before, after}]}}, built from the
+-- submit script's compact item ({periods = [{p, bs, br, as, ar}]}). Written
+-- by hand: cjson writes numbers with 14 digits, and scores need up to 17. A
+-- period has no title, start or end here (Lua in Redis knows no time zones).
+local function api_answer(item, member, places)
+  local function place(score, rank)
+    if score == nil or score == '' then return 'null' end
+    local t = '{"score":' .. shift_point(score, places)
+    if rank and tonumber(rank) ~= 0 then t = t .. ',"rank":' .. string.format('%d', rank) end
+    return t .. '}'
+  end
+  local ps = {}
+  for i, x in ipairs(item.periods or {}) do
+    local kind, key = string.match(x.p, '^([^:]+):?(.*)$')
+    local period = '{"kind":' .. cjson.encode(kind)
+    if key ~= '' then period = period .. ',"key":' .. cjson.encode(key) end
+    ps[i] = '{"period":' .. period .. '},"before":' .. place(x.bs, x.br) .. ',"after":' .. place(x.as, x.ar) .. '}'
+  end
+  local head = '{"result":{"member":' .. cjson.encode(member)
+  if item.replayed then head = head .. ',"replayed":true' end
+  return head .. ',"periods":[' .. table.concat(ps, ',') .. ']}}'
+end
 
 local function hex15(x)
   local t = {}
@@ -238,7 +285,11 @@ local function submit(keys, args, team)
 
   local r = submit_script(K, A)
   local st = r[1]
-  if st == 'ok' or st == 'replay' then return r[2] end
+  if st == 'ok' or st == 'replay' then
+    local places = 0
+    if m.format == 'decimal' then places = tonumber(m.decimals) or 0 end
+    return api_answer(cjson.decode(r[2])[1], member, places)
+  end
   if st == 'archived' then return fail('period ' .. r[2] .. ' has closed and moved to the archive, where it no longer changes; nothing was written') end
   if st == 'reused' then return fail('idempotency key ' .. idem .. ' was already used for a different submission') end
   if st == 'range' then return fail('the ' .. r[3] .. ' score would leave ±2^53 units, which this board keeps exactly; nothing was written') end
