@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -96,6 +97,8 @@ type Server struct {
 	api     *api.Handler
 	log     *slog.Logger
 	metrics *metrics
+	// draining is set by Drain, before a shutdown.
+	draining atomic.Bool
 }
 
 // New builds the server and its routes.
@@ -120,6 +123,7 @@ func New(opts Options) *Server {
 	e.Use(middleware.Recover())
 	e.Use(s.requestLog())
 	e.Use(s.securityHeaders())
+	e.Use(s.closeWhileDraining)
 	// Compression for what is read: the answers to writes are short, and
 	// the middleware resets a compressor twice per request whatever the
 	// length (a quarter of the CPU of single API writes, measured).
@@ -127,7 +131,7 @@ func New(opts Options) *Server {
 		Skipper: func(c echo.Context) bool {
 			m := c.Request().Method
 			// WebSockets (/live, and the console's live standings) are hijacked.
-			return (m != http.MethodGet && m != http.MethodHead) || strings.EqualFold(c.Request().Header.Get("Upgrade"), "websocket")
+			return (m != http.MethodGet && m != http.MethodHead) || isWebSocket(c.Request())
 		}}))
 
 	read := []string{http.MethodGet, http.MethodHead}
