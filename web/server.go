@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -87,7 +88,10 @@ type Options struct {
 	Export request.Exporter
 	// History serves past winners from the archive; nil: none.
 	History pages.History
-	Logger  *slog.Logger
+	// BodyTimeout is how long a request's body may take to arrive after its
+	// headers; a slower client gets 408. Zero means DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	Logger      *slog.Logger
 }
 
 // Server is the HTTP application.
@@ -105,6 +109,9 @@ type Server struct {
 func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
 	}
 	if len(opts.EmbedOrigins) == 0 {
 		opts.EmbedOrigins = []string{"*"}
@@ -124,6 +131,7 @@ func New(opts Options) *Server {
 	e.Use(s.requestLog())
 	e.Use(s.securityHeaders())
 	e.Use(s.closeWhileDraining)
+	e.Use(s.bodyDeadline)
 	// Compression for what is read: the answers to writes are short, and
 	// the middleware resets a compressor twice per request whatever the
 	// length (a quarter of the CPU of single API writes, measured).

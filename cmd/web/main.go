@@ -164,6 +164,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MetricsToken: cfg.MetricsToken,
 		Export:       archive.NewReader(store, arch, 4),
 		History:      arch,
+		BodyTimeout:  cfg.BodyTimeout,
 		Redis:        rdb,      // measured for /metrics
 		Archiver:     archiver, // its progress, for /metrics
 		Logger:       log,

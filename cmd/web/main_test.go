@@ -50,8 +50,8 @@ func TestMain(m *testing.M) {
 }
 
 func TestParseConfig(t *testing.T) {
-	if cfg, err := parseConfig(nil, func(string) string { return "" }, io.Discard); err != nil || cfg.Drain != 5*time.Second {
-		t.Fatalf("default drain: %v %v", cfg.Drain, err)
+	if cfg, err := parseConfig(nil, func(string) string { return "" }, io.Discard); err != nil || cfg.Drain != 5*time.Second || cfg.BodyTimeout != 30*time.Second {
+		t.Fatalf("default drain and body timeout: %v %v %v", cfg.Drain, cfg.BodyTimeout, err)
 	}
 	cfg, err := parseConfig(nil, env(nil), io.Discard)
 	if err != nil || cfg.Addr != ":8080" || cfg.RedisURL != "" || cfg.Demo || !slices.Equal(cfg.EmbedOrigins, []string{"*"}) || cfg.TimeZone != "UTC" || cfg.Shutdown != 10*time.Second {
@@ -85,6 +85,7 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"--log-format", "xml"}, nil, "LOG_FORMAT"},
 		{[]string{"--shutdown-timeout", "soon"}, nil, "SHUTDOWN_TIMEOUT"},
 		{[]string{"--drain-period", "-1s"}, nil, "DRAIN_PERIOD"},
+		{nil, map[string]string{"BODY_TIMEOUT": "0s"}, "BODY_TIMEOUT"},
 		{[]string{"--live-tick", "1ms"}, nil, "LIVE_TICK"},
 		{nil, map[string]string{"METRICS_ADDR": "9090"}, "METRICS_ADDR"},
 		{nil, map[string]string{"METRICS_TOKEN": "short"}, "METRICS_TOKEN"},
