@@ -81,7 +81,7 @@ type Hub struct {
 	resync bool // re-read everything and send snapshots (after a reconnect)
 
 	polling  atomic.Bool
-	refusing map[string]bool // nodes that refused CONFIG (under mu)
+	refusing map[string]notifyState // nodes that refuse CONFIG or cannot be asked: polled (under mu)
 	lastPoll time.Time
 	perAddr  map[string]int       // sockets by client address
 	defs     map[string]time.Time // boards whose definition changed, since when
@@ -172,7 +172,7 @@ func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
 	return &Hub{
 		rdb: rdb, reader: reader, opts: opts, log: opts.Logger,
 		views: map[Spec]*view{}, feeds: map[string]*feed{}, byKey: map[string]map[*view]struct{}{}, dirty: map[string]struct{}{},
-		refusing: map[string]bool{}, perAddr: map[string]int{}, defs: map[string]time.Time{},
+		refusing: map[string]notifyState{}, perAddr: map[string]int{}, defs: map[string]time.Time{},
 	}
 }
 

@@ -46,9 +46,11 @@ const healthEvery = 5 * time.Second
 // for a full re-read of the views open by then, since notifications are
 // fire-and-forget: after the first, the node restarted, failed over, or the
 // connection dropped; late marks a primary that appeared while views were
-// open, and is said in the log.
+// open, and is said in the log. Each subscription then makes sure the node
+// it reached sends notifications (keepNotifications): a Redis restarted,
+// or a replica promoted, comes back with its own configuration.
 func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node string, late bool) {
-	defer h.setRefusing(node, false, nil, h.log) // a node no longer watched refuses nothing
+	defer h.setNotify(node, notifyUnknown, nil, h.log) // a node no longer watched refuses nothing
 	backoff := 100 * time.Millisecond
 	subscribed := false
 	log := h.log
@@ -56,13 +58,12 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 		log = log.With(slog.String("node", node))
 	}
 	for ctx.Err() == nil {
-		if !h.opts.SelfPublished {
-			h.ensureNotifications(ctx, rdb, node, log)
-		}
 		ps := rdb.PSubscribe(ctx, h.keyspacePrefix()+board.KeyPattern)
 		// Receive does not return on cancellation while it waits for a
 		// message; closing the subscription does.
 		stop := context.AfterFunc(ctx, func() { ps.Close() })
+		var checks sync.WaitGroup
+		endCheck := func() {}
 		pinged := false
 		for {
 			msg, err := ps.ReceiveTimeout(ctx, healthEvery)
@@ -94,12 +95,21 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 				h.resyncAll()
 				subscribed = true
 				backoff = 100 * time.Millisecond
+				if !h.opts.SelfPublished {
+					endCheck() // one check at a time
+					checks.Wait()
+					var cctx context.Context
+					cctx, endCheck = context.WithCancel(ctx)
+					checks.Go(func() { h.keepNotifications(cctx, rdb, node, log) })
+				}
 			case *redis.Message:
 				h.stats.events.Add(1)
 				h.stats.notified()
 				h.markDirty(strings.TrimPrefix(m.Channel, h.keyspacePrefix()))
 			}
 		}
+		endCheck()
+		checks.Wait()
 		stop()
 		ps.Close()
 		select {
@@ -214,36 +224,127 @@ func clusterShape(slots []redis.ClusterSlot) string {
 	return b.String()
 }
 
-// ensureNotifications turns on keyspace events for zsets, generic, hash and
-// expired commands on one node. Where Redis refuses CONFIG (managed
-// services), it says which setting to change, and watched keys are polled
-// while any node refuses. A node that cannot be reached refuses nothing: its
-// subscription fails and is retried.
-func (h *Hub) ensureNotifications(ctx context.Context, rdb redis.UniversalClient, node string, log *slog.Logger) {
+// notifyFlags are the keyspace events the hub needs: zsets, generic,
+// hashes (display names) and expired, as keyspace (K) messages.
+const notifyFlags = "Kzghx"
+
+// keepNotifications makes sure that the node a new subscription reached
+// sends keyspace notifications, until it knows or ctx (the subscription)
+// ends. A Redis that had them from the app's CONFIG SET, not from its own
+// configuration, comes back from a restart without them, as does a
+// promoted replica configured apart. Where Redis refuses CONFIG (managed
+// services), or cannot be asked, watched keys are polled meanwhile, and the
+// log says so.
+func (h *Hub) keepNotifications(ctx context.Context, rdb redis.UniversalClient, node string, log *slog.Logger) {
+	wait := 100 * time.Millisecond
+	for {
+		set, err := ensureNotifications(ctx, rdb)
+		var refused redis.Error // an answer from Redis, not a network error
+		switch {
+		case ctx.Err() != nil:
+			h.setNotify(node, notifyUnknown, nil, log) // the subscription is gone: the next one asks again
+			return
+		case err == nil:
+			if set != "" {
+				log.Info("live: keyspace notifications were off; turned on (set them in redis.conf to keep them across restarts)",
+					slog.String("notify-keyspace-events", set))
+				h.resyncAll() // writes since the subscription sent nothing
+			}
+			h.setNotify(node, notifyOn, nil, log)
+			return
+		case errors.As(err, &refused):
+			h.setNotify(node, notifyRefused, err, log)
+			return
+		}
+		h.setNotify(node, notifyUnsure, err, log)
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+// ensureNotifications reads notify-keyspace-events on the node rdb reaches
+// and adds the flags the hub needs, saying what it set ("" when nothing was
+// missing). It asks through rdb's pool first, then, on a network error,
+// over a connection of its own: after an outage rdb's pool fails fast with
+// its last dial error for up to a second after the node is back, while the
+// subscription, from a pool of its own, is already up.
+func ensureNotifications(ctx context.Context, rdb redis.UniversalClient) (string, error) {
+	set, err := setNotifications(ctx, rdb)
+	var answer redis.Error
+	if err == nil || errors.As(err, &answer) || ctx.Err() != nil {
+		return set, err
+	}
+	alone := ownConnection(rdb)
+	if alone == nil {
+		return set, err
+	}
+	defer alone.Close()
+	return setNotifications(ctx, alone)
+}
+
+func setNotifications(ctx context.Context, rdb redis.UniversalClient) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	cur, err := rdb.ConfigGet(ctx, "notify-keyspace-events").Result()
+	if err != nil {
+		return "", err
+	}
 	flags := cur["notify-keyspace-events"]
 	want := flags
-	for _, f := range "Kzghx" { // zsets, generic, hashes (display names), expired
+	for _, f := range notifyFlags {
 		if !strings.ContainsRune(want, f) && !(f != 'K' && strings.ContainsRune(want, 'A')) {
 			want += string(f)
 		}
 	}
-	if err == nil && want != flags {
-		err = rdb.ConfigSet(ctx, "notify-keyspace-events", want).Err()
+	if want == flags {
+		return "", nil
 	}
-	var refused redis.Error // an answer from Redis, not a network error
-	if err != nil && !errors.As(err, &refused) {
-		return
+	if err := rdb.ConfigSet(ctx, "notify-keyspace-events", want).Err(); err != nil {
+		return "", err
 	}
-	h.setRefusing(node, err != nil, err, log)
+	return want, nil
 }
 
-// setRefusing notes whether node refuses CONFIG and polls while any does.
-func (h *Hub) setRefusing(node string, refusing bool, err error, log *slog.Logger) {
+// ownConnection is a client of one connection to the node rdb reaches
+// (through the same dialer: a Sentinel's current primary, a Cluster node),
+// made apart from rdb's pool; nil for a client of another kind.
+func ownConnection(rdb redis.UniversalClient) *redis.Client {
+	c, ok := rdb.(*redis.Client)
+	if !ok {
+		return nil
+	}
+	o := c.Options()
+	return redis.NewClient(&redis.Options{
+		Network: o.Network, Addr: o.Addr, Dialer: o.Dialer, OnConnect: o.OnConnect, Protocol: o.Protocol,
+		Username: o.Username, Password: o.Password, CredentialsProvider: o.CredentialsProvider,
+		CredentialsProviderContext: o.CredentialsProviderContext, StreamingCredentialsProvider: o.StreamingCredentialsProvider,
+		DB: o.DB, TLSConfig: o.TLSConfig, ClientName: o.ClientName,
+		DialTimeout: o.DialTimeout, ReadTimeout: o.ReadTimeout, WriteTimeout: o.WriteTimeout,
+		PoolSize: 1, MaxRetries: -1, DialerRetries: 1,
+	})
+}
+
+// notifyState is what the hub knows of one node's notifications.
+type notifyState int
+
+const (
+	notifyUnknown notifyState = iota // not asked yet, or no longer watched
+	notifyOn                         // on, read or set
+	notifyRefused                    // CONFIG refused: polled
+	notifyUnsure                     // CONFIG unanswered while subscribed: polled until it answers
+)
+
+// setNotify notes what is known of node's notifications, and polls while
+// any node refuses CONFIG or cannot be asked. The log says when polling
+// starts, why, and when it stops.
+func (h *Hub) setNotify(node string, st notifyState, err error, log *slog.Logger) {
 	h.mu.Lock()
-	was := len(h.refusing) > 0
-	if refusing {
-		h.refusing[node] = true
+	was, before := len(h.refusing) > 0, h.refusing[node]
+	if st == notifyRefused || st == notifyUnsure {
+		h.refusing[node] = st
 	} else {
 		delete(h.refusing, node)
 	}
@@ -251,11 +352,16 @@ func (h *Hub) setRefusing(node string, refusing bool, err error, log *slog.Logge
 	h.polling.Store(now)
 	h.mu.Unlock()
 	switch {
-	case now && !was:
-		log.Warn("live: Redis refused CONFIG for keyspace notifications; set notify-keyspace-events to include Kzghx "+
-			"(redis.conf or your provider's settings). Until then watched boards are polled.",
+	case st == notifyRefused && before != notifyRefused:
+		log.Warn("live: Redis refused CONFIG for keyspace notifications; set notify-keyspace-events to include "+notifyFlags+
+			" (redis.conf or your provider's settings). Until then watched boards are polled.",
 			slog.Any("error", err), slog.Duration("poll", h.opts.PollInterval))
-	case was && !now:
+	case st == notifyUnsure && before != notifyUnsure:
+		log.Warn("live: cannot check that Redis sends keyspace notifications (CONFIG GET failed); watched boards are polled until it answers",
+			slog.Any("error", err), slog.Duration("poll", h.opts.PollInterval))
+	case was && !now && st == notifyOn:
 		log.Info("live: keyspace notifications are on; polling stopped")
+	case was && !now:
+		log.Info("live: polling stopped")
 	}
 }

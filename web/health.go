@@ -13,8 +13,11 @@ import (
 func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
 
 // readyz says whether Redis answers, so a load balancer stops sending traffic
-// to an instance that cannot serve it.
+// to an instance that cannot serve it, or that is draining before a shutdown.
 func (s *Server) readyz(c echo.Context) error {
+	if s.draining.Load() {
+		return c.String(http.StatusServiceUnavailable, "draining\n")
+	}
 	if s.opts.Ready == nil {
 		return c.String(http.StatusOK, "ok\n")
 	}

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -86,7 +88,10 @@ type Options struct {
 	Export request.Exporter
 	// History serves past winners from the archive; nil: none.
 	History pages.History
-	Logger  *slog.Logger
+	// BodyTimeout is how long a request's body may take to arrive after its
+	// headers; a slower client gets 408. Zero means DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	Logger      *slog.Logger
 }
 
 // Server is the HTTP application.
@@ -96,12 +101,17 @@ type Server struct {
 	api     *api.Handler
 	log     *slog.Logger
 	metrics *metrics
+	// draining is set by Drain, before a shutdown.
+	draining atomic.Bool
 }
 
 // New builds the server and its routes.
 func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
 	}
 	if len(opts.EmbedOrigins) == 0 {
 		opts.EmbedOrigins = []string{"*"}
@@ -120,6 +130,8 @@ func New(opts Options) *Server {
 	e.Use(middleware.Recover())
 	e.Use(s.requestLog())
 	e.Use(s.securityHeaders())
+	e.Use(s.closeWhileDraining)
+	e.Use(s.bodyDeadline)
 	// Compression for what is read: the answers to writes are short, and
 	// the middleware resets a compressor twice per request whatever the
 	// length (a quarter of the CPU of single API writes, measured).
@@ -127,7 +139,7 @@ func New(opts Options) *Server {
 		Skipper: func(c echo.Context) bool {
 			m := c.Request().Method
 			// WebSockets (/live, and the console's live standings) are hijacked.
-			return (m != http.MethodGet && m != http.MethodHead) || strings.EqualFold(c.Request().Header.Get("Upgrade"), "websocket")
+			return (m != http.MethodGet && m != http.MethodHead) || isWebSocket(c.Request())
 		}}))
 
 	read := []string{http.MethodGet, http.MethodHead}

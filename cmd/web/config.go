@@ -27,6 +27,8 @@ type Config struct {
 	LogFormat    string
 	LogLevel     slog.Level
 	Shutdown     time.Duration
+	Drain        time.Duration // before Shutdown: /readyz answers 503, answers close their connections
+	BodyTimeout  time.Duration // how long a request body may take to arrive
 	LiveTick     time.Duration
 	LivePerAddr  int // live sockets one client address may hold
 	TrustProxy   bool
@@ -100,7 +102,9 @@ var settings = []setting{
 	{"embed-origins", "EMBED_ORIGINS", "*", "origins that may frame /embed/ widgets, comma-separated (https://a.example,https://b.example), or * for any", false},
 	{"log-format", "LOG_FORMAT", "text", "log format: text or json", false},
 	{"log-level", "LOG_LEVEL", "info", "log level: debug, info, warn or error", false},
-	{"shutdown-timeout", "SHUTDOWN_TIMEOUT", "10s", "how long to wait for requests to finish on SIGINT/SIGTERM", false},
+	{"drain-period", "DRAIN_PERIOD", "5s", "on SIGINT/SIGTERM, how long /readyz answers 503 and every answer carries Connection: close before the server stops taking requests (0s-5m)", false},
+	{"shutdown-timeout", "SHUTDOWN_TIMEOUT", "10s", "how long to wait for requests to finish on SIGINT/SIGTERM, after the drain", false},
+	{"body-timeout", "BODY_TIMEOUT", "30s", "how long a request body may take to arrive after its headers; a slower client gets 408 and its connection closed (1s-10m)", false},
 	{"live-tick", "LIVE_TICK", "100ms", "how often changed boards are re-read and pushed to browsers (10ms-10s)", false},
 	{"live-addr-limit", "LIVE_ADDR_LIMIT", "100", "live WebSockets one client address may hold at once (raise it for a room of viewers behind one NAT)", false},
 	{"trust-proxy", "TRUST_PROXY", "false", "take client addresses from X-Forwarded-For and TLS from X-Forwarded-Proto (only behind your own proxy)", true},
@@ -213,6 +217,16 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	cfg.Shutdown, err = time.ParseDuration(*vals["shutdown-timeout"])
 	if err != nil || cfg.Shutdown <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout/SHUTDOWN_TIMEOUT %q must be a duration such as 10s", *vals["shutdown-timeout"]))
+	}
+	if d, err := time.ParseDuration(*vals["drain-period"]); err != nil || d < 0 || d > 5*time.Minute {
+		errs = append(errs, fmt.Errorf("--drain-period/DRAIN_PERIOD %q must be a duration from 0s to 5m", *vals["drain-period"]))
+	} else {
+		cfg.Drain = d
+	}
+	if d, err := time.ParseDuration(*vals["body-timeout"]); err != nil || d < time.Second || d > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("--body-timeout/BODY_TIMEOUT %q must be a duration from 1s to 10m", *vals["body-timeout"]))
+	} else {
+		cfg.BodyTimeout = d
 	}
 	cfg.TrustProxy = *bools["trust-proxy"]
 	cfg.AdminUser, cfg.AdminPass = *vals["admin-user"], *vals["admin-password"]

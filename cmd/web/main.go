@@ -37,8 +37,8 @@ func main() {
 }
 
 // run starts everything, serves until ctx ends, then shuts down in order:
-// stop taking requests, wait for them, stop the hub (closing WebSockets),
-// stop the demo, close Redis.
+// drain, stop taking requests, wait for them, stop the hub (closing
+// WebSockets), stop the demo, close Redis.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "admin" || args[0] == "apikey") {
 		return runCommand(ctx, args, getenv, os.Stdin, stdout, stderr)
@@ -164,6 +164,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MetricsToken: cfg.MetricsToken,
 		Export:       archive.NewReader(store, arch, 4),
 		History:      arch,
+		BodyTimeout:  cfg.BodyTimeout,
 		Redis:        rdb,      // measured for /metrics
 		Archiver:     archiver, // its progress, for /metrics
 		Logger:       log,
@@ -202,10 +203,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down", slog.Duration("timeout", cfg.Shutdown))
-	sctx, scancel := context.WithTimeout(context.Background(), cfg.Shutdown)
-	defer scancel()
-	err = httpSrv.Shutdown(sctx)
+	log.Info("draining: /readyz answers 503 and answers close their connections", slog.Duration("for", cfg.Drain))
+	err = shutdown(httpSrv, srv, time.After(cfg.Drain), cfg.Shutdown, log)
 	// Shutdown does not wait for hijacked connections: stopping the hub
 	// closes every WebSocket with "going away".
 	stopHub()

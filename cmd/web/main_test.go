@@ -27,11 +27,15 @@ import (
 )
 
 // env is an environment of m's variables alone. The archive goes to a file
-// of the test process's own (the default is ./data, in the source tree).
+// of the test process's own (the default is ./data, in the source tree),
+// and a stopped server does not drain (TestDrainBeforeShutdown does).
 func env(m map[string]string) func(string) string {
 	return func(k string) string {
 		if k == "ARCHIVE_PATH" && m[k] == "" {
 			return testArchive
+		}
+		if k == "DRAIN_PERIOD" && m[k] == "" {
+			return "0s"
 		}
 		return m[k]
 	}
@@ -46,6 +50,9 @@ func TestMain(m *testing.M) {
 }
 
 func TestParseConfig(t *testing.T) {
+	if cfg, err := parseConfig(nil, func(string) string { return "" }, io.Discard); err != nil || cfg.Drain != 5*time.Second || cfg.BodyTimeout != 30*time.Second {
+		t.Fatalf("default drain and body timeout: %v %v %v", cfg.Drain, cfg.BodyTimeout, err)
+	}
 	cfg, err := parseConfig(nil, env(nil), io.Discard)
 	if err != nil || cfg.Addr != ":8080" || cfg.RedisURL != "" || cfg.Demo || !slices.Equal(cfg.EmbedOrigins, []string{"*"}) || cfg.TimeZone != "UTC" || cfg.Shutdown != 10*time.Second {
 		t.Fatalf("defaults: %+v %v", cfg, err)
@@ -77,6 +84,8 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"--base-url", "scores.example.com"}, nil, "BASE_URL"},
 		{[]string{"--log-format", "xml"}, nil, "LOG_FORMAT"},
 		{[]string{"--shutdown-timeout", "soon"}, nil, "SHUTDOWN_TIMEOUT"},
+		{[]string{"--drain-period", "-1s"}, nil, "DRAIN_PERIOD"},
+		{nil, map[string]string{"BODY_TIMEOUT": "0s"}, "BODY_TIMEOUT"},
 		{[]string{"--live-tick", "1ms"}, nil, "LIVE_TICK"},
 		{nil, map[string]string{"METRICS_ADDR": "9090"}, "METRICS_ADDR"},
 		{nil, map[string]string{"METRICS_TOKEN": "short"}, "METRICS_TOKEN"},

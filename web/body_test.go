@@ -1,0 +1,128 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"golang.org/x/crypto/bcrypt"
+
+	"podium/access"
+	"podium/audit"
+	"podium/board"
+	"podium/hooks"
+)
+
+// TestSlowBodyIsCutOff: an anonymous POST /admin/login that declares
+// Content-Length: 60000 and trickles its body a byte at a time gets 408
+// and its connection closed once the bound (1 s here) has passed: trickling
+// does not extend it. A live WebSocket opened before it is still served
+// after it, open longer than the same bound.
+func TestSlowBodyIsCutOff(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 2, "bob": 1})
+	rdb := testRedis(t)
+	adm := &Admin{
+		Store: f.store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
+		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
+		KeyLimit: 1000, AddrLimit: 1000, Hooks: hooks.NewRegistry(rdb, nil),
+	}
+	h := httptest.NewServer(New(Options{Store: f.store, Admin: adm, Live: newTestHub(t, f), BodyTimeout: time.Second,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	t.Cleanup(h.Close)
+	// Bounds for a broken server, not timings.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.URL, "http")+"/live?board=chess&period=all", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if _, frame, err := ws.Read(ctx); err != nil || !strings.Contains(string(frame), `"snapshot"`) {
+		t.Fatalf("first live frame: %s, %v", frame, err)
+	}
+
+	for _, tc := range []struct{ path, contentType, says string }{
+		{"/admin/login", "application/x-www-form-urlencoded", "did not arrive in time"},
+		{"/api/v1/boards/chess/scores", "application/json", `"code":"request_timeout"`},
+	} {
+		status, body := trickle(t, h.Listener.Addr().String(), tc.path, tc.contentType)
+		if status != http.StatusRequestTimeout || !strings.Contains(body, tc.says) {
+			t.Fatalf("POST %s, trickled: %d %s", tc.path, status, body)
+		}
+	}
+
+	// The WebSocket has been open longer than the bound: it still gets
+	// what changes.
+	if _, err := f.store.Submit(ctx, b.ID, board.Submission{Member: "bob", Score: 5, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, frame, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("the live socket after the bound: %v", err)
+		}
+		if strings.Contains(string(frame), `"m":"bob"`) && strings.Contains(string(frame), `"v":5`) {
+			break
+		}
+	}
+}
+
+// trickle POSTs to path a body that declares 60000 bytes and sends one
+// every 50 ms, and returns the answer, which must come with
+// Connection: close and be followed by the end of the connection.
+func trickle(t *testing.T, addr, path, contentType string) (int, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second)) // a bound for a broken server
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\nContent-Length: 60000\r\n\r\nu", path, addr, contentType)
+	stop := make(chan struct{})
+	trickled := make(chan int)
+	go func() {
+		n := 1
+		defer func() { trickled <- n }()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := conn.Write([]byte("x")); err != nil {
+					return
+				}
+				n++
+			}
+		}
+	}()
+	br := bufio.NewReader(conn)
+	res, err := http.ReadResponse(br, nil)
+	close(stop)
+	sent := <-trickled
+	if err != nil {
+		t.Fatalf("POST %s: no answer to a body trickled past the bound (%d of 60000 bytes sent): %v", path, sent, err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !res.Close {
+		t.Fatalf("POST %s, trickled: %d without Connection: close", path, res.StatusCode)
+	}
+	if _, err := br.ReadByte(); err == nil {
+		t.Fatalf("POST %s, trickled: the connection stays open after the answer", path)
+	}
+	return res.StatusCode, string(body)
+}
