@@ -170,6 +170,71 @@ func BenchmarkFreeze(b *testing.B) {
 	b.ReportMetric(float64(grew)/(1<<20), "MiB-copied")
 }
 
+// BenchmarkFrozenNames is the cost of a submission that names a member seen
+// for the first time, on a board that is not frozen and on one that is,
+// where the script first saves for the public that the member had no name
+// at the freeze (frozen_name_keep in lua/common.lua): compare the two.
+func BenchmarkFrozenNames(b *testing.B) {
+	for _, frozen := range []bool{false, true} {
+		mode := "live"
+		if frozen {
+			mode = "frozen"
+		}
+		b.Run(mode, func(b *testing.B) {
+			ctx := context.Background()
+			rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+			defer rdb.Close()
+			s := NewStore(rdb)
+			id := "bench-names-" + mode
+			_ = s.DeleteBoard(ctx, id)
+			bd, err := s.CreateBoard(ctx, Board{ID: id, Title: "Bench", Periods: []Kind{Daily, AllTime}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() { _ = s.DeleteBoard(ctx, bd.ID) }()
+			if frozen {
+				if _, err := s.Freeze(ctx, bd.ID, time.Time{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			i := 0
+			before := scriptMicros(b, rdb)
+			for b.Loop() {
+				i++
+				sub := Submission{Member: fmt.Sprintf("player-%08d", i), Name: fmt.Sprintf("Player %d", i), Score: 1, Op: Set}
+				if _, err := s.Submit(ctx, bd.ID, sub, tester); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// Redis' own time in scripts, which the machine's noise touches less.
+			b.ReportMetric(float64(scriptMicros(b, rdb)-before)/float64(i), "redis-µs/op")
+		})
+	}
+}
+
+// scriptMicros is the time Redis has spent running scripts (EVAL and
+// EVALSHA), in µs, from INFO commandstats.
+func scriptMicros(b *testing.B, rdb *redis.Client) int64 {
+	b.Helper()
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var us int64
+	for _, line := range strings.Split(info, "\r\n") {
+		if !strings.HasPrefix(line, "cmdstat_eval:") && !strings.HasPrefix(line, "cmdstat_evalsha:") {
+			continue
+		}
+		for _, f := range strings.Split(line[strings.Index(line, ":")+1:], ",") {
+			if v, ok := strings.CutPrefix(f, "usec="); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				us += n
+			}
+		}
+	}
+	return us
+}
+
 func usedMemory(b *testing.B, s *Store) int64 {
 	b.Helper()
 	info, err := s.rdb.Info(context.Background(), "memory").Result()

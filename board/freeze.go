@@ -17,6 +17,15 @@ package board
 // (RunFreezes). Each copy is COPY of the sorted set and its helper keys
 // (entries, tie groups and their counts), so ranks, ties, dense ranks,
 // around-me and search read the copy exactly as the live set.
+//
+// The same step copies the recent changes (a short list). Display names
+// are not copied (the names hash is as big as the board): once the copy is
+// taken, every script that changes a member's name (a submission's name or
+// first sight, a rename, a removal) first saves the name it had then, once
+// per member and freeze (frozen_name_keep in lua/common.lua). The public's
+// reads of a frozen board read the saved names first (namesOf): names,
+// search and who exists (a member first seen after the freeze has no name
+// and no score) stay as they were at the freeze.
 
 import (
 	"context"
@@ -241,29 +250,65 @@ func (s *Store) takeDueFreeze(ctx context.Context, b *Board) error {
 	return err
 }
 
-// source is the one place that picks the keys a read of period p shows:
-// the live sorted set, or, for the public of a frozen board, its copy at
-// the freeze. A period that closed before the freeze shows as it is; one
-// that started after it shows empty (it had no scores then). frozen is the
-// freeze's time when the copy is read.
-func (s *Store) source(ctx context.Context, b *Board, p Period) (z string, frozen time.Time, err error) {
-	live := ZSetKey(b.ID, p)
+// publicFreeze is the time of b's freeze when ctx's reads show its copy
+// (the public's, once the freeze's time has come), taking the copy first
+// if this process has not seen it taken; zero when they read live keys.
+func (s *Store) publicFreeze(ctx context.Context, b *Board) (time.Time, error) {
 	since, ok := b.FrozenSince(s.now())
-	if !ok || isLive(ctx) || p.Ended(since) {
-		return live, time.Time{}, nil
+	if !ok || isLive(ctx) {
+		return time.Time{}, nil
 	}
-	if p.Kind == AllTime || p.Start.Before(since) {
-		if !s.frozen.isTaken(b.ID, since.UnixMicro()) {
-			st, _, err := s.takeFreeze(ctx, b.ID)
-			if err != nil {
-				return "", time.Time{}, err
-			}
-			if st != "took" && st != "taken" {
-				return live, time.Time{}, nil // lifted or moved since the definition was read
-			}
+	if !s.frozen.isTaken(b.ID, since.UnixMicro()) {
+		st, _, err := s.takeFreeze(ctx, b.ID)
+		if err != nil {
+			return time.Time{}, err
+		}
+		if st != "took" && st != "taken" {
+			return time.Time{}, nil // lifted or moved since the definition was read
 		}
 	}
-	return FrozenKey(b.ID, p), since, nil
+	return since, nil
+}
+
+// source is the one place that picks the keys a read of period p shows:
+// the live sorted set, or, for the public of a frozen board, its copy at
+// the freeze. frozen is the freeze's time when the copy is read.
+func (s *Store) source(ctx context.Context, b *Board, p Period) (z string, frozen time.Time, err error) {
+	since, err := s.publicFreeze(ctx, b)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	z, frozen = periodSource(b, p, since)
+	return z, frozen, nil
+}
+
+// periodSource picks period p's keys for a reader who sees the freeze at
+// since (zero: live). A period that closed before the freeze shows as it
+// is; one that started after it shows empty (its copy does not exist: it
+// had no scores then).
+func periodSource(b *Board, p Period, since time.Time) (string, time.Time) {
+	if since.IsZero() || p.Ended(since) {
+		return ZSetKey(b.ID, p), time.Time{}
+	}
+	return FrozenKey(b.ID, p), since
+}
+
+// namesOf is the names key a reader who sees the freeze at since (zero:
+// live) reads: the board's names, or its names at the freeze (the saved
+// ones first, see the lua's names_get), whatever the period.
+func namesOf(id string, since time.Time) string {
+	if since.IsZero() {
+		return namesKey(id)
+	}
+	return frozenNamesKey(id)
+}
+
+// nameIndexOf is namesOf's name index (search.lua walks both at a freeze).
+func nameIndexOf(id string, since time.Time) string {
+	if since.IsZero() {
+		return nameIndexKey(id)
+	}
+	return frozenNameIndexKey(id)
 }
 
 // RunFreezes takes every replica's share of freezes at their time, so the
@@ -304,15 +349,16 @@ func (s *Store) RunFreezes(ctx context.Context, refresh time.Duration, report fu
 // at the freeze while the board is frozen (Frozen is then set, and the
 // archive is not the place to look for it). Exports read it.
 func (s *Store) PublicSnapshot(ctx context.Context, b *Board, p Period, ttl time.Duration) (*Snapshot, error) {
-	z, since, err := s.source(ctx, b, p)
+	since, err := s.publicFreeze(ctx, b)
 	if err != nil {
 		return nil, err
 	}
+	z, frozen := periodSource(b, p, since)
 	sn, err := s.snapshotOf(ctx, b, p, z, ttl, false)
 	if err != nil {
 		return nil, err
 	}
-	sn.Frozen = since
+	sn.Frozen, sn.names = frozen, namesOf(b.ID, since)
 	return sn, nil
 }
 

@@ -151,11 +151,19 @@ func parseBoardKey(key, suffix string) (id string, ok bool) {
 //
 //	lb:{chess}:freeze              hash: at (µs), taken (µs, once copied), keys ("<live zset> <frozen zset> ...")
 //	lb:{chess}:frz:w:2026-W47      zset: that week as it stood at the freeze (+ :e, :d, :c as the live one)
+//	lb:{chess}:frz:recent          list: the recent changes as they stood at the freeze
+//	lb:{chess}:frz:names           hash: member id -> its display name at the freeze ("" none), for the
+//	                               members whose name changed since (the others' is the live one)
+//	lb:{chess}:frz:names:idx       zset: the name index entries of those members at the freeze
 //
 // The frozen keys carry the "frz:" part before the period, so ParseZSetKey
 // never takes them for live periods; the hub follows the freeze through its
 // marker (ParseFreezeKey) and the definition instead.
 func freezeKey(id string) string { return tagOf(id) + ":freeze" }
+
+func frozenRecentKey(id string) string    { return tagOf(id) + ":frz:recent" }
+func frozenNamesKey(id string) string     { return tagOf(id) + ":frz:names" }
+func frozenNameIndexKey(id string) string { return tagOf(id) + ":frz:names:idx" }
 
 // FrozenKey is the public copy of a period's sorted set while its board is
 // frozen.

@@ -120,7 +120,9 @@ func (s *Store) ResetPeriod(ctx context.Context, boardID string, p Period, by Au
 }
 
 // SetName sets a member's display name and returns the previous one; the
-// board's audit log records it in the same step.
+// board's audit log records it in the same step. A frozen board's public
+// keeps seeing the name of the freeze (its script takes a freeze whose time
+// has come first).
 func (s *Store) SetName(ctx context.Context, boardID, member, name string, by Author) (string, error) {
 	if err := by.check(); err != nil {
 		return "", err
@@ -134,7 +136,7 @@ func (s *Store) SetName(ctx context.Context, boardID, member, name string, by Au
 	keys := append([]string{defKey(boardID), namesKey(boardID), namesLowerKey(boardID), nameIndexKey(boardID)}, auditKeys(boardID, by)...)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	reply, err := scripts.rename.Run(ctx, s.rdb, keys, "", 0, 0, "", member, name, strings.ToLower(name), by.Actor, by.Reason, s.auditKeep).Result()
+	reply, err := scripts.rename.Run(ctx, s.rdb, keys, "", 0, 0, "", member, name, strings.ToLower(name), by.Actor, by.Reason, s.auditKeep, s.now().UnixMicro()).Result()
 	if err != nil {
 		return "", fmt.Errorf("board: rename %q in %q: %w", member, boardID, err)
 	}
@@ -197,19 +199,36 @@ type RecentResult struct {
 
 // RecentOf lists the latest changes of many boards in two round trips,
 // whatever their number: the lists in one pipeline, the display names in
-// another. The live hub reads every board whose list changed this way.
+// another. The live hub reads every board whose list changed this way. The
+// public of a frozen board reads the list and the names as they stood at
+// the freeze (board/freeze.go); taking a freeze not yet seen taken costs a
+// round trip more, once per process and freeze.
 func (s *Store) RecentOf(ctx context.Context, bs []*Board, n int) []RecentResult {
 	out := make([]RecentResult, len(bs))
 	lists := make([]*redis.StringSliceCmd, len(bs))
+	frozen := make([]time.Time, len(bs))
 	pipe := s.rdb.Pipeline()
 	for i, b := range bs {
-		lists[i] = pipe.LRange(ctx, recentKey(b.ID), 0, int64(n)-1)
+		since, err := s.publicFreeze(ctx, b)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		key := recentKey(b.ID)
+		if !since.IsZero() {
+			key, frozen[i] = frozenRecentKey(b.ID), since
+		}
+		lists[i] = pipe.LRange(ctx, key, 0, int64(n)-1)
 	}
 	_, _ = pipe.Exec(ctx) // each command keeps its own error
 	names := make([]*redis.SliceCmd, len(bs))
+	saved := make([]*redis.SliceCmd, len(bs)) // a frozen board's names at the freeze
 	pipe = s.rdb.Pipeline()
 	queued := false
 	for i, b := range bs {
+		if lists[i] == nil {
+			continue // out[i].Err says why
+		}
 		raw, err := lists[i].Result()
 		if err != nil {
 			out[i].Err = fmt.Errorf("board: recent of %q: %w", b.ID, err)
@@ -217,8 +236,9 @@ func (s *Store) RecentOf(ctx context.Context, bs []*Board, n int) []RecentResult
 		}
 		var ids []string
 		out[i].Activities, ids = decodeRecent(b, raw)
-		if since, ok := b.FrozenSince(s.now()); ok && !isLive(ctx) {
-			// The public of a frozen board sees no change made since.
+		if since := frozen[i]; !since.IsZero() {
+			// The copy holds no change made since; a clock far behind on
+			// some writer is the one way one could be stamped so.
 			kept := out[i].Activities[:0]
 			var keptIDs []string
 			for j, a := range out[i].Activities {
@@ -230,6 +250,9 @@ func (s *Store) RecentOf(ctx context.Context, bs []*Board, n int) []RecentResult
 		}
 		if len(ids) > 0 {
 			names[i] = pipe.HMGet(ctx, namesKey(b.ID), ids...)
+			if !frozen[i].IsZero() {
+				saved[i] = pipe.HMGet(ctx, frozenNamesKey(b.ID), ids...)
+			}
 			queued = true
 		}
 	}
@@ -241,6 +264,10 @@ func (s *Store) RecentOf(ctx context.Context, bs []*Board, n int) []RecentResult
 			continue
 		}
 		got, err := names[i].Result()
+		var then []any
+		if err == nil && saved[i] != nil {
+			then, err = saved[i].Result()
+		}
 		if err != nil {
 			out[i] = RecentResult{Err: fmt.Errorf("board: recent of %q: %w", b.ID, err)}
 			continue
@@ -248,6 +275,11 @@ func (s *Store) RecentOf(ctx context.Context, bs []*Board, n int) []RecentResult
 		acts := out[i].Activities
 		for j := range acts {
 			acts[j].Name, _ = got[j].(string)
+			if then != nil {
+				if old, ok := then[j].(string); ok {
+					acts[j].Name = old // "" when it had none
+				}
+			}
 			if acts[j].Name == "" {
 				acts[j].Name = acts[j].Member
 			}

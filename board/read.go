@@ -161,11 +161,12 @@ func scoreBounds(min, max float64) (string, string, error) {
 // period's keys have expired (FromPast); a frozen board's public copy is
 // the whole answer.
 func (s *Store) view(ctx context.Context, b *Board, p Period, mode string, margs ...any) (Page, error) {
-	z, frozen, err := s.source(ctx, b, p)
+	since, err := s.publicFreeze(ctx, b)
 	if err != nil {
 		return Page{}, err
 	}
-	pg, err := s.viewOf(ctx, b, p, z, mode, margs...)
+	z, frozen := periodSource(b, p, since)
+	pg, err := s.viewOf(ctx, b, p, z, namesOf(b.ID, since), mode, margs...)
 	if !frozen.IsZero() {
 		return pg, err
 	}
@@ -181,9 +182,10 @@ func (s *Store) view(ctx context.Context, b *Board, p Period, mode string, margs
 	return pg, err
 }
 
-// viewOf reads a view of the scores in zset z: a period's, or a snapshot's.
-func (s *Store) viewOf(ctx context.Context, b *Board, p Period, z, mode string, margs ...any) (Page, error) {
-	keys := []string{z, entriesKey(z), distinctKey(z), namesKey(b.ID)}
+// viewOf reads a view of the scores in zset z (a period's, or a
+// snapshot's) with the display names in names (namesOf).
+func (s *Store) viewOf(ctx context.Context, b *Board, p Period, z, names, mode string, margs ...any) (Page, error) {
+	keys := []string{z, entriesKey(z), distinctKey(z), names}
 	args := append(append(prelude(b), mode), margs...)
 	for attempt := 0; ; attempt++ {
 		reply, err := scripts.view.Run(ctx, s.rdb, keys, args...).Result()
@@ -310,14 +312,15 @@ func (s *Store) PageOf(ctx context.Context, b *Board, p Period, member string, s
 }
 
 func (s *Store) standings(ctx context.Context, b *Board, ps []Period, members []string) ([][]Standing, error) {
-	keys := []string{namesKey(b.ID)}
+	since, err := s.publicFreeze(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	keys := []string{namesOf(b.ID, since)}
 	frozen := make([]bool, len(ps))
 	for i, p := range ps {
-		z, since, err := s.source(ctx, b, p)
-		if err != nil {
-			return nil, err
-		}
-		frozen[i] = !since.IsZero()
+		z, at := periodSource(b, p, since)
+		frozen[i] = !at.IsZero()
 		keys = append(keys, z, entriesKey(z), distinctKey(z))
 	}
 	args := prelude(b)
@@ -381,11 +384,12 @@ func (s *Store) Search(ctx context.Context, b *Board, p Period, prefix string, l
 	if strings.TrimSpace(prefix) == "" || hasControl(prefix) || len(prefix) > MaxMemberLen {
 		return nil, false, fieldErr(ErrInvalidInput, "q", "must be 1-%d printable characters", MaxMemberLen)
 	}
-	z, frozen, err := s.source(ctx, b, p)
+	since, err := s.publicFreeze(ctx, b)
 	if err != nil {
 		return nil, false, err
 	}
-	keys := []string{z, entriesKey(z), distinctKey(z), namesKey(b.ID), nameIndexKey(b.ID)}
+	z, frozen := periodSource(b, p, since)
+	keys := []string{z, entriesKey(z), distinctKey(z), namesOf(b.ID, since), nameIndexOf(b.ID, since)}
 	args := append(prelude(b), strings.ToLower(prefix), limit, searchBudget)
 	reply, err := scripts.search.Run(ctx, s.rdb, keys, args...).Result()
 	if err != nil {

@@ -18,6 +18,7 @@ type Snapshot struct {
 	b     *Board
 	p     Period
 	z     string
+	names string // the names its pages show (a frozen board's public: those of the freeze)
 	Total int    // members in the copy
 	State string // the period's archive state when copied ("" none)
 	// Teams is how many teams the copy's team standing holds: Snapshot
@@ -57,7 +58,7 @@ func (s *Store) snapshotOf(ctx context.Context, b *Board, p Period, from string,
 	if st == "nf" {
 		return nil, fmt.Errorf("board %q: %w", b.ID, ErrNotFound)
 	}
-	sn := &Snapshot{s: s, b: b, p: p, z: z, Total: toInt(rest[0])}
+	sn := &Snapshot{s: s, b: b, p: p, z: z, names: namesKey(b.ID), Total: toInt(rest[0])}
 	if len(rest) > 1 {
 		sn.State, _ = rest[1].(string)
 	}
@@ -72,7 +73,7 @@ func (sn *Snapshot) Page(ctx context.Context, offset, limit int) (Page, error) {
 	if err := checkWindow(offset, limit); err != nil {
 		return Page{}, err
 	}
-	return sn.s.viewOf(ctx, sn.b, sn.p, sn.z, "page", offset, limit)
+	return sn.s.viewOf(ctx, sn.b, sn.p, sn.z, sn.names, "page", offset, limit)
 }
 
 // TeamPage reads teams of the copy's team standing as Store.TeamPage reads

@@ -49,23 +49,25 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 		members int // an arounds call's members so far
 	}
 	type group struct {
-		zset    string
-		radius  int
-		version int64
+		zset, names string
+		radius      int
+		version     int64
 	}
 	var calls []call
 	at := make([]struct{ call, item int }, len(qs)) // item -1: the call's whole reply
 	groups := map[group]int{}
 	frozen := make([]bool, len(qs))
 	for i, q := range qs {
-		z, since, err := s.source(queryCtx(ctx, q), q.Board, q.Period)
+		since, err := s.publicFreeze(queryCtx(ctx, q), q.Board)
 		if err != nil {
 			out[i].Err = err
 			at[i].call = -1
 			continue
 		}
-		frozen[i] = !since.IsZero()
-		keys := func() []string { return []string{z, entriesKey(z), distinctKey(z), namesKey(q.Board.ID)} }
+		z, copied := periodSource(q.Board, q.Period, since)
+		frozen[i] = !copied.IsZero()
+		names := namesOf(q.Board.ID, since)
+		keys := func() []string { return []string{z, entriesKey(z), distinctKey(z), names} }
 		if q.Teams {
 			t := teamZSetKey(z)
 			calls = append(calls, call{keys: []string{t, entriesKey(t), distinctKey(t), teamNamesKey(q.Board.ID)},
@@ -78,7 +80,7 @@ func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 			at[i].call, at[i].item = len(calls)-1, -1
 			continue
 		}
-		g := group{z, q.Radius, q.Board.Version}
+		g := group{z, names, q.Radius, q.Board.Version}
 		c, ok := groups[g]
 		if !ok {
 			calls = append(calls, call{keys: keys(), args: append(prelude(q.Board), "arounds", q.Radius)})

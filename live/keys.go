@@ -25,7 +25,9 @@ func (h *Hub) markDirty(key string) {
 	if id, ok := board.ParseFreezeKey(key); ok {
 		// A freeze was taken or lifted: every view of the board reads again
 		// (its public views now show the copy, or the reveal), and so do
-		// its recent changes, which hide what came after the freeze.
+		// its recent changes (the public's: the list at the freeze). While
+		// frozen, the changes of names and recent changes that follow read
+		// the same copy again, so they send the public nothing.
 		h.markBoard(id)
 		return
 	}

@@ -106,6 +106,29 @@ local function group_del(d, c, e, score)
   end
 end
 
+-- The display names of ids (false: none) in names: a board's names hash,
+-- or, for the public of a frozen board, its frozen names (a key ending in
+-- ':frz:names', see frozen_name_keep): the name a member had at the freeze
+-- when it changed since ('' none), else its name in the live hash.
+local function names_get(names, ids)
+  local tag = string.match(names, '^(lb:{[^}]*}):frz:names$')
+  if not tag then return redis.call('HMGET', names, unpack(ids)) end
+  local out = redis.call('HMGET', names, unpack(ids))
+  local rest, at = {}, {}
+  for j = 1, #ids do
+    if out[j] == '' then
+      out[j] = false
+    elseif not out[j] then
+      rest[#rest + 1], at[#at + 1] = ids[j], j
+    end
+  end
+  if #rest > 0 then
+    local live = redis.call('HMGET', tag .. ':names', unpack(rest))
+    for k = 1, #rest do out[at[k]] = live[k] end
+  end
+  return out
+end
+
 -- Rows from position offset: a flat list of entry, score, rank, name (false
 -- when unnamed). Only the first row's rank costs a lookup; later rows follow
 -- from whether they share the previous row's tie group.
@@ -138,7 +161,7 @@ local function rows(z, d, names, offset, limit)
     ids[#ids + 1] = entry_id(e)
   end
   if #ids > 0 then
-    local ns = redis.call('HMGET', names, unpack(ids))
+    local ns = names_get(names, ids)
     for j = 1, #ids do out[4 * j] = ns[j] end
   end
   return out
@@ -291,12 +314,19 @@ end
 -- index, and its team standing (board/team.go).
 local FROZEN_SUFFIXES = {'', ':e', ':d', ':c', ':t', ':tn', ':ts', ':t:d', ':t:c'}
 
+-- frozen_names_on caches, per board tag, whether its freeze is taken (so
+-- name changes save the names of the freeze) for the rest of the script.
+local frozen_names_on = {}
+
 -- Take a board's freeze (board/freeze.go) once its time has come: copy each
 -- period that was current at the freeze, with its helper keys, to its frozen
--- keys, in the caller's atomic step. Every write through the app calls it
--- first, so no write made after the freeze reaches the copy. The marker names
--- the keys (all in the board's slot). Returns 'none' (not frozen), 'pending'
--- (its time has not come), 'taken' (already) or 'took', and the freeze's time.
+-- keys, and the recent changes, in the caller's atomic step. Every write
+-- through the app calls it first, so no write made after the freeze reaches
+-- the copy. The marker names the keys (all in the board's slot). Display
+-- names are not copied (a hash as big as the board): from now on each
+-- change saves the name it replaces (frozen_name_keep). Returns 'none' (not
+-- frozen), 'pending' (its time has not come), 'taken' (already) or 'took',
+-- and the freeze's time.
 local function freeze_take(marker, now)
   local m = redis.call('HMGET', marker, 'at', 'taken', 'keys')
   if not m[1] then return 'none', '' end
@@ -320,8 +350,35 @@ local function freeze_take(marker, now)
       redis.call('COPY', tag .. ':team:m:' .. t, tag .. ':frz:team:m:' .. t)
     end
   end
+  -- The recent changes as they stood (a list of the board's recent-list
+  -- length), and no names saved during an earlier freeze.
+  redis.call('DEL', tag .. ':frz:recent', tag .. ':frz:names', tag .. ':frz:names:idx')
+  redis.call('COPY', tag .. ':recent', tag .. ':frz:recent')
   redis.call('HSET', marker, 'taken', now)
+  frozen_names_on[tag] = true
   return 'took', m[1]
+end
+
+-- frozen_name_keep is called before a member's display name changes (set,
+-- renamed, first given on first sight, or forgotten by a removal). While
+-- the board's freeze is taken, the first change after it saves the name
+-- the member had ('' none) in <tag>:frz:names, and its index entry in
+-- <tag>:frz:names:idx: the public reads of a frozen board read names there
+-- first (names_get, search.lua). It costs one HEXISTS a script when the
+-- board is not frozen, and a few hash commands per member and freeze when
+-- it is.
+local function frozen_name_keep(tag, id)
+  local on = frozen_names_on[tag]
+  if on == nil then
+    on = redis.call('HEXISTS', tag .. ':freeze', 'taken') == 1
+    frozen_names_on[tag] = on
+  end
+  if not on then return end
+  local saved = tag .. ':frz:names'
+  local name = redis.call('HGET', tag .. ':names', id)
+  if redis.call('HSETNX', saved, id, name or '') == 0 or not name then return end
+  local lower = redis.call('HGET', tag .. ':names:lc', id)
+  if lower then redis.call('ZADD', tag .. ':frz:names:idx', 0, lower .. '\0' .. id) end
 end
 
 -- freeze_due takes a board's freeze first when its time (freeze_at, the
@@ -333,6 +390,14 @@ local function freeze_due(freeze_at, marker, now)
     now = t[1] .. string.format('%06d', tonumber(t[2]))
   end
   if tonumber(freeze_at) <= tonumber(now) then freeze_take(marker, now) end
+end
+
+-- frozen_board_expire lets a freeze's copies of the board's recent changes
+-- and names expire after ms (0: at once).
+local function frozen_board_expire(tag, ms)
+  for _, k in ipairs({tag .. ':frz:recent', tag .. ':frz:names', tag .. ':frz:names:idx'}) do
+    if ms == 0 then redis.call('DEL', k) else redis.call('PEXPIRE', k, ms) end
+  end
 end
 
 -- frozen_teams_expire lets a freeze's copies of the teams' members expire

@@ -10,6 +10,7 @@ for _, z in ipairs(zs) do
 end
 local tag = tag_of(KEYS[1])
 frozen_teams_expire(tag, 0)
+frozen_board_expire(tag, 0)
 for _, t in ipairs(redis.call('SMEMBERS', tag .. ':teams')) do redis.call('DEL', tag .. ':team:m:' .. t) end
 redis.call('DEL', tag .. ':team', tag .. ':teams')
 redis.call('DEL', tag .. ':r:state')

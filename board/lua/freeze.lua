@@ -46,6 +46,7 @@ if mode == 'unfreeze' then
       for _, sfx in ipairs(FROZEN_SUFFIXES) do redis.call('PEXPIRE', dst .. sfx, ARGV[7]) end
     end
     frozen_teams_expire(string.match(KEYS[1], '^(lb:{[^}]*})'), ARGV[7])
+    frozen_board_expire(string.match(KEYS[1], '^(lb:{[^}]*})'), ARGV[7])
     redis.call('DEL', KEYS[3])
   end
   redis.call('HDEL', KEYS[1], 'freeze_at')

@@ -44,6 +44,7 @@ else
   for _, z in ipairs(redis.call('SMEMBERS', KEYS[5])) do
     remove(z, z .. ':e', z .. ':d', z .. ':c')
   end
+  frozen_name_keep(TAG, id) -- the public of a frozen board keeps it (Go took the freeze)
   local lower = redis.call('HGET', KEYS[3], id)
   if lower then redis.call('ZREM', KEYS[4], lower .. '\0' .. id) end
   redis.call('HDEL', KEYS[2], id)

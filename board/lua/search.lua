@@ -1,34 +1,85 @@
 -- Members of one period whose display name starts with a prefix, from the
 -- lexicographic name index: never a scan of the scores.
--- KEYS: 1 zset, 2 entries, 3 distinct, 4 names, 5 name index.
+-- KEYS: 1 zset, 2 entries, 3 distinct, 4 names, 5 name index. For the
+-- public of a frozen board, 4 and 5 are its frozen names and their index
+-- (frozen_name_keep): the live index is walked beside the frozen one, and
+-- its entries of members whose name changed since the freeze are passed
+-- over, so names match as they were at the freeze.
 -- ARGV (after the prelude's 4): 5 lower-cased prefix, 6 limit, 7 most index
 -- entries to examine (members not in this period are skipped).
 -- Returns {examined-all (1|0), then per match: entry, score, rank, pos, name}.
 local z, ek, d = KEYS[1], KEYS[2], KEYS[3]
 local prefix, limit, budget = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
-local out = {1}
-local from = '[' .. prefix
-local seen = 0
-while #out < 1 + limit * 5 and seen < budget do
-  local batch = redis.call('ZRANGEBYLEX', KEYS[5], from, '[' .. prefix .. '\255', 'LIMIT', 0, 100)
-  if #batch == 0 then return out end
-  for _, m in ipairs(batch) do
-    seen = seen + 1
-    local id = string.sub(m, string.find(m, '\0', 1, true) + 1)
-    local e = entry_of(z, ek, id)
-    local s = e and redis.call('ZSCORE', z, e)
-    if s then
-      local pos = pos_of(z, e)
-      out[#out + 1] = e
-      out[#out + 1] = s
-      out[#out + 1] = rank_at(z, d, pos, e, s)
-      out[#out + 1] = pos
-      out[#out + 1] = redis.call('HGET', KEYS[4], id)
-      if #out >= 1 + limit * 5 then return out end
+local saved = string.match(KEYS[4], '^(lb:{[^}]*}):frz:names$') and KEYS[4]
+
+-- An index walk in lexicographic order, 100 entries a call.
+local function walker(index)
+  local from, buf, i, done = '[' .. prefix, {}, 1, false
+  return function()
+    if i > #buf then
+      if done then return nil end
+      buf = redis.call('ZRANGEBYLEX', index, from, '[' .. prefix .. '\255', 'LIMIT', 0, 100)
+      done, i = #buf < 100, 1
+      if #buf == 0 then return nil end
+      from = '(' .. buf[#buf]
     end
-    from = '(' .. m
+    i = i + 1
+    return buf[i - 1]
   end
-  if #batch < 100 then return out end
 end
-out[1] = 0
+
+-- Byte order, as Redis sorts the index (Lua's < follows the locale).
+local function before(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+
+-- next_entry is the next index entry in order, and whether it is a live
+-- entry of a member whose name changed since the freeze (to pass over).
+local next_entry
+if not saved then
+  local live = walker(KEYS[5])
+  next_entry = function() return live(), false end
+else
+  -- The frozen index and the live one, merged in order.
+  local frozen, live = walker(KEYS[5]), walker(string.match(KEYS[4], '^(lb:{[^}]*})') .. ':names:idx')
+  local f, l = frozen(), live()
+  next_entry = function()
+    local m
+    if f and (not l or before(f, l)) then
+      m, f = f, frozen()
+      return m, false
+    end
+    if not l then return nil, false end
+    m, l = l, live()
+    local id = string.sub(m, string.find(m, '\0', 1, true) + 1)
+    return m, redis.call('HEXISTS', saved, id) == 1
+  end
+end
+
+local out = {1}
+local seen = 0
+while #out < 1 + limit * 5 do
+  local m, changed = next_entry()
+  if not m then return out end
+  if seen >= budget then
+    out[1] = 0
+    return out
+  end
+  seen = seen + 1
+  local id = string.sub(m, string.find(m, '\0', 1, true) + 1)
+  local e = not changed and entry_of(z, ek, id)
+  local s = e and redis.call('ZSCORE', z, e)
+  if s then
+    local pos = pos_of(z, e)
+    out[#out + 1] = e
+    out[#out + 1] = s
+    out[#out + 1] = rank_at(z, d, pos, e, s)
+    out[#out + 1] = pos
+    out[#out + 1] = names_get(KEYS[4], {id})[1]
+  end
+end
 return out

@@ -1,6 +1,7 @@
 -- Standing of members in periods: score, rank, position and how many rank
 -- strictly below, for ranks of friends, a member's every period and percentiles.
--- KEYS: 1 names, then per period: zset, entries, distinct.
+-- KEYS: 1 names (a frozen board's public: its frozen names, see names_get),
+-- then per period: zset, entries, distinct.
 -- ARGV (after the prelude's 4): member ids.
 -- Returns per period {total, then per member {score|false, rank, pos, worse, name|false}}.
 local out = {}
@@ -12,7 +13,7 @@ for i = 2, #KEYS, 3 do
     local id = ARGV[a]
     local e = entry_of(z, ek, id)
     local s = e and redis.call('ZSCORE', z, e)
-    local name = redis.call('HGET', KEYS[1], id)
+    local name = names_get(KEYS[1], {id})[1]
     if s then
       local pos = pos_of(z, e)
       local worse = total - 1 - group_end(z, pos, e, s)

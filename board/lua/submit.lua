@@ -280,6 +280,7 @@ end
 local fresh = {names = {}, lower = {}, idx = {}}
 local function flush_names()
   if #fresh.names == 0 then return end
+  for j = 1, #fresh.names, 2 do frozen_name_keep(TAG, fresh.names[j]) end -- a frozen board's public: none
   redis.call('HSET', KEYS[2], unpack(fresh.names))
   redis.call('HSET', KEYS[3], unpack(fresh.lower))
   redis.call('ZADD', KEYS[4], unpack(fresh.idx))
@@ -287,6 +288,7 @@ local function flush_names()
 end
 local function index_name(id, name, lower)
   flush_names()
+  frozen_name_keep(TAG, id) -- a frozen board's public keeps the name of the freeze
   local oldlower = redis.call('HGET', KEYS[3], id)
   if oldlower then redis.call('ZREM', KEYS[4], oldlower .. '\0' .. id) end
   redis.call('HSET', KEYS[2], id, name)

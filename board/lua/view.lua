@@ -1,5 +1,6 @@
 -- Read a window of one period with ranks in one round trip.
--- KEYS: 1 zset, 2 entries, 3 distinct, 4 names.
+-- KEYS: 1 zset, 2 entries, 3 distinct, 4 names (a frozen board's public: its
+-- frozen names, see names_get).
 -- ARGV (after the prelude's 4): 5 mode, then
 --   page:   6 offset, 7 limit
 --   around: 6 member id, 7 k (rows above and below)
