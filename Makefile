@@ -6,7 +6,7 @@ PKGS    := ./...
 ADDR    ?= :8080
 RUNARGS ?= --demo
 
-.PHONY: lint-openapi run build test unit e2e e2e-setup deps-test vet generate check-generated check-tidy fmt lint fuzz bench bench-api bench-live bench-archive
+.PHONY: lint-openapi staticcheck run build test unit e2e e2e-setup deps-test vet generate check-generated check-tidy fmt lint fuzz bench bench-api bench-live bench-archive
 
 run: build
 	./bin/web --addr $(ADDR) $(RUNARGS)
@@ -16,7 +16,7 @@ build: generate
 
 # Every test, with the race detector, against private redis-server processes
 # and a real Chromium; browser test failures leave screenshots in e2e/screenshots/.
-test: deps-test e2e-setup vet check-generated check-tidy
+test: deps-test e2e-setup vet staticcheck check-generated check-tidy
 	PLAYWRIGHT_DRIVER_PATH="$$(scripts/playwright-setup.sh)" $(GO) test -race -count=1 $(PKGS)
 
 # Quick: no browser, no 100,000-member tie test.
@@ -54,10 +54,14 @@ check-generated:
 check-tidy:
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy (go mod tidy -diff below): run go mod tidy and commit"; $(GO) mod tidy -diff; exit 1; }
 
+# staticcheck at the version pinned in go.mod (a tool line): no findings.
+staticcheck:
+	$(GO) tool staticcheck ./...
+
 fmt:
 	gofmt -w .
 
-lint: vet lint-openapi
+lint: vet staticcheck lint-openapi
 
 # The API document against redocly's recommended rules (0 errors; the one
 # warning left asks for a licence). npm installs the CLI once, into .cache.

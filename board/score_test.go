@@ -128,16 +128,6 @@ func TestScoreEdges(t *testing.T) {
 	}
 }
 
-func stripCommas(s string) string {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] != ',' {
-			out = append(out, s[i])
-		}
-	}
-	return string(out)
-}
-
 func TestCheckMember(t *testing.T) {
 	ok := []string{"a", "player-1", "Émile Zola", "user@example.com", "a|b", "{x}"}
 	bad := []string{"", " lead", "trail ", "tab\there", "nul\x00", "\xff", string(make([]byte, MaxMemberLen+1))}

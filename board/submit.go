@@ -317,7 +317,7 @@ func (s *Store) runSubmit(ctx context.Context, b *Board, subs []Submission, time
 		if nb.oldUnits {
 			return "", nil, nil, fmt.Errorf("board: submit to %q: its scores are being upgraded to exact units; retry in a moment: %w", b.ID, ErrBusy)
 		}
-		all, per := recheck(b, &nb, call)
+		per, all := recheck(b, &nb, call)
 		if all != nil {
 			return "", nil, nil, all
 		}
@@ -343,21 +343,21 @@ func (s *Store) runSubmit(ctx context.Context, b *Board, subs []Submission, time
 // recheck checks submissions again against a definition that changed under
 // them; the ones checked against the old one may not fit the new one. all
 // refuses every submission; per[i] refuses one.
-func recheck(old, upd *Board, subs []Submission) (all error, per []error) {
+func recheck(old, upd *Board, subs []Submission) (per []error, all error) {
 	per = make([]error, len(subs))
 	if old.Format.Unit() != upd.Format.Unit() {
 		// The values were read as units of the old board: written now, 12.34
 		// would become 1.234. Only the sender can say what it meant.
-		return fmt.Errorf("board %q was made again with scores in units of %s (they were read in units of %s); nothing was written: %w",
-			upd.ID, upd.Format.Unit(), old.Format.Unit(), ErrDefinitionChanged), per
+		return per, fmt.Errorf("board %q was made again with scores in units of %s (they were read in units of %s); nothing was written: %w",
+			upd.ID, upd.Format.Unit(), old.Format.Unit(), ErrDefinitionChanged)
 	}
 	if old.Format == upd.Format && len(old.Fields) == len(upd.Fields) {
-		return nil, per
+		return per, nil
 	}
 	for i := range subs {
 		per[i] = CheckSubmission(upd, &subs[i])
 	}
-	return nil, per
+	return per, nil
 }
 
 // fingerprint identifies what a submission asks for, so an idempotency key

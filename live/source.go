@@ -155,14 +155,14 @@ func (h *Hub) listenCluster(ctx context.Context, cc *redis.ClusterClient) {
 			mu.Unlock()
 			return nil
 		})
-		var slots []redis.ClusterSlot
+		var shards []redis.ClusterShard
 		if err == nil {
-			slots, err = cc.ClusterSlots(ctx).Result()
+			shards, err = cc.ClusterShards(ctx).Result()
 			for _, n := range primaries { // the node it asked may be the one that went
 				if err == nil || ctx.Err() != nil {
 					break
 				}
-				slots, err = n.ClusterSlots(ctx).Result()
+				shards, err = n.ClusterShards(ctx).Result()
 			}
 		}
 		if err != nil && ctx.Err() == nil {
@@ -188,7 +188,7 @@ func (h *Hub) listenCluster(ctx context.Context, cc *redis.ClusterClient) {
 					h.subscribe(sctx, n, addr, late)
 				}()
 			}
-			now := clusterShape(slots)
+			now := clusterShape(shards)
 			if shape != "" && now != shape {
 				h.log.Info("live: the cluster's slots moved; re-reading every view", slog.Int("primaries", len(primaries)))
 				h.resyncAll()
@@ -212,16 +212,20 @@ func (h *Hub) resyncAll() {
 }
 
 // clusterShape is a fingerprint of which primary serves which slots.
-func clusterShape(slots []redis.ClusterSlot) string {
-	slots = slices.Clone(slots)
-	slices.SortFunc(slots, func(a, b redis.ClusterSlot) int { return a.Start - b.Start })
-	var b strings.Builder
-	for _, s := range slots {
-		if len(s.Nodes) > 0 {
-			fmt.Fprintf(&b, "%d-%d=%s;", s.Start, s.End, s.Nodes[0].Addr)
+func clusterShape(shards []redis.ClusterShard) string {
+	var parts []string
+	for _, sh := range shards {
+		for _, n := range sh.Nodes {
+			if n.Role != "master" || n.Health != "online" {
+				continue
+			}
+			for _, r := range sh.Slots {
+				parts = append(parts, fmt.Sprintf("%d-%d=%s", r.Start, r.End, n.ID))
+			}
 		}
 	}
-	return b.String()
+	slices.Sort(parts)
+	return strings.Join(parts, ";")
 }
 
 // notifyFlags are the keyspace events the hub needs: zsets, generic,

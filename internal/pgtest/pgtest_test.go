@@ -54,7 +54,7 @@ func TestDbName(t *testing.T) {
 			t.Errorf("dbName(%q) = %q: not a short plain identifier", n, got)
 		}
 	}
-	if s.dbName("TestX") == s.dbName("TestX") {
+	if a, b := s.dbName("TestX"), s.dbName("TestX"); a == b {
 		t.Error("dbName repeats")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -110,8 +111,8 @@ func (c *Cluster) Primaries(ctx context.Context) ([]string, error) {
 	}
 	var out []string
 	for _, s := range slots {
-		if len(s.Nodes) > 0 && !slices.Contains(out, s.Nodes[0].Addr) {
-			out = append(out, s.Nodes[0].Addr)
+		if s.Primary != "" && !slices.Contains(out, s.Primary) {
+			out = append(out, s.Primary)
 		}
 	}
 	slices.Sort(out)
@@ -126,21 +127,61 @@ func (c *Cluster) PrimaryOf(ctx context.Context, key string) (string, error) {
 		return "", err
 	}
 	for _, s := range slots {
-		if int(slot) >= s.Start && int(slot) <= s.End && len(s.Nodes) > 0 {
-			return s.Nodes[0].Addr, nil
+		if int(slot) >= s.Start && int(slot) <= s.End && s.Primary != "" {
+			return s.Primary, nil
 		}
 	}
 	return "", fmt.Errorf("redistest: no node serves slot %d", slot)
 }
 
-func (c *Cluster) slots(ctx context.Context) ([]redis.ClusterSlot, error) {
+// slotRange is a range of slots, the address of the online primary serving
+// it ("" while there is none), and how many online nodes (the primary and its
+// replicas) hold it.
+type slotRange struct {
+	Start, End int
+	Primary    string
+	Nodes      int
+}
+
+// slotsOf reads which primary serves which slots, as node r sees it (CLUSTER
+// SHARDS: CLUSTER SLOTS is deprecated since Redis 7).
+func slotsOf(ctx context.Context, r *redis.Client) ([]slotRange, error) {
+	shards, err := r.ClusterShards(ctx).Result()
+	if err != nil {
+		return nil, err
+	}
+	var out []slotRange
+	for _, sh := range shards {
+		primary, n := "", 0
+		for _, nd := range sh.Nodes {
+			if nd.Health != "online" {
+				continue
+			}
+			n++
+			if nd.Role == "master" {
+				host := nd.Endpoint
+				if host == "" {
+					host = nd.IP
+				}
+				primary = net.JoinHostPort(host, strconv.FormatInt(nd.Port, 10))
+			}
+		}
+		for _, r := range sh.Slots { // primary "": none online (a failover to come)
+			out = append(out, slotRange{Start: int(r.Start), End: int(r.End), Primary: primary, Nodes: n})
+		}
+	}
+	slices.SortFunc(out, func(a, b slotRange) int { return a.Start - b.Start })
+	return out, nil
+}
+
+func (c *Cluster) slots(ctx context.Context) ([]slotRange, error) {
 	var errs []error
 	for _, s := range c.Nodes {
 		if s.cmd == nil {
 			continue
 		}
 		r := redis.NewClient(&redis.Options{Addr: s.Addr})
-		slots, err := r.ClusterSlots(ctx).Result()
+		slots, err := slotsOf(ctx, r)
 		r.Close()
 		if err == nil {
 			return slots, nil
@@ -175,10 +216,10 @@ func (c *Cluster) unstable(ctx context.Context) string {
 		}
 		r := redis.NewClient(&redis.Options{Addr: s.Addr})
 		info, err := r.ClusterInfo(ctx).Result()
-		var slots []redis.ClusterSlot
+		var slots []slotRange
 		var repl string
 		if err == nil {
-			slots, err = r.ClusterSlots(ctx).Result()
+			slots, err = slotsOf(ctx, r)
 		}
 		if err == nil {
 			repl, err = r.Info(ctx, "replication").Result()
@@ -194,14 +235,16 @@ func (c *Cluster) unstable(ctx context.Context) string {
 			return s.Addr + " has not synced with its primary yet"
 		}
 		for _, sl := range slots {
-			if n := c.stopped(sl.Nodes[0].Addr); n {
-				return fmt.Sprintf("slots %d-%d are still served by the stopped %s", sl.Start, sl.End, sl.Nodes[0].Addr)
+			if sl.Primary == "" {
+				return fmt.Sprintf("slots %d-%d have no online primary yet", sl.Start, sl.End)
+			}
+			if n := c.stopped(sl.Primary); n {
+				return fmt.Sprintf("slots %d-%d are still served by the stopped %s", sl.Start, sl.End, sl.Primary)
 			}
 		}
 		var b strings.Builder
-		slices.SortFunc(slots, func(a, b redis.ClusterSlot) int { return a.Start - b.Start })
 		for _, sl := range slots {
-			fmt.Fprintf(&b, "%d-%d:%s:%d ", sl.Start, sl.End, sl.Nodes[0].Addr, len(sl.Nodes))
+			fmt.Fprintf(&b, "%d-%d:%s:%d ", sl.Start, sl.End, sl.Primary, sl.Nodes)
 		}
 		if want == "" {
 			want = b.String()
@@ -287,8 +330,8 @@ func (c *Cluster) primaryOfSlot(ctx context.Context, slot int) (string, error) {
 		return "", err
 	}
 	for _, s := range slots {
-		if slot >= s.Start && slot <= s.End {
-			return s.Nodes[0].Addr, nil
+		if slot >= s.Start && slot <= s.End && s.Primary != "" {
+			return s.Primary, nil
 		}
 	}
 	return "", fmt.Errorf("redistest: no node serves slot %d", slot)

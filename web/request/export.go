@@ -44,7 +44,7 @@ func Export(c echo.Context, src Exporter, b *board.Board, p board.Period, format
 		if format == rows.CSV {
 			h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 		} else {
-			h.Set(echo.HeaderContentType, echo.MIMEApplicationJSONCharsetUTF8)
+			h.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 		}
 		h.Set(echo.HeaderContentDisposition, `attachment; filename="`+name+`"`)
 		h.Set("Cache-Control", "no-store")
