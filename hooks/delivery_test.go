@@ -55,7 +55,7 @@ func TestRetriesAfter500s(t *testing.T) {
 		}
 		return http.StatusNoContent
 	})
-	h := f.hook(recv, Input{Events: []Event{PeriodClosed}, Top: 3})
+	h := f.hook(recv, Input{Events: []Event{PeriodClosed}, AllPeriods: true, Top: 3})
 	// A first attempt that times out (its TLS handshake, under -race on a
 	// loaded machine) never reaches the receiver, and every count below is
 	// off: a generous timeout.
@@ -124,7 +124,7 @@ func TestGivesUpAndTimesOut(t *testing.T) {
 		}
 		return http.StatusBadGateway
 	})
-	h := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	h := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	// The runner reads the fixture's clock (the event's time too), which
 	// the test moves a second per attempt: whether an attempt is made or
 	// given up on depends on no real delay (the backoff between attempts
@@ -259,8 +259,8 @@ func TestTwoReplicasDeliverEachEventOnce(t *testing.T) {
 func TestDisabledAndDeletedHooks(t *testing.T) {
 	f := newFixture(t, time.Now())
 	recv := newReceiver(t, nil)
-	off := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
-	gone := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	off := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
+	gone := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	r := f.runner(recv, Options{Now: time.Now})
 	for _, h := range []Hook{off, gone} {
 		if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
@@ -294,7 +294,7 @@ func TestDisabledAndDeletedHooks(t *testing.T) {
 func TestDeletedBoardDropsItsHooks(t *testing.T) {
 	f := newFixture(t, time.Now())
 	recv := newReceiver(t, nil)
-	f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	r := f.runner(recv, Options{Now: time.Now})
 	if err := f.store.DeleteBoard(f.ctx, f.b.ID); err != nil {
 		t.Fatal(err)
@@ -314,7 +314,7 @@ func TestDeletedBoardDropsItsHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.b = b
-	f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	if err := f.store.DeleteBoard(f.ctx, f.b.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestDeletedBoardDropsItsHooks(t *testing.T) {
 	if f.b, err = f.store.CreateBoard(f.ctx, f.b); err != nil {
 		t.Fatal(err)
 	}
-	kept := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	kept := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	f.pass(r)
 	if hs, _ := f.reg.List(f.ctx, f.b.ID); len(hs) != 1 || hs[0].ID != kept.ID {
 		t.Fatalf("hooks after the board was made again: %+v", hs)
@@ -334,7 +334,7 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	target := newReceiver(t, nil)
 	recv := newReceiver(t, nil)
 	recv.srv.Config.Handler = http.RedirectHandler(target.srv.URL, http.StatusTemporaryRedirect)
-	h := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	h := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	r := f.runner(recv, Options{Now: time.Now})
 	if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
 		t.Fatal(err)

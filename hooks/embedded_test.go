@@ -26,7 +26,7 @@ func TestOnTheEmbeddedStore(t *testing.T) {
 	}
 	recv := newReceiver(t, nil)
 	reg := NewRegistry(rdb, nil)
-	h, err := reg.Create(ctx, &b, Input{URL: recv.srv.URL, Events: []Event{NewLeader, TopEntered}, Top: 3}, "test")
+	h, err := reg.Create(ctx, &b, Input{URL: recv.srv.URL, Events: []Event{NewLeader, TopEntered}, AllPeriods: true, Top: 3}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ type Hook struct {
 	ID      string       `json:"id"`
 	URL     string       `json:"url"`
 	Events  []Event      `json:"events"`
-	Periods []board.Kind `json:"periods"` // the periods it follows; empty: every period the board keeps
+	Periods []board.Kind `json:"periods"` // the periods it follows; empty: every period the board keeps, later ones included (AllPeriods)
 	Top     int          `json:"top"`     // N of "top N"
 	Secret  string       `json:"secret"`
 	Created int64        `json:"created"` // Unix ms
@@ -86,8 +86,13 @@ func (h Hook) CreatedAt() time.Time { return time.UnixMilli(h.Created).UTC() }
 // Wants reports whether the hook asked for event e.
 func (h Hook) Wants(e Event) bool { return slices.Contains(h.Events, e) }
 
+// AllPeriods reports whether the hook follows every period the board
+// keeps, including those it enables later: a choice made when it was
+// registered, never inferred from a list that names every period of today.
+func (h Hook) AllPeriods() bool { return len(h.Periods) == 0 }
+
 // Follows reports whether the hook follows periods of kind k.
-func (h Hook) Follows(k board.Kind) bool { return len(h.Periods) == 0 || slices.Contains(h.Periods, k) }
+func (h Hook) Follows(k board.Kind) bool { return h.AllPeriods() || slices.Contains(h.Periods, k) }
 
 // Summary describes the hook for the audit log: never its secret.
 func (h Hook) Summary() string {
@@ -96,7 +101,7 @@ func (h Hook) Summary() string {
 		evs[i] = string(e)
 	}
 	ps := "every period"
-	if len(h.Periods) > 0 {
+	if !h.AllPeriods() {
 		p := make([]string, len(h.Periods))
 		for i, k := range h.Periods {
 			p[i] = string(k)
@@ -123,12 +128,16 @@ func orAll(ps, all []board.Kind) []board.Kind {
 	return ps
 }
 
-// Input is a registration as an admin sends it.
+// Input is a registration as an admin sends it. The hook follows the
+// Periods listed, exactly those (a board that enables another period later
+// sends it nothing of it), or, with AllPeriods, every period the board
+// keeps, including those it enables later. One of the two is required.
 type Input struct {
-	URL     string
-	Events  []Event
-	Periods []board.Kind
-	Top     int
+	URL        string
+	Events     []Event
+	Periods    []board.Kind
+	AllPeriods bool
+	Top        int
 }
 
 // InvalidError says which fields of an Input are wrong, field -> message.
@@ -176,14 +185,16 @@ func (in Input) Check(b *board.Board) (Input, error) {
 			ps = append(ps, k)
 		}
 	}
-	if len(ps) != len(in.Periods) {
+	switch {
+	case in.AllPeriods && len(in.Periods) > 0:
+		bad["periods"] = "choose every period or a list of periods, not both"
+	case !in.AllPeriods && len(in.Periods) == 0:
+		bad["periods"] = "choose at least one period, or every period (including any the board adds later)"
+	case len(ps) != len(in.Periods):
 		bad["periods"] = "choose periods this board keeps"
 	}
-	if len(ps) == len(b.Periods) {
-		ps = nil // every period, including those the board enables later
-	}
-	in.Periods = ps
-	if slices.Contains(evs, PeriodClosed) && !slices.ContainsFunc(orAll(ps, b.Periods), board.Kind.Calendar) {
+	in.Periods = ps // in the board's order; none with AllPeriods
+	if bad["periods"] == "" && slices.Contains(evs, PeriodClosed) && !slices.ContainsFunc(orAll(ps, b.Periods), board.Kind.Calendar) {
 		bad["periods"] = "period closed needs a day, week, month or year: all time and rolling windows never close"
 	}
 	if in.Top < 1 || in.Top > MaxTop {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,6 +42,20 @@ func TestAdminWebhooks(t *testing.T) {
 	if hs, _ := f.admin.Hooks.List(t.Context(), "chess"); len(hs) != 0 {
 		t.Fatalf("bad input wrote %d hooks", len(hs))
 	}
+	// The form starts on every period; with that unticked and no period
+	// ticked, or both, it says so.
+	if _, body := a.get("/admin/boards/chess/hooks"); !regexp.MustCompile(`name="periods" value="every" checked`).MatchString(body) {
+		t.Fatalf("the form does not start on every period: %s", excerpt(body))
+	}
+	for _, ps := range [][]string{nil, {"every", "week"}} {
+		res, body := a.post("/admin/boards/chess/hooks", url.Values{"csrf": {a.csrf}, "url": {"https://example.com/x"}, "events": {"leader.changed"}, "periods": ps, "top": {"3"}})
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `data-testid="error-periods"`) {
+			t.Fatalf("periods %v: %d %s", ps, res.StatusCode, excerpt(body))
+		}
+	}
+	if hs, _ := f.admin.Hooks.List(t.Context(), "chess"); len(hs) != 0 {
+		t.Fatalf("bad periods wrote %d hooks", len(hs))
+	}
 	// Without the CSRF token: refused.
 	if res, _ := a.post("/admin/boards/chess/hooks", url.Values{"url": {"https://example.com/x"}, "events": {"leader.changed"}, "top": {"3"}}); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("no CSRF token: %d", res.StatusCode)
@@ -53,12 +68,15 @@ func TestAdminWebhooks(t *testing.T) {
 		t.Fatalf("create: %d %s", res.StatusCode, excerpt(body))
 	}
 	hs, _ := f.admin.Hooks.List(t.Context(), "chess")
-	if len(hs) != 1 || hs[0].Secret != secret || hs[0].Top != 3 || len(hs[0].Periods) != 0 || hs[0].By != "admin:alice" {
+	// Every period the board keeps, ticked one by one: those two, not
+	// "every period" (which would take a day the board enabled later).
+	if len(hs) != 1 || hs[0].Secret != secret || hs[0].Top != 3 || !slices.Equal(hs[0].Periods, []board.Kind{board.Weekly, board.AllTime}) || hs[0].By != "admin:alice" {
 		t.Fatalf("stored: %+v", hs)
 	}
 	id := hs[0].ID
-	if _, body := a.get("/admin/boards/chess/hooks"); strings.Contains(body, secret) || !strings.Contains(body, "https://example.com/x?t=1") {
-		t.Fatal("the secret shows again, or the hook is not listed")
+	if _, body := a.get("/admin/boards/chess/hooks"); strings.Contains(body, secret) || !strings.Contains(body, "https://example.com/x?t=1") ||
+		!strings.Contains(body, "Week, All time") {
+		t.Fatal("the secret shows again, or the hook is not listed with its periods")
 	}
 	for _, step := range []struct{ action, flash string }{
 		{"test", "Test event queued"}, {"disable", "turned off"}, {"enable", "turned on"},
@@ -83,5 +101,11 @@ func TestAdminWebhooks(t *testing.T) {
 	}
 	if got := hookAudit(t, f, "chess", "admin:alice"); got != "hook.delete hook.rotate hook.enable hook.disable hook.test hook.create" {
 		t.Fatalf("audit: %s", got)
+	}
+
+	// Every period, later ones included, is its own box.
+	res, body = a.post("/admin/boards/chess/hooks", url.Values{"csrf": {a.csrf}, "url": {"https://example.com/y"}, "events": {"leader.changed"}, "periods": {"every"}, "top": {"3"}})
+	if hs, _ := f.admin.Hooks.List(t.Context(), "chess"); res.StatusCode != http.StatusCreated || len(hs) != 1 || !hs[0].AllPeriods() {
+		t.Fatalf("every period: %d %+v %s", res.StatusCode, hs, excerpt(body))
 	}
 }

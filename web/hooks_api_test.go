@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,4 +98,42 @@ func hookAudit(t *testing.T, f *apiFixture, boardID, actor string) string {
 		}
 	}
 	return strings.Join(actions, " ")
+}
+
+// A webhook keeps the periods it was given, even every period the board
+// keeps today; left out, it follows every period, later ones included, and
+// says so. An empty list is no choice: refused.
+func TestAPIWebhookPeriods(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "solo", Title: "Solo", Periods: []board.Kind{board.AllTime}, DefaultPeriod: board.AllTime}, nil)
+	key := f.key("solo bot", "solo")
+	for _, c := range []struct {
+		name, periods string
+		status        int
+		want          []any
+		every         bool
+	}{
+		{"every period the board keeps, listed", `,"periods":["all"]`, 201, []any{"all"}, false},
+		{"left out", ``, 201, []any{}, true},
+		{"null", `,"periods":null`, 201, []any{}, true},
+		{"an empty list", `,"periods":[]`, 422, nil, false},
+	} {
+		status, got, _ := f.call("POST", "/api/v1/boards/solo/hooks", key, `{"url":"https://example.com/h","events":["leader.changed"]`+c.periods+`}`)
+		if status != c.status {
+			t.Fatalf("%s: %d %v", c.name, status, got)
+		}
+		if status != 201 {
+			if errField(got) != "periods" {
+				t.Fatalf("%s: %v, want an error at periods", c.name, got)
+			}
+			continue
+		}
+		if ps, _ := got["periods"].([]any); !slices.Equal(ps, c.want) || got["every_period"] != c.every {
+			t.Fatalf("%s: periods %v, every_period %v", c.name, got["periods"], got["every_period"])
+		}
+		id, _ := got["id"].(string)
+		if _, one, _ := f.call("GET", "/api/v1/boards/solo/hooks/"+id, key, ""); !slices.Equal(one["periods"].([]any), c.want) || one["every_period"] != c.every {
+			t.Fatalf("%s: read back %v", c.name, one)
+		}
+	}
 }

@@ -32,9 +32,13 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 	for _, e := range hooks.Events {
 		v.Events = append(v.Events, templates.Link{Label: e.Title(), Href: string(e)})
 	}
+	// Every period, later ones included, is a box of its own, ticked until
+	// the form says otherwise: ticking each period the board keeps today
+	// follows those only.
+	v.Periods = append(v.Periods, templates.Link{Label: "Every period, including any the board adds later", Href: everyPeriod})
+	v.Chosen[everyPeriod] = true
 	for _, k := range b.Periods {
 		v.Periods = append(v.Periods, templates.Link{Label: kindLabel(k), Href: string(k)})
-		v.Chosen[string(k)] = true
 	}
 	hs, err := s.opts.Hooks.List(ctx, b.ID)
 	if err != nil {
@@ -48,7 +52,7 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 		}
 		row.Events = strings.Join(evs, ", ")
 		row.Periods = "every period"
-		if len(h.Periods) > 0 {
+		if !h.AllPeriods() {
 			var ps []string
 			for _, k := range h.Periods {
 				ps = append(ps, kindLabel(k))
@@ -67,6 +71,10 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 	}
 	return v, nil
 }
+
+// everyPeriod is the form value of "every period, including any the board
+// adds later", sent among the periods ticked.
+const everyPeriod = "every"
 
 func kindLabel(k board.Kind) string {
 	if l, ok := map[board.Kind]string{board.Daily: "Day", board.Weekly: "Week", board.Monthly: "Month", board.Yearly: "Year", board.AllTime: "All time"}[k]; ok {
@@ -104,7 +112,11 @@ func (s *Handler) createHook(c echo.Context) error {
 		in.Events = append(in.Events, hooks.Event(e))
 	}
 	for _, k := range form["periods"] {
-		in.Periods = append(in.Periods, board.Kind(k))
+		if k == everyPeriod {
+			in.AllPeriods = true
+		} else {
+			in.Periods = append(in.Periods, board.Kind(k))
+		}
 	}
 	top, topErr := strconv.Atoi(strings.TrimSpace(form.Get("top")))
 	in.Top = top
