@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +42,11 @@ type Attempt struct {
 	Millis   int64     `json:"ms"`
 	Next     time.Time `json:"next,omitzero"`
 }
+
+//go:embed lua/finish.lua
+var finishLua string
+
+var finishScript = redis.NewScript(finishLua)
 
 // claimed is a queue entry this replica now holds, and its attempt number.
 type claimed struct {
@@ -197,21 +203,21 @@ func (r *Runner) attempt(ctx context.Context, b *board.Board, hooks map[string]H
 	r.finish(ctx, b.ID, h.ID, c.msg.ID, &a)
 }
 
-// finish logs an attempt and, unless it will be retried, takes the entry
-// off the pending list, in one transaction (one slot).
+// finish logs an attempt, if its hook is still registered, and, unless it
+// will be retried, takes the entry off the pending list, in one script
+// (one slot): a hook or board deleted while the attempt was in flight gets
+// no log back.
 func (r *Runner) finish(ctx context.Context, boardID, hookID, entry string, a *Attempt) {
-	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		if a != nil {
-			js, _ := json.Marshal(a)
-			p.LPush(ctx, logKey(boardID, hookID), js)
-			p.LTrim(ctx, logKey(boardID, hookID), 0, logKeep-1)
-			p.Expire(ctx, logKey(boardID, hookID), logTTL)
-		}
-		if a == nil || a.Outcome != Retrying {
-			p.XAck(ctx, queueKey(boardID), group, entry)
-		}
-		return nil
-	})
+	var js []byte
+	if a != nil {
+		js, _ = json.Marshal(a)
+	}
+	ack := "0"
+	if a == nil || a.Outcome != Retrying {
+		ack = "1"
+	}
+	err := finishScript.Run(ctx, r.rdb, []string{hooksKey(boardID), logKey(boardID, hookID), queueKey(boardID)},
+		hookID, js, logKeep, int64(logTTL/time.Second), group, entry, ack).Err()
 	if err != nil {
 		// Unacknowledged, the entry is tried again after its backoff.
 		r.log.Warn("webhook: record an attempt", slog.String("board", boardID), slog.String("delivery", entry), slog.Any("error", err))

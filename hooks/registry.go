@@ -15,10 +15,15 @@ import (
 	"podium/board"
 )
 
-//go:embed lua/create.lua
-var createLua string
+var (
+	//go:embed lua/create.lua
+	createLua string
+	//go:embed lua/test.lua
+	testLua string
 
-var createScript = redis.NewScript(createLua)
+	createScript = redis.NewScript(createLua)
+	testScript   = redis.NewScript(testLua)
+)
 
 // Registry keeps the boards' webhook registrations and their delivery logs.
 type Registry struct {
@@ -50,12 +55,15 @@ func (r *Registry) Create(ctx context.Context, b *board.Board, in Input, by stri
 	if err != nil {
 		return Hook{}, err
 	}
-	n, err := createScript.Run(ctx, r.rdb, []string{hooksKey(b.ID), queueKey(b.ID)}, h.ID, js, MaxHooks, group).Int()
+	n, err := createScript.Run(ctx, r.rdb, []string{hooksKey(b.ID), queueKey(b.ID), board.DefKey(b.ID)}, h.ID, js, MaxHooks, group).Int()
 	if err != nil {
 		return Hook{}, fmt.Errorf("hooks: create on %q: %w", b.ID, err)
 	}
-	if n == 0 {
+	switch n {
+	case 0:
 		return Hook{}, ErrTooMany
+	case -1:
+		return Hook{}, fmt.Errorf("hooks: create on %q: %w", b.ID, board.ErrNotFound)
 	}
 	return h, r.index(ctx, b.ID)
 }
@@ -216,19 +224,14 @@ func (r *Registry) update(ctx context.Context, boardID, id string, fn func(p red
 }
 
 // SendTest queues a test event ("ping") for one hook; the runner delivers
-// it like any other, and the hook's log shows how it went.
+// it like any other, and the hook's log shows how it went. A hook that is
+// gone (deleted, or its board) is ErrNotFound, and leaves no key behind.
 func (r *Registry) SendTest(ctx context.Context, boardID, id string) (string, error) {
-	h, err := r.Get(ctx, boardID, id)
-	if err != nil {
-		return "", err
+	ev, err := testScript.Run(ctx, r.rdb, []string{hooksKey(boardID), seqKey(boardID), queueKey(boardID)},
+		id, boardID, strconv.FormatInt(r.now().UnixMilli(), 10), queueKeep).Text()
+	if errors.Is(err, redis.Nil) {
+		return "", ErrNotFound
 	}
-	seq, err := r.rdb.Incr(ctx, seqKey(boardID)).Result()
-	if err != nil {
-		return "", fmt.Errorf("hooks: test %q of %q: %w", id, boardID, err)
-	}
-	ev := boardID + "-" + strconv.FormatInt(seq, 10)
-	err = r.rdb.XAdd(ctx, &redis.XAddArgs{Stream: queueKey(boardID), MaxLen: queueKeep, Approx: true,
-		Values: []any{"hook", h.ID, "event", ev, "type", string(Ping), "at", strconv.FormatInt(r.now().UnixMilli(), 10)}}).Err()
 	if err != nil {
 		return "", fmt.Errorf("hooks: test %q of %q: %w", id, boardID, err)
 	}

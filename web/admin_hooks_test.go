@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"podium/board"
+	"podium/hooks"
 )
 
 var secretRe = regexp.MustCompile(`whsec_[A-Za-z0-9_-]{43}`)
@@ -107,5 +109,37 @@ func TestAdminWebhooks(t *testing.T) {
 	res, body = a.post("/admin/boards/chess/hooks", url.Values{"csrf": {a.csrf}, "url": {"https://example.com/y"}, "events": {"leader.changed"}, "periods": {"every"}, "top": {"3"}})
 	if hs, _ := f.admin.Hooks.List(t.Context(), "chess"); res.StatusCode != http.StatusCreated || len(hs) != 1 || !hs[0].AllPeriods() {
 		t.Fatalf("every period: %d %+v %s", res.StatusCode, hs, excerpt(body))
+	}
+}
+
+// A webhook an earlier board of the same id left behind is not this
+// board's: the console neither lists it nor acts on it.
+func TestAdminEarlierBoardsWebhook(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	b := f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	a := f.adminClient()
+	a.login("alice", "correct horse battery")
+	h, err := f.admin.Hooks.Create(t.Context(), b, hooks.Input{URL: "https://example.com/old", Events: []hooks.Event{hooks.NewLeader}, AllPeriods: true, Top: 1}, "admin:alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.BoardCreated--
+	js, _ := json.Marshal(h)
+	if err := f.store.Client().HSet(t.Context(), board.HooksKey("chess"), h.ID, js).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := a.get("/admin/boards/chess/hooks"); strings.Contains(body, "https://example.com/old") {
+		t.Fatal("an earlier board's webhook is listed")
+	}
+	for _, action := range []string{"test", "disable", "rotate", "delete"} {
+		if res, _ := a.post("/admin/boards/chess/hooks/"+h.ID+"/"+action, url.Values{"csrf": {a.csrf}}); res.StatusCode != http.StatusNotFound {
+			t.Errorf("%s an earlier board's webhook: %d", action, res.StatusCode)
+		}
+	}
+	if after, err := f.admin.Hooks.Get(t.Context(), "chess", h.ID); err != nil || after.Secret != h.Secret || !after.Enabled {
+		t.Fatalf("an earlier board's webhook was changed: %+v %v", after, err)
 	}
 }

@@ -69,7 +69,7 @@ func TestAPIWebhookOnOffAndSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ method, path, body string }{
-		{"GET", "", ""}, {"PATCH", "", `{"enabled":false}`}, {"POST", "/secret", ""},
+		{"GET", "", ""}, {"PATCH", "", `{"enabled":false}`}, {"POST", "/secret", ""}, {"POST", "/test", ""}, {"DELETE", "", ""},
 	} {
 		if status, got, _ := f.call(c.method, "/api/v1/boards/chess/hooks/"+id+c.path, key, c.body); status != 404 {
 			t.Errorf("%s an earlier board's hook: %d %v", c.method, status, got)
@@ -135,5 +135,40 @@ func TestAPIWebhookPeriods(t *testing.T) {
 		if _, one, _ := f.call("GET", "/api/v1/boards/solo/hooks/"+id, key, ""); !slices.Equal(one["periods"].([]any), c.want) || one["every_period"] != c.every {
 			t.Fatalf("%s: read back %v", c.name, one)
 		}
+	}
+}
+
+// Deleting a board deletes its webhooks in the same step: the secret and
+// the queue are gone at once, and after the board is made again with the
+// same id, the old hook is not found, to read, test or delete.
+func TestAPIDeletedBoardTakesItsWebhooks(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	def := board.Board{ID: "chess", Title: "Chess"}
+	f.board(def, nil)
+	all, key := f.key("ops", ""), f.key("chess bot", "chess")
+	status, created, _ := f.call("POST", "/api/v1/boards/chess/hooks", key, `{"url":"https://example.com/h","events":["leader.changed"]}`)
+	id, _ := created["id"].(string)
+	if status != 201 || id == "" {
+		t.Fatalf("create: %d %v", status, created)
+	}
+	if status, got, _ := f.call("POST", "/api/v1/boards/chess/hooks/"+id+"/test", key, ""); status != 202 {
+		t.Fatalf("test event: %d %v", status, got)
+	}
+	if status, got, _ := f.call("DELETE", "/api/v1/boards/chess", all, ""); status != 200 && status != 204 {
+		t.Fatalf("delete the board: %d %v", status, got)
+	}
+	left, err := f.store.Client().Keys(context.Background(), board.HooksKey("chess")+"*").Result()
+	if err != nil || len(left) != 0 {
+		t.Fatalf("webhook keys left once the board is deleted: %v (%v)", left, err)
+	}
+	f.board(def, nil)
+	key = f.key("chess bot 2", "chess")
+	for _, c := range []struct{ method, path string }{{"GET", ""}, {"POST", "/test"}, {"DELETE", ""}} {
+		if status, got, _ := f.call(c.method, "/api/v1/boards/chess/hooks/"+id+c.path, key, ""); status != 404 || errCode(got) != "hook_not_found" {
+			t.Errorf("%s the deleted board's hook: %d %v", c.method+" "+c.path, status, got)
+		}
+	}
+	if left, _ := f.store.Client().Keys(context.Background(), board.HooksKey("chess")+"*").Result(); len(left) != 0 {
+		t.Fatalf("webhook keys of the new board, which has none: %v", left)
 	}
 }

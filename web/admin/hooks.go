@@ -45,6 +45,9 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 		return v, err
 	}
 	for _, h := range hs {
+		if h.BoardCreated != b.Created.UnixMilli() {
+			continue // an earlier board's of this id: the runner drops it
+		}
 		row := templates.HookRow{ID: h.ID, URL: h.URL, Top: h.Top, Created: h.CreatedAt(), Enabled: h.Enabled, By: h.By}
 		var evs []string
 		for _, e := range h.Events {
@@ -160,13 +163,20 @@ func (s *Handler) hookAction(c echo.Context) error {
 		return err
 	}
 	ctx, id, to := c.Request().Context(), c.Param("id"), "/admin/boards/"+b.ID+"/hooks"
-	var h hooks.Hook
+	notFound := request.NotFound("Webhook not found", "That webhook does not exist (deleted already?).", templates.Link{Label: "Webhooks", Href: to})
+	// One an earlier board of this id left behind (the runner drops it) is
+	// not this board's: not listed, and not found here either.
+	h, err := s.opts.Hooks.Get(ctx, b.ID, id)
+	if errors.Is(err, hooks.ErrNotFound) || (err == nil && h.BoardCreated != b.Created.UnixMilli()) {
+		return notFound
+	}
+	if err != nil {
+		return err
+	}
 	var msg string
 	switch c.Param("action") {
 	case "test":
-		if h, err = s.opts.Hooks.Get(ctx, b.ID, id); err == nil {
-			_, err = s.opts.Hooks.SendTest(ctx, b.ID, id)
-		}
+		_, err = s.opts.Hooks.SendTest(ctx, b.ID, id)
 		msg = "Test event queued for " + h.URL + ": its delivery shows below within a few seconds (reload)."
 	case "enable", "disable":
 		on := c.Param("action") == "enable"
@@ -193,7 +203,7 @@ func (s *Handler) hookAction(c echo.Context) error {
 			templates.Link{Label: "Webhooks", Href: to})
 	}
 	if errors.Is(err, hooks.ErrNotFound) {
-		return request.NotFound("Webhook not found", "That webhook does not exist (deleted already?).", templates.Link{Label: "Webhooks", Href: to})
+		return notFound
 	}
 	if err != nil {
 		return err

@@ -109,7 +109,8 @@ func (s *Handler) apiCreateHook(c echo.Context) error {
 }
 
 // boardHook reads the webhook in the path; one an earlier board of this id
-// left (the runner drops it) is not found.
+// left (the runner drops it) is not found, to read or to change, as the
+// list leaves it out.
 func (s *Handler) boardHook(c echo.Context, b *board.Board) (hooks.Hook, error) {
 	h, err := s.opts.Hooks.Get(c.Request().Context(), b.ID, request.Param(c, "id"))
 	if err == nil && h.BoardCreated != b.Created.UnixMilli() {
@@ -201,6 +202,9 @@ func (s *Handler) apiDeleteHook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.boardHook(c, &b); err != nil {
+		return err
+	}
 	h, err := s.opts.Hooks.Delete(c.Request().Context(), b.ID, request.Param(c, "id"))
 	if err != nil {
 		return hookErr(err)
@@ -216,12 +220,11 @@ func (s *Handler) apiTestHook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, id := c.Request().Context(), request.Param(c, "id")
-	h, err := s.opts.Hooks.Get(ctx, b.ID, id)
+	h, err := s.boardHook(c, &b)
 	if err != nil {
-		return hookErr(err)
+		return err
 	}
-	ev, err := s.opts.Hooks.SendTest(ctx, b.ID, id)
+	ev, err := s.opts.Hooks.SendTest(c.Request().Context(), b.ID, h.ID)
 	if err != nil {
 		return hookErr(err)
 	}
