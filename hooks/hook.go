@@ -162,11 +162,13 @@ var (
 	ErrTooMany  = fmt.Errorf("hooks: a board may have at most %d webhooks", MaxHooks)
 )
 
-// Check validates in against board b and returns it normalised.
-func (in Input) Check(b *board.Board) (Input, error) {
+// Check validates in against board b and returns it normalised. Unless
+// allowPrivate, a URL whose host is plainly not public (an IP address
+// outside the public internet, localhost, a local name) is refused.
+func (in Input) Check(b *board.Board, allowPrivate bool) (Input, error) {
 	bad := map[string]string{}
 	in.URL = strings.TrimSpace(in.URL)
-	if msg := checkURL(in.URL); msg != "" {
+	if msg := checkURL(in.URL, allowPrivate); msg != "" {
 		bad["url"] = msg
 	}
 	var evs []Event
@@ -207,8 +209,9 @@ func (in Input) Check(b *board.Board) (Input, error) {
 }
 
 // checkURL accepts absolute https URLs of a host, without credentials
-// (they would show in the console) or a fragment.
-func checkURL(raw string) string {
+// (they would show in the console) or a fragment, and, unless
+// allowPrivate, of a host that may be public (localHost).
+func checkURL(raw string, allowPrivate bool) string {
 	switch {
 	case raw == "":
 		return "is required"
@@ -234,6 +237,9 @@ func checkURL(raw string) string {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
 			return "has a bad port"
 		}
+	}
+	if !allowPrivate {
+		return localHost(u.Hostname())
 	}
 	return ""
 }

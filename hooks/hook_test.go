@@ -37,7 +37,7 @@ func TestInputCheck(t *testing.T) {
 	} {
 		in := ok
 		c.edit(&in)
-		_, err := in.Check(b)
+		_, err := in.Check(b, false)
 		var bad *InvalidError
 		switch {
 		case c.field == "" && err != nil:
@@ -54,7 +54,7 @@ func TestInputCheck(t *testing.T) {
 func TestInputKeepsItsPeriods(t *testing.T) {
 	b := &board.Board{ID: "b", Periods: []board.Kind{board.AllTime}}
 	in := Input{URL: "https://hooks.example.com/", Events: []Event{NewLeader}, Periods: []board.Kind{board.AllTime}, Top: 1}
-	got, err := in.Check(b)
+	got, err := in.Check(b, false)
 	if err != nil || !slices.Equal(got.Periods, []board.Kind{board.AllTime}) || got.AllPeriods {
 		t.Fatalf("all time ticked on an all-time board: %+v, %v", got, err)
 	}
@@ -63,7 +63,7 @@ func TestInputKeepsItsPeriods(t *testing.T) {
 		t.Fatalf("a hook of all time only follows day (%v) or every period (%v)", h.Follows(board.Daily), h.AllPeriods())
 	}
 	in.Periods, in.AllPeriods = nil, true
-	if got, err := in.Check(b); err != nil || len(got.Periods) != 0 || !got.AllPeriods {
+	if got, err := in.Check(b, false); err != nil || len(got.Periods) != 0 || !got.AllPeriods {
 		t.Fatalf("every period: %+v, %v", got, err)
 	}
 	for name, edit := range map[string]func(*Input){
@@ -73,7 +73,7 @@ func TestInputKeepsItsPeriods(t *testing.T) {
 		in := in
 		edit(&in)
 		var bad *InvalidError
-		if _, err := in.Check(b); !errors.As(err, &bad) || bad.Fields["periods"] == "" {
+		if _, err := in.Check(b, false); !errors.As(err, &bad) || bad.Fields["periods"] == "" {
 			t.Errorf("%s: %v, want an error at periods", name, err)
 		}
 	}

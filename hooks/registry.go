@@ -27,22 +27,36 @@ var (
 
 // Registry keeps the boards' webhook registrations and their delivery logs.
 type Registry struct {
-	rdb redis.UniversalClient
-	now func() time.Time
+	rdb          redis.UniversalClient
+	now          func() time.Time
+	allowPrivate bool
 }
 
+// RegistryOption configures a Registry.
+type RegistryOption func(*Registry)
+
+// AllowPrivate lets hooks be registered to IP addresses and names that are
+// plainly not public (loopback, private networks, localhost), for servers
+// whose receivers live in their own network; the runner's client needs
+// Options.AllowPrivate to deliver to them (HOOKS_ALLOW_PRIVATE sets both).
+func AllowPrivate(on bool) RegistryOption { return func(r *Registry) { r.allowPrivate = on } }
+
 // NewRegistry is a registry on rdb; now is the clock (nil: time.Now).
-func NewRegistry(rdb redis.UniversalClient, now func() time.Time) *Registry {
+func NewRegistry(rdb redis.UniversalClient, now func() time.Time, opts ...RegistryOption) *Registry {
 	if now == nil {
 		now = time.Now
 	}
-	return &Registry{rdb: rdb, now: now}
+	r := &Registry{rdb: rdb, now: now}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
 }
 
 // Create registers a hook on board b. The answer holds the secret: the only
 // time it leaves the registry (Rotate makes a new one).
 func (r *Registry) Create(ctx context.Context, b *board.Board, in Input, by string) (Hook, error) {
-	in, err := in.Check(b)
+	in, err := in.Check(b, r.allowPrivate)
 	if err != nil {
 		return Hook{}, err
 	}

@@ -55,8 +55,13 @@ func TestAdminWebhooks(t *testing.T) {
 			t.Fatalf("periods %v: %d %s", ps, res.StatusCode, excerpt(body))
 		}
 	}
+	// A URL inside the server's network: refused inline.
+	res, body = a.post("/admin/boards/chess/hooks", url.Values{"csrf": {a.csrf}, "url": {"https://169.254.169.254/latest/meta-data/"}, "events": {"leader.changed"}, "periods": {"every"}, "top": {"3"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "must point at a public address") || !strings.Contains(body, `href="#h-url"`) {
+		t.Fatalf("a private address: %d %s", res.StatusCode, excerpt(body))
+	}
 	if hs, _ := f.admin.Hooks.List(t.Context(), "chess"); len(hs) != 0 {
-		t.Fatalf("bad periods wrote %d hooks", len(hs))
+		t.Fatalf("bad periods or URLs wrote %d hooks", len(hs))
 	}
 	// Without the CSRF token: refused.
 	if res, _ := a.post("/admin/boards/chess/hooks", url.Values{"url": {"https://example.com/x"}, "events": {"leader.changed"}, "top": {"3"}}); res.StatusCode != http.StatusForbidden {

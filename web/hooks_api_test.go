@@ -172,3 +172,25 @@ func TestAPIDeletedBoardTakesItsWebhooks(t *testing.T) {
 		t.Fatalf("webhook keys of the new board, which has none: %v", left)
 	}
 }
+
+// Registration refuses URLs that plainly point inside the server's
+// network, naming the field; nothing is stored.
+func TestAPIWebhookRefusesLocalURLs(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	key := f.key("chess bot", "chess")
+	for _, u := range []string{
+		"https://127.0.0.1/h", "https://[::1]/h", "https://10.0.0.1/h", "https://192.168.0.10/h", "https://169.254.169.254/latest/meta-data/",
+		"https://100.64.0.1/h", "https://[::7f00:1]/h", "https://[fec0::1]/h", "https://198.18.0.1/h", "https://192.0.0.170/h",
+		"https://[2001:db8::1]/h", "https://[100::1]/h", "https://localhost:8443/h", "https://api.localhost/h", "https://metadata.google.internal/h",
+	} {
+		body, _ := json.Marshal(map[string]any{"url": u, "events": []string{"leader.changed"}})
+		status, got, _ := f.call("POST", "/api/v1/boards/chess/hooks", key, string(body))
+		if status != 422 || errField(got) != "url" {
+			t.Errorf("%s: %d %v, want 422 at url", u, status, got)
+		}
+	}
+	if hs, _ := f.admin.Hooks.List(context.Background(), "chess"); len(hs) != 0 {
+		t.Fatalf("%d hooks stored", len(hs))
+	}
+}
