@@ -20,7 +20,12 @@ import (
 // resolves to a private address is refused too; Public says which
 // addresses are public (IANA's special-purpose registries, special.go).
 func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	return newClient(allowPrivate, timeout, nil)
+}
+
+// newClient is NewClient with its own resolver (nil: the system's).
+func newClient(allowPrivate bool, timeout time.Duration, resolver *net.Resolver) *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second, Resolver: resolver}
 	if !allowPrivate {
 		dialer.Control = refusePrivate
 	}

@@ -146,7 +146,7 @@ func TestGivesUpAndTimesOut(t *testing.T) {
 		return len(log) > 0 && log[0].Outcome == GaveUp
 	})
 	last := log[len(log)-1]
-	if last.Attempt != 1 || last.Error != "timed out" || last.Code != 0 || last.Outcome != Retrying {
+	if last.Attempt != 1 || last.Error != failTimeout || last.Code != 0 || last.Outcome != Retrying {
 		t.Fatalf("first attempt: %+v", last)
 	}
 	if log[0].Code != http.StatusBadGateway || log[0].Attempt != 3 {

@@ -262,6 +262,7 @@ func (r *Registry) Attempts(ctx context.Context, boardID, id string) ([]Attempt,
 	for _, v := range vs {
 		var a Attempt
 		if json.Unmarshal([]byte(v), &a) == nil {
+			a.Error = shown(a.Error)
 			out = append(out, a)
 		}
 	}

@@ -6,9 +6,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"podium/audit"
 	"podium/board"
+	"podium/hooks"
 )
 
 // TestAPIWebhookOnOffAndSecret: over the API a webhook is turned off and on
@@ -192,5 +194,35 @@ func TestAPIWebhookRefusesLocalURLs(t *testing.T) {
 	}
 	if hs, _ := f.admin.Hooks.List(context.Background(), "chess"); len(hs) != 0 {
 		t.Fatalf("%d hooks stored", len(hs))
+	}
+}
+
+// A delivery's error is a category in the API and in the console, even
+// for an attempt logged with the error's text (addresses, the resolver)
+// by an earlier version.
+func TestWebhookDeliveryErrorsNameNoAddress(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	key := f.key("chess bot", "chess")
+	_, created, _ := f.call("POST", "/api/v1/boards/chess/hooks", key, `{"url":"https://example.com/h","events":["leader.changed"]}`)
+	id, _ := created["id"].(string)
+	for _, e := range []string{"lookup intranet.corp. on 10.255.255.53:53: no such host", "dial tcp 10.0.0.1:38190: refused: not a public address (HOOKS_ALLOW_PRIVATE allows it)"} {
+		js, _ := json.Marshal(hooks.Attempt{Delivery: "1-0", Event: "chess-1", Type: hooks.Ping, At: time.Now(), Attempt: 1, Outcome: hooks.Retrying, Error: e, Next: time.Now().Add(time.Minute)})
+		if err := f.store.Client().LPush(context.Background(), board.HooksKey("chess")+":log:"+id, js).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status, raw := f.rawCall("GET", "/api/v1/boards/chess/hooks/"+id, key, nil)
+	if status != 200 || !strings.Contains(raw, `"error":"refused: not a public address"`) || !strings.Contains(raw, `"error":"DNS failure"`) ||
+		strings.Contains(raw, "10.0.0.1") || strings.Contains(raw, "10.255.255.53") || strings.Contains(raw, "intranet") {
+		t.Fatalf("GET: %d %s", status, raw)
+	}
+	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	a := f.adminClient()
+	a.login("alice", "correct horse battery")
+	if _, body := a.get("/admin/boards/chess/hooks"); !strings.Contains(body, "failed (DNS failure), retry at") || strings.Contains(body, "10.255.255.53") || strings.Contains(body, "10.0.0.1") || strings.Contains(body, "intranet") {
+		t.Fatalf("console: %s", excerpt(body))
 	}
 }
