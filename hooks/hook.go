@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"podium/board"
@@ -217,8 +218,14 @@ func checkURL(raw string, allowPrivate bool) string {
 		return "is required"
 	case len(raw) > MaxURLLen:
 		return "is longer than " + strconv.Itoa(MaxURLLen) + " characters"
-	case !utf8.ValidString(raw) || strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+	case !utf8.ValidString(raw) || strings.ContainsRune(raw, utf8.RuneError):
+		return "is not valid UTF-8"
+	case strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || unicode.IsControl(r) }):
 		return "must not hold spaces or control characters"
+	case strings.ContainsFunc(raw, board.IsBidiOrInvisible):
+		// They make a URL read as another one in the console and the
+		// audit log (a right-to-left override turns moc.elpmaxe around).
+		return "must not hold bidi controls or invisible characters"
 	}
 	u, err := url.Parse(raw)
 	switch {

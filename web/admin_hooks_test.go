@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"podium/board"
 	"podium/hooks"
@@ -60,8 +61,20 @@ func TestAdminWebhooks(t *testing.T) {
 	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "must point at a public address") || !strings.Contains(body, `href="#h-url"`) {
 		t.Fatalf("a private address: %d %s", res.StatusCode, excerpt(body))
 	}
+	// Text that is not UTF-8, or a URL with bidi controls: inline errors.
+	for _, c := range []struct{ url, events, msg string }{
+		{"https://example.com/\xff", "leader.changed", "not valid UTF-8"},
+		{"https://example.com/\u202eh", "leader.changed", "bidi controls"},
+		{"https://example.com/\u2066h", "leader.changed", "bidi controls"},
+		{"https://example.com/h", "leader.changed\xff", "choose at least one"},
+	} {
+		res, body := a.post("/admin/boards/chess/hooks", url.Values{"csrf": {a.csrf}, "url": {c.url}, "events": {c.events}, "periods": {"every"}, "top": {"3"}})
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, c.msg) || !utf8.ValidString(body) {
+			t.Fatalf("%+q %+q: %d %s", c.url, c.events, res.StatusCode, excerpt(body))
+		}
+	}
 	if hs, _ := f.admin.Hooks.List(t.Context(), "chess"); len(hs) != 0 {
-		t.Fatalf("bad periods or URLs wrote %d hooks", len(hs))
+		t.Fatalf("bad periods, URLs or text wrote %d hooks", len(hs))
 	}
 	// Without the CSRF token: refused.
 	if res, _ := a.post("/admin/boards/chess/hooks", url.Values{"url": {"https://example.com/x"}, "events": {"leader.changed"}, "top": {"3"}}); res.StatusCode != http.StatusForbidden {

@@ -226,3 +226,38 @@ func TestWebhookDeliveryErrorsNameNoAddress(t *testing.T) {
 		t.Fatalf("console: %s", excerpt(body))
 	}
 }
+
+// A registration whose text is not UTF-8 is refused whole (400), wherever
+// it is; one whose URL holds bidi controls or invisible characters is
+// refused at url (422). Nothing is stored.
+func TestAPIWebhookRefusesBadText(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	key := f.key("chess bot", "chess")
+	for _, body := range []string{
+		`{"url":"https://example.com/` + "\xff" + `","events":["leader.changed"]}`,
+		`{"url":"https://example.com/h","events":["leader.changed` + "\xc3\x28" + `"]}`,
+		`{"url":"https://example.com/h","events":["leader.changed"],"periods":["all` + "\xed\xa0\x80" + `"]}`, // an encoded surrogate
+	} {
+		if status, raw := f.rawCall("POST", "/api/v1/boards/chess/hooks", key, strings.NewReader(body)); status != 400 || !strings.Contains(raw, `"bad_utf8"`) {
+			t.Errorf("%q: %d %s, want 400 bad_utf8", body, status, raw)
+		}
+	}
+	for _, u := range []string{
+		"https://example.com/\u202ehtap", "https://exa\u202dmple.com/", "https://example.com/\u202a", "https://example.com/\u202b", "https://example.com/\u202c",
+		"https://example.com/\u2066x", "https://example.com/\u2067", "https://example.com/\u2068", "https://example.com/x\u2069",
+		"https://example.com/\u200e", "https://example.com/\u200f", "https://example.com/\u061c", "https://example.com/\u200b",
+	} {
+		body, _ := json.Marshal(map[string]any{"url": u, "events": []string{"leader.changed"}})
+		if status, got, _ := f.call("POST", "/api/v1/boards/chess/hooks", key, string(body)); status != 422 || errField(got) != "url" {
+			t.Errorf("%+q: %d %v, want 422 at url", u, status, got)
+		}
+	}
+	// A JSON escape of a lone surrogate decodes to U+FFFD: refused at url.
+	if status, got, _ := f.call("POST", "/api/v1/boards/chess/hooks", key, `{"url":"https://example.com/\udc00","events":["leader.changed"]}`); status != 422 || errField(got) != "url" {
+		t.Errorf("a lone surrogate: %d %v", status, got)
+	}
+	if hs, _ := f.admin.Hooks.List(context.Background(), "chess"); len(hs) != 0 {
+		t.Fatalf("%d hooks stored", len(hs))
+	}
+}

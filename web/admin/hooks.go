@@ -144,7 +144,9 @@ func (s *Handler) createHook(c echo.Context) error {
 		v.NewSecret, v.NewSecretFor = h.Secret, h.URL
 		return s.renderHooks(c, http.StatusCreated, v)
 	}
-	v.URL, v.Top = in.URL, form.Get("top")
+	// Sent back as typed, but as text: bytes that are not UTF-8 (refused
+	// above) show as U+FFFD.
+	v.URL, v.Top = strings.ToValidUTF8(in.URL, "\uFFFD"), strings.ToValidUTF8(form.Get("top"), "\uFFFD")
 	v.Chosen = map[string]bool{}
 	for _, e := range form["events"] {
 		v.Chosen[e] = true

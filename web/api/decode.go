@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -32,6 +34,18 @@ func decodeJSON(c echo.Context, v any) error {
 		return ck.check()
 	}
 	return nil
+}
+
+// decodeJSONText is decodeJSON for a body whose text is kept and shown (a
+// webhook's URL): invalid UTF-8 is refused (400 bad_utf8), not turned into
+// U+FFFD by the decoder.
+func decodeJSONText(c echo.Context, v any) error {
+	raw, err := readBody(c.Request().Body)
+	if err != nil {
+		return err
+	}
+	c.Request().Body = io.NopCloser(bytes.NewReader(raw))
+	return decodeJSON(c, v)
 }
 
 // checker is a request body with a rule its JSON shape cannot state and the

@@ -87,7 +87,7 @@ func (s *Handler) apiCreateHook(c echo.Context) error {
 		Periods *[]board.Kind `json:"periods"` // left out (or null): every period, including those the board adds later
 		Top     *int          `json:"top"`
 	}
-	if err := decodeJSON(c, &body); err != nil {
+	if err := decodeJSONText(c, &body); err != nil {
 		return err
 	}
 	in := hooks.Input{URL: body.URL, Events: body.Events, AllPeriods: body.Periods == nil, Top: hooks.DefaultTop}
