@@ -176,9 +176,10 @@ func (s *Store) Boards(ctx context.Context) ([]Board, error) {
 	return out, nil
 }
 
-// DeleteBoard removes a board and every score, name and change it holds.
+// DeleteBoard removes a board and every score, name and change it holds,
+// and its webhooks (their secrets, queue and logs) in the same step.
 func (s *Store) DeleteBoard(ctx context.Context, id string) error {
-	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id), schedKey(id), ArchiveState(id), freezeKey(id)}
+	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id), schedKey(id), ArchiveState(id), freezeKey(id), HooksKey(id)}
 	zsets, err := s.rdb.SMembers(ctx, periodsKey(id)).Result()
 	if err != nil {
 		return fmt.Errorf("board: delete %q: %w", id, err)

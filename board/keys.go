@@ -32,6 +32,8 @@ import "strings"
 //	lb:{chess}:r:7d:b:2026-11-22   zset: one bucket of the window (hours: r:24h:b:2026-11-22T13, UTC), see window.go
 //	lb:{chess}:r:7d:bs             set: the window's bucket ids that hold data
 //	lb:{chess}:r:state             hash: per window, the oldest bucket still in it (its floor)
+//	lb:{chess}:hooks               hash: the board's webhooks (package hooks); every other key of
+//	                               its webhooks is named lb:{chess}:hooks:<...> (hooks/keys.go)
 const (
 	keyPrefix = "lb:"
 	boardsKey = keyPrefix + "boards"
@@ -57,6 +59,16 @@ func idemKey(id, key string) string  { return tagOf(id) + ":idem:" + key }
 func schedKey(id string) string      { return tagOf(id) + ":sched" }
 func genKey(id string) string        { return tagOf(id) + ":gen" }
 func entriesKey(zset string) string  { return zset + ":e" }
+
+// HooksKey is the hash of a board's webhook registrations (package hooks,
+// whose other keys are named after it: HooksKey(id) + ":..."). Deleting the
+// board deletes them in the same step as its scores (lua/dropboard.lua), so
+// no registration, secret or queued delivery outlives the board.
+func HooksKey(id string) string { return tagOf(id) + ":hooks" }
+
+// DefKey is a board's definition; a script of another package checks that
+// the board still exists in the step that writes beside it.
+func DefKey(id string) string { return defKey(id) }
 
 // AuditStream is a board's audit log: a stream in the board's hash slot, so
 // the script that changes scores appends the entry in the same step.

@@ -260,7 +260,7 @@ func CheckName(name string) error {
 		return fieldErr(ErrInvalidInput, "name", "is required")
 	case !utf8.ValidString(name) || hasControl(name):
 		return fieldErr(ErrInvalidInput, "name", "must be printable text")
-	case strings.ContainsFunc(name, isBidiOrInvisible):
+	case strings.ContainsFunc(name, IsBidiOrInvisible):
 		return fieldErr(ErrInvalidInput, "name", "holds bidi controls or invisible characters, which could reorder the text around it")
 	case utf8.RuneCountInString(name) > MaxNameLen:
 		return fieldErr(ErrInvalidInput, "name", "is longer than %d characters", MaxNameLen)
@@ -268,11 +268,12 @@ func CheckName(name string) error {
 	return nil
 }
 
-// isBidiOrInvisible is a character a display name may not hold: bidi
+// IsBidiOrInvisible is a character a display name may not hold: bidi
 // embeddings, overrides, isolates and marks, which reorder the text around the
 // name, and invisible spaces. Joiners (ZWJ, ZWNJ) and emoji tags stay: emoji
-// sequences and some scripts need them.
-func isBidiOrInvisible(r rune) bool {
+// sequences and some scripts need them. A webhook's URL may not hold one
+// either (package hooks).
+func IsBidiOrInvisible(r rune) bool {
 	switch {
 	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
 		return true

@@ -152,7 +152,7 @@ func launchOn(t *testing.T, rdb redis.UniversalClient, db *archive.DB, origins .
 	admin := &web.Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
-		Hooks: hooks.NewRegistry(rdb, nil),
+		Hooks: hooks.NewRegistry(rdb, nil, hooks.AllowPrivate(true)), // receivers are httptest servers on loopback
 	}
 	if err := admin.Accounts.Create(context.Background(), adminUser, adminPassword); err != nil {
 		t.Fatal(err)

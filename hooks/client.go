@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -18,9 +17,15 @@ import (
 // registers a hook must not be able to make the server probe its own
 // network (cloud metadata at 169.254.169.254, an admin port on localhost).
 // The address is checked when connecting, after DNS, so a name that
-// resolves to a private address is refused too.
+// resolves to a private address is refused too; Public says which
+// addresses are public (IANA's special-purpose registries, special.go).
 func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	return newClient(allowPrivate, timeout, nil)
+}
+
+// newClient is NewClient with its own resolver (nil: the system's).
+func newClient(allowPrivate bool, timeout time.Duration, resolver *net.Resolver) *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second, Resolver: resolver}
 	if !allowPrivate {
 		dialer.Control = refusePrivate
 	}
@@ -45,40 +50,12 @@ func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
 // ErrPrivateAddress refuses a delivery to a non-public address.
 var ErrPrivateAddress = errors.New("refused: not a public address (HOOKS_ALLOW_PRIVATE allows it)")
 
+// refusePrivate is the dialer's Control: it sees the address about to be
+// connected to, after DNS, whatever name led there.
 func refusePrivate(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrPrivateAddress, address)
-	}
-	if !Public(ap.Addr()) {
-		// The address stays out of the message: the attempt log, which a
-		// board's API key reads, must not answer DNS questions about the
-		// private network.
+	if err != nil || !Public(ap.Addr()) {
 		return ErrPrivateAddress
 	}
 	return nil
-}
-
-var (
-	sharedSpace = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT
-	// IPv6 prefixes that carry an IPv4 address inside, which may be a
-	// private or link-local one (64:ff9b::a9fe:a9fe is 169.254.169.254).
-	wrapsIPv4 = []netip.Prefix{
-		netip.MustParsePrefix("64:ff9b::/96"),   // NAT64
-		netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
-		netip.MustParsePrefix("2002::/16"),      // 6to4
-		netip.MustParsePrefix("2001::/32"),      // Teredo
-	}
-)
-
-// Public reports whether a is an address on the public internet.
-func Public(a netip.Addr) bool {
-	a = a.Unmap()
-	for _, p := range wrapsIPv4 {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return a.IsValid() && a.IsGlobalUnicast() && !a.IsPrivate() && !sharedSpace.Contains(a) &&
-		!(a.Is4() && a.As4()[0] == 0)
 }

@@ -3,13 +3,13 @@ package hooks
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,10 +37,15 @@ type Attempt struct {
 	Attempt  int       `json:"attempt"`
 	Outcome  string    `json:"outcome"`
 	Code     int       `json:"code,omitempty"`  // the receiver's status
-	Error    string    `json:"error,omitempty"` // why no answer came (timeout, TLS, refused)
+	Error    string    `json:"error,omitempty"` // why no answer came: one of Failures, never the error's text
 	Millis   int64     `json:"ms"`
 	Next     time.Time `json:"next,omitzero"`
 }
+
+//go:embed lua/finish.lua
+var finishLua string
+
+var finishScript = redis.NewScript(finishLua)
 
 // claimed is a queue entry this replica now holds, and its attempt number.
 type claimed struct {
@@ -166,16 +171,20 @@ func (r *Runner) attempt(ctx context.Context, b *board.Board, hooks map[string]H
 	a := Attempt{Delivery: c.msg.ID, Event: str("event"), Type: Event(str("type")), At: start.UTC(), Attempt: c.attempt}
 	atMs, _ := strconv.ParseInt(str("at"), 10, 64)
 	queued := time.UnixMilli(atMs)
+	var failed error // why no answer came, in full: for the server's log only
 	switch body, err := render(b, f); {
 	case !h.Enabled:
 		a.Outcome = Skipped
 	case start.Sub(queued) > r.opts.GiveUp:
-		a.Outcome, a.Error = GaveUp, "not delivered within "+r.opts.GiveUp.String()+" of the event"
+		a.Outcome, a.Error = GaveUp, failTooLate
 	case err != nil:
-		a.Outcome, a.Error = GaveUp, "the queued event is unreadable"
+		a.Outcome, a.Error = GaveUp, failUnreadable
 		r.log.Error("webhook event unreadable", slog.String("board", b.ID), slog.String("delivery", c.msg.ID), slog.Any("error", err))
 	default:
-		a.Code, a.Error = r.post(ctx, h, a, body)
+		a.Code, failed = r.post(ctx, h, a, body)
+		if failed != nil {
+			a.Error = describe(failed)
+		}
 		a.Millis = r.opts.Now().Sub(start).Milliseconds()
 		next := start.Add(r.backoff(c.attempt))
 		switch {
@@ -188,30 +197,37 @@ func (r *Runner) attempt(ctx context.Context, b *board.Board, hooks map[string]H
 		}
 	}
 	level := slog.LevelDebug
-	if a.Outcome == GaveUp {
+	switch {
+	case a.Outcome == GaveUp:
 		level = slog.LevelWarn
+	case failed != nil:
+		level = slog.LevelInfo // the detail the hook's log leaves out is here only
 	}
-	r.log.Log(ctx, level, "webhook attempt", slog.String("board", b.ID), slog.String("hook", h.ID), slog.String("delivery", a.Delivery),
-		slog.String("event", string(a.Type)), slog.Int("attempt", a.Attempt), slog.String("outcome", a.Outcome),
-		slog.Int("code", a.Code), slog.String("error", a.Error))
+	attrs := []slog.Attr{slog.String("board", b.ID), slog.String("hook", h.ID), slog.String("url", RedactURL(h.URL)),
+		slog.String("delivery", a.Delivery), slog.String("event", string(a.Type)), slog.Int("attempt", a.Attempt),
+		slog.String("outcome", a.Outcome), slog.Int("code", a.Code), slog.String("failure", a.Error)}
+	if failed != nil {
+		attrs = append(attrs, slog.Any("error", cause(failed)))
+	}
+	r.log.LogAttrs(ctx, level, "webhook attempt", attrs...)
 	r.finish(ctx, b.ID, h.ID, c.msg.ID, &a)
 }
 
-// finish logs an attempt and, unless it will be retried, takes the entry
-// off the pending list, in one transaction (one slot).
+// finish logs an attempt, if its hook is still registered, and, unless it
+// will be retried, takes the entry off the pending list, in one script
+// (one slot): a hook or board deleted while the attempt was in flight gets
+// no log back.
 func (r *Runner) finish(ctx context.Context, boardID, hookID, entry string, a *Attempt) {
-	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		if a != nil {
-			js, _ := json.Marshal(a)
-			p.LPush(ctx, logKey(boardID, hookID), js)
-			p.LTrim(ctx, logKey(boardID, hookID), 0, logKeep-1)
-			p.Expire(ctx, logKey(boardID, hookID), logTTL)
-		}
-		if a == nil || a.Outcome != Retrying {
-			p.XAck(ctx, queueKey(boardID), group, entry)
-		}
-		return nil
-	})
+	var js []byte
+	if a != nil {
+		js, _ = json.Marshal(a)
+	}
+	ack := "0"
+	if a == nil || a.Outcome != Retrying {
+		ack = "1"
+	}
+	err := finishScript.Run(ctx, r.rdb, []string{hooksKey(boardID), logKey(boardID, hookID), queueKey(boardID)},
+		hookID, js, logKeep, int64(logTTL/time.Second), group, entry, ack).Err()
 	if err != nil {
 		// Unacknowledged, the entry is tried again after its backoff.
 		r.log.Warn("webhook: record an attempt", slog.String("board", boardID), slog.String("delivery", entry), slog.Any("error", err))
@@ -225,12 +241,12 @@ const logTTL = 30 * 24 * time.Hour
 // post sends one attempt: the status code, or why there was none. The
 // answer's body is read (at most 64 KiB, so the connection can be reused)
 // and thrown away.
-func (r *Runner) post(ctx context.Context, h Hook, a Attempt, body []byte) (int, string) {
+func (r *Runner) post(ctx context.Context, h Hook, a Attempt, body []byte) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
 	if err != nil {
-		return 0, "bad URL"
+		return 0, errBadURL
 	}
 	ts := r.opts.Now().Unix()
 	req.Header.Set("Content-Type", "application/json")
@@ -242,26 +258,9 @@ func (r *Runner) post(ctx context.Context, h Hook, a Attempt, body []byte) (int,
 	req.Header.Set(HeaderSignature, Sign(h.Secret, ts, body))
 	resp, err := r.opts.Client.Do(req)
 	if err != nil {
-		return 0, describe(err)
+		return 0, err
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return resp.StatusCode, ""
-}
-
-// describe says why an attempt got no answer, without the URL (which may
-// carry a token in its query).
-func describe(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		if ue.Timeout() {
-			return "timed out"
-		}
-		err = ue.Err
-	}
-	s := err.Error()
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
+	return resp.StatusCode, nil
 }

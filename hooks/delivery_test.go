@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,7 +56,7 @@ func TestRetriesAfter500s(t *testing.T) {
 		}
 		return http.StatusNoContent
 	})
-	h := f.hook(recv, Input{Events: []Event{PeriodClosed}, Top: 3})
+	h := f.hook(recv, Input{Events: []Event{PeriodClosed}, AllPeriods: true, Top: 3})
 	// A first attempt that times out (its TLS handshake, under -race on a
 	// loaded machine) never reaches the receiver, and every count below is
 	// off: a generous timeout.
@@ -124,7 +125,7 @@ func TestGivesUpAndTimesOut(t *testing.T) {
 		}
 		return http.StatusBadGateway
 	})
-	h := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	h := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	// The runner reads the fixture's clock (the event's time too), which
 	// the test moves a second per attempt: whether an attempt is made or
 	// given up on depends on no real delay (the backoff between attempts
@@ -145,7 +146,7 @@ func TestGivesUpAndTimesOut(t *testing.T) {
 		return len(log) > 0 && log[0].Outcome == GaveUp
 	})
 	last := log[len(log)-1]
-	if last.Attempt != 1 || last.Error != "timed out" || last.Code != 0 || last.Outcome != Retrying {
+	if last.Attempt != 1 || last.Error != failTimeout || last.Code != 0 || last.Outcome != Retrying {
 		t.Fatalf("first attempt: %+v", last)
 	}
 	if log[0].Code != http.StatusBadGateway || log[0].Attempt != 3 {
@@ -259,8 +260,8 @@ func TestTwoReplicasDeliverEachEventOnce(t *testing.T) {
 func TestDisabledAndDeletedHooks(t *testing.T) {
 	f := newFixture(t, time.Now())
 	recv := newReceiver(t, nil)
-	off := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
-	gone := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	off := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
+	gone := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	r := f.runner(recv, Options{Now: time.Now})
 	for _, h := range []Hook{off, gone} {
 		if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
@@ -289,19 +290,49 @@ func TestDisabledAndDeletedHooks(t *testing.T) {
 	}
 }
 
-// A deleted board takes its hooks with it; a board made again under its
-// id starts without them.
+// A deleted board takes its hooks with it, in the same step: every key of
+// its webhooks (registrations and secrets, state, counter, queue, logs) is
+// gone before any runner looks, and nothing brings one back; a board made
+// again under its id starts without them.
 func TestDeletedBoardDropsItsHooks(t *testing.T) {
 	f := newFixture(t, time.Now())
 	recv := newReceiver(t, nil)
-	f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	h := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	r := f.runner(recv, Options{Now: time.Now})
+	f.pass(r) // the first look: a state
+	if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.pass(r) // a delivery: a log
+	hookKeys := func() []string {
+		t.Helper()
+		keys, err := f.rdb.Keys(f.ctx, hooksKey(f.b.ID)+"*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(keys)
+		return keys
+	}
+	if got, want := hookKeys(), []string{hooksKey(f.b.ID), logKey(f.b.ID, h.ID), queueKey(f.b.ID), seqKey(f.b.ID), stateKey(f.b.ID)}; !slices.Equal(got, want) {
+		t.Fatalf("keys before the delete: %v, want %v", got, want)
+	}
 	if err := f.store.DeleteBoard(f.ctx, f.b.ID); err != nil {
 		t.Fatal(err)
 	}
+	if left := hookKeys(); len(left) != 0 {
+		t.Fatalf("hook keys left after the board was deleted: %v", left)
+	}
+	// Nothing writes them back: a test event, a registration made on the
+	// board as it was loaded before the delete.
+	if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("test event to a deleted board's hook: %v", err)
+	}
+	if _, err := f.reg.Create(f.ctx, &f.b, Input{URL: "https://example.com/", Events: []Event{NewLeader}, AllPeriods: true, Top: 1}, "admin:test"); !errors.Is(err, board.ErrNotFound) {
+		t.Fatalf("a hook registered on a deleted board: %v", err)
+	}
 	f.pass(r, r)
-	if n, _ := f.rdb.Exists(f.ctx, hooksKey(f.b.ID), queueKey(f.b.ID)).Result(); n != 0 {
-		t.Fatalf("%d hook keys left after the board was deleted", n)
+	if left := hookKeys(); len(left) != 0 {
+		t.Fatalf("hook keys back after the board was deleted: %v", left)
 	}
 	if in, _ := f.rdb.SIsMember(f.ctx, hookedKey, f.b.ID).Result(); in {
 		t.Fatal("the deleted board is still visited")
@@ -314,7 +345,7 @@ func TestDeletedBoardDropsItsHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.b = b
-	f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	if err := f.store.DeleteBoard(f.ctx, f.b.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -322,10 +353,33 @@ func TestDeletedBoardDropsItsHooks(t *testing.T) {
 	if f.b, err = f.store.CreateBoard(f.ctx, f.b); err != nil {
 		t.Fatal(err)
 	}
-	kept := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	kept := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	f.pass(r)
 	if hs, _ := f.reg.List(f.ctx, f.b.ID); len(hs) != 1 || hs[0].ID != kept.ID {
 		t.Fatalf("hooks after the board was made again: %+v", hs)
+	}
+}
+
+// A board deleted while an attempt to one of its hooks is in flight gets
+// no log back when the attempt ends.
+func TestBoardDeletedMidAttemptLeavesNoKeys(t *testing.T) {
+	f := newFixture(t, time.Now())
+	recv := newReceiver(t, func(int, delivery) int {
+		if err := f.store.DeleteBoard(f.ctx, f.b.ID); err != nil {
+			t.Error(err)
+		}
+		return http.StatusOK
+	})
+	h := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
+	if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.pass(f.runner(recv, Options{Now: time.Now}))
+	if len(recv.deliveries()) != 1 {
+		t.Fatalf("%d deliveries, want 1", len(recv.deliveries()))
+	}
+	if left, _ := f.rdb.Keys(f.ctx, hooksKey(f.b.ID)+"*").Result(); len(left) != 0 {
+		t.Fatalf("hook keys after the board was deleted mid-attempt: %v", left)
 	}
 }
 
@@ -334,7 +388,7 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	target := newReceiver(t, nil)
 	recv := newReceiver(t, nil)
 	recv.srv.Config.Handler = http.RedirectHandler(target.srv.URL, http.StatusTemporaryRedirect)
-	h := f.hook(recv, Input{Events: []Event{NewLeader}, Top: 1})
+	h := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	r := f.runner(recv, Options{Now: time.Now})
 	if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
 		t.Fatal(err)

@@ -25,8 +25,8 @@ func TestOnTheEmbeddedStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	recv := newReceiver(t, nil)
-	reg := NewRegistry(rdb, nil)
-	h, err := reg.Create(ctx, &b, Input{URL: recv.srv.URL, Events: []Event{NewLeader, TopEntered}, Top: 3}, "test")
+	reg := NewRegistry(rdb, nil, AllowPrivate(true)) // the receiver is on loopback
+	h, err := reg.Create(ctx, &b, Input{URL: recv.srv.URL, Events: []Event{NewLeader, TopEntered}, AllPeriods: true, Top: 3}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

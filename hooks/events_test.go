@@ -133,7 +133,7 @@ func TestPeriodClosedOnceAfterGrace(t *testing.T) {
 		t.Fatalf("announced within the grace (%d deliveries)", n)
 	}
 	// A hook made after the day ended is not told of it.
-	f.hook(old, Input{Events: []Event{PeriodClosed}, Top: 5})
+	f.hook(old, Input{Events: []Event{PeriodClosed}, AllPeriods: true, Top: 5})
 	f.clock.Set(midnight.Add(2 * time.Minute))
 	f.pass(r, r2, r, r2)
 	got := recv.deliveries()
@@ -227,5 +227,52 @@ func TestClosedPeriodsCatchUpAfterAFreeze(t *testing.T) {
 	slices.Sort(keys) // queued oldest first, but delivered at once
 	if got := strings.Join(keys, " "); got != "2026-11-25 2026-11-26 2026-11-27 2026-11-28" {
 		t.Fatalf("closed days announced: %s", got)
+	}
+}
+
+// A hook keeps the periods it ticked: one of all time only, registered
+// while the board kept nothing else, hears nothing of the day the board
+// enables later; one registered for every period hears both.
+func TestTickedPeriodsStayTicked(t *testing.T) {
+	f := newFixture(t, wednesday)
+	def := f.b
+	def.ID, def.Periods, def.DefaultPeriod = def.ID+"-all", []board.Kind{board.AllTime}, board.AllTime
+	b, err := f.store.CreateBoard(f.ctx, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.b = b
+	ticked, every := newReceiver(t, nil), newReceiver(t, nil)
+	h := f.hook(ticked, Input{Events: []Event{NewLeader}, Periods: []board.Kind{board.AllTime}, Top: 1})
+	f.hook(every, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
+	if got, _ := f.reg.Get(f.ctx, b.ID, h.ID); !slices.Equal(got.Periods, []board.Kind{board.AllTime}) {
+		t.Fatalf("stored periods %v, want [all]", got.Periods)
+	}
+	r := NewRunner(f.rdb, f.store, f.reg, Options{Now: f.clock.Now, Timeout: 2 * time.Second, RetryFirst: 3 * time.Second,
+		Client: ticked.client(2 * time.Second)}) // both receivers are httptest servers: one trust store
+	f.pass(r)
+	def = b
+	def.Periods = []board.Kind{board.AllTime, board.Daily}
+	if f.b, err = f.store.UpdateBoard(f.ctx, def); err != nil {
+		t.Fatal(err)
+	}
+	f.pass(r) // the first look at the day
+	f.submit("ann", 500)
+	f.pass(r)
+	kinds := func(r *receiver) []string {
+		var out []string
+		for _, d := range r.deliveries() {
+			var p struct{ Kind string }
+			_ = json.Unmarshal(d.Payload.Period, &p)
+			out = append(out, string(d.Payload.Type)+" "+p.Kind)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := kinds(ticked); !slices.Equal(got, []string{"leader.changed all"}) {
+		t.Errorf("the hook of all time got %v, want its leader only", got)
+	}
+	if got := kinds(every); !slices.Equal(got, []string{"leader.changed all", "leader.changed day"}) {
+		t.Errorf("the hook of every period got %v, want all time's and the day's leader", got)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"podium/board"
@@ -68,7 +69,7 @@ type Hook struct {
 	ID      string       `json:"id"`
 	URL     string       `json:"url"`
 	Events  []Event      `json:"events"`
-	Periods []board.Kind `json:"periods"` // the periods it follows; empty: every period the board keeps
+	Periods []board.Kind `json:"periods"` // the periods it follows; empty: every period the board keeps, later ones included (AllPeriods)
 	Top     int          `json:"top"`     // N of "top N"
 	Secret  string       `json:"secret"`
 	Created int64        `json:"created"` // Unix ms
@@ -86,8 +87,13 @@ func (h Hook) CreatedAt() time.Time { return time.UnixMilli(h.Created).UTC() }
 // Wants reports whether the hook asked for event e.
 func (h Hook) Wants(e Event) bool { return slices.Contains(h.Events, e) }
 
+// AllPeriods reports whether the hook follows every period the board
+// keeps, including those it enables later: a choice made when it was
+// registered, never inferred from a list that names every period of today.
+func (h Hook) AllPeriods() bool { return len(h.Periods) == 0 }
+
 // Follows reports whether the hook follows periods of kind k.
-func (h Hook) Follows(k board.Kind) bool { return len(h.Periods) == 0 || slices.Contains(h.Periods, k) }
+func (h Hook) Follows(k board.Kind) bool { return h.AllPeriods() || slices.Contains(h.Periods, k) }
 
 // Summary describes the hook for the audit log: never its secret.
 func (h Hook) Summary() string {
@@ -96,7 +102,7 @@ func (h Hook) Summary() string {
 		evs[i] = string(e)
 	}
 	ps := "every period"
-	if len(h.Periods) > 0 {
+	if !h.AllPeriods() {
 		p := make([]string, len(h.Periods))
 		for i, k := range h.Periods {
 			p[i] = string(k)
@@ -123,12 +129,16 @@ func orAll(ps, all []board.Kind) []board.Kind {
 	return ps
 }
 
-// Input is a registration as an admin sends it.
+// Input is a registration as an admin sends it. The hook follows the
+// Periods listed, exactly those (a board that enables another period later
+// sends it nothing of it), or, with AllPeriods, every period the board
+// keeps, including those it enables later. One of the two is required.
 type Input struct {
-	URL     string
-	Events  []Event
-	Periods []board.Kind
-	Top     int
+	URL        string
+	Events     []Event
+	Periods    []board.Kind
+	AllPeriods bool
+	Top        int
 }
 
 // InvalidError says which fields of an Input are wrong, field -> message.
@@ -153,11 +163,13 @@ var (
 	ErrTooMany  = fmt.Errorf("hooks: a board may have at most %d webhooks", MaxHooks)
 )
 
-// Check validates in against board b and returns it normalised.
-func (in Input) Check(b *board.Board) (Input, error) {
+// Check validates in against board b and returns it normalised. Unless
+// allowPrivate, a URL whose host is plainly not public (an IP address
+// outside the public internet, localhost, a local name) is refused.
+func (in Input) Check(b *board.Board, allowPrivate bool) (Input, error) {
 	bad := map[string]string{}
 	in.URL = strings.TrimSpace(in.URL)
-	if msg := checkURL(in.URL); msg != "" {
+	if msg := checkURL(in.URL, allowPrivate); msg != "" {
 		bad["url"] = msg
 	}
 	var evs []Event
@@ -176,14 +188,16 @@ func (in Input) Check(b *board.Board) (Input, error) {
 			ps = append(ps, k)
 		}
 	}
-	if len(ps) != len(in.Periods) {
+	switch {
+	case in.AllPeriods && len(in.Periods) > 0:
+		bad["periods"] = "choose every period or a list of periods, not both"
+	case !in.AllPeriods && len(in.Periods) == 0:
+		bad["periods"] = "choose at least one period, or every period (including any the board adds later)"
+	case len(ps) != len(in.Periods):
 		bad["periods"] = "choose periods this board keeps"
 	}
-	if len(ps) == len(b.Periods) {
-		ps = nil // every period, including those the board enables later
-	}
-	in.Periods = ps
-	if slices.Contains(evs, PeriodClosed) && !slices.ContainsFunc(orAll(ps, b.Periods), board.Kind.Calendar) {
+	in.Periods = ps // in the board's order; none with AllPeriods
+	if bad["periods"] == "" && slices.Contains(evs, PeriodClosed) && !slices.ContainsFunc(orAll(ps, b.Periods), board.Kind.Calendar) {
 		bad["periods"] = "period closed needs a day, week, month or year: all time and rolling windows never close"
 	}
 	if in.Top < 1 || in.Top > MaxTop {
@@ -196,15 +210,22 @@ func (in Input) Check(b *board.Board) (Input, error) {
 }
 
 // checkURL accepts absolute https URLs of a host, without credentials
-// (they would show in the console) or a fragment.
-func checkURL(raw string) string {
+// (they would show in the console) or a fragment, and, unless
+// allowPrivate, of a host that may be public (localHost).
+func checkURL(raw string, allowPrivate bool) string {
 	switch {
 	case raw == "":
 		return "is required"
 	case len(raw) > MaxURLLen:
 		return "is longer than " + strconv.Itoa(MaxURLLen) + " characters"
-	case !utf8.ValidString(raw) || strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+	case !utf8.ValidString(raw) || strings.ContainsRune(raw, utf8.RuneError):
+		return "is not valid UTF-8"
+	case strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || unicode.IsControl(r) }):
 		return "must not hold spaces or control characters"
+	case strings.ContainsFunc(raw, board.IsBidiOrInvisible):
+		// They make a URL read as another one in the console and the
+		// audit log (a right-to-left override turns moc.elpmaxe around).
+		return "must not hold bidi controls or invisible characters"
 	}
 	u, err := url.Parse(raw)
 	switch {
@@ -223,6 +244,9 @@ func checkURL(raw string) string {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
 			return "has a bad port"
 		}
+	}
+	if !allowPrivate {
+		return localHost(u.Hostname())
 	}
 	return ""
 }

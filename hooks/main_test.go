@@ -122,7 +122,7 @@ func newFixture(t *testing.T, start time.Time) *fixture {
 	}
 	c := newClock(start)
 	f := &fixture{t: t, ctx: context.Background(), rdb: rdb, clock: c,
-		store: board.NewStore(rdb, board.WithClock(c.Now), board.WithDefinitionTTL(0)), reg: NewRegistry(rdb, c.Now)}
+		store: board.NewStore(rdb, board.WithClock(c.Now), board.WithDefinitionTTL(0)), reg: NewRegistry(rdb, c.Now, AllowPrivate(true))} // receivers on loopback
 	b, err := f.store.CreateBoard(f.ctx, board.Board{ID: boardID(t), Title: "Test", Format: board.Format{Type: board.Decimal, Decimals: 2},
 		Order: board.HigherIsBetter, Periods: []board.Kind{board.Daily, board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly})
 	if err != nil {

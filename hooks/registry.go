@@ -15,29 +15,48 @@ import (
 	"podium/board"
 )
 
-//go:embed lua/create.lua
-var createLua string
+var (
+	//go:embed lua/create.lua
+	createLua string
+	//go:embed lua/test.lua
+	testLua string
 
-var createScript = redis.NewScript(createLua)
+	createScript = redis.NewScript(createLua)
+	testScript   = redis.NewScript(testLua)
+)
 
 // Registry keeps the boards' webhook registrations and their delivery logs.
 type Registry struct {
-	rdb redis.UniversalClient
-	now func() time.Time
+	rdb          redis.UniversalClient
+	now          func() time.Time
+	allowPrivate bool
 }
 
+// RegistryOption configures a Registry.
+type RegistryOption func(*Registry)
+
+// AllowPrivate lets hooks be registered to IP addresses and names that are
+// plainly not public (loopback, private networks, localhost), for servers
+// whose receivers live in their own network; the runner's client needs
+// Options.AllowPrivate to deliver to them (HOOKS_ALLOW_PRIVATE sets both).
+func AllowPrivate(on bool) RegistryOption { return func(r *Registry) { r.allowPrivate = on } }
+
 // NewRegistry is a registry on rdb; now is the clock (nil: time.Now).
-func NewRegistry(rdb redis.UniversalClient, now func() time.Time) *Registry {
+func NewRegistry(rdb redis.UniversalClient, now func() time.Time, opts ...RegistryOption) *Registry {
 	if now == nil {
 		now = time.Now
 	}
-	return &Registry{rdb: rdb, now: now}
+	r := &Registry{rdb: rdb, now: now}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
 }
 
 // Create registers a hook on board b. The answer holds the secret: the only
 // time it leaves the registry (Rotate makes a new one).
 func (r *Registry) Create(ctx context.Context, b *board.Board, in Input, by string) (Hook, error) {
-	in, err := in.Check(b)
+	in, err := in.Check(b, r.allowPrivate)
 	if err != nil {
 		return Hook{}, err
 	}
@@ -50,12 +69,15 @@ func (r *Registry) Create(ctx context.Context, b *board.Board, in Input, by stri
 	if err != nil {
 		return Hook{}, err
 	}
-	n, err := createScript.Run(ctx, r.rdb, []string{hooksKey(b.ID), queueKey(b.ID)}, h.ID, js, MaxHooks, group).Int()
+	n, err := createScript.Run(ctx, r.rdb, []string{hooksKey(b.ID), queueKey(b.ID), board.DefKey(b.ID)}, h.ID, js, MaxHooks, group).Int()
 	if err != nil {
 		return Hook{}, fmt.Errorf("hooks: create on %q: %w", b.ID, err)
 	}
-	if n == 0 {
+	switch n {
+	case 0:
 		return Hook{}, ErrTooMany
+	case -1:
+		return Hook{}, fmt.Errorf("hooks: create on %q: %w", b.ID, board.ErrNotFound)
 	}
 	return h, r.index(ctx, b.ID)
 }
@@ -216,19 +238,14 @@ func (r *Registry) update(ctx context.Context, boardID, id string, fn func(p red
 }
 
 // SendTest queues a test event ("ping") for one hook; the runner delivers
-// it like any other, and the hook's log shows how it went.
+// it like any other, and the hook's log shows how it went. A hook that is
+// gone (deleted, or its board) is ErrNotFound, and leaves no key behind.
 func (r *Registry) SendTest(ctx context.Context, boardID, id string) (string, error) {
-	h, err := r.Get(ctx, boardID, id)
-	if err != nil {
-		return "", err
+	ev, err := testScript.Run(ctx, r.rdb, []string{hooksKey(boardID), seqKey(boardID), queueKey(boardID)},
+		id, boardID, strconv.FormatInt(r.now().UnixMilli(), 10), queueKeep).Text()
+	if errors.Is(err, redis.Nil) {
+		return "", ErrNotFound
 	}
-	seq, err := r.rdb.Incr(ctx, seqKey(boardID)).Result()
-	if err != nil {
-		return "", fmt.Errorf("hooks: test %q of %q: %w", id, boardID, err)
-	}
-	ev := boardID + "-" + strconv.FormatInt(seq, 10)
-	err = r.rdb.XAdd(ctx, &redis.XAddArgs{Stream: queueKey(boardID), MaxLen: queueKeep, Approx: true,
-		Values: []any{"hook", h.ID, "event", ev, "type", string(Ping), "at", strconv.FormatInt(r.now().UnixMilli(), 10)}}).Err()
 	if err != nil {
 		return "", fmt.Errorf("hooks: test %q of %q: %w", id, boardID, err)
 	}
@@ -245,6 +262,7 @@ func (r *Registry) Attempts(ctx context.Context, boardID, id string) ([]Attempt,
 	for _, v := range vs {
 		var a Attempt
 		if json.Unmarshal([]byte(v), &a) == nil {
+			a.Error = shown(a.Error)
 			out = append(out, a)
 		}
 	}

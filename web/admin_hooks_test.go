@@ -1,13 +1,17 @@
 package web
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"podium/board"
+	"podium/hooks"
 )
 
 var secretRe = regexp.MustCompile(`whsec_[A-Za-z0-9_-]{43}`)
@@ -41,6 +45,37 @@ func TestAdminWebhooks(t *testing.T) {
 	if hs, _ := f.admin.Hooks.List(t.Context(), "chess"); len(hs) != 0 {
 		t.Fatalf("bad input wrote %d hooks", len(hs))
 	}
+	// The form starts on every period; with that unticked and no period
+	// ticked, or both, it says so.
+	if _, body := a.get("/admin/boards/chess/hooks"); !regexp.MustCompile(`name="periods" value="every" checked`).MatchString(body) {
+		t.Fatalf("the form does not start on every period: %s", excerpt(body))
+	}
+	for _, ps := range [][]string{nil, {"every", "week"}} {
+		res, body := a.post("/admin/boards/chess/hooks", url.Values{"csrf": {a.csrf}, "url": {"https://example.com/x"}, "events": {"leader.changed"}, "periods": ps, "top": {"3"}})
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `data-testid="error-periods"`) {
+			t.Fatalf("periods %v: %d %s", ps, res.StatusCode, excerpt(body))
+		}
+	}
+	// A URL inside the server's network: refused inline.
+	res, body = a.post("/admin/boards/chess/hooks", url.Values{"csrf": {a.csrf}, "url": {"https://169.254.169.254/latest/meta-data/"}, "events": {"leader.changed"}, "periods": {"every"}, "top": {"3"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "must point at a public address") || !strings.Contains(body, `href="#h-url"`) {
+		t.Fatalf("a private address: %d %s", res.StatusCode, excerpt(body))
+	}
+	// Text that is not UTF-8, or a URL with bidi controls: inline errors.
+	for _, c := range []struct{ url, events, msg string }{
+		{"https://example.com/\xff", "leader.changed", "not valid UTF-8"},
+		{"https://example.com/\u202eh", "leader.changed", "bidi controls"},
+		{"https://example.com/\u2066h", "leader.changed", "bidi controls"},
+		{"https://example.com/h", "leader.changed\xff", "choose at least one"},
+	} {
+		res, body := a.post("/admin/boards/chess/hooks", url.Values{"csrf": {a.csrf}, "url": {c.url}, "events": {c.events}, "periods": {"every"}, "top": {"3"}})
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, c.msg) || !utf8.ValidString(body) {
+			t.Fatalf("%+q %+q: %d %s", c.url, c.events, res.StatusCode, excerpt(body))
+		}
+	}
+	if hs, _ := f.admin.Hooks.List(t.Context(), "chess"); len(hs) != 0 {
+		t.Fatalf("bad periods, URLs or text wrote %d hooks", len(hs))
+	}
 	// Without the CSRF token: refused.
 	if res, _ := a.post("/admin/boards/chess/hooks", url.Values{"url": {"https://example.com/x"}, "events": {"leader.changed"}, "top": {"3"}}); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("no CSRF token: %d", res.StatusCode)
@@ -53,12 +88,15 @@ func TestAdminWebhooks(t *testing.T) {
 		t.Fatalf("create: %d %s", res.StatusCode, excerpt(body))
 	}
 	hs, _ := f.admin.Hooks.List(t.Context(), "chess")
-	if len(hs) != 1 || hs[0].Secret != secret || hs[0].Top != 3 || len(hs[0].Periods) != 0 || hs[0].By != "admin:alice" {
+	// Every period the board keeps, ticked one by one: those two, not
+	// "every period" (which would take a day the board enabled later).
+	if len(hs) != 1 || hs[0].Secret != secret || hs[0].Top != 3 || !slices.Equal(hs[0].Periods, []board.Kind{board.Weekly, board.AllTime}) || hs[0].By != "admin:alice" {
 		t.Fatalf("stored: %+v", hs)
 	}
 	id := hs[0].ID
-	if _, body := a.get("/admin/boards/chess/hooks"); strings.Contains(body, secret) || !strings.Contains(body, "https://example.com/x?t=1") {
-		t.Fatal("the secret shows again, or the hook is not listed")
+	if _, body := a.get("/admin/boards/chess/hooks"); strings.Contains(body, secret) || !strings.Contains(body, "https://example.com/x?t=1") ||
+		!strings.Contains(body, "Week, All time") {
+		t.Fatal("the secret shows again, or the hook is not listed with its periods")
 	}
 	for _, step := range []struct{ action, flash string }{
 		{"test", "Test event queued"}, {"disable", "turned off"}, {"enable", "turned on"},
@@ -83,5 +121,43 @@ func TestAdminWebhooks(t *testing.T) {
 	}
 	if got := hookAudit(t, f, "chess", "admin:alice"); got != "hook.delete hook.rotate hook.enable hook.disable hook.test hook.create" {
 		t.Fatalf("audit: %s", got)
+	}
+
+	// Every period, later ones included, is its own box.
+	res, body = a.post("/admin/boards/chess/hooks", url.Values{"csrf": {a.csrf}, "url": {"https://example.com/y"}, "events": {"leader.changed"}, "periods": {"every"}, "top": {"3"}})
+	if hs, _ := f.admin.Hooks.List(t.Context(), "chess"); res.StatusCode != http.StatusCreated || len(hs) != 1 || !hs[0].AllPeriods() {
+		t.Fatalf("every period: %d %+v %s", res.StatusCode, hs, excerpt(body))
+	}
+}
+
+// A webhook an earlier board of the same id left behind is not this
+// board's: the console neither lists it nor acts on it.
+func TestAdminEarlierBoardsWebhook(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	b := f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	a := f.adminClient()
+	a.login("alice", "correct horse battery")
+	h, err := f.admin.Hooks.Create(t.Context(), b, hooks.Input{URL: "https://example.com/old", Events: []hooks.Event{hooks.NewLeader}, AllPeriods: true, Top: 1}, "admin:alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.BoardCreated--
+	js, _ := json.Marshal(h)
+	if err := f.store.Client().HSet(t.Context(), board.HooksKey("chess"), h.ID, js).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := a.get("/admin/boards/chess/hooks"); strings.Contains(body, "https://example.com/old") {
+		t.Fatal("an earlier board's webhook is listed")
+	}
+	for _, action := range []string{"test", "disable", "rotate", "delete"} {
+		if res, _ := a.post("/admin/boards/chess/hooks/"+h.ID+"/"+action, url.Values{"csrf": {a.csrf}}); res.StatusCode != http.StatusNotFound {
+			t.Errorf("%s an earlier board's webhook: %d", action, res.StatusCode)
+		}
+	}
+	if after, err := f.admin.Hooks.Get(t.Context(), "chess", h.ID); err != nil || after.Secret != h.Secret || !after.Enabled {
+		t.Fatalf("an earlier board's webhook was changed: %+v %v", after, err)
 	}
 }

@@ -57,7 +57,7 @@ func TestOpenAPIResponses(t *testing.T) {
 	// Webhooks: one to delete, one to test, and a board with its ten.
 	chess, _ := f.store.Board(ctx, "chess")
 	raw, _ := f.store.Board(ctx, "raw")
-	hookIn := hooks.Input{URL: "https://example.com/h", Events: []hooks.Event{hooks.NewLeader}, Top: 3}
+	hookIn := hooks.Input{URL: "https://example.com/h", Events: []hooks.Event{hooks.NewLeader}, AllPeriods: true, Top: 3}
 	gone, err1 := f.admin.Hooks.Create(ctx, &chess, hookIn, "test")
 	ping, err2 := f.admin.Hooks.Create(ctx, &chess, hookIn, "test")
 	if err := errors.Join(err1, err2); err != nil {

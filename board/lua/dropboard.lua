@@ -1,6 +1,7 @@
 -- Delete a board and all its data. KEYS: 1 def, 2 names, 3 names:lc,
 -- 4 names:idx, 5 recent, 6 periods set, 7 period schedule, 8 archive state (a
--- board made again under the id archives its periods anew), 9 freeze marker. Period keys come from the periods set
+-- board made again under the id archives its periods anew), 9 freeze marker, 10 webhooks hash (hooks/keys.go:
+-- every key of the board's webhooks is named after it). Period keys come from the periods set
 -- and share the board's hash tag, as do rolling windows' buckets and state. Returns {'nf'} or {'ok', periods deleted}.
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 local zs = redis.call('SMEMBERS', KEYS[6])
@@ -19,5 +20,10 @@ local frozen = redis.call('HGET', KEYS[9], 'keys') or ''
 for _, dst in string.gmatch(frozen, '(%S+) (%S+)') do
   for _, sfx in ipairs(FROZEN_SUFFIXES) do redis.call('DEL', dst .. sfx) end
 end
+-- Its webhooks: registrations (secrets included), the state their events are
+-- compared with, the event counter, the delivery queue and each hook's log.
+local hk = KEYS[10]
+for _, h in ipairs(redis.call('HKEYS', hk)) do redis.call('DEL', hk .. ':log:' .. h) end
+redis.call('DEL', hk, hk .. ':state', hk .. ':seq', hk .. ':q')
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9])
 return {'ok', #zs}

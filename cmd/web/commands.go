@@ -22,7 +22,7 @@ func newAdmin(rdb redis.UniversalClient, store *board.Store, cfg Config) *web.Ad
 	return &web.Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, 0), Sessions: access.NewSessions(rdb),
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
-		KeyLimit: cfg.KeyLimit, AddrLimit: cfg.AddrLimit, Hooks: hooks.NewRegistry(rdb, nil),
+		KeyLimit: cfg.KeyLimit, AddrLimit: cfg.AddrLimit, Hooks: hooks.NewRegistry(rdb, nil, hooks.AllowPrivate(cfg.Hooks.AllowPrivate)),
 	}
 }
 

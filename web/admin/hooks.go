@@ -32,15 +32,22 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 	for _, e := range hooks.Events {
 		v.Events = append(v.Events, templates.Link{Label: e.Title(), Href: string(e)})
 	}
+	// Every period, later ones included, is a box of its own, ticked until
+	// the form says otherwise: ticking each period the board keeps today
+	// follows those only.
+	v.Periods = append(v.Periods, templates.Link{Label: "Every period, including any the board adds later", Href: everyPeriod})
+	v.Chosen[everyPeriod] = true
 	for _, k := range b.Periods {
 		v.Periods = append(v.Periods, templates.Link{Label: kindLabel(k), Href: string(k)})
-		v.Chosen[string(k)] = true
 	}
 	hs, err := s.opts.Hooks.List(ctx, b.ID)
 	if err != nil {
 		return v, err
 	}
 	for _, h := range hs {
+		if h.BoardCreated != b.Created.UnixMilli() {
+			continue // an earlier board's of this id: the runner drops it
+		}
 		row := templates.HookRow{ID: h.ID, URL: h.URL, Top: h.Top, Created: h.CreatedAt(), Enabled: h.Enabled, By: h.By}
 		var evs []string
 		for _, e := range h.Events {
@@ -48,7 +55,7 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 		}
 		row.Events = strings.Join(evs, ", ")
 		row.Periods = "every period"
-		if len(h.Periods) > 0 {
+		if !h.AllPeriods() {
 			var ps []string
 			for _, k := range h.Periods {
 				ps = append(ps, kindLabel(k))
@@ -67,6 +74,10 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 	}
 	return v, nil
 }
+
+// everyPeriod is the form value of "every period, including any the board
+// adds later", sent among the periods ticked.
+const everyPeriod = "every"
 
 func kindLabel(k board.Kind) string {
 	if l, ok := map[board.Kind]string{board.Daily: "Day", board.Weekly: "Week", board.Monthly: "Month", board.Yearly: "Year", board.AllTime: "All time"}[k]; ok {
@@ -104,7 +115,11 @@ func (s *Handler) createHook(c echo.Context) error {
 		in.Events = append(in.Events, hooks.Event(e))
 	}
 	for _, k := range form["periods"] {
-		in.Periods = append(in.Periods, board.Kind(k))
+		if k == everyPeriod {
+			in.AllPeriods = true
+		} else {
+			in.Periods = append(in.Periods, board.Kind(k))
+		}
 	}
 	top, topErr := strconv.Atoi(strings.TrimSpace(form.Get("top")))
 	in.Top = top
@@ -129,7 +144,9 @@ func (s *Handler) createHook(c echo.Context) error {
 		v.NewSecret, v.NewSecretFor = h.Secret, h.URL
 		return s.renderHooks(c, http.StatusCreated, v)
 	}
-	v.URL, v.Top = in.URL, form.Get("top")
+	// Sent back as typed, but as text: bytes that are not UTF-8 (refused
+	// above) show as U+FFFD.
+	v.URL, v.Top = strings.ToValidUTF8(in.URL, "\uFFFD"), strings.ToValidUTF8(form.Get("top"), "\uFFFD")
 	v.Chosen = map[string]bool{}
 	for _, e := range form["events"] {
 		v.Chosen[e] = true
@@ -148,13 +165,20 @@ func (s *Handler) hookAction(c echo.Context) error {
 		return err
 	}
 	ctx, id, to := c.Request().Context(), c.Param("id"), "/admin/boards/"+b.ID+"/hooks"
-	var h hooks.Hook
+	notFound := request.NotFound("Webhook not found", "That webhook does not exist (deleted already?).", templates.Link{Label: "Webhooks", Href: to})
+	// One an earlier board of this id left behind (the runner drops it) is
+	// not this board's: not listed, and not found here either.
+	h, err := s.opts.Hooks.Get(ctx, b.ID, id)
+	if errors.Is(err, hooks.ErrNotFound) || (err == nil && h.BoardCreated != b.Created.UnixMilli()) {
+		return notFound
+	}
+	if err != nil {
+		return err
+	}
 	var msg string
 	switch c.Param("action") {
 	case "test":
-		if h, err = s.opts.Hooks.Get(ctx, b.ID, id); err == nil {
-			_, err = s.opts.Hooks.SendTest(ctx, b.ID, id)
-		}
+		_, err = s.opts.Hooks.SendTest(ctx, b.ID, id)
 		msg = "Test event queued for " + h.URL + ": its delivery shows below within a few seconds (reload)."
 	case "enable", "disable":
 		on := c.Param("action") == "enable"
@@ -181,7 +205,7 @@ func (s *Handler) hookAction(c echo.Context) error {
 			templates.Link{Label: "Webhooks", Href: to})
 	}
 	if errors.Is(err, hooks.ErrNotFound) {
-		return request.NotFound("Webhook not found", "That webhook does not exist (deleted already?).", templates.Link{Label: "Webhooks", Href: to})
+		return notFound
 	}
 	if err != nil {
 		return err

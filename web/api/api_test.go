@@ -87,3 +87,28 @@ type exportNothing struct{}
 func (exportNothing) Each(context.Context, *board.Board, board.Period, func([]board.Entry) error) error {
 	return nil
 }
+
+// TestOpenAPIDeliveryErrors: the document lists every word a delivery's
+// error may hold, and nothing else.
+func TestOpenAPIDeliveryErrors(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	var delivery struct {
+		Properties map[string]struct {
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(doc.Components.Schemas["Delivery"], &delivery); err != nil {
+		t.Fatal(err)
+	}
+	got := delivery.Properties["error"].Enum
+	if len(got) == 0 || !slices.Equal(got, hooks.Failures) {
+		t.Fatalf("Delivery.error lists %q, the runner writes %q", got, hooks.Failures)
+	}
+}

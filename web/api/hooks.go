@@ -20,7 +20,8 @@ type hookJSON struct {
 	ID         string          `json:"id"`
 	URL        string          `json:"url"`
 	Events     []hooks.Event   `json:"events"`
-	Periods    []board.Kind    `json:"periods"`
+	Periods    []board.Kind    `json:"periods"`      // those ticked; none when it follows every period
+	AllPeriods bool            `json:"every_period"` // every period the board keeps, including those it adds later
 	Top        int             `json:"top"`
 	Enabled    bool            `json:"enabled"`
 	Created    time.Time       `json:"created"`
@@ -29,7 +30,11 @@ type hookJSON struct {
 }
 
 func toHookJSON(h hooks.Hook) hookJSON {
-	return hookJSON{ID: h.ID, URL: h.URL, Events: h.Events, Periods: h.Periods, Top: h.Top, Enabled: h.Enabled, Created: h.CreatedAt()}
+	ps := h.Periods
+	if ps == nil {
+		ps = []board.Kind{}
+	}
+	return hookJSON{ID: h.ID, URL: h.URL, Events: h.Events, Periods: ps, AllPeriods: h.AllPeriods(), Top: h.Top, Enabled: h.Enabled, Created: h.CreatedAt()}
 }
 
 // hookBoard loads the board in the path for a key that may manage it:
@@ -79,13 +84,16 @@ func (s *Handler) apiCreateHook(c echo.Context) error {
 	var body struct {
 		URL     string        `json:"url"`
 		Events  []hooks.Event `json:"events"`
-		Periods []board.Kind  `json:"periods"`
+		Periods *[]board.Kind `json:"periods"` // left out (or null): every period, including those the board adds later
 		Top     *int          `json:"top"`
 	}
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	in := hooks.Input{URL: body.URL, Events: body.Events, Periods: body.Periods, Top: hooks.DefaultTop}
+	in := hooks.Input{URL: body.URL, Events: body.Events, AllPeriods: body.Periods == nil, Top: hooks.DefaultTop}
+	if body.Periods != nil {
+		in.Periods = *body.Periods // [] is no choice at all: refused
+	}
 	if body.Top != nil {
 		in.Top = *body.Top
 	}
@@ -101,7 +109,8 @@ func (s *Handler) apiCreateHook(c echo.Context) error {
 }
 
 // boardHook reads the webhook in the path; one an earlier board of this id
-// left (the runner drops it) is not found.
+// left (the runner drops it) is not found, to read or to change, as the
+// list leaves it out.
 func (s *Handler) boardHook(c echo.Context, b *board.Board) (hooks.Hook, error) {
 	h, err := s.opts.Hooks.Get(c.Request().Context(), b.ID, request.Param(c, "id"))
 	if err == nil && h.BoardCreated != b.Created.UnixMilli() {
@@ -193,6 +202,9 @@ func (s *Handler) apiDeleteHook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.boardHook(c, &b); err != nil {
+		return err
+	}
 	h, err := s.opts.Hooks.Delete(c.Request().Context(), b.ID, request.Param(c, "id"))
 	if err != nil {
 		return hookErr(err)
@@ -208,12 +220,11 @@ func (s *Handler) apiTestHook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, id := c.Request().Context(), request.Param(c, "id")
-	h, err := s.opts.Hooks.Get(ctx, b.ID, id)
+	h, err := s.boardHook(c, &b)
 	if err != nil {
-		return hookErr(err)
+		return err
 	}
-	ev, err := s.opts.Hooks.SendTest(ctx, b.ID, id)
+	ev, err := s.opts.Hooks.SendTest(c.Request().Context(), b.ID, h.ID)
 	if err != nil {
 		return hookErr(err)
 	}

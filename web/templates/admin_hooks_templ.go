@@ -159,7 +159,7 @@ func Hooks(v HooksView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = checks("h-periods", "periods", "Periods", "Leave all ticked to follow every period, including any the board adds later.", v.Periods, v.Chosen, v.Errors["periods"]).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = checks("h-periods", "periods", "Periods", "Or untick the first box and tick the periods to follow: the webhook then follows those only, even if they are every period the board keeps today.", v.Periods, v.Chosen, v.Errors["periods"]).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

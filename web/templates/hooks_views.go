@@ -52,6 +52,8 @@ func deliveryCode(d DeliveryRow) string {
 
 func deliveryResult(d DeliveryRow) string {
 	switch {
+	case d.Outcome == "retrying" && !d.Next.IsZero() && d.Error != "":
+		return "failed (" + d.Error + "), retry at " + d.Next.UTC().Format("15:04:05")
 	case d.Outcome == "retrying" && !d.Next.IsZero():
 		return "failed, retry at " + d.Next.UTC().Format("15:04:05")
 	case d.Error != "":
