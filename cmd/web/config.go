@@ -120,7 +120,7 @@ var settings = []setting{
 	{"audit-keep", "AUDIT_KEEP", "100000", "audit rows (one per score or change) kept in Redis per board, 100-10000000", false},
 	{"hooks-tick", "HOOKS_TICK", "1s", "how often each board with webhooks is checked for events and due deliveries (100ms-1m)", false},
 	{"hooks-grace", "HOOKS_GRACE", "1m", "how long after a period ends its period.closed webhook waits for late writes (0s-24h)", false},
-	{"hooks-allow-private", "HOOKS_ALLOW_PRIVATE", "false", "let webhooks reach loopback, private and link-local addresses (receivers inside your own network)", true},
+	{"hooks-allow-private", "HOOKS_ALLOW_PRIVATE", "false", "let webhooks register and reach loopback, private, link-local and local-name addresses (receivers inside your own network)", true},
 }
 
 // parseConfig reads flags over environment variables over defaults. It
