@@ -308,7 +308,7 @@ func (s *Store) PublicSnapshot(ctx context.Context, b *Board, p Period, ttl time
 	if err != nil {
 		return nil, err
 	}
-	sn, err := s.snapshotOf(ctx, b, p, z, ttl, false)
+	sn, err := s.snapshotOf(ctx, b, p, z, ttl, false, "")
 	if err != nil {
 		return nil, err
 	}
