@@ -45,6 +45,7 @@ type Archiver struct {
 	Log      *slog.Logger
 
 	stats stats
+	scan  board.KeyScan // where the walk for periods written straight into Redis stopped
 }
 
 func (a *Archiver) rdb() redis.UniversalClient { return a.Store.Client() }
@@ -87,15 +88,19 @@ func (a *Archiver) Run(ctx context.Context) {
 
 // Due runs every pass that is due on every board, and returns how many
 // periods it copied. A period is due for its first pass once it has closed,
-// and for its final pass once the grace period has passed too.
+// and for its final pass once the grace period has passed too. Periods
+// written straight into Redis are found first (discover).
 func (a *Archiver) Due(ctx context.Context) (int, error) {
 	boards, err := a.Store.Boards(ctx)
 	if err != nil {
 		return 0, err
 	}
+	var errs []error
+	if _, err := a.discover(ctx, boards, scanBudget); err != nil {
+		errs = append(errs, err)
+	}
 	now := a.Store.Now()
 	copied := 0
-	var errs []error
 	for i := range boards {
 		b := &boards[i]
 		states, err := a.done(ctx, b)
