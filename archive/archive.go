@@ -41,9 +41,11 @@ type Archiver struct {
 	Grace    time.Duration // how long after a period closes the final pass waits for late writes
 	Interval time.Duration // how often Run looks for work
 	Linger   time.Duration // how long expiring keys live (DefaultLinger)
+	LockTTL  time.Duration // how long a period's lock outlives its last renewal (DefaultLockTTL)
 	Log      *slog.Logger
 
 	stats stats
+	scan  board.KeyScan // where the walk for periods written straight into Redis stopped
 }
 
 func (a *Archiver) rdb() redis.UniversalClient { return a.Store.Client() }
@@ -86,15 +88,19 @@ func (a *Archiver) Run(ctx context.Context) {
 
 // Due runs every pass that is due on every board, and returns how many
 // periods it copied. A period is due for its first pass once it has closed,
-// and for its final pass once the grace period has passed too.
+// and for its final pass once the grace period has passed too. Periods
+// written straight into Redis are found first (discover).
 func (a *Archiver) Due(ctx context.Context) (int, error) {
 	boards, err := a.Store.Boards(ctx)
 	if err != nil {
 		return 0, err
 	}
+	var errs []error
+	if _, err := a.discover(ctx, boards, scanBudget); err != nil {
+		errs = append(errs, err)
+	}
 	now := a.Store.Now()
 	copied := 0
-	var errs []error
 	for i := range boards {
 		b := &boards[i]
 		states, err := a.done(ctx, b)
@@ -235,41 +241,75 @@ local cur = tonumber(string.match(v, '^%d+') or '0') or 0 -- never tonumber(nil)
 if tonumber(ARGV[2]) >= cur then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3]) end
 return 1`)
 
-// lockTTL bounds how long a replica that died mid-copy keeps others out; a
-// live one renews its lock every third of it.
-const lockTTL = 2 * time.Minute
+// DefaultLockTTL bounds how long a pass that died mid-copy (its process or
+// Redis killed) keeps others from its period: a live pass renews its lock
+// every quarter of it, and gives up the copy should a whole TTL pass
+// without a renewal.
+const DefaultLockTTL = 20 * time.Second
 
-// lock takes a period's archiving lock and renews it until unlock; unlock
-// is nil when another replica holds it.
-func (a *Archiver) lock(ctx context.Context, b *board.Board, p board.Period) (tok string, unlock func(), err error) {
+func (a *Archiver) lockTTL() time.Duration {
+	if a.LockTTL > 0 {
+		return a.LockTTL
+	}
+	return DefaultLockTTL
+}
+
+// errLockLost ends a pass whose lock expired or went to another replica:
+// it could record nothing.
+var errLockLost = errors.New("archive: the period's lock was lost (not renewed in time, or taken over)")
+
+// lease is a period's archiving lock while a pass holds it: its value is
+// the pass's token, and ctx ends when the pass is to stop (the lock lost,
+// or release called).
+type lease struct {
+	token   string
+	ctx     context.Context
+	release func()
+}
+
+// lock takes a period's archiving lock and renews it until release; nil
+// when another pass holds it.
+func (a *Archiver) lock(ctx context.Context, b *board.Board, p board.Period) (*lease, error) {
 	token := make([]byte, 12)
 	_, _ = rand.Read(token)
-	tok = hex.EncodeToString(token)
+	tok := hex.EncodeToString(token)
 	key := board.ArchiveLock(b.ID, p)
-	got, err := a.rdb().SetNX(ctx, key, tok, lockTTL).Result()
+	ttl := a.lockTTL()
+	got, err := a.rdb().SetNX(ctx, key, tok, ttl).Result()
 	if err != nil {
-		return "", nil, fmt.Errorf("archive: lock %s of %q: %w", p, b.ID, err)
+		return nil, fmt.Errorf("archive: lock %s of %q: %w", p, b.ID, err)
 	}
 	if !got {
-		return "", nil, nil
+		return nil, nil
 	}
-	renewing, stopRenewing := context.WithCancel(ctx)
+	held, stop := context.WithCancelCause(ctx)
+	done := make(chan struct{})
 	go func() {
-		t := time.NewTicker(lockTTL / 3)
+		defer close(done)
+		t := time.NewTicker(ttl / 4)
 		defer t.Stop()
+		renewed := time.Now()
 		for {
 			select {
-			case <-renewing.Done():
+			case <-held.Done():
 				return
 			case <-t.C:
-				_ = renew.Run(renewing, a.rdb(), []string{key}, tok, lockTTL.Milliseconds()).Err()
+			}
+			n, err := renew.Run(held, a.rdb(), []string{key}, tok, ttl.Milliseconds()).Int()
+			switch {
+			case err == nil && n == 1:
+				renewed = time.Now()
+			case err == nil || time.Since(renewed) >= ttl:
+				stop(errLockLost)
+				return
 			}
 		}
 	}()
-	return tok, func() {
-		stopRenewing()
+	return &lease{token: tok, ctx: held, release: func() {
+		stop(context.Canceled)
+		<-done
 		release.Run(context.WithoutCancel(ctx), a.rdb(), []string{key}, tok)
-	}, nil
+	}}, nil
 }
 
 // copyPass copies a period under its lock and records the pass; ok is false
@@ -280,12 +320,24 @@ func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period,
 	if force {
 		pass = -pass
 	}
-	lock := board.ArchiveLock(b.ID, p)
-	tok, unlock, err := a.lock(ctx, b, p)
-	if err != nil || unlock == nil {
+	l, err := a.lock(ctx, b, p)
+	if err != nil || l == nil {
 		return false, err
 	}
-	defer unlock()
+	defer l.release()
+	ok, err = a.copyHeld(l, b, p, pass, force)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(l.ctx), errLockLost) {
+		return false, fmt.Errorf("archive: %s of %q: %w; another pass copies it", p, b.ID, errLockLost)
+	}
+	return ok, err
+}
+
+// copyHeld is copyPass once the lock is taken: the work stops when the
+// lock is lost.
+func (a *Archiver) copyHeld(l *lease, b *board.Board, p board.Period, pass int, force bool) (bool, error) {
+	ctx := l.ctx
+	// Snapshots of passes that died: this one holds the lock now.
+	a.dropStaleSnapshots(ctx, b)
 	if !force { // read again under the lock: another replica may have just finished
 		states, err := a.done(ctx, b)
 		if err != nil {
@@ -295,11 +347,11 @@ func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period,
 			return false, nil
 		}
 	}
-	n, seen, err := a.copy(ctx, b, p, pass)
+	n, seen, err := a.copy(ctx, b, p, pass, l.token)
 	if err != nil {
 		return false, err
 	}
-	ours, err := record.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID), lock}, p.String(), pass, a.Store.Now().UnixMicro(), tok, seen).Int()
+	ours, err := record.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID), board.ArchiveLock(b.ID, p)}, p.String(), pass, a.Store.Now().UnixMicro(), l.token, seen).Int()
 	if err != nil {
 		return false, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
 	}
@@ -316,11 +368,25 @@ func (a *Archiver) copyPass(ctx context.Context, b *board.Board, p board.Period,
 	return true, nil
 }
 
+// dropStaleSnapshots deletes the snapshots of the board's passes that died
+// (or lost their lock) before they closed them; a failure only leaves them
+// to their TTL, so it is logged, not returned.
+func (a *Archiver) dropStaleSnapshots(ctx context.Context, b *board.Board) {
+	n, err := a.Store.DropStaleSnapshots(ctx, b)
+	if err != nil && ctx.Err() == nil {
+		a.Log.Warn("archive: the snapshots of passes that died are left to expire", "board", b.ID, "error", err)
+	}
+	if n > 0 {
+		a.Log.Info("archive: dropped the snapshots of passes that died", "board", b.ID, "snapshots", n)
+	}
+}
+
 // pageSize is how many entries each read of Redis takes while copying.
 const pageSize = 1000
 
 // snapshotTTL bounds how long a copy of a period may sit in Redis should the
-// archiver die before it drops it.
+// archiver die before it drops it, and no later pass over its board drop it
+// sooner (DropStaleSnapshots).
 const snapshotTTL = time.Hour
 
 // copy replaces the archive's copy of a period with what Redis holds, in one
@@ -329,13 +395,20 @@ const snapshotTTL = time.Hour
 // time (a million members never sit in this process's memory at once). The
 // transaction commits only if it wrote as many rows as the snapshot holds,
 // and never replaces a later pass's copy with an earlier one's. It returns
-// the period's archive state as the snapshot saw it.
-func (a *Archiver) copy(ctx context.Context, b *board.Board, p board.Period, pass int) (int, string, error) {
+// the period's archive state as the snapshot saw it. The snapshot is taken
+// for the pass holding the period's lock with token, and recorded with it
+// (board.ArchiveSnapshot); "" takes an unrecorded one (tests).
+func (a *Archiver) copy(ctx context.Context, b *board.Board, p board.Period, pass int, token string) (int, string, error) {
 	def, err := json.Marshal(board.SpecOf(b))
 	if err != nil {
 		return 0, "", err
 	}
-	snap, err := a.Store.Snapshot(ctx, b, p, snapshotTTL)
+	var snap *board.Snapshot
+	if token == "" {
+		snap, err = a.Store.Snapshot(ctx, b, p, snapshotTTL)
+	} else {
+		snap, err = a.Store.ArchiveSnapshot(ctx, b, p, snapshotTTL, token)
+	}
 	if err != nil {
 		return 0, "", err // ErrNotFound: the board was deleted; nothing to copy
 	}

@@ -321,14 +321,14 @@ func TestCopyIsConsistent(t *testing.T) {
 		}
 		f.same(t, w)
 		// A first pass arriving late does not replace the final copy.
-		if _, _, err := f.a.copy(f.ctx, &f.b, w, PassFirst); err == nil {
+		if _, _, err := f.a.copy(f.ctx, &f.b, w, PassFirst, ""); err == nil {
 			t.Fatal("an earlier pass replaced the final copy")
 		}
 		// A deleted board: no copy can be made, the archived one stays.
 		if err := f.store.DeleteBoard(f.ctx, f.b.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := f.a.copy(f.ctx, &f.b, w, PassFinal); !errors.Is(err, board.ErrNotFound) {
+		if _, _, err := f.a.copy(f.ctx, &f.b, w, PassFinal, ""); !errors.Is(err, board.ErrNotFound) {
 			t.Fatalf("copy of a deleted board: %v", err)
 		}
 		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != 2499 {

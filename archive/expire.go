@@ -60,6 +60,7 @@ func (a *Archiver) Settle(ctx context.Context, b *board.Board) (int, error) {
 		return 0, err
 	}
 	b = &fresh
+	a.dropStaleSnapshots(ctx, b) // a pass that died on a period no pass copies again (reset since)
 	expiring := 0
 	now := a.Store.Now()
 	var errs []error
@@ -170,11 +171,12 @@ func (a *Archiver) drop(ctx context.Context, b *board.Board, label, state string
 	if !ok || err != nil || !p.Kind.Calendar() {
 		return nil // not a period this version knows
 	}
-	_, unlock, err := a.lock(ctx, b, p)
-	if err != nil || unlock == nil {
+	l, err := a.lock(ctx, b, p)
+	if err != nil || l == nil {
 		return err
 	}
-	defer unlock()
+	defer l.release()
+	ctx = l.ctx
 	now, err := a.rdb().HGet(ctx, board.ArchiveState(b.ID), label).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("archive: state of %s of %q: %w", label, b.ID, err)

@@ -24,8 +24,8 @@ func TestResetDuringCopy(t *testing.T) {
 		}
 		// Replica A starts the final pass under the lock: its snapshot is taken...
 		f.clock.Set(w.End.Add(2 * time.Hour))
-		_, unlock, err := f.a.lock(f.ctx, &f.b, w)
-		if err != nil || unlock == nil {
+		l, err := f.a.lock(f.ctx, &f.b, w)
+		if err != nil || l == nil {
 			t.Fatal("lock", err)
 		}
 		snap, err := f.store.Snapshot(f.ctx, &f.b, w, time.Hour)
@@ -46,7 +46,7 @@ func TestResetDuringCopy(t *testing.T) {
 			t.Fatal(err)
 		}
 		snap.Close(f.ctx)
-		unlock()
+		l.release()
 		// The next run drops it.
 		for range 2 {
 			if _, err := f.a.Due(f.ctx); err != nil {

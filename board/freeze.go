@@ -354,7 +354,7 @@ func (s *Store) PublicSnapshot(ctx context.Context, b *Board, p Period, ttl time
 		return nil, err
 	}
 	z, frozen := periodSource(b, p, since)
-	sn, err := s.snapshotOf(ctx, b, p, z, ttl, false)
+	sn, err := s.snapshotOf(ctx, b, p, z, ttl, false, "")
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,9 @@ import "strings"
 //	lb:{chess}:audit:actors        set: the actors of the board's audit log
 //	lb:{chess}:audit:rows          hash: audit stream key -> how many rows it holds (the cap counts rows; a batch is one entry)
 //	lb:{chess}:archive             hash: period ("week:2026-W47") -> archive state ("<pass> <unix µs>"), see archive/
-//	lb:{chess}:archive:lock:<p>    string with a TTL: the replica archiving period p
+//	lb:{chess}:archive:lock:<p>    string with a TTL: the replica archiving period p (its pass's token)
+//	lb:{chess}:archive:snaps       hash with a TTL: snapshot key -> "<period> <token>" of the pass that took it
+//	lb:{chess}:snap:<hex>          zset with a TTL: a copy of a period being archived (+ :d, :c, :t, :tn, :t:d, :t:c)
 //	lb:audited                     set of board ids that have an audit log, deleted boards included (untagged)
 //	lb:{chess}:all                 zset: all-time scores
 //	lb:{chess}:w:2026-W47          zset: that week's scores (d:2026-11-22, m:2026-11, y:2026)
@@ -88,7 +90,14 @@ func AuditActors(id string) string { return tagOf(id) + ":audit:actors" }
 func ArchiveState(id string) string { return tagOf(id) + ":archive" }
 
 // ArchiveLock is held by the replica archiving one period of a board.
-func ArchiveLock(id string, p Period) string { return tagOf(id) + ":archive:lock:" + p.String() }
+func ArchiveLock(id string, p Period) string { return archiveLock(id, p.String()) }
+
+func archiveLock(id, label string) string { return tagOf(id) + ":archive:lock:" + label }
+
+// ArchiveSnaps records the snapshots archive passes took, each with the
+// period and the token of the lock its pass held, so that a later pass can
+// drop those of a pass that died (DropStaleSnapshots).
+func ArchiveSnaps(id string) string { return tagOf(id) + ":archive:snaps" }
 
 // AuditRows counts the rows each of a board's audit streams holds (field:
 // the stream's key), and keeps the archive's mark of the board's stream

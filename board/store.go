@@ -14,7 +14,7 @@ var luaFiles embed.FS
 
 // scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
 var scripts = struct {
-	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, expire, roll, setteam, teambuild, freeze *redis.Script
+	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, teambuild, freeze, note *redis.Script
 }{
 	submit:    load("submit"),
 	view:      load("view"),
@@ -29,11 +29,13 @@ var scripts = struct {
 	upgrade:   load("upgrade"),
 	sched:     load("sched"),
 	snapshot:  load("snapshot"),
+	dropsnap:  load("dropsnap"),
 	expire:    load("expire"),
 	roll:      load("roll"),
 	setteam:   load("setteam"),
 	teambuild: load("teambuild"),
 	freeze:    load("freeze"),
+	note:      load("note"),
 }
 
 func load(name string) *redis.Script {

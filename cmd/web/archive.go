@@ -55,6 +55,15 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 	// Warnings (audit rows dropped before they were archived) reach the operator.
 	a := &archive.Archiver{Store: store, DB: db, Grace: cfg.ArchiveGrace, Log: slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 
+	// Periods written straight into Redis (a game server's ZINCRBY) are
+	// noted first, the whole keyspace walked, so that they are listed and
+	// copied like the app's own (--at names its period itself).
+	found := 0
+	if *kind == "" {
+		if found, err = a.Discover(ctx, 0); err != nil {
+			return err
+		}
+	}
 	if args[0] == "status" {
 		st, err := a.Statuses(ctx)
 		if err != nil {
@@ -89,6 +98,9 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 		}
 		fmt.Fprintf(stdout, "archived %s of %s: %d members\n", p, b.ID, n)
 		return nil
+	}
+	if found > 0 {
+		fmt.Fprintf(stdout, "found %d %s written straight into Redis\n", found, plural(found, "period", "periods"))
 	}
 	// Every closed period whose final copy is not made yet; one that fails
 	// is reported and the rest go on.
