@@ -362,6 +362,51 @@ func (e BoardDefinitionWindow) Valid() bool {
 	}
 }
 
+// Defines values for DeliveryError.
+const (
+	BadURL                     DeliveryError = "bad URL"
+	ConnectionFailed           DeliveryError = "connection failed"
+	ConnectionRefused          DeliveryError = "connection refused"
+	ConnectionReset            DeliveryError = "connection reset"
+	DNSFailure                 DeliveryError = "DNS failure"
+	NetworkUnreachable         DeliveryError = "network unreachable"
+	NotDeliveredInTime         DeliveryError = "not delivered in time"
+	RefusedNotAPublicAddress   DeliveryError = "refused: not a public address"
+	TLSError                   DeliveryError = "TLS error"
+	TheQueuedEventIsUnreadable DeliveryError = "the queued event is unreadable"
+	Timeout                    DeliveryError = "timeout"
+)
+
+// Valid indicates whether the value is a known member of the DeliveryError enum.
+func (e DeliveryError) Valid() bool {
+	switch e {
+	case BadURL:
+		return true
+	case ConnectionFailed:
+		return true
+	case ConnectionRefused:
+		return true
+	case ConnectionReset:
+		return true
+	case DNSFailure:
+		return true
+	case NetworkUnreachable:
+		return true
+	case NotDeliveredInTime:
+		return true
+	case RefusedNotAPublicAddress:
+		return true
+	case TLSError:
+		return true
+	case TheQueuedEventIsUnreadable:
+		return true
+	case Timeout:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeliveryOutcome.
 const (
 	Delivered DeliveryOutcome = "delivered"
@@ -1309,9 +1354,9 @@ type Delivery struct {
 	// Delivery The Podium-Delivery id, the same on every attempt.
 	Delivery string `json:"delivery"`
 
-	// Error Why no answer came (timeout, TLS, refused).
-	Error *string `json:"error,omitempty"`
-	Event string  `json:"event"`
+	// Error Why no answer came, as a category only: the error itself (addresses, ports, the server's resolver) is in the server's log, never here. `refused: not a public address`: the host resolved to an address that is not public (see createHook). `not delivered in time`: the retry time (24 hours after the event) is over. An answer that came is in `code`.
+	Error *DeliveryError `json:"error,omitempty"`
+	Event string         `json:"event"`
 
 	// Ms How long the attempt took.
 	Ms int `json:"ms"`
@@ -1321,6 +1366,9 @@ type Delivery struct {
 	Outcome DeliveryOutcome `json:"outcome"`
 	Type    DeliveryType    `json:"type"`
 }
+
+// DeliveryError Why no answer came, as a category only: the error itself (addresses, ports, the server's resolver) is in the server's log, never here. `refused: not a public address`: the host resolved to an address that is not public (see createHook). `not delivered in time`: the retry time (24 hours after the event) is over. An answer that came is in `code`.
+type DeliveryError string
 
 // DeliveryOutcome defines model for Delivery.Outcome.
 type DeliveryOutcome string
@@ -1358,7 +1406,7 @@ type EntryTied bool
 // Error Every error answer (HEAD requests get the status and headers only).
 type Error struct {
 	Error struct {
-		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `unauthorized`, `forbidden`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `rate_limited`, `busy`, `unavailable`, `internal`.
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `unauthorized`, `forbidden`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `internal`.
 		//
 		// Example: invalid
 		Code string `json:"code"`
@@ -1455,11 +1503,16 @@ type Hook struct {
 	Created time.Time `json:"created"`
 
 	// Deliveries The latest attempts, newest first (in lists).
-	Deliveries *[]Delivery   `json:"deliveries,omitempty"`
-	Enabled    bool          `json:"enabled"`
-	Events     []HookEvents  `json:"events"`
-	Id         string        `json:"id"`
-	Periods    []HookPeriods `json:"periods"`
+	Deliveries *[]Delivery  `json:"deliveries,omitempty"`
+	Enabled    bool         `json:"enabled"`
+	Events     []HookEvents `json:"events"`
+
+	// EveryPeriod It follows every period the board keeps, including any the board enables later (registered with `periods` left out).
+	EveryPeriod bool   `json:"every_period"`
+	Id          string `json:"id"`
+
+	// Periods The periods it follows, as they were chosen (in the board's order), even when they are every period the board keeps; empty when it follows every period.
+	Periods []HookPeriods `json:"periods"`
 
 	// Secret Signs the deliveries (HMAC-SHA256); only in the answer that made the webhook or gave it a new secret.
 	Secret *string `json:"secret,omitempty"`
@@ -1477,13 +1530,13 @@ type HookPeriods string
 type HookRegistration struct {
 	Events []HookRegistrationEvents `json:"events"`
 
-	// Periods The periods it follows; left out or empty: every period the board keeps.
+	// Periods The periods it follows: exactly these, even when they are every period the board keeps today (a period the board enables later is not followed). Left out (or null): every period the board keeps, including any it enables later. An empty list is refused (422).
 	Periods *[]HookRegistrationPeriods `json:"periods,omitempty"`
 
 	// Top N of top N: the standings sent, and the places top.entered watches.
 	Top *int `json:"top,omitempty"`
 
-	// Url An https:// URL without user name, password or fragment.
+	// Url An https:// URL without user name, password or fragment, whose host may be public (see createHook).
 	//
 	// Example: https://game.example.com/podium
 	Url string `json:"url"`
@@ -2368,7 +2421,7 @@ type ClientInterface interface {
 
 	// DeleteBoard Delete a board and all its scores.
 	//
-	// Needs a key for all boards. The board's audit log is kept.
+	// Needs a key for all boards. Its webhooks go in the same step (registrations and secrets, queued deliveries, logs); the board's audit log is kept.
 	//
 	// Corresponds with DELETE /boards/{board} (the `DeleteBoard` operationId).
 	DeleteBoard(ctx context.Context, board BoardID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2442,7 +2495,7 @@ type ClientInterface interface {
 
 	// CreateHookWithBody Register a webhook.
 	//
-	// HTTPS endpoints only (private and loopback addresses are refused unless the server allows them). The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
+	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2451,7 +2504,7 @@ type ClientInterface interface {
 
 	// CreateHook Register a webhook.
 	//
-	// HTTPS endpoints only (private and loopback addresses are refused unless the server allows them). The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
+	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2460,7 +2513,7 @@ type ClientInterface interface {
 
 	// DeleteHook Delete a webhook.
 	//
-	// Its queued deliveries are dropped. Audited as `hook.delete`.
+	// Its queued deliveries are dropped. Audited as `hook.delete`. 404 `hook_not_found` for a webhook that is not this board's (deleted, or registered on a board deleted since, whatever its id is now).
 	//
 	// Corresponds with DELETE /boards/{board}/hooks/{id} (the `DeleteHook` operationId).
 	DeleteHook(ctx context.Context, board BoardID, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2499,7 +2552,7 @@ type ClientInterface interface {
 
 	// TestHook Send a webhook a test event.
 	//
-	// Queues a `ping` event, delivered and retried like any other; its attempts show in the webhook's deliveries. Audited as `hook.test`.
+	// Queues a `ping` event, delivered and retried like any other; its attempts show in the webhook's deliveries. Audited as `hook.test`. 404 `hook_not_found` for a webhook that is not this board's (deleted, or registered on a board deleted since).
 	//
 	// Corresponds with POST /boards/{board}/hooks/{id}/test (the `TestHook` operationId).
 	TestHook(ctx context.Context, board BoardID, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2636,7 +2689,7 @@ func (c *Client) CreateBoard(ctx context.Context, body CreateBoardJSONRequestBod
 
 // DeleteBoard Delete a board and all its scores.
 //
-// Needs a key for all boards. The board's audit log is kept.
+// Needs a key for all boards. Its webhooks go in the same step (registrations and secrets, queued deliveries, logs); the board's audit log is kept.
 //
 // Corresponds with DELETE /boards/{board} (the `DeleteBoard` operationId).
 func (c *Client) DeleteBoard(ctx context.Context, board BoardID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2810,7 +2863,7 @@ func (c *Client) ListHooks(ctx context.Context, board BoardID, reqEditors ...Req
 
 // CreateHookWithBody Register a webhook.
 //
-// HTTPS endpoints only (private and loopback addresses are refused unless the server allows them). The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
+// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2829,7 +2882,7 @@ func (c *Client) CreateHookWithBody(ctx context.Context, board BoardID, contentT
 
 // CreateHook Register a webhook.
 //
-// HTTPS endpoints only (private and loopback addresses are refused unless the server allows them). The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
+// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2848,7 +2901,7 @@ func (c *Client) CreateHook(ctx context.Context, board BoardID, body CreateHookJ
 
 // DeleteHook Delete a webhook.
 //
-// Its queued deliveries are dropped. Audited as `hook.delete`.
+// Its queued deliveries are dropped. Audited as `hook.delete`. 404 `hook_not_found` for a webhook that is not this board's (deleted, or registered on a board deleted since, whatever its id is now).
 //
 // Corresponds with DELETE /boards/{board}/hooks/{id} (the `DeleteHook` operationId).
 func (c *Client) DeleteHook(ctx context.Context, board BoardID, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2937,7 +2990,7 @@ func (c *Client) RotateHookSecret(ctx context.Context, board BoardID, id string,
 
 // TestHook Send a webhook a test event.
 //
-// Queues a `ping` event, delivered and retried like any other; its attempts show in the webhook's deliveries. Audited as `hook.test`.
+// Queues a `ping` event, delivered and retried like any other; its attempts show in the webhook's deliveries. Audited as `hook.test`. 404 `hook_not_found` for a webhook that is not this board's (deleted, or registered on a board deleted since).
 //
 // Corresponds with POST /boards/{board}/hooks/{id}/test (the `TestHook` operationId).
 func (c *Client) TestHook(ctx context.Context, board BoardID, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4476,7 +4529,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteBoardWithResponse Delete a board and all its scores.
 	//
-	// Needs a key for all boards. The board's audit log is kept.
+	// Needs a key for all boards. Its webhooks go in the same step (registrations and secrets, queued deliveries, logs); the board's audit log is kept.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4562,7 +4615,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateHookWithBodyWithResponse Register a webhook.
 	//
-	// HTTPS endpoints only (private and loopback addresses are refused unless the server allows them). The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
+	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4571,7 +4624,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateHookWithResponse Register a webhook.
 	//
-	// HTTPS endpoints only (private and loopback addresses are refused unless the server allows them). The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
+	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4580,7 +4633,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteHookWithResponse Delete a webhook.
 	//
-	// Its queued deliveries are dropped. Audited as `hook.delete`.
+	// Its queued deliveries are dropped. Audited as `hook.delete`. 404 `hook_not_found` for a webhook that is not this board's (deleted, or registered on a board deleted since, whatever its id is now).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4625,7 +4678,7 @@ type ClientWithResponsesInterface interface {
 
 	// TestHookWithResponse Send a webhook a test event.
 	//
-	// Queues a `ping` event, delivered and retried like any other; its attempts show in the webhook's deliveries. Audited as `hook.test`.
+	// Queues a `ping` event, delivered and retried like any other; its attempts show in the webhook's deliveries. Audited as `hook.test`. 404 `hook_not_found` for a webhook that is not this board's (deleted, or registered on a board deleted since).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7155,7 +7208,7 @@ func (c *ClientWithResponses) CreateBoardWithResponse(ctx context.Context, body 
 
 // DeleteBoardWithResponse Delete a board and all its scores.
 //
-// Needs a key for all boards. The board's audit log is kept.
+// Needs a key for all boards. Its webhooks go in the same step (registrations and secrets, queued deliveries, logs); the board's audit log is kept.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7301,7 +7354,7 @@ func (c *ClientWithResponses) ListHooksWithResponse(ctx context.Context, board B
 
 // CreateHookWithBodyWithResponse Register a webhook.
 //
-// HTTPS endpoints only (private and loopback addresses are refused unless the server allows them). The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
+// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7316,7 +7369,7 @@ func (c *ClientWithResponses) CreateHookWithBodyWithResponse(ctx context.Context
 
 // CreateHookWithResponse Register a webhook.
 //
-// HTTPS endpoints only (private and loopback addresses are refused unless the server allows them). The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
+// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See the README's Webhooks section for events, signatures and retries.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7331,7 +7384,7 @@ func (c *ClientWithResponses) CreateHookWithResponse(ctx context.Context, board 
 
 // DeleteHookWithResponse Delete a webhook.
 //
-// Its queued deliveries are dropped. Audited as `hook.delete`.
+// Its queued deliveries are dropped. Audited as `hook.delete`. 404 `hook_not_found` for a webhook that is not this board's (deleted, or registered on a board deleted since, whatever its id is now).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7406,7 +7459,7 @@ func (c *ClientWithResponses) RotateHookSecretWithResponse(ctx context.Context, 
 
 // TestHookWithResponse Send a webhook a test event.
 //
-// Queues a `ping` event, delivered and retried like any other; its attempts show in the webhook's deliveries. Audited as `hook.test`.
+// Queues a `ping` event, delivered and retried like any other; its attempts show in the webhook's deliveries. Audited as `hook.test`. 404 `hook_not_found` for a webhook that is not this board's (deleted, or registered on a board deleted since).
 //
 // Returns a wrapper object for the known response body format(s).
 //
