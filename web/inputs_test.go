@@ -8,7 +8,7 @@ import (
 	"podium/board"
 )
 
-// TestAPIRefusesWhatTheDocumentRefuses: inputs the README and the OpenAPI
+// TestAPIRefusesWhatTheDocumentRefuses: inputs the manual and the OpenAPI
 // document say are refused are refused on every route that takes them, with
 // a status that fits and the field named, and nothing is written.
 func TestAPIRefusesWhatTheDocumentRefuses(t *testing.T) {

@@ -80,7 +80,8 @@ func (c Config) ArchiveTarget() string {
 }
 
 // setting is one configuration entry: a flag, its environment variable, and
-// its default. --help and the README list the same table.
+// its default. --help and docs/configuration.md list the same table (a test
+// holds the page to it).
 type setting struct {
 	flag, env, def, help string
 	boolean              bool // a switch: --demo alone means true
