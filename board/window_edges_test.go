@@ -120,10 +120,13 @@ func TestWindowSumCountsTheChangeOfASet(t *testing.T) {
 	f.write(b, "a", Best, 120)
 	f.write(b, "a", Set, 110) // -10: a's window is 20 - 10
 	f.write(b, "c", Set, 5)   // new: +5
-	if got, want := f.standings(b, Last7d), "b=30@1 a=10@2 c=5@3"; got != want {
+	f.write(b, "d", Set, 0)   // +0 for a member the window does not hold: stays off it
+	f.write(b, "e", Set, 7)
+	f.write(b, "e", Best, 7) // +0 for one it holds: stays at its change
+	if got, want := f.standings(b, Last7d), "b=30@1 a=10@2 e=7@3 c=5@4"; got != want {
 		t.Fatalf("last7d: %s, want %s", got, want)
 	}
-	if got, want := f.standings(b, AllTime), "a=110@1 b=80@2 c=5@3"; got != want {
+	if got, want := f.standings(b, AllTime), "a=110@1 b=80@2 e=7@3 c=5@4 d=0@5"; got != want {
 		t.Fatalf("all time: %s, want %s", got, want)
 	}
 	// The buckets hold the same changes, so the window rolls to zero.

@@ -1,12 +1,12 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -15,63 +15,64 @@ import (
 // DefaultBodyTimeout bounds request bodies when Options.BodyTimeout is 0.
 const DefaultBodyTimeout = 30 * time.Second
 
-// maxEarlyBody is the most of a body read ahead of its handler: more than
-// any route takes (the API's 1M). A body declared longer is left to its
-// route, which refuses it by its Content-Length, and net/http reads no more
-// than 256 KB of what is left, within the deadline.
-const maxEarlyBody = 2 << 20
-
 // bodyDeadline makes a request's body arrive within Options.BodyTimeout of
 // its headers: a client that sends it slower (a byte every few seconds,
-// holding a connection and a goroutine for as long as it likes) gets 408
-// and its connection closed. The deadline is the connection's, absolute, so
-// trickling does not extend it. The body is read here, ahead of the
-// handler, so that every route answers the same 408 (a handler that met
-// the failing read itself could answer anything), and the deadline is then
-// lifted: a handler may take its time, and net/http's watch for a client
-// that leaves is not cut short by it. WebSocket handshakes have no body and
-// then live long: they are left alone (net/http also clears the deadlines
-// of a connection it hands over).
+// holding a connection and a goroutine for as long as it likes) is cut off.
+// The deadline is the connection's, absolute, so trickling does not extend
+// it. Nothing is read here: the route reads the body under its own size
+// limit, after its own checks (an API key, a session), and the readers that
+// meet the deadline answer 408 (the API's readBody, the console's form
+// parser); any other route answers what it answers, and net/http closes the
+// connection, since the body was not read to its end. Once the body has been
+// read to its end the deadline is lifted, so that a handler may take its
+// time and net/http's watch for a client that leaves is not cut short.
+// Requests without a body (WebSocket handshakes among them) are left alone.
 func (s *Server) bodyDeadline(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 || isWebSocket(r) {
+		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
 			return next(c)
 		}
 		rc := http.NewResponseController(c.Response())
-		if err := rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)); err != nil || r.ContentLength > maxEarlyBody {
-			// Not a connection of net/http's (a test's recorder), or a body
-			// its route refuses unread, by its Content-Length.
-			return next(c)
+		if err := rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)); err != nil {
+			return next(c) // not a connection of net/http's (a test's recorder)
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxEarlyBody))
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			// net/http cancels the request's context on a failed read, but the
-			// client is there to be told.
-			c.SetRequest(r.WithContext(context.WithoutCancel(r.Context())))
-			c.Response().Header().Set("Connection", "close")
-			return echo.NewHTTPError(http.StatusRequestTimeout, "the request body did not arrive in time")
+		db := &deadlineBody{ReadCloser: r.Body, rc: rc}
+		r.Body = db
+		err := next(c)
+		if db.late.Load() && !c.Response().Committed {
+			// net/http cancels the request's context on the failed read, but
+			// the client is there to be told.
+			c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
+			return lateBody()
 		}
-		var rest io.Reader = r.Body // a body longer than maxEarlyBody: its route refuses it, within the deadline
-		switch {
-		case err != nil: // the client left, or sent less than it said: the handler sees it as it would have
-			rest = errReader{err}
-		case len(body) < maxEarlyBody:
-			rest = http.NoBody
-			_ = rc.SetReadDeadline(time.Time{})
-		}
-		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), r.Body}
-		return next(c)
+		return err
 	}
 }
 
-// readCloser reads from what was read ahead and closes the original body.
-type readCloser struct {
-	io.Reader
-	io.Closer
+// lateBody is the answer to a body that did not arrive in time; the
+// connection is closed after it.
+func lateBody() error {
+	return echo.NewHTTPError(http.StatusRequestTimeout, "the request body did not arrive in time")
 }
 
-// errReader fails every read with err.
-type errReader struct{ err error }
+// deadlineBody lifts the connection's read deadline once the body has been
+// read to its end, and remembers whether the deadline cut it off.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	late atomic.Bool
+	done bool
+}
 
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	switch {
+	case err == io.EOF && !b.done:
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		b.late.Store(true)
+	}
+	return n, err
+}

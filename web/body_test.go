@@ -52,13 +52,43 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 		t.Fatalf("first live frame: %s, %v", frame, err)
 	}
 
-	for _, tc := range []struct{ path, contentType, says string }{
-		{"/admin/login", "application/x-www-form-urlencoded", "did not arrive in time"},
-		{"/api/v1/boards/chess/scores", "application/json", `"code":"request_timeout"`},
+	_, key, err := adm.Keys.Create(ctx, "game", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path, headers string
+		status              int
+		says                string
+	}{
+		{"console", "/admin/login", "Content-Type: application/x-www-form-urlencoded\r\n", 408, "did not arrive in time"},
+		{"API", "/api/v1/boards/chess/scores", "Content-Type: application/json\r\nAuthorization: Bearer " + key + "\r\n", 408, `"code":"request_timeout"`},
+		// A header does not lift the bound: only a request without a body
+		// (a WebSocket handshake) is left alone.
+		{"Upgrade header", "/admin/login", "Content-Type: application/x-www-form-urlencoded\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n", 408, "did not arrive in time"},
+		// Without a key the API answers at once, reading nothing, and the
+		// connection closes all the same.
+		{"API without a key", "/api/v1/boards/chess/scores", "Content-Type: application/json\r\n", 401, "unauthorized"},
 	} {
-		status, body := trickle(t, h.Listener.Addr().String(), tc.path, tc.contentType)
-		if status != http.StatusRequestTimeout || !strings.Contains(body, tc.says) {
-			t.Fatalf("POST %s, trickled: %d %s", tc.path, status, body)
+		status, body := trickle(t, h.Listener.Addr().String(), tc.path, tc.headers)
+		if status != tc.status || !strings.Contains(body, tc.says) {
+			t.Fatalf("%s: POST %s, trickled: %d %s", tc.name, tc.path, status, body)
+		}
+	}
+
+	// A body longer than its route takes is refused by its length, unread:
+	// nothing is held waiting for it.
+	for _, path := range []string{"/admin/login", "/api/v1/boards/chess/scores"} {
+		conn, err := net.Dial("tcp", h.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second)) // a bound for a broken server
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 1500000\r\n\r\n", path, key)
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		conn.Close()
+		if err != nil || res.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("POST %s declaring 1.5 MB and sending nothing: %v %v", path, res, err)
 		}
 	}
 
@@ -81,7 +111,7 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 // trickle POSTs to path a body that declares 60000 bytes and sends one
 // every 50 ms, and returns the answer, which must come with
 // Connection: close and be followed by the end of the connection.
-func trickle(t *testing.T, addr, path, contentType string) (int, string) {
+func trickle(t *testing.T, addr, path, headers string) (int, string) {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -89,7 +119,7 @@ func trickle(t *testing.T, addr, path, contentType string) (int, string) {
 	}
 	defer conn.Close()
 	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second)) // a bound for a broken server
-	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\nContent-Length: 60000\r\n\r\nu", path, addr, contentType)
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\n%sContent-Length: 60000\r\n\r\nu", path, addr, headers)
 	stop := make(chan struct{})
 	trickled := make(chan int)
 	go func() {

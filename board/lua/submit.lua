@@ -155,6 +155,8 @@ end
 local function plan_in(per, it, old, olds, ps)
   if per.bk and per.mode ~= 'best' and (it.op == 'set' or it.op == 'best') then
     local d = window_change(periods, ps)
+    -- A change of nothing leaves a member the window does not hold off it.
+    if d == 0 and not old then return {old = false, olds = false, new = false, news = false, changed = false, offer = it.val} end
     if d then
       local op = 'incr'
       if d < 0 then op, d = 'decr', -d end
@@ -394,7 +396,7 @@ for n, it in ipairs(items) do
         end
       end
       -- Still on the board? Only a size cap can have taken it off.
-      if CAP == 0 or redis.call('ZSCORE', per.z, p.new) then
+      if p.new and (CAP == 0 or redis.call('ZSCORE', per.z, p.new)) then
         r.as = p.news
         if RANKS then r.ar = rank_at(per.z, per.d, nil, p.new, p.news) end
       end

@@ -228,7 +228,7 @@ local function window_record(periods, plans, items, applied, capped)
       for _, n in ipairs(applied) do
         local p, id = plans[n][i], items[n].id
         local e = capped and entry_of(per.z, per.e, id)
-        if not capped or (e and redis.call('ZSCORE', per.z, e)) then
+        if p.new and (not capped or (e and redis.call('ZSCORE', per.z, e))) then
           if per.mode == 'best' then
             local had = tonumber(redis.call('ZSCORE', per.bk, id))
             if not had or team_better(p.offer, had) then redis.call('ZADD', per.bk, fmt(p.offer), id) end

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -28,7 +29,7 @@ const (
 func (s *Handler) Routes(e *echo.Echo) {
 	// Console forms are small: a bounded body keeps a hostile one from costing
 	// memory, Redis keys or log lines before any field is checked.
-	g := e.Group("/admin", middleware.BodyLimit(formBodyLimit), s.adminHeaders, s.sameOrigin)
+	g := e.Group("/admin", middleware.BodyLimit(formBodyLimit), s.adminHeaders, s.sameOrigin, readForm)
 	g.GET("/login", s.loginPage)
 	g.POST("/login", s.login)
 	a := g.Group("", s.requireSession, s.checkCSRF)
@@ -206,6 +207,28 @@ func (s *Handler) takeFlash(c echo.Context) string {
 
 // formBodyLimit bounds every console request body.
 const formBodyLimit = "64K"
+
+// readForm parses a POST's form body ahead of the console's checks, so that
+// a body the server's deadline cut off (web.bodyDeadline) is a 408, and one
+// over formBodyLimit a 413, rather than an empty form refused as forged.
+func readForm(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method != http.MethodPost {
+			return next(c)
+		}
+		err := c.Request().ParseForm()
+		var he *echo.HTTPError
+		switch {
+		case err == nil:
+			return next(c)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return echo.NewHTTPError(http.StatusRequestTimeout, "the request body did not arrive in time")
+		case errors.As(err, &he):
+			return he // BodyLimit's 413
+		}
+		return request.BadRequest("The form could not be read: " + err.Error())
+	}
+}
 
 // postForm is the request's form body only: never the query string, where a
 // token or a value would end up in logs, browser history and Referer headers.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -112,6 +113,9 @@ func readBody(body io.Reader) ([]byte, error) {
 		var he *echo.HTTPError
 		if errors.As(err, &mbe) || (errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge) {
 			return nil, tooLarge()
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) { // the server's bound on bodies (web.bodyDeadline)
+			return nil, apiErr(408, "request_timeout", "the request body did not arrive in time")
 		}
 		return nil, apiErr(400, "bad_request", "the request body could not be read: %v", err)
 	}
