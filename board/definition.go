@@ -258,7 +258,7 @@ func (b *Board) Validate() error {
 	switch {
 	case b.Title == "":
 		add("title", "is required")
-	case utf8.RuneCountInString(b.Title) > MaxTitleLen || !utf8.ValidString(b.Title) || hasControl(b.Title):
+	case utf8.RuneCountInString(b.Title) > MaxTitleLen || !utf8.ValidString(b.Title) || hasControl(b.Title) || strings.ContainsRune(b.Title, utf8.RuneError):
 		add("title", "must be printable text of at most %d characters", MaxTitleLen)
 	case strings.ContainsFunc(b.Title, IsBidiOrInvisible):
 		add("title", "holds bidi controls or invisible characters, which could reorder the text around it")
@@ -276,7 +276,7 @@ func (b *Board) Validate() error {
 		add("format.type", "must be integer, decimal or duration")
 	}
 	for name, v := range map[string]string{"format.prefix": b.Format.Prefix, "format.suffix": b.Format.Suffix} {
-		if utf8.RuneCountInString(v) > MaxAffixLen || !utf8.ValidString(v) || hasControl(v) || strings.ContainsFunc(v, IsBidiOrInvisible) {
+		if utf8.RuneCountInString(v) > MaxAffixLen || !utf8.ValidString(v) || hasControl(v) || strings.ContainsRune(v, utf8.RuneError) || strings.ContainsFunc(v, IsBidiOrInvisible) {
 			add(name, "must be printable text of at most %d characters, without bidi controls", MaxAffixLen)
 		}
 	}

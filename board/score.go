@@ -240,6 +240,8 @@ func CheckMember(id string) error {
 		return fieldErr(ErrInvalidMember, "member", "is longer than %d bytes", MaxMemberLen)
 	case !utf8.ValidString(id):
 		return fieldErr(ErrInvalidMember, "member", "is not valid UTF-8")
+	case strings.ContainsRune(id, utf8.RuneError):
+		return fieldErr(ErrInvalidMember, "member", "holds U+FFFD, what text that was not valid becomes (a lone surrogate such as \\ud800 in JSON): two ids would become one")
 	case hasControl(id):
 		return fieldErr(ErrInvalidMember, "member", "holds control characters")
 	case strings.ContainsFunc(id, func(r rune) bool { return unicode.Is(unicode.Cf, r) }):
@@ -258,8 +260,8 @@ func CheckName(name string) error {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return fieldErr(ErrInvalidInput, "name", "is required")
-	case !utf8.ValidString(name) || hasControl(name):
-		return fieldErr(ErrInvalidInput, "name", "must be printable text")
+	case !utf8.ValidString(name) || hasControl(name) || strings.ContainsRune(name, utf8.RuneError):
+		return fieldErr(ErrInvalidInput, "name", "must be printable text (U+FFFD, what text that was not valid becomes, is refused)")
 	case strings.ContainsFunc(name, IsBidiOrInvisible):
 		return fieldErr(ErrInvalidInput, "name", "holds bidi controls or invisible characters, which could reorder the text around it")
 	case utf8.RuneCountInString(name) > MaxNameLen:

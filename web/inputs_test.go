@@ -37,6 +37,12 @@ func TestAPIRefusesWhatTheDocumentRefuses(t *testing.T) {
 		{"invalid UTF-8 board PUT", "PUT", "/api/v1/boards/chess", "{\"title\":\"a\xffb\",\"teams\":\"sum\"}", 400, "bad_utf8", ""},
 		{"invalid UTF-8 team", "PUT", "/api/v1/boards/chess/members/ann/team", "{\"team\":\"r\xffd\"}", 400, "bad_utf8", ""},
 		{"invalid UTF-8 freeze reason", "PUT", "/api/v1/boards/chess/freeze", "{\"reason\":\"x\xff\"}", 400, "bad_utf8", ""},
+		// A lone surrogate escape is valid UTF-8 on the wire but decodes to
+		// U+FFFD, as invalid bytes would: "a\ud800" and "a\udfff" would be one id.
+		{"lone surrogate member", "POST", "/api/v1/boards/chess/scores", `{"member":"a\ud800","score":1}`, 422, "invalid", "member"},
+		{"lone surrogate name", "POST", "/api/v1/boards/chess/scores", `{"member":"s1","score":1,"name":"x\udfff"}`, 422, "invalid", "name"},
+		{"lone surrogate team", "POST", "/api/v1/boards/chess/scores", `{"member":"s1","score":1,"team":"r\ud800"}`, 422, "invalid", "team"},
+		{"lone surrogate title", "POST", "/api/v1/boards", `{"id":"utf","title":"a\ud800"}`, 422, "invalid", "title"},
 		// Bidi controls in titles, as in member ids and names.
 		{"bidi title", "POST", "/api/v1/boards", `{"id":"bidi","title":"Scores \u202etxt.exe"}`, 422, "invalid", "title"},
 		{"bidi prefix", "POST", "/api/v1/boards", `{"id":"bidi","title":"Scores","format":{"type":"integer","prefix":"\u2066$"}}`, 422, "invalid", "format.prefix"},
