@@ -239,17 +239,6 @@ func (s *Store) takeFreeze(ctx context.Context, id string) (string, int64, error
 	return st, at, nil
 }
 
-// takeDueFreeze takes b's freeze before a change that does not take it in
-// its own script (removals, resets), once its time has come.
-func (s *Store) takeDueFreeze(ctx context.Context, b *Board) error {
-	since, ok := b.FrozenSince(s.now())
-	if !ok || s.frozen.isTaken(b.ID, since.UnixMicro()) {
-		return nil
-	}
-	_, _, err := s.takeFreeze(ctx, b.ID)
-	return err
-}
-
 // publicFreeze is the time of b's freeze when ctx's reads show its copy
 // (the public's, once the freeze's time has come), taking the copy first
 // if this process has not seen it taken; zero when they read live keys.

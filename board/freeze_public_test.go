@@ -282,3 +282,40 @@ func TestRenameTakesADueFreeze(t *testing.T) {
 		t.Fatal("the recent changes show the name given after the freeze")
 	}
 }
+
+// TestRemoveAndResetTakeADueFreeze: a removal or a reset made after a
+// scheduled freeze's time, before anyone took its copy, takes it in its own
+// script first (a check in Go before the script could let the freeze's time
+// pass in between): the public still sees what stood at the freeze.
+func TestRemoveAndResetTakeADueFreeze(t *testing.T) {
+	t.Parallel()
+	for _, change := range []string{"remove", "reset"} {
+		t.Run(change, func(t *testing.T) {
+			f := newFixture(t)
+			b := f.board(Board{Periods: []Kind{Weekly, AllTime}})
+			f.submitNamed(b, "ann", "Ann", 10)
+			at := f.clock.Now().Add(time.Minute)
+			fb, err := f.store.Freeze(f.ctx, b.ID, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.clock.Set(at.Add(time.Second))
+			other := NewStore(f.rdb, WithClock(f.clock.Now))
+			if change == "remove" {
+				_, err = other.RemoveMember(f.ctx, b.ID, "ann", nil, tester)
+			} else {
+				_, err = other.ResetPeriod(f.ctx, b.ID, fb.Current(AllTime, f.clock.Now()), tester)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !f.rdb.HExists(f.ctx, freezeKey(b.ID), "taken").Val() {
+				t.Fatalf("the %s past the freeze did not take it", change)
+			}
+			pg, err := f.store.Page(f.ctx, &fb, fb.Current(AllTime, f.clock.Now()), 0, 10)
+			if err != nil || !slices.Equal(named(pg), []string{"ann Ann"}) {
+				t.Fatalf("a %s past a scheduled freeze shows: %v %v", change, named(pg), err)
+			}
+		})
+	}
+}

@@ -36,9 +36,6 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *Per
 	if err := CheckMember(member); err != nil {
 		return nil, fmt.Errorf("board: remove from %q: %w", boardID, err)
 	}
-	if err := s.takeDueFreeze(ctx, &b); err != nil {
-		return nil, err
-	}
 	keys := append([]string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), periodsKey(b.ID)}, auditKeys(b.ID, by)...)
 	keys = append(keys, ArchiveState(b.ID))
 	if p != nil {
@@ -47,7 +44,7 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *Per
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	reply, err := scripts.remove.Run(ctx, s.rdb, keys, append(prelude(&b), member, by.Actor, by.Reason, s.auditKeep)...).Result()
+	reply, err := scripts.remove.Run(ctx, s.rdb, keys, append(prelude(&b), member, by.Actor, by.Reason, s.auditKeep, s.now().UnixMicro())...).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: remove %q from %q: %w", member, boardID, err)
 	}
@@ -88,19 +85,12 @@ func (s *Store) ResetPeriod(ctx context.Context, boardID string, p Period, by Au
 	if err := by.check(); err != nil {
 		return 0, err
 	}
-	b, err := s.readBoard(ctx, boardID)
-	if err != nil {
-		return 0, err
-	}
-	if err := s.takeDueFreeze(ctx, &b); err != nil {
-		return 0, err
-	}
 	z := ZSetKey(boardID, p)
 	keys := append([]string{defKey(boardID), periodsKey(boardID), z, entriesKey(z), distinctKey(z), groupCountKey(z)}, auditKeys(boardID, by)...)
 	keys = append(keys, ArchiveState(boardID))
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	reply, err := scripts.reset.Run(ctx, s.rdb, keys, "", 0, 0, "", p.String(), by.Actor, by.Reason, s.auditKeep).Result()
+	reply, err := scripts.reset.Run(ctx, s.rdb, keys, "", 0, 0, "", p.String(), by.Actor, by.Reason, s.auditKeep, s.now().UnixMicro()).Result()
 	if err != nil {
 		return 0, fmt.Errorf("board: reset %s of %q: %w", p, boardID, err)
 	}

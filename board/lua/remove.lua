@@ -8,14 +8,15 @@
 -- is copied again); one whose keys expired to the archive no longer changes:
 -- named, it is refused ({'archived'}); walking, it is passed over.
 -- ARGV (after the prelude's 4): 5 member id, 6 actor, 7 reason, 8 audit
--- entries kept.
+-- entries kept, 9 now (µs): a freeze whose time has come is taken first.
 -- Returns {'nf'} for an unknown board, else {'ok', zset, score, zset, score...}
 -- for every period the member was removed from.
-local def = redis.call('HMGET', KEYS[1], 'format', 'decimals', 'prefix', 'suffix', 'teams')
+local def = redis.call('HMGET', KEYS[1], 'format', 'decimals', 'prefix', 'suffix', 'teams', 'freeze_at')
 if not def[1] and redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 local id = ARGV[5]
 local out, lines = {'ok'}, {}
 local TEAMS, TAG = def[5] or '', tag_of(KEYS[1])
+freeze_due(def[6], TAG .. ':freeze', ARGV[9])
 local team = TEAMS ~= '' and redis.call('HGET', TAG .. ':team', id)
 local function remove(z, ek, d, c)
   local state = redis.call('HGET', KEYS[9], label_of(z))
@@ -44,7 +45,7 @@ else
   for _, z in ipairs(redis.call('SMEMBERS', KEYS[5])) do
     remove(z, z .. ':e', z .. ':d', z .. ':c')
   end
-  frozen_name_keep(TAG, id) -- the public of a frozen board keeps it (Go took the freeze)
+  frozen_name_keep(TAG, id) -- the public of a frozen board keeps it (the freeze was taken above)
   local lower = redis.call('HGET', KEYS[3], id)
   if lower then redis.call('ZREM', KEYS[4], lower .. '\0' .. id) end
   redis.call('HDEL', KEYS[2], id)

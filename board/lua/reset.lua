@@ -2,11 +2,14 @@
 -- the same step. KEYS: 1 def, 2 periods set, 3 zset, 4 entries, 5 distinct,
 -- 6 counts, 7 audit stream, 8 the actor's audit stream, 9 audit actors set,
 -- 10 archive state. ARGV (after the prelude's 4): 5 period label, 6 actor,
--- 7 reason, 8 audit entries kept. Returns {'nf'}, {'archived'} (the
+-- 7 reason, 8 audit entries kept, 9 now (µs): a freeze whose time has come
+-- is taken first. Returns {'nf'}, {'archived'} (the
 -- period's keys expired to the archive: it no longer changes) or {'ok',
 -- members removed}. An archived copy of the period is marked changed: the
 -- archiver drops it.
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
+local freeze_at = redis.call('HGET', KEYS[1], 'freeze_at')
+if not freeze_at and redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
+freeze_due(freeze_at, tag_of(KEYS[1]) .. ':freeze', ARGV[9])
 local state = redis.call('HGET', KEYS[10], ARGV[5])
 if state and string.find(state, ' x', 1, true) then return {'archived'} end
 if state then redis.call('HSET', KEYS[10], ARGV[5], '0 ' .. now_ms() .. '000 changed') end
