@@ -319,3 +319,34 @@ func TestRemoveAndResetTakeADueFreeze(t *testing.T) {
 		})
 	}
 }
+
+// TestFrozenSearchHidesHowManyNamesChanged: on a frozen board, the names
+// given after the freeze are passed over by the public's search without
+// counting toward its budget, so whether a search comes back complete says
+// nothing of how many there were.
+func TestFrozenSearchHidesHowManyNamesChanged(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.board(Board{Periods: []Kind{AllTime}})
+	for i := range 5 {
+		f.submitNamed(b, fmt.Sprintf("p%d", i), fmt.Sprintf("Pat %d", i), float64(i))
+	}
+	fb, err := f.store.Freeze(f.ctx, b.ID, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs := make([]Submission, 0, MaxBatch)
+	for i := range searchBudget + 10 { // more newcomers than a search examines
+		subs = append(subs, Submission{Member: fmt.Sprintf("new%d", i), Name: fmt.Sprintf("Pat new %d", i), Score: 1, Op: Set})
+		if len(subs) == MaxBatch || i == searchBudget+9 {
+			if _, err := f.store.SubmitBatch(f.ctx, b.ID, subs, BatchOptions{By: tester, NoRanks: true}); err != nil {
+				t.Fatal(err)
+			}
+			subs = subs[:0]
+		}
+	}
+	es, complete, err := f.store.Search(f.ctx, &fb, fb.Current(AllTime, f.clock.Now()), "pat", 50)
+	if err != nil || !complete || len(es) != 5 {
+		t.Fatalf("public search of a frozen board: %d entries, complete %v, %v", len(es), complete, err)
+	}
+}

@@ -60,16 +60,20 @@ else
   end
 end
 
+-- Live entries passed over on a frozen board count apart, toward a cap of
+-- their own that never reports the walk incomplete: counted with the
+-- others, they would let anyone tell how many names changed since the
+-- freeze from when a search comes back incomplete.
 local out = {1}
-local seen = 0
+local seen, passed = 0, 0
 while #out < 1 + limit * 5 do
   local m, changed = next_entry()
-  if not m then return out end
-  if seen >= budget then
+  if not m or passed > budget then return out end
+  if not changed and seen >= budget then
     out[1] = 0
     return out
   end
-  seen = seen + 1
+  if changed then passed = passed + 1 else seen = seen + 1 end
   local id = string.sub(m, string.find(m, '\0', 1, true) + 1)
   local e = not changed and entry_of(z, ek, id)
   local s = e and redis.call('ZSCORE', z, e)
