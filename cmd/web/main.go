@@ -190,8 +190,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	// Live sockets are hijacked: Shutdown does not wait for them. Stopping
-	// the hub as the drain begins sends every one 1001 meanwhile, so the
-	// two waits overlap rather than add up.
+	// the hub as Shutdown begins (after the drain) sends every one 1001
+	// meanwhile, so the two waits overlap rather than add up.
 	httpSrv.RegisterOnShutdown(stopHub)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()

@@ -4,6 +4,8 @@
 -- ARGV: 8 kind, 9 period JSON, 10 period end (Unix ms), 11 final top as JSON
 -- rows ({m, n, s, r}), as many as the largest N.
 -- Returns the number of deliveries queued, or -1 when it was announced already.
+-- A board deleted meanwhile took its hooks along: its state must not come back.
+if redis.call('EXISTS', K_HOOKS) == 0 then return 0 end
 local kind, pjson, ends = ARGV[8], ARGV[9], tonumber(ARGV[10])
 local field = 'closed:' .. kind
 if tonumber(redis.call('HGET', K_STATE, field) or '0') >= ends then return -1 end
