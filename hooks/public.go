@@ -3,6 +3,8 @@ package hooks
 import (
 	"net/netip"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // Public reports whether a is an address on the public internet: in no
@@ -84,7 +86,16 @@ func localHost(host string) string {
 		}
 		return ""
 	}
-	name := strings.TrimSuffix(strings.ToLower(host), ".")
+	// As the HTTP client will: the name in ASCII (IDNA, so "ｌｏｃａｌ" and
+	// "１２７" read as "local" and "127"), without the root's dots.
+	name, err := idna.Lookup.ToASCII(strings.TrimRight(host, "."))
+	if err != nil || name == "" {
+		return "must be a valid host name"
+	}
+	name = strings.ToLower(name)
+	if a, err := netip.ParseAddr(name); err == nil && !Public(a) {
+		return msg
+	}
 	labels := strings.Split(name, ".")
 	last := labels[len(labels)-1]
 	switch {

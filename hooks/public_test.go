@@ -204,6 +204,7 @@ func TestRegistrationRefusesLocalHosts(t *testing.T) {
 		"https://127.1/h", "https://2130706433/h", "https://0x7f000001/h", "https://0177.0.0.1/h", "https://10.1/h",
 		"https://metadata/computeMetadata/v1/", "https://redis:6379/", "https://metadata.google.internal/h",
 		"https://printer.local/h", "https://nas.home.arpa/h", "https://box.localdomain/h", "https://router.lan/h", "https://x.invalid/h",
+		"https://localhost../h", "https://foo.ｌｏｃａｌ/h", "https://127.0.0.１/h", "https://ｌｏｃａｌｈｏｓｔ/h",
 	} {
 		if msg := check(u, false); msg == "" {
 			t.Errorf("%s was accepted", u)
