@@ -33,8 +33,8 @@ func outsideWeek(t *testing.T, f *fixture, key string, members int) (board.Perio
 		t.Fatal(err)
 	}
 	var rows []board.Entry
-	for off := 0; off < members; off += 1000 {
-		pg, err := f.store.Page(f.ctx, &f.b, p, off, 1000)
+	for off := 0; off < members; off += testPage {
+		pg, err := f.store.Page(f.ctx, &f.b, p, off, testPage)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -170,7 +170,7 @@ func TestLateWriteAfterExpiry(t *testing.T) {
 			}
 		}
 		pg, err := f.store.Page(f.ctx, &f.b, w, 0, 10)
-		if err != nil || pg.Total != 2500 {
+		if err != nil || pg.Total != fixtureMembers {
 			t.Fatalf("expired week after a late write: total %d (archive holds %d) %v", pg.Total, func() int { n, _ := db.Count(f.ctx, f.b.ID, w.String()); return n }(), err)
 		}
 	})
@@ -199,8 +199,8 @@ func TestLateWriteAfterFinalPass(t *testing.T) {
 		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
 			t.Fatalf("the pass after a late write: %d %v", n, err)
 		}
-		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != 2501 {
-			t.Fatalf("the archive holds %d rows of 2501", n)
+		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != fixtureMembers+1 {
+			t.Fatalf("the archive holds %d rows of %d", n, fixtureMembers+1)
 		}
 	})
 }

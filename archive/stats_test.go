@@ -17,7 +17,7 @@ func TestRunStats(t *testing.T) {
 		start := time.Now()
 		runUntil(t, f.a, func(st Stats) bool { return st.Passes >= 2 })
 		st := f.a.Stats()
-		if st.FailedPasses != 0 || st.PeriodsCopied != 1 || st.RowsCopied != 2500 || st.LastSuccess.Before(start) || !st.LastPass.Equal(st.LastSuccess) {
+		if st.FailedPasses != 0 || st.PeriodsCopied != 1 || st.RowsCopied != fixtureMembers || st.LastSuccess.Before(start) || !st.LastPass.Equal(st.LastSuccess) {
 			t.Fatalf("stats %+v", st)
 		}
 

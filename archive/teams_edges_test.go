@@ -31,7 +31,7 @@ func TestTeamModeTurnedOnDuringAPass(t *testing.T) {
 			t.Fatal(err)
 		}
 		live, err := f.store.TeamPage(board.LiveStandings(f.ctx), &f.b, w, 0, 1)
-		if err != nil || live.Total != 1100 {
+		if err != nil || live.Total != fixtureTeams {
 			t.Fatalf("Redis' standing of the week: %d %v", live.Total, err)
 		}
 		// Due goes on with the definition it read.
@@ -49,7 +49,7 @@ func TestTeamModeTurnedOnDuringAPass(t *testing.T) {
 		}
 		waitGone(t, f, w)
 		if _, err := f.store.TeamPage(f.ctx, &f.b, w, 0, 10); errors.Is(err, board.ErrTeamsNotArchived) {
-			t.Fatalf("the week had 1100 teams in Redis on a team board when copied, and is now gone: %v", err)
+			t.Fatalf("the week had its teams in Redis on a team board when copied, and is now gone: %v", err)
 		} else if err != nil {
 			t.Fatal(err)
 		}
