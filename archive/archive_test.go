@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,8 @@ import (
 	"podium/internal/pgtest"
 	"podium/internal/redistest"
 	"podium/rows"
+
+	"github.com/redis/go-redis/v9"
 )
 
 var (
@@ -29,7 +32,7 @@ var (
 // TestMain starts a private Redis and a private PostgreSQL for the package.
 func TestMain(m *testing.M) {
 	var err error
-	if rsrv, err = redistest.Start(); err != nil {
+	if rsrv, err = redistest.StartWith("--databases", strconv.Itoa(redisDBs)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -39,16 +42,43 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	pageSize = testPage // copies of fixtures take several pages
+	for n := range redisDBs {
+		freeDBs <- n
+	}
 	code := m.Run()
 	psrv.Close()
 	rsrv.Close()
 	os.Exit(code)
 }
 
-// backends runs a test against an empty archive in each database.
+// redisDBs is how many logical databases the package's Redis has: one
+// for each test that runs at a time, and more.
+const redisDBs = 64
+
+// freeDBs holds the numbers of the logical databases no test is using.
+var freeDBs = make(chan int, redisDBs)
+
+// newRedis is a client of a logical database of the package's Redis that
+// is the test's alone while it runs, empty: tests run in parallel on the
+// one server and never see each other's boards (which Due and Discover
+// list). Use rsrv.ClientDB(t, rdb.Options().DB) for a second client.
+func newRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	n := <-freeDBs
+	t.Cleanup(func() { freeDBs <- n }) // after the clients below are closed
+	rdb := rsrv.ClientDB(t, n)
+	if err := rdb.FlushDB(context.Background()).Err(); err != nil { // what the last test left
+		t.Fatal(err)
+	}
+	return rdb
+}
+
+// backends runs a test against an empty archive in each database, the
+// two in parallel.
 func backends(t *testing.T, run func(t *testing.T, db *DB)) {
 	for _, name := range []string{"sqlite", "postgres"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			target := filepath.Join(t.TempDir(), "archive.db")
 			if name == "postgres" {
 				target = psrv.Database(t)
@@ -119,8 +149,7 @@ func member(i int) string { return fmt.Sprintf("p%04d", i) }
 // with scores 0-39, each as fill leaves it.
 func newFixtureWith(t *testing.T, db *DB, def board.Board, fill func(i int, sub *board.Submission)) *fixture {
 	t.Helper()
-	rdb := rsrv.Client(t)
-	rdb.FlushDB(context.Background())
+	rdb := newRedis(t)
 	f := &fixture{ctx: context.Background(), clock: &clock{}}
 	f.clock.Set(time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC))
 	f.store = board.NewStore(rdb, board.WithClock(f.clock.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
@@ -179,6 +208,7 @@ func (f *fixture) same(t *testing.T, p board.Period) {
 }
 
 func TestArchiveClosedPeriod(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		w := f.week()
@@ -255,6 +285,7 @@ func TestArchiveClosedPeriod(t *testing.T) {
 
 // TestArchiveOnce: replicas running at once archive each period once.
 func TestArchiveOnce(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		f.clock.Set(f.week().End.Add(time.Minute))
@@ -282,6 +313,7 @@ func TestArchiveOnce(t *testing.T) {
 
 // TestMigrationsOnce: opening an archive again applies nothing twice.
 func TestMigrationsOnce(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		target := filepath.Join(t.TempDir(), "again.db")
 		if db.postgres {
@@ -305,6 +337,7 @@ func TestMigrationsOnce(t *testing.T) {
 // write made while it pages through Redis change nothing in it; an earlier
 // pass never replaces a final copy; a deleted board's copy is kept.
 func TestCopyIsConsistent(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		w := f.week()
@@ -351,6 +384,7 @@ func TestCopyIsConsistent(t *testing.T) {
 
 // TestMigrationsTogether: replicas opening a new archive at once all start.
 func TestMigrationsTogether(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		target := filepath.Join(t.TempDir(), "together.db")
 		if db.postgres {
@@ -374,6 +408,7 @@ func TestMigrationsTogether(t *testing.T) {
 }
 
 func TestRedactURL(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"postgres://u:secret@db:5432/p":           "postgres://u:%2A%2A%2A@db:5432/p",
 		"postgres://db/p?password=secret&x=1":     "postgres://db/p?password=%2A%2A%2A&x=1",
@@ -390,6 +425,7 @@ func TestRedactURL(t *testing.T) {
 // from the archive is the same file, ties and names included; exports past
 // the reader's limit are refused as busy.
 func TestExportAgrees(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		w := f.week()

@@ -69,6 +69,7 @@ func archivedAs(t *testing.T, f *fixture, p board.Period, want []board.Entry) {
 // one just closed, found by name, and one long closed, found by the walk
 // of the keyspace. Helper keys beside them are left alone.
 func TestOutsideWrittenPeriodsLeaveRedis(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		def := board.Board{ID: "arcade", Title: "Arcade", Periods: []board.Kind{board.Weekly, board.AllTime}, TieBreak: board.ByMember}
 		f := newFixtureWith(t, db, def, func(int, *board.Submission) {}) // 2026-W47, through the app

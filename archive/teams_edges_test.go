@@ -15,6 +15,7 @@ import (
 // week expire with a copy that lacks it: Settle reads the definition again,
 // so the next pass copies the teams before the keys go.
 func TestTeamModeTurnedOnDuringAPass(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newTeamFixture(t, db, board.TeamsSum, board.Competition, board.HigherIsBetter)
 		w := f.week()
@@ -59,6 +60,7 @@ func TestTeamModeTurnedOnDuringAPass(t *testing.T) {
 // TestTeamSnapshotLeavesNoKeys: after a copy of a dense team board, no
 // snapshot key is left in Redis, and a snapshot never closed expires.
 func TestTeamSnapshotLeavesNoKeys(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		if db.postgres {
 			t.Skip("Redis only")
@@ -95,6 +97,7 @@ func TestTeamSnapshotLeavesNoKeys(t *testing.T) {
 // TestZeroTeamsExpires: a team board's closed week in which no member
 // is in a team is archived with 0 teams and expires; its team page is empty.
 func TestZeroTeamsExpires(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db) // members, no teams
 		w := f.week()
@@ -141,6 +144,7 @@ func TestZeroTeamsExpires(t *testing.T) {
 // closed under: after the board switches from average to best, the week
 // still reads as averages (rounded as averages are), and says so.
 func TestArchivedTeamModeStays(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newTeamFixture(t, db, board.TeamsAverage, board.Competition, board.HigherIsBetter)
 		w := f.week()

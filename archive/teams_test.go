@@ -83,6 +83,7 @@ func readTeams(t *testing.T, s *board.Store, b *board.Board, p board.Period) tea
 // did from Redis (ranks, ties, averages, member counts), in each team mode
 // and rank style, on both databases.
 func TestTeamStandingsOutliveRedis(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		for _, c := range []struct {
 			mode  board.TeamMode
@@ -179,6 +180,7 @@ func diffTeams(t *testing.T, before, after teamReads) {
 // copies them again, so the archive never keeps a standing Redis no longer
 // shows, and what expires is the latest.
 func TestTeamMovesCopyAgain(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newTeamFixture(t, db, board.TeamsSum, board.Competition, board.HigherIsBetter)
 		w := f.week()
@@ -292,6 +294,7 @@ func (f *fixture) sameTeams(t *testing.T, p board.Period) {
 // TestTeamCopyIsLive: a frozen board's archive keeps the live team
 // standing, not the public's copy at the freeze.
 func TestTeamCopyIsLive(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newTeamFixture(t, db, board.TeamsSum, board.Competition, board.HigherIsBetter)
 		w := f.week()
@@ -322,6 +325,7 @@ func TestTeamCopyIsLive(t *testing.T) {
 // records nothing: the members of the earlier copy stay as they were, and
 // the next pass, once the database takes it, writes both.
 func TestTeamCopyAllOrNothing(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newTeamFixture(t, db, board.TeamsSum, board.Competition, board.HigherIsBetter)
 		w := f.week()
@@ -386,6 +390,7 @@ func allowTeams(t *testing.T, db *DB) {
 // says its team standing was not archived, in every team read, rather
 // than showing an empty standing; its members read as ever.
 func TestTeamsNotArchived(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		w := f.week()
