@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"podium/board"
 	"podium/internal/pgtest"
 	"podium/internal/redistest"
 	"podium/rows"
-
-	"github.com/redis/go-redis/v9"
 )
 
 var (
