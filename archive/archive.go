@@ -382,7 +382,7 @@ func (a *Archiver) dropStaleSnapshots(ctx context.Context, b *board.Board) {
 }
 
 // pageSize is how many entries each read of Redis takes while copying.
-const pageSize = 1000
+var pageSize = 1000 // a variable only so that tests can make it small
 
 // snapshotTTL bounds how long a copy of a period may sit in Redis should the
 // archiver die before it drops it, and no later pass over its board drop it

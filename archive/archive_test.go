@@ -9,11 +9,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"podium/board"
 	"podium/internal/pgtest"
@@ -29,7 +32,7 @@ var (
 // TestMain starts a private Redis and a private PostgreSQL for the package.
 func TestMain(m *testing.M) {
 	var err error
-	if rsrv, err = redistest.Start(); err != nil {
+	if rsrv, err = redistest.StartWith("--databases", strconv.Itoa(redisDBs)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -38,16 +41,44 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	pageSize = testPage // copies of fixtures take several pages
+	for n := range redisDBs {
+		freeDBs <- n
+	}
 	code := m.Run()
 	psrv.Close()
 	rsrv.Close()
 	os.Exit(code)
 }
 
-// backends runs a test against an empty archive in each database.
+// redisDBs is how many logical databases the package's Redis has: one
+// for each test that runs at a time, and more.
+const redisDBs = 64
+
+// freeDBs holds the numbers of the logical databases no test is using.
+var freeDBs = make(chan int, redisDBs)
+
+// newRedis is a client of a logical database of the package's Redis that
+// is the test's alone while it runs, empty: tests run in parallel on the
+// one server and never see each other's boards (which Due and Discover
+// list). Use rsrv.ClientDB(t, rdb.Options().DB) for a second client.
+func newRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	n := <-freeDBs
+	t.Cleanup(func() { freeDBs <- n }) // after the clients below are closed
+	rdb := rsrv.ClientDB(t, n)
+	if err := rdb.FlushDB(context.Background()).Err(); err != nil { // what the last test left
+		t.Fatal(err)
+	}
+	return rdb
+}
+
+// backends runs a test against an empty archive in each database, the
+// two in parallel.
 func backends(t *testing.T, run func(t *testing.T, db *DB)) {
 	for _, name := range []string{"sqlite", "postgres"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			target := filepath.Join(t.TempDir(), "archive.db")
 			if name == "postgres" {
 				target = psrv.Database(t)
@@ -102,13 +133,23 @@ func newFixtureOrder(t *testing.T, db *DB, order board.Order, withFields bool) *
 	})
 }
 
-// newFixtureWith makes board def on an empty Redis and writes 2,500
-// members (more than a page of the copy), p0000 to p2499 with scores 0-39,
-// each as fill leaves it.
+// testPage is the copy's page size in tests (pageSize, set in TestMain),
+// so that a fixture of a few hundred members takes several pages, as
+// thousands do in production.
+const testPage = 100
+
+// fixtureMembers is how many members a fixture writes: three pages of the
+// copy. member(i) is the i-th of them.
+const fixtureMembers = 3 * testPage
+
+func member(i int) string { return fmt.Sprintf("p%04d", i) }
+
+// newFixtureWith makes board def on an empty Redis and writes
+// fixtureMembers members (more than a page of the copy), p0000 to p0299
+// with scores 0-39, each as fill leaves it.
 func newFixtureWith(t *testing.T, db *DB, def board.Board, fill func(i int, sub *board.Submission)) *fixture {
 	t.Helper()
-	rdb := rsrv.Client(t)
-	rdb.FlushDB(context.Background())
+	rdb := newRedis(t)
 	f := &fixture{ctx: context.Background(), clock: &clock{}}
 	f.clock.Set(time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC))
 	f.store = board.NewStore(rdb, board.WithClock(f.clock.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
@@ -117,8 +158,8 @@ func newFixtureWith(t *testing.T, db *DB, def board.Board, fill func(i int, sub 
 		t.Fatal(err)
 	}
 	var subs []board.Submission
-	for i := range 2500 {
-		sub := board.Submission{Member: fmt.Sprintf("p%04d", i), Score: float64(i % 40), Op: board.Set}
+	for i := range fixtureMembers {
+		sub := board.Submission{Member: member(i), Score: float64(i % 40), Op: board.Set}
 		fill(i, &sub)
 		subs = append(subs, sub)
 	}
@@ -145,12 +186,12 @@ func (f *fixture) week() board.Period {
 func (f *fixture) same(t *testing.T, p board.Period) {
 	t.Helper()
 	total, _ := f.store.Count(f.ctx, &f.b, p)
-	for off := 0; off < total; off += 1000 {
-		pg, err := f.store.Page(f.ctx, &f.b, p, off, 1000)
+	for off := 0; off < total; off += testPage {
+		pg, err := f.store.Page(f.ctx, &f.b, p, off, testPage)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := f.a.DB.Past().Rows(f.ctx, f.b.ID, p.String(), off, 1000)
+		rows, err := f.a.DB.Past().Rows(f.ctx, f.b.ID, p.String(), off, testPage)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,6 +208,7 @@ func (f *fixture) same(t *testing.T, p board.Period) {
 }
 
 func TestArchiveClosedPeriod(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		w := f.week()
@@ -191,7 +233,7 @@ func TestArchiveClosedPeriod(t *testing.T) {
 		if _, err := late.Submit(f.ctx, f.b.ID, board.Submission{Member: "late", Score: 39, Op: board.Set, Name: "Late Larry", Fields: []int64{5}}, board.Author{Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := f.a.DB.Count(f.ctx, f.b.ID, w.String()); n != 2500 {
+		if n, _ := f.a.DB.Count(f.ctx, f.b.ID, w.String()); n != fixtureMembers {
 			t.Fatalf("archive changed before the grace pass: %d", n)
 		}
 		// After the grace period the final pass has it.
@@ -207,7 +249,7 @@ func TestArchiveClosedPeriod(t *testing.T) {
 			t.Fatalf("the final pass ran again: %d", n)
 		}
 		// An operator's run copies again and changes nothing.
-		if n, err := f.a.Period(f.ctx, &f.b, w); err != nil || n != 2501 {
+		if n, err := f.a.Period(f.ctx, &f.b, w); err != nil || n != fixtureMembers+1 {
 			t.Fatalf("forced run: %d %v", n, err)
 		}
 		f.same(t, w)
@@ -216,17 +258,17 @@ func TestArchiveClosedPeriod(t *testing.T) {
 			t.Fatalf("statuses %+v %v", st, err)
 		}
 		for _, s := range st {
-			if s.Period.String() == w.String() && (s.State != "archived" || s.InRedis != 2501 || s.Archived != 2501) {
+			if s.Period.String() == w.String() && (s.State != "archived" || s.InRedis != fixtureMembers+1 || s.Archived != fixtureMembers+1) {
 				t.Fatalf("status %+v", s)
 			}
 		}
 		ps, err := f.a.DB.Periods(f.ctx, f.b.ID)
-		if err != nil || len(ps) != 1 || ps[0].Pass != PassFinal || ps[0].Members != 2501 {
+		if err != nil || len(ps) != 1 || ps[0].Pass != PassFinal || ps[0].Members != fixtureMembers+1 {
 			t.Fatalf("archived periods %+v %v", ps, err)
 		}
 		// Past winners: the period's top three, as Redis ranks them.
 		tops, total, err := db.Winners(f.ctx, f.b.ID, board.Weekly, 0, 10)
-		if err != nil || total != 1 || len(tops) != 1 || tops[0].Period != w.String() || tops[0].Members != 2501 || len(tops[0].Top) != 3 {
+		if err != nil || total != 1 || len(tops) != 1 || tops[0].Period != w.String() || tops[0].Members != fixtureMembers+1 || len(tops[0].Top) != 3 {
 			t.Fatalf("winners %+v %d %v", tops, total, err)
 		}
 		top, _ := f.store.Page(f.ctx, &f.b, w, 0, 3)
@@ -243,6 +285,7 @@ func TestArchiveClosedPeriod(t *testing.T) {
 
 // TestArchiveOnce: replicas running at once archive each period once.
 func TestArchiveOnce(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		f.clock.Set(f.week().End.Add(time.Minute))
@@ -270,6 +313,7 @@ func TestArchiveOnce(t *testing.T) {
 
 // TestMigrationsOnce: opening an archive again applies nothing twice.
 func TestMigrationsOnce(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		target := filepath.Join(t.TempDir(), "again.db")
 		if db.postgres {
@@ -293,6 +337,7 @@ func TestMigrationsOnce(t *testing.T) {
 // write made while it pages through Redis change nothing in it; an earlier
 // pass never replaces a final copy; a deleted board's copy is kept.
 func TestCopyIsConsistent(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		w := f.week()
@@ -301,15 +346,15 @@ func TestCopyIsConsistent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		first, _ := snap.Page(f.ctx, 0, 1000)
+		first, _ := snap.Page(f.ctx, 0, testPage)
 		// Writes after the snapshot: the top member removed, a member added.
 		if _, err := f.store.RemoveMember(f.ctx, f.b.ID, first.Entries[0].Member, &w, board.Author{Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}
-		again, _ := snap.Page(f.ctx, 0, 1000)
-		second, _ := snap.Page(f.ctx, 1000, 1000)
-		third, _ := snap.Page(f.ctx, 2000, 1000)
-		if fmt.Sprint(again.Entries) != fmt.Sprint(first.Entries) || len(first.Entries)+len(second.Entries)+len(third.Entries) != 2500 || snap.Total != 2500 {
+		again, _ := snap.Page(f.ctx, 0, testPage)
+		second, _ := snap.Page(f.ctx, testPage, testPage)
+		third, _ := snap.Page(f.ctx, 2*testPage, testPage)
+		if fmt.Sprint(again.Entries) != fmt.Sprint(first.Entries) || len(first.Entries)+len(second.Entries)+len(third.Entries) != fixtureMembers || snap.Total != fixtureMembers {
 			t.Fatalf("the snapshot changed: %d + %d + %d rows of %d", len(first.Entries), len(second.Entries), len(third.Entries), snap.Total)
 		}
 		if err := snap.Close(f.ctx); err != nil {
@@ -331,7 +376,7 @@ func TestCopyIsConsistent(t *testing.T) {
 		if _, _, err := f.a.copy(f.ctx, &f.b, w, PassFinal, ""); !errors.Is(err, board.ErrNotFound) {
 			t.Fatalf("copy of a deleted board: %v", err)
 		}
-		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != 2499 {
+		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != fixtureMembers-1 {
 			t.Fatalf("the archive holds %d rows", n)
 		}
 	})
@@ -339,6 +384,7 @@ func TestCopyIsConsistent(t *testing.T) {
 
 // TestMigrationsTogether: replicas opening a new archive at once all start.
 func TestMigrationsTogether(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		target := filepath.Join(t.TempDir(), "together.db")
 		if db.postgres {
@@ -362,6 +408,7 @@ func TestMigrationsTogether(t *testing.T) {
 }
 
 func TestRedactURL(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"postgres://u:secret@db:5432/p":           "postgres://u:%2A%2A%2A@db:5432/p",
 		"postgres://db/p?password=secret&x=1":     "postgres://db/p?password=%2A%2A%2A&x=1",
@@ -378,6 +425,7 @@ func TestRedactURL(t *testing.T) {
 // from the archive is the same file, ties and names included; exports past
 // the reader's limit are refused as busy.
 func TestExportAgrees(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		w := f.week()
@@ -392,7 +440,7 @@ func TestExportAgrees(t *testing.T) {
 			return buf.String()
 		}
 		fromRedis, fromRedisJSON := export(rows.CSV), export(rows.JSON)
-		if n := strings.Count(fromRedis, "\n"); n != 2501 {
+		if n := strings.Count(fromRedis, "\n"); n != fixtureMembers+1 {
 			t.Fatalf("%d lines", n)
 		}
 		// The period is archived and its keys expire.

@@ -37,8 +37,7 @@ type auditLog struct {
 
 func newAuditLog(t *testing.T, db *DB, keep int, boards ...string) *auditLog {
 	t.Helper()
-	rdb := rsrv.Client(t)
-	rdb.FlushDB(context.Background())
+	rdb := newRedis(t)
 	w := &auditLog{t: t, ctx: context.Background(), rdb: rdb, logs: &bytes.Buffer{}, entries: map[string][][]string{}, actor: map[string]string{}}
 	w.store = board.NewStore(rdb, board.WithAuditKeep(keep), board.WithDefinitionTTL(0))
 	for _, id := range boards {
@@ -240,6 +239,7 @@ func (w *auditLog) archived(boardID string) int {
 // handed out before a trim read on after it; copies repeat harmlessly; and
 // with the archiver down Redis stays bounded and the loss is reported.
 func TestAuditArchive(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		const keep = 100
 		w := newAuditLog(t, db, keep, "chess", "golf")
@@ -327,6 +327,7 @@ func TestAuditArchive(t *testing.T) {
 // TestAuditCopyConcurrent: replicas copying at once, a stream of several
 // chunks, add each entry once.
 func TestAuditCopyConcurrent(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		w := newAuditLog(t, db, 2000, "chess")
 		w.copyAll() // an empty log: it only gets its mark
@@ -336,7 +337,7 @@ func TestAuditCopyConcurrent(t *testing.T) {
 		counts := make([]int, 3)
 		errs := make([]error, 3)
 		for i := range counts {
-			a := &Archiver{Store: board.NewStore(rsrv.Client(t)), DB: db, Log: quiet}
+			a := &Archiver{Store: board.NewStore(rsrv.ClientDB(t, w.rdb.Options().DB)), DB: db, Log: quiet}
 			wg.Go(func() { counts[i], errs[i] = a.CopyAudit(w.ctx) })
 		}
 		wg.Wait()
@@ -358,6 +359,7 @@ func TestAuditCopyConcurrent(t *testing.T) {
 // TestAuditWithoutArchiver: a board no archiver has copied trims as before,
 // and its listing is what Redis holds.
 func TestAuditWithoutArchiver(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		const keep = 100
 		w := newAuditLog(t, db, keep, "chess")
@@ -387,9 +389,9 @@ func TestAuditWithoutArchiver(t *testing.T) {
 // TestAuditActorIDs: an actor's stream holds the board stream's entries
 // under the same ids, which the archive's by-actor reads rely on.
 func TestAuditActorIDs(t *testing.T) {
-	rdb := rsrv.Client(t)
+	t.Parallel()
+	rdb := newRedis(t)
 	w := &auditLog{t: t, ctx: context.Background(), rdb: rdb, entries: map[string][][]string{}, actor: map[string]string{}}
-	rdb.FlushDB(w.ctx)
 	w.store = board.NewStore(rdb)
 	w.log = audit.New(rdb)
 	if _, err := w.store.CreateBoard(w.ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.AllTime}}); err != nil {

@@ -24,6 +24,7 @@ func snapKeys(t *testing.T, f *fixture) []string {
 // short TTL runs out, not for minutes; the next pass then archives the
 // period and drops the dead pass's snapshot, which until then keeps a TTL.
 func TestDeadPassReclaimed(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		w := f.week()
@@ -96,6 +97,7 @@ func TestDeadPassReclaimed(t *testing.T) {
 // owner's lock alone; a snapshot is refused to a pass that is no longer
 // the owner.
 func TestLostLockStopsThePass(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		w := f.week()

@@ -33,8 +33,8 @@ func outsideWeek(t *testing.T, f *fixture, key string, members int) (board.Perio
 		t.Fatal(err)
 	}
 	var rows []board.Entry
-	for off := 0; off < members; off += 1000 {
-		pg, err := f.store.Page(f.ctx, &f.b, p, off, 1000)
+	for off := 0; off < members; off += testPage {
+		pg, err := f.store.Page(f.ctx, &f.b, p, off, testPage)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,6 +69,7 @@ func archivedAs(t *testing.T, f *fixture, p board.Period, want []board.Entry) {
 // one just closed, found by name, and one long closed, found by the walk
 // of the keyspace. Helper keys beside them are left alone.
 func TestOutsideWrittenPeriodsLeaveRedis(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		def := board.Board{ID: "arcade", Title: "Arcade", Periods: []board.Kind{board.Weekly, board.AllTime}, TieBreak: board.ByMember}
 		f := newFixtureWith(t, db, def, func(int, *board.Submission) {}) // 2026-W47, through the app

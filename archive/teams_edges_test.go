@@ -15,6 +15,7 @@ import (
 // week expire with a copy that lacks it: Settle reads the definition again,
 // so the next pass copies the teams before the keys go.
 func TestTeamModeTurnedOnDuringAPass(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newTeamFixture(t, db, board.TeamsSum, board.Competition, board.HigherIsBetter)
 		w := f.week()
@@ -31,7 +32,7 @@ func TestTeamModeTurnedOnDuringAPass(t *testing.T) {
 			t.Fatal(err)
 		}
 		live, err := f.store.TeamPage(board.LiveStandings(f.ctx), &f.b, w, 0, 1)
-		if err != nil || live.Total != 1100 {
+		if err != nil || live.Total != fixtureTeams {
 			t.Fatalf("Redis' standing of the week: %d %v", live.Total, err)
 		}
 		// Due goes on with the definition it read.
@@ -49,7 +50,7 @@ func TestTeamModeTurnedOnDuringAPass(t *testing.T) {
 		}
 		waitGone(t, f, w)
 		if _, err := f.store.TeamPage(f.ctx, &f.b, w, 0, 10); errors.Is(err, board.ErrTeamsNotArchived) {
-			t.Fatalf("the week had 1100 teams in Redis on a team board when copied, and is now gone: %v", err)
+			t.Fatalf("the week had its teams in Redis on a team board when copied, and is now gone: %v", err)
 		} else if err != nil {
 			t.Fatal(err)
 		}
@@ -59,6 +60,7 @@ func TestTeamModeTurnedOnDuringAPass(t *testing.T) {
 // TestTeamSnapshotLeavesNoKeys: after a copy of a dense team board, no
 // snapshot key is left in Redis, and a snapshot never closed expires.
 func TestTeamSnapshotLeavesNoKeys(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		if db.postgres {
 			t.Skip("Redis only")
@@ -95,6 +97,7 @@ func TestTeamSnapshotLeavesNoKeys(t *testing.T) {
 // TestZeroTeamsExpires: a team board's closed week in which no member
 // is in a team is archived with 0 teams and expires; its team page is empty.
 func TestZeroTeamsExpires(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db) // members, no teams
 		w := f.week()
@@ -141,6 +144,7 @@ func TestZeroTeamsExpires(t *testing.T) {
 // closed under: after the board switches from average to best, the week
 // still reads as averages (rounded as averages are), and says so.
 func TestArchivedTeamModeStays(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newTeamFixture(t, db, board.TeamsAverage, board.Competition, board.HigherIsBetter)
 		w := f.week()

@@ -17,6 +17,7 @@ import (
 // archived, the new table keeps one row per team and per place, and new
 // copies hold their team standings.
 func TestMigrationAddsTeamStandings(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, fresh *DB) {
 		ctx := context.Background()
 		target := filepath.Join(t.TempDir(), "old.db")
@@ -73,8 +74,7 @@ func TestMigrationAddsTeamStandings(t *testing.T) {
 		}
 
 		// The app on the migrated archive: W47 expired from Redis long ago.
-		rdb := rsrv.Client(t)
-		rdb.FlushDB(ctx)
+		rdb := newRedis(t)
 		c := &clock{}
 		c.Set(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)) // W48
 		store := board.NewStore(rdb, board.WithClock(c.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
@@ -113,6 +113,7 @@ func TestMigrationAddsTeamStandings(t *testing.T) {
 // leaves it) is not let go from Redis with its standing: it is copied again
 // first, and then expires with the archive holding what Redis showed.
 func TestOldCopyGetsItsTeamsBeforeExpiry(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newTeamFixture(t, db, board.TeamsAverage, board.Competition, board.HigherIsBetter)
 		w := f.week()

@@ -12,18 +12,22 @@ import (
 	"podium/board"
 )
 
+// fixtureTeams is how many teams a team fixture has: more than a page of
+// the copy.
+const fixtureTeams = testPage + testPage/10
+
 // newTeamFixture makes a weekly team board on a fresh Redis database, with
-// 2,500 members in the week of 2026-11-16 (2026-W47) and 1,100 teams (more
-// than a page of the copy) of two or three members each, every seventh
-// member in none: team scores tie often, and averages of three are not
-// whole numbers.
+// fixtureMembers members in the week of 2026-11-16 (2026-W47) and
+// fixtureTeams teams (more than a page of the copy) of one to three members
+// each, every seventh member in none: team scores tie often, and averages of
+// three are not whole numbers.
 func newTeamFixture(t *testing.T, db *DB, mode board.TeamMode, style board.RankStyle, order board.Order) *fixture {
 	t.Helper()
 	def := board.Board{ID: "league", Title: "League", Periods: []board.Kind{board.Weekly, board.AllTime},
 		Order: order, RankStyle: style, Teams: mode, Retention: board.DefaultRetention}
 	return newFixtureWith(t, db, def, func(i int, sub *board.Submission) {
 		if i%7 != 0 {
-			sub.Team = fmt.Sprintf("t%04d", i%1100)
+			sub.Team = fmt.Sprintf("t%04d", i%fixtureTeams)
 		}
 	})
 }
@@ -43,18 +47,18 @@ func readTeams(t *testing.T, s *board.Store, b *board.Board, p board.Period) tea
 	t.Helper()
 	ctx := context.Background()
 	var r teamReads
-	for off := 0; ; off += 1000 {
-		pg, err := s.TeamPage(ctx, b, p, off, 1000)
+	for off := 0; ; off += testPage {
+		pg, err := s.TeamPage(ctx, b, p, off, testPage)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r.Pages = append(r.Pages, pg)
-		if off+1000 >= pg.Total {
+		if off+testPage >= pg.Total {
 			break
 		}
 	}
 	var err error
-	if r.Window, err = s.TeamPage(ctx, b, p, 995, 10); err != nil {
+	if r.Window, err = s.TeamPage(ctx, b, p, fixtureTeams-5, 10); err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
@@ -79,6 +83,7 @@ func readTeams(t *testing.T, s *board.Store, b *board.Board, p board.Period) tea
 // did from Redis (ranks, ties, averages, member counts), in each team mode
 // and rank style, on both databases.
 func TestTeamStandingsOutliveRedis(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		for _, c := range []struct {
 			mode  board.TeamMode
@@ -90,8 +95,8 @@ func TestTeamStandingsOutliveRedis(t *testing.T) {
 				w := f.week()
 				f.clock.Set(w.End.Add(2 * time.Hour))
 				before := readTeams(t, f.store, &f.b, w)
-				if total := before.Pages[0].Total; total != 1100 || len(before.Pages) != 2 {
-					t.Fatalf("%d teams in %d pages, want 1100 in 2", total, len(before.Pages))
+				if total := before.Pages[0].Total; total != fixtureTeams || len(before.Pages) != 2 {
+					t.Fatalf("%d teams in %d pages, want %d in 2", total, len(before.Pages), fixtureTeams)
 				}
 				tied, fraction := false, false
 				for _, pg := range before.Pages {
@@ -123,7 +128,7 @@ func TestTeamStandingsOutliveRedis(t *testing.T) {
 				// The archive holds averages as Redis kept them, unrounded:
 				// each times its members is a whole sum again.
 				rows, err := db.Past().TeamRows(f.ctx, f.b.ID, w.String(), 0, 2000)
-				if err != nil || len(rows) != 1100 {
+				if err != nil || len(rows) != fixtureTeams {
 					t.Fatalf("%d archived teams: %v", len(rows), err)
 				}
 				ids := make([]string, len(rows))
@@ -131,7 +136,7 @@ func TestTeamStandingsOutliveRedis(t *testing.T) {
 					ids[i] = r.Member
 				}
 				sizes, err := db.Past().TeamSizes(f.ctx, f.b.ID, w.String(), ids)
-				if err != nil || len(sizes) != 1100 {
+				if err != nil || len(sizes) != fixtureTeams {
 					t.Fatalf("%d sizes: %v", len(sizes), err)
 				}
 				for _, r := range rows {
@@ -175,6 +180,7 @@ func diffTeams(t *testing.T, before, after teamReads) {
 // copies them again, so the archive never keeps a standing Redis no longer
 // shows, and what expires is the latest.
 func TestTeamMovesCopyAgain(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newTeamFixture(t, db, board.TeamsSum, board.Competition, board.HigherIsBetter)
 		w := f.week()
@@ -247,12 +253,12 @@ func TestTeamMovesCopyAgain(t *testing.T) {
 func (f *fixture) sameTeams(t *testing.T, p board.Period) {
 	t.Helper()
 	live := board.LiveStandings(f.ctx)
-	pg, err := f.store.TeamPage(live, &f.b, p, 0, 1000)
+	pg, err := f.store.TeamPage(live, &f.b, p, 0, testPage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for off := 1000; off < pg.Total; off += 1000 {
-		more, err := f.store.TeamPage(live, &f.b, p, off, 1000)
+	for off := testPage; off < pg.Total; off += testPage {
+		more, err := f.store.TeamPage(live, &f.b, p, off, testPage)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,6 +294,7 @@ func (f *fixture) sameTeams(t *testing.T, p board.Period) {
 // TestTeamCopyIsLive: a frozen board's archive keeps the live team
 // standing, not the public's copy at the freeze.
 func TestTeamCopyIsLive(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newTeamFixture(t, db, board.TeamsSum, board.Competition, board.HigherIsBetter)
 		w := f.week()
@@ -295,7 +302,7 @@ func TestTeamCopyIsLive(t *testing.T) {
 		if f.b, err = f.store.Freeze(f.ctx, f.b.ID, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.store.Submit(f.ctx, f.b.ID, board.Submission{Member: "p0500", Score: 1000, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
+		if _, err := f.store.Submit(f.ctx, f.b.ID, board.Submission{Member: "p0050", Score: 1000, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}
 		f.clock.Set(w.End.Add(2 * time.Hour))
@@ -308,7 +315,7 @@ func TestTeamCopyIsLive(t *testing.T) {
 		}
 		f.sameTeams(t, w)
 		rows, _ := db.Past().TeamRows(f.ctx, f.b.ID, w.String(), 0, 1)
-		if len(rows) != 1 || rows[0].Member != "t0500" || rows[0].Score == public.Entries[0].Score {
+		if len(rows) != 1 || rows[0].Member != "t0050" || rows[0].Score == public.Entries[0].Score {
 			t.Fatalf("archived top team %+v; the public's %+v", rows, public.Entries)
 		}
 	})
@@ -318,6 +325,7 @@ func TestTeamCopyIsLive(t *testing.T) {
 // records nothing: the members of the earlier copy stay as they were, and
 // the next pass, once the database takes it, writes both.
 func TestTeamCopyAllOrNothing(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newTeamFixture(t, db, board.TeamsSum, board.Competition, board.HigherIsBetter)
 		w := f.week()
@@ -333,8 +341,8 @@ func TestTeamCopyAllOrNothing(t *testing.T) {
 		if n, err := f.a.Due(f.ctx); err == nil || n != 0 {
 			t.Fatalf("a pass whose teams could not be written: %d %v", n, err)
 		}
-		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != 2500 {
-			t.Fatalf("the archive holds %d member rows, want the first pass's 2500", n)
+		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != fixtureMembers {
+			t.Fatalf("the archive holds %d member rows, want the first pass's %d", n, fixtureMembers)
 		}
 		if ps, _ := db.Periods(f.ctx, f.b.ID); len(ps) != 1 || ps[0].Pass != PassFirst {
 			t.Fatalf("archived periods %+v", ps)
@@ -343,8 +351,8 @@ func TestTeamCopyAllOrNothing(t *testing.T) {
 		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
 			t.Fatalf("final pass: %d %v", n, err)
 		}
-		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != 2499 {
-			t.Fatalf("the archive holds %d member rows, want 2499", n)
+		if n, _ := db.Count(f.ctx, f.b.ID, w.String()); n != fixtureMembers-1 {
+			t.Fatalf("the archive holds %d member rows, want %d", n, fixtureMembers-1)
 		}
 		f.sameTeams(t, w)
 	})
@@ -382,6 +390,7 @@ func allowTeams(t *testing.T, db *DB) {
 // says its team standing was not archived, in every team read, rather
 // than showing an empty standing; its members read as ever.
 func TestTeamsNotArchived(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
 		f := newFixture(t, db)
 		w := f.week()
@@ -413,7 +422,7 @@ func TestTeamsNotArchived(t *testing.T) {
 		if !errors.Is(vs[0].Err, board.ErrTeamsNotArchived) {
 			t.Fatalf("live view: %v", vs[0].Err)
 		}
-		if pg, err := f.store.Page(f.ctx, &f.b, w, 0, 10); err != nil || pg.Total != 2500 {
+		if pg, err := f.store.Page(f.ctx, &f.b, w, 0, 10); err != nil || pg.Total != fixtureMembers {
 			t.Fatalf("members: %d %v", pg.Total, err)
 		}
 		// The current week has a team standing of its own, as ever.

@@ -140,7 +140,15 @@ func (s *Server) Close() {
 // than one hash slot (see SlotGuard): what works here must work on a Cluster.
 func (s *Server) Client(tb testing.TB) *redis.Client {
 	tb.Helper()
-	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	return s.ClientDB(tb, 0)
+}
+
+// ClientDB is Client on logical database db (start the server with
+// "--databases", N for more than 16): tests that run in parallel on one
+// server can each have a database of their own.
+func (s *Server) ClientDB(tb testing.TB, db int) *redis.Client {
+	tb.Helper()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DB: db})
 	guard(tb, c)
 	tb.Cleanup(func() { c.Close() })
 	if err := c.Ping(context.Background()).Err(); err != nil {
