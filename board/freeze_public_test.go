@@ -261,13 +261,7 @@ func TestRenameTakesADueFreeze(t *testing.T) {
 	f := newFixture(t)
 	b := f.board(Board{Periods: []Kind{AllTime}})
 	f.submitNamed(b, "ann", "Ann", 10)
-	at := f.clock.Now().Add(time.Minute)
-	fb, err := f.store.Freeze(f.ctx, b.ID, at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.clock.Set(at.Add(time.Second))
-	other := NewStore(f.rdb, WithClock(f.clock.Now))
+	fb, other := f.pastScheduledFreeze(b)
 	if _, err := other.SetName(f.ctx, b.ID, "ann", "Queen Ann", tester); err != nil {
 		t.Fatal(err)
 	}
@@ -294,13 +288,8 @@ func TestRemoveAndResetTakeADueFreeze(t *testing.T) {
 			f := newFixture(t)
 			b := f.board(Board{Periods: []Kind{Weekly, AllTime}})
 			f.submitNamed(b, "ann", "Ann", 10)
-			at := f.clock.Now().Add(time.Minute)
-			fb, err := f.store.Freeze(f.ctx, b.ID, at)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.clock.Set(at.Add(time.Second))
-			other := NewStore(f.rdb, WithClock(f.clock.Now))
+			fb, other := f.pastScheduledFreeze(b)
+			var err error
 			if change == "remove" {
 				_, err = other.RemoveMember(f.ctx, b.ID, "ann", nil, tester)
 			} else {
