@@ -33,7 +33,7 @@ func newClient(allowPrivate bool, timeout time.Duration, resolver *net.Resolver)
 		Proxy:                  nil,
 		DialContext:            dialer.DialContext,
 		ForceAttemptHTTP2:      true,
-		TLSHandshakeTimeout:    5 * time.Second,
+		TLSHandshakeTimeout:    timeout, // within the attempt's own bound, however loaded the machine
 		ResponseHeaderTimeout:  timeout,
 		MaxResponseHeaderBytes: 16 << 10,
 		MaxIdleConns:           32,
