@@ -2,14 +2,11 @@ package archive
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -221,12 +218,6 @@ func (a *Archiver) done(ctx context.Context, b *board.Board) (map[string]int, er
 	return states, nil
 }
 
-// release deletes a lock only while it is still ours.
-var release = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
-
-// renew extends a lock only while it is still ours.
-var renew = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`)
-
 // record raises a period's state, never lowers it (a slow replica finishing
 // a first pass after another's final one), only while the lock is ours
 // (else 0), and only if the state is still the one the copy's snapshot saw
@@ -240,77 +231,6 @@ if v ~= ARGV[5] then return 2 end
 local cur = tonumber(string.match(v, '^%d+') or '0') or 0 -- never tonumber(nil): miniredis' Lua refuses it
 if tonumber(ARGV[2]) >= cur then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3]) end
 return 1`)
-
-// DefaultLockTTL bounds how long a pass that died mid-copy (its process or
-// Redis killed) keeps others from its period: a live pass renews its lock
-// every quarter of it, and gives up the copy should a whole TTL pass
-// without a renewal.
-const DefaultLockTTL = 20 * time.Second
-
-func (a *Archiver) lockTTL() time.Duration {
-	if a.LockTTL > 0 {
-		return a.LockTTL
-	}
-	return DefaultLockTTL
-}
-
-// errLockLost ends a pass whose lock expired or went to another replica:
-// it could record nothing.
-var errLockLost = errors.New("archive: the period's lock was lost (not renewed in time, or taken over)")
-
-// lease is a period's archiving lock while a pass holds it: its value is
-// the pass's token, and ctx ends when the pass is to stop (the lock lost,
-// or release called).
-type lease struct {
-	token   string
-	ctx     context.Context
-	release func()
-}
-
-// lock takes a period's archiving lock and renews it until release; nil
-// when another pass holds it.
-func (a *Archiver) lock(ctx context.Context, b *board.Board, p board.Period) (*lease, error) {
-	token := make([]byte, 12)
-	_, _ = rand.Read(token)
-	tok := hex.EncodeToString(token)
-	key := board.ArchiveLock(b.ID, p)
-	ttl := a.lockTTL()
-	got, err := a.rdb().SetNX(ctx, key, tok, ttl).Result()
-	if err != nil {
-		return nil, fmt.Errorf("archive: lock %s of %q: %w", p, b.ID, err)
-	}
-	if !got {
-		return nil, nil
-	}
-	held, stop := context.WithCancelCause(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(ttl / 4)
-		defer t.Stop()
-		renewed := time.Now()
-		for {
-			select {
-			case <-held.Done():
-				return
-			case <-t.C:
-			}
-			n, err := renew.Run(held, a.rdb(), []string{key}, tok, ttl.Milliseconds()).Int()
-			switch {
-			case err == nil && n == 1:
-				renewed = time.Now()
-			case err == nil || time.Since(renewed) >= ttl:
-				stop(errLockLost)
-				return
-			}
-		}
-	}()
-	return &lease{token: tok, ctx: held, release: func() {
-		stop(context.Canceled)
-		<-done
-		release.Run(context.WithoutCancel(ctx), a.rdb(), []string{key}, tok)
-	}}, nil
-}
 
 // copyPass copies a period under its lock and records the pass; ok is false
 // when another replica holds the lock or the pass is already recorded. A
@@ -473,88 +393,4 @@ func (a *Archiver) write(ctx context.Context, b *board.Board, p board.Period, pa
 		return 0, fmt.Errorf("archive: commit %s of %q: %w", p, b.ID, err)
 	}
 	return pos, nil
-}
-
-// Status is one period's archiving, for operators.
-type Status struct {
-	Board    string
-	Period   board.Period
-	State    string // "in progress", "pending", "archived once, ...", "archived", "expiring", "archive only", ...
-	Copy     bool   // a copy is to be made: never made, made once, or changed since
-	InRedis  int    // members Redis holds
-	Archived int    // rows the archive holds
-}
-
-// Statuses lists every period but all time that Redis or the archive holds,
-// of every board, by board and newest first.
-func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
-	boards, err := a.Store.Boards(ctx)
-	if err != nil {
-		return nil, err
-	}
-	now := a.Store.Now()
-	var out []Status
-	for i := range boards {
-		b := &boards[i]
-		raw, err := a.rawStates(ctx, b)
-		if err != nil {
-			return nil, err
-		}
-		ps, err := a.Store.StoredPeriods(ctx, b)
-		if err != nil {
-			return nil, err
-		}
-		held, err := a.DB.Periods(ctx, b.ID)
-		if err != nil {
-			return nil, err
-		}
-		seen, inArchive := map[string]bool{}, map[string]bool{}
-		for _, p := range ps {
-			seen[p.String()] = true
-		}
-		for _, h := range held {
-			inArchive[h.Period] = true
-			kind, key, ok := cutPeriod(h.Period)
-			if p, err := board.ParsePeriod(kind, key, b.Location()); ok && err == nil && !seen[h.Period] {
-				seen[h.Period] = true
-				ps = append(ps, p)
-			}
-		}
-		slices.SortFunc(ps, func(x, y board.Period) int { return y.End.Compare(x.End) })
-		for _, p := range ps {
-			if !p.Kind.Calendar() {
-				continue
-			}
-			st := Status{Board: b.ID, Period: p}
-			if st.InRedis, err = a.Store.Count(ctx, b, p); err != nil {
-				return nil, err
-			}
-			if st.Archived, err = a.DB.Count(ctx, b.ID, p.String()); err != nil {
-				return nil, err
-			}
-			state, has := raw[p.String()]
-			switch {
-			case now.Before(p.End):
-				st.State = "in progress"
-			case expired(state) && !inArchive[p.String()]:
-				st.State = "expired from Redis and missing from the archive"
-			case expired(state) && st.InRedis > 0:
-				st.State = "archived, expiring from Redis"
-			case expired(state):
-				st.State = "archived, only in the archive"
-			case !has && inArchive[p.String()] && st.InRedis == 0:
-				st.State = "only in the archive"
-			case !has || !inArchive[p.String()]:
-				st.State, st.Copy = "pending", true
-			case passOf(state) >= PassFinal:
-				st.State = "archived"
-			case passOf(state) == PassFirst:
-				st.State, st.Copy = "archived once, final pass after "+p.End.Add(a.grace()).Format(time.RFC3339), true
-			default:
-				st.State, st.Copy = "changed since archived, copied again at the next pass", true
-			}
-			out = append(out, st)
-		}
-	}
-	return out, nil
 }
