@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -46,19 +47,33 @@ func (b *logBuffer) String() string {
 	return b.buf.String()
 }
 
+// upURL finds the URL the server logs once it listens.
+var upURL = regexp.MustCompile(`msg="podium is up" url=(\S+)`)
+
 func serve(t *testing.T, args []string, vars map[string]string) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	addr := freeAddr(t)
 	logs := &logBuffer{}
-	go func() { done <- run(ctx, append([]string{"--addr", addr}, args...), env(vars), io.Discard, logs) }()
-	s := &served{t: t, base: "http://" + addr, log: logs}
+	// Port 0: the server takes a free port itself and logs its URL. A port
+	// picked here and passed on could be taken meanwhile (the embedded
+	// store takes one of its own as it starts).
+	go func() {
+		done <- run(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), env(vars), io.Discard, logs)
+	}()
+	s := &served{t: t, log: logs}
 	eventually(t, "the server", func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("run: %v\n%s", err, logs)
 		default:
+		}
+		if s.base == "" {
+			m := upURL.FindStringSubmatch(logs.String())
+			if m == nil {
+				return false
+			}
+			s.base = m[1]
 		}
 		res, err := http.Get(s.base + "/readyz")
 		if err == nil {
