@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // Passes of a period's archiving, as its state records them.
@@ -33,7 +34,7 @@ var ErrInProgress = errors.New("archive: the period has not closed yet")
 
 // Archiver copies closed periods from Redis to the archive.
 type Archiver struct {
-	Store    *board.Store
+	Store    *redisstore.Store
 	DB       *DB
 	Grace    time.Duration // how long after a period closes the final pass waits for late writes
 	Interval time.Duration // how often Run looks for work
@@ -42,7 +43,7 @@ type Archiver struct {
 	Log      *slog.Logger
 
 	stats stats
-	scan  board.KeyScan // where the walk for periods written straight into Redis stopped
+	scan  redisstore.KeyScan // where the walk for periods written straight into Redis stopped
 }
 
 func (a *Archiver) rdb() redis.UniversalClient { return a.Store.Client() }
@@ -156,7 +157,7 @@ func (a *Archiver) Period(ctx context.Context, b *board.Board, p board.Period) (
 // lowered it to 0 (copy again), or board.ExpiredMark and a time once its
 // keys were set to expire.
 func (a *Archiver) rawStates(ctx context.Context, b *board.Board) (map[string]string, error) {
-	m, err := a.rdb().HGetAll(ctx, board.ArchiveState(b.ID)).Result()
+	m, err := a.rdb().HGetAll(ctx, redisstore.ArchiveState(b.ID)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("archive: state of %q: %w", b.ID, err)
 	}
@@ -170,7 +171,7 @@ func passOf(state string) int {
 	return n
 }
 
-func expired(state string) bool { return strings.Contains(state, board.ExpiredMark) }
+func expired(state string) bool { return strings.Contains(state, redisstore.ExpiredMark) }
 
 // passAt is the pass a closed period is due for at now: the final one once
 // the grace period has passed.
@@ -271,7 +272,7 @@ func (a *Archiver) copyHeld(l *lease, b *board.Board, p board.Period, pass int, 
 	if err != nil {
 		return false, err
 	}
-	ours, err := record.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID), board.ArchiveLock(b.ID, p)}, p.String(), pass, a.Store.Now().UnixMicro(), l.token, seen).Int()
+	ours, err := record.Run(ctx, a.rdb(), []string{redisstore.ArchiveState(b.ID), redisstore.ArchiveLock(b.ID, p)}, p.String(), pass, a.Store.Now().UnixMicro(), l.token, seen).Int()
 	if err != nil {
 		return false, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
 	}
@@ -323,7 +324,7 @@ func (a *Archiver) copy(ctx context.Context, b *board.Board, p board.Period, pas
 	if err != nil {
 		return 0, "", err
 	}
-	var snap *board.Snapshot
+	var snap *redisstore.Snapshot
 	if token == "" {
 		snap, err = a.Store.Snapshot(ctx, b, p, snapshotTTL)
 	} else {
@@ -343,7 +344,7 @@ func (a *Archiver) copy(ctx context.Context, b *board.Board, p board.Period, pas
 
 // write replaces the archive's copy of a period with a snapshot's rows:
 // its members and, on a team board, its team standing, all or nothing.
-func (a *Archiver) write(ctx context.Context, b *board.Board, p board.Period, pass int, snap *board.Snapshot, def string) (int, error) {
+func (a *Archiver) write(ctx context.Context, b *board.Board, p board.Period, pass int, snap *redisstore.Snapshot, def string) (int, error) {
 	db := a.DB
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"podium/board"
 	"podium/internal/pgtest"
 	"podium/internal/redistest"
+	"podium/redisstore"
 	"podium/rows"
 )
 
@@ -105,7 +106,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 type fixture struct {
 	ctx   context.Context
 	clock *clock
-	store *board.Store
+	store *redisstore.Store
 	b     board.Board
 	a     *Archiver
 }
@@ -152,7 +153,7 @@ func newFixtureWith(t *testing.T, db *DB, def board.Board, fill func(i int, sub 
 	rdb := newRedis(t)
 	f := &fixture{ctx: context.Background(), clock: &clock{}}
 	f.clock.Set(time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC))
-	f.store = board.NewStore(rdb, board.WithClock(f.clock.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
+	f.store = redisstore.NewStore(rdb, redisstore.WithClock(f.clock.Now), redisstore.WithDefinitionTTL(0), redisstore.WithPast(db.Past()))
 	var err error
 	if f.b, err = f.store.CreateBoard(f.ctx, def); err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestArchiveClosedPeriod(t *testing.T) {
 			t.Fatalf("the first pass ran again: %d", n)
 		}
 		// A late write lands in the closed week (a writer whose clock lags).
-		late := board.NewStore(f.store.Client(), board.WithClock(func() time.Time { return w.End.Add(-time.Second) }))
+		late := redisstore.NewStore(f.store.Client(), redisstore.WithClock(func() time.Time { return w.End.Add(-time.Second) }))
 		if _, err := late.Submit(f.ctx, f.b.ID, board.Submission{Member: "late", Score: 39, Op: board.Set, Name: "Late Larry", Fields: []int64{5}}, board.Author{Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}

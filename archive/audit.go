@@ -7,7 +7,7 @@ package archive
 // The copy goes up to a mark kept in the board's hash slot, field 'archived'
 // of board.AuditRows: the id of the newest entry the archive holds. Once a
 // board has one, the script that trims its streams (audit_trim in
-// board/lua/common.lua) drops only entries the archive holds, up to a hard
+// redisstore/lua/common.lua) drops only entries the archive holds, up to a hard
 // bound, and counts the rows it dropped uncopied in field 'unarchived'.
 // Copies are idempotent (an entry is its board and id: a second insert is
 // ignored) and the mark is only ever raised, after the rows are committed,
@@ -28,7 +28,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/audit"
-	"podium/board"
+	"podium/redisstore"
 )
 
 // Fields of board.AuditRows that the archive and audit_trim share.
@@ -70,7 +70,7 @@ return n`)
 // once per board and run. Every replica may run it at any time.
 func (a *Archiver) CopyAudit(ctx context.Context) (int, error) {
 	rdb := a.rdb()
-	ids, err := rdb.SMembers(ctx, board.AuditedKey).Result()
+	ids, err := rdb.SMembers(ctx, redisstore.AuditedKey).Result()
 	if err != nil {
 		return 0, fmt.Errorf("archive: audit: list boards: %w", err)
 	}
@@ -81,7 +81,7 @@ func (a *Archiver) CopyAudit(ctx context.Context) (int, error) {
 	states := make([]*redis.SliceCmd, len(ids))
 	if _, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
-			states[i] = p.HMGet(ctx, board.AuditRows(id), auditMark, auditUnarchived)
+			states[i] = p.HMGet(ctx, redisstore.AuditRows(id), auditMark, auditUnarchived)
 		}
 		return nil
 	}); err != nil {
@@ -92,7 +92,7 @@ func (a *Archiver) CopyAudit(ctx context.Context) (int, error) {
 	if _, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
 			marks[i], _ = states[i].Val()[0].(string)
-			news[i] = p.XRangeN(ctx, board.AuditStream(id), pastMark(marks[i]), "+", 1)
+			news[i] = p.XRangeN(ctx, redisstore.AuditStream(id), pastMark(marks[i]), "+", 1)
 		}
 		return nil
 	}); err != nil {
@@ -102,7 +102,7 @@ func (a *Archiver) CopyAudit(ctx context.Context) (int, error) {
 	var errs []error
 	for i, id := range ids {
 		if lost, _ := states[i].Val()[1].(string); lost != "" && lost != "0" {
-			n, err := takeCount.Run(ctx, rdb, []string{board.AuditRows(id)}, auditUnarchived).Int()
+			n, err := takeCount.Run(ctx, rdb, []string{redisstore.AuditRows(id)}, auditUnarchived).Int()
 			if err != nil {
 				errs = append(errs, fmt.Errorf("archive: audit of %q: read the rows lost: %w", id, err))
 			} else if n > 0 {
@@ -117,7 +117,7 @@ func (a *Archiver) CopyAudit(ctx context.Context) (int, error) {
 		case marks[i] == "":
 			// An empty log gets a mark too: from now on an archiver
 			// runs, so Redis keeps what the archive lacks.
-			err = raiseMark.Run(ctx, rdb, []string{board.AuditRows(id)}, "0-0", auditMark).Err()
+			err = raiseMark.Run(ctx, rdb, []string{redisstore.AuditRows(id)}, "0-0", auditMark).Err()
 		}
 		copied += n
 		if err != nil {
@@ -138,10 +138,10 @@ func pastMark(mark string) string {
 // copyAudit copies one board's entries past mark, a chunk at a time,
 // raising the mark after each chunk is committed.
 func (a *Archiver) copyAudit(ctx context.Context, id, mark string) (int, error) {
-	rows := board.AuditRows(id)
+	rows := redisstore.AuditRows(id)
 	copied := 0
 	for {
-		msgs, err := a.rdb().XRangeN(ctx, board.AuditStream(id), pastMark(mark), "+", auditChunk).Result()
+		msgs, err := a.rdb().XRangeN(ctx, redisstore.AuditStream(id), pastMark(mark), "+", auditChunk).Result()
 		if err != nil {
 			return copied, fmt.Errorf("read: %w", err)
 		}

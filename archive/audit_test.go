@@ -15,6 +15,7 @@ import (
 
 	"podium/audit"
 	"podium/board"
+	"podium/redisstore"
 )
 
 var auditActors = []string{"admin:alice", "key:bot (k1)"}
@@ -26,7 +27,7 @@ type auditLog struct {
 	t       *testing.T
 	ctx     context.Context
 	rdb     *redis.Client
-	store   *board.Store
+	store   *redisstore.Store
 	log     *audit.Log
 	a       *Archiver
 	logs    *bytes.Buffer // what the archiver logged
@@ -39,7 +40,7 @@ func newAuditLog(t *testing.T, db *DB, keep int, boards ...string) *auditLog {
 	t.Helper()
 	rdb := newRedis(t)
 	w := &auditLog{t: t, ctx: context.Background(), rdb: rdb, logs: &bytes.Buffer{}, entries: map[string][][]string{}, actor: map[string]string{}}
-	w.store = board.NewStore(rdb, board.WithAuditKeep(keep), board.WithDefinitionTTL(0))
+	w.store = redisstore.NewStore(rdb, redisstore.WithAuditKeep(keep), redisstore.WithDefinitionTTL(0))
 	for _, id := range boards {
 		if _, err := w.store.CreateBoard(w.ctx, board.Board{ID: id, Title: id, Periods: []board.Kind{board.AllTime}}); err != nil {
 			t.Fatal(err)
@@ -204,7 +205,7 @@ func (w *auditLog) streamRows(boardID, stream string) (held, counted int) {
 		n, _ := strconv.Atoi(fmt.Sprint(m.Values["n"]))
 		held += n
 	}
-	counted, _ = w.rdb.HGet(w.ctx, board.AuditRows(boardID), stream).Int()
+	counted, _ = w.rdb.HGet(w.ctx, redisstore.AuditRows(boardID), stream).Int()
 	return held, counted
 }
 
@@ -212,9 +213,9 @@ func (w *auditLog) streamRows(boardID, stream string) (held, counted int) {
 // their counts say.
 func (w *auditLog) bounded(boardID string, most int) {
 	w.t.Helper()
-	streams := []string{board.AuditStream(boardID)}
+	streams := []string{redisstore.AuditStream(boardID)}
 	for _, actor := range auditActors {
-		streams = append(streams, board.AuditActorStream(boardID, actor))
+		streams = append(streams, redisstore.AuditActorStream(boardID, actor))
 	}
 	for _, s := range streams {
 		held, counted := w.streamRows(boardID, s)
@@ -269,7 +270,7 @@ func TestAuditArchive(t *testing.T) {
 			w.copyAll()
 			w.bounded("golf", 2*keep)
 		}
-		if held, _ := w.streamRows("chess", board.AuditStream("chess")); held >= len(w.want("chess", "")) {
+		if held, _ := w.streamRows("chess", redisstore.AuditStream("chess")); held >= len(w.want("chess", "")) {
 			t.Fatalf("Redis holds all %d rows of chess: the test does not reach the archive", held)
 		}
 		w.check(7)
@@ -288,13 +289,13 @@ func TestAuditArchive(t *testing.T) {
 		if n := w.copyAll(); n != 0 {
 			t.Fatalf("a second copy added %d entries", n)
 		}
-		w.rdb.HDel(w.ctx, board.AuditRows("chess"), auditMark)
+		w.rdb.HDel(w.ctx, redisstore.AuditRows("chess"), auditMark)
 		if n := w.copyAll(); n != 0 || w.archived("chess") != before {
 			t.Fatalf("a copy from no mark added %d entries (%d before, %d after)", n, before, w.archived("chess"))
 		}
 		// The mark is never lowered.
-		mark := w.rdb.HGet(w.ctx, board.AuditRows("chess"), auditMark).Val()
-		if got, _ := raiseMark.Run(w.ctx, w.rdb, []string{board.AuditRows("chess")}, "1-0", auditMark).Text(); got != mark || w.rdb.HGet(w.ctx, board.AuditRows("chess"), auditMark).Val() != mark {
+		mark := w.rdb.HGet(w.ctx, redisstore.AuditRows("chess"), auditMark).Val()
+		if got, _ := raiseMark.Run(w.ctx, w.rdb, []string{redisstore.AuditRows("chess")}, "1-0", auditMark).Text(); got != mark || w.rdb.HGet(w.ctx, redisstore.AuditRows("chess"), auditMark).Val() != mark {
 			t.Fatalf("mark %s lowered to %s", mark, got)
 		}
 		w.check(13)
@@ -308,7 +309,7 @@ func TestAuditArchive(t *testing.T) {
 		// board's next write: one row more.)
 		w.write("chess", 500, 1)
 		w.bounded("chess", 2*keep+1)
-		held, _ := w.streamRows("chess", board.AuditStream("chess"))
+		held, _ := w.streamRows("chess", redisstore.AuditStream("chess"))
 		if held < 2*keep {
 			t.Fatalf("with the archiver down chess holds %d rows, want %d", held, 2*keep)
 		}
@@ -337,7 +338,7 @@ func TestAuditCopyConcurrent(t *testing.T) {
 		counts := make([]int, 3)
 		errs := make([]error, 3)
 		for i := range counts {
-			a := &Archiver{Store: board.NewStore(rsrv.ClientDB(t, w.rdb.Options().DB)), DB: db, Log: quiet}
+			a := &Archiver{Store: redisstore.NewStore(rsrv.ClientDB(t, w.rdb.Options().DB)), DB: db, Log: quiet}
 			wg.Go(func() { counts[i], errs[i] = a.CopyAudit(w.ctx) })
 		}
 		wg.Wait()
@@ -348,8 +349,8 @@ func TestAuditCopyConcurrent(t *testing.T) {
 		if n := w.archived("chess"); n != entries {
 			t.Fatalf("the archive holds %d entries, want %d", n, entries)
 		}
-		last, _ := w.rdb.XRevRangeN(w.ctx, board.AuditStream("chess"), "+", "-", 1).Result()
-		if mark := w.rdb.HGet(w.ctx, board.AuditRows("chess"), auditMark).Val(); len(last) != 1 || mark != last[0].ID {
+		last, _ := w.rdb.XRevRangeN(w.ctx, redisstore.AuditStream("chess"), "+", "-", 1).Result()
+		if mark := w.rdb.HGet(w.ctx, redisstore.AuditRows("chess"), auditMark).Val(); len(last) != 1 || mark != last[0].ID {
 			t.Fatalf("mark %s, newest entry %v", mark, last)
 		}
 		w.check(100)
@@ -366,15 +367,15 @@ func TestAuditWithoutArchiver(t *testing.T) {
 		w.write("chess", 150, 1)
 		w.write("chess", 5, 30)
 		w.bounded("chess", keep)
-		for _, s := range []string{board.AuditStream("chess"), board.AuditActorStream("chess", auditActors[0])} {
+		for _, s := range []string{redisstore.AuditStream("chess"), redisstore.AuditActorStream("chess", auditActors[0])} {
 			if held, _ := w.streamRows("chess", s); held < keep-30 {
 				t.Fatalf("%s holds %d rows; keep %d", s, held, keep)
 			}
 		}
-		if w.rdb.HExists(w.ctx, board.AuditRows("chess"), auditMark).Val() {
+		if w.rdb.HExists(w.ctx, redisstore.AuditRows("chess"), auditMark).Val() {
 			t.Fatal("a mark without an archiver")
 		}
-		held, _ := w.streamRows("chess", board.AuditStream("chess"))
+		held, _ := w.streamRows("chess", redisstore.AuditStream("chess"))
 		got := w.list(audit.Filter{Board: "chess"}, "", 11)
 		var members []string
 		for _, e := range got {
@@ -392,21 +393,21 @@ func TestAuditActorIDs(t *testing.T) {
 	t.Parallel()
 	rdb := newRedis(t)
 	w := &auditLog{t: t, ctx: context.Background(), rdb: rdb, entries: map[string][][]string{}, actor: map[string]string{}}
-	w.store = board.NewStore(rdb)
+	w.store = redisstore.NewStore(rdb)
 	w.log = audit.New(rdb)
 	if _, err := w.store.CreateBoard(w.ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.AllTime}}); err != nil {
 		t.Fatal(err)
 	}
 	w.write("chess", 20, 1)
 	w.write("chess", 2, 3)
-	all, _ := rdb.XRange(w.ctx, board.AuditStream("chess"), "-", "+").Result()
+	all, _ := rdb.XRange(w.ctx, redisstore.AuditStream("chess"), "-", "+").Result()
 	ids := map[string]string{}
 	for _, m := range all {
 		ids[m.ID] = fmt.Sprint(m.Values["actor"])
 	}
 	n := 0
 	for _, actor := range auditActors {
-		msgs, _ := rdb.XRange(w.ctx, board.AuditActorStream("chess", actor), "-", "+").Result()
+		msgs, _ := rdb.XRange(w.ctx, redisstore.AuditActorStream("chess", actor), "-", "+").Result()
 		for _, m := range msgs {
 			if ids[m.ID] != actor {
 				t.Fatalf("%s's entry %s is not the board's (%q)", actor, m.ID, ids[m.ID])

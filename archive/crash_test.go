@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"podium/board"
+	"podium/redisstore"
 )
 
 // snapKeys lists the snapshot keys of the fixture's board in Redis.
 func snapKeys(t *testing.T, f *fixture) []string {
 	t.Helper()
-	keys, err := f.store.Client().Keys(f.ctx, board.HashTag(f.b.ID)+":snap:*").Result()
+	keys, err := f.store.Client().Keys(f.ctx, redisstore.HashTag(f.b.ID)+":snap:*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestDeadPassReclaimed(t *testing.T) {
 		f := newFixture(t, db)
 		w := f.week()
 		f.clock.Set(w.End.Add(2 * time.Hour))
-		lockKey := board.ArchiveLock(f.b.ID, w)
+		lockKey := redisstore.ArchiveLock(f.b.ID, w)
 
 		// A pass takes its lock and its snapshot as copyPass does, then dies:
 		// its renewer stops with it; nothing is released or closed.
@@ -53,7 +53,7 @@ func TestDeadPassReclaimed(t *testing.T) {
 		if len(snaps) == 0 {
 			t.Fatal("the dead pass left no snapshot")
 		}
-		for _, k := range append(snaps, board.ArchiveSnaps(f.b.ID)) {
+		for _, k := range append(snaps, redisstore.ArchiveSnaps(f.b.ID)) {
 			if ttl := f.store.Client().PTTL(f.ctx, k).Val(); ttl <= 0 || ttl > snapshotTTL {
 				t.Fatalf("%s: TTL %v", k, ttl)
 			}
@@ -86,7 +86,7 @@ func TestDeadPassReclaimed(t *testing.T) {
 		if left := snapKeys(t, f); len(left) != 0 {
 			t.Fatalf("the dead pass's snapshot is still in Redis: %v", left)
 		}
-		if n := f.store.Client().Exists(f.ctx, board.ArchiveSnaps(f.b.ID), lockKey).Val(); n != 0 {
+		if n := f.store.Client().Exists(f.ctx, redisstore.ArchiveSnaps(f.b.ID), lockKey).Val(); n != 0 {
 			t.Fatalf("%d of the snapshot record and the lock are left", n)
 		}
 	})
@@ -107,7 +107,7 @@ func TestLostLockStopsThePass(t *testing.T) {
 		if err != nil || l == nil {
 			t.Fatal("lock", err)
 		}
-		lockKey := board.ArchiveLock(f.b.ID, w)
+		lockKey := redisstore.ArchiveLock(f.b.ID, w)
 		if err := f.store.Client().Set(f.ctx, lockKey, "another pass", time.Minute).Err(); err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func TestLostLockStopsThePass(t *testing.T) {
 		if !errors.Is(context.Cause(l.ctx), errLockLost) {
 			t.Fatalf("cause: %v", context.Cause(l.ctx))
 		}
-		if _, err := f.store.ArchiveSnapshot(f.ctx, &f.b, w, snapshotTTL, l.token); !errors.Is(err, board.ErrNotOwner) {
+		if _, err := f.store.ArchiveSnapshot(f.ctx, &f.b, w, snapshotTTL, l.token); !errors.Is(err, redisstore.ErrNotOwner) {
 			t.Fatalf("a snapshot for a pass that lost its lock: %v", err)
 		}
 		l.release()

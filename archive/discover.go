@@ -11,6 +11,7 @@ import (
 	"errors"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 const (
@@ -51,7 +52,7 @@ func (a *Archiver) discover(ctx context.Context, boards []board.Board, budget in
 		b := &boards[i]
 		keys := found[b.ID]
 		for _, p := range b.ClosedBefore(now, probeBack) {
-			keys = append(keys, board.ZSetKey(b.ID, p))
+			keys = append(keys, redisstore.ZSetKey(b.ID, p))
 		}
 		noted, again, err := a.Store.NotePeriods(ctx, b, keys, a.linger())
 		if err != nil {

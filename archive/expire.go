@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // DefaultLinger is how long a period's keys live once set to expire: reads
@@ -119,7 +120,7 @@ func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, s
 		return false, fmt.Errorf("archive: %s of %q: the archive holds %d rows and Redis %d; its keys stay, and the next pass copies it again", p, b.ID, held, inRedis)
 	}
 	if b.Teams != board.TeamsOff {
-		teams, err := a.Store.TeamPage(board.LiveStandings(ctx), b, p, 0, 1)
+		teams, err := a.Store.TeamPage(redisstore.LiveStandings(ctx), b, p, 0, 1)
 		if err != nil {
 			return false, err
 		}
@@ -153,7 +154,7 @@ func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, s
 // markChanged lowers a period's state so that the next pass copies it
 // again, if the state is still the one read.
 func (a *Archiver) markChanged(ctx context.Context, b *board.Board, p board.Period, state string) error {
-	if _, err := swapState.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, p.String(), state, "0 "+strconv.FormatInt(a.Store.Now().UnixMicro(), 10)+" changed").Result(); err != nil {
+	if _, err := swapState.Run(ctx, a.rdb(), []string{redisstore.ArchiveState(b.ID)}, p.String(), state, "0 "+strconv.FormatInt(a.Store.Now().UnixMicro(), 10)+" changed").Result(); err != nil {
 		return fmt.Errorf("archive: mark %s of %q changed: %w", p, b.ID, err)
 	}
 	return nil
@@ -177,7 +178,7 @@ func (a *Archiver) drop(ctx context.Context, b *board.Board, label, state string
 	}
 	defer l.release()
 	ctx = l.ctx
-	now, err := a.rdb().HGet(ctx, board.ArchiveState(b.ID), label).Result()
+	now, err := a.rdb().HGet(ctx, redisstore.ArchiveState(b.ID), label).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("archive: state of %s of %q: %w", label, b.ID, err)
 	}
@@ -190,7 +191,7 @@ func (a *Archiver) drop(ctx context.Context, b *board.Board, label, state string
 	if err := a.DB.Delete(ctx, b.ID, label); err != nil {
 		return err
 	}
-	if _, err := swapState.Run(ctx, a.rdb(), []string{board.ArchiveState(b.ID)}, label, state).Result(); err != nil {
+	if _, err := swapState.Run(ctx, a.rdb(), []string{redisstore.ArchiveState(b.ID)}, label, state).Result(); err != nil {
 		return fmt.Errorf("archive: forget %s of %q: %w", label, b.ID, err)
 	}
 	a.stats.dropped.Add(1)

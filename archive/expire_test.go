@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // reads is every kind of read of a period, as people and the API make them.
@@ -24,10 +25,10 @@ type reads struct {
 	Ranges       []board.Page
 	Count, Total int
 	PageOf       int
-	Views        []board.ViewResult
+	Views        []redisstore.ViewResult
 }
 
-func readAll(t *testing.T, s *board.Store, b *board.Board, p board.Period) reads {
+func readAll(t *testing.T, s *redisstore.Store, b *board.Board, p board.Period) reads {
 	t.Helper()
 	ctx := context.Background()
 	var r reads
@@ -74,7 +75,7 @@ func readAll(t *testing.T, s *board.Store, b *board.Board, p board.Period) reads
 	must(err)
 	r.PageOf, err = s.PageOf(ctx, b, p, member(fixtureMembers*8/15), 20)
 	must(err)
-	r.Views = s.ReadViews(ctx, []board.ViewQuery{{Board: b, Period: p, Offset: 40, Limit: 25}, {Board: b, Period: p, Member: "p0007", Radius: 5}, {Board: b, Period: p, Member: "nobody", Radius: 2}})
+	r.Views = s.ReadViews(ctx, []redisstore.ViewQuery{{Board: b, Period: p, Offset: 40, Limit: 25}, {Board: b, Period: p, Member: "p0007", Radius: 5}, {Board: b, Period: p, Member: "nobody", Radius: 2}})
 	for i := range r.Views {
 		if r.Views[i].Err != nil {
 			if !errors.Is(r.Views[i].Err, board.ErrNotFound) {
@@ -107,7 +108,7 @@ func TestReadsAgreeAfterExpiry(t *testing.T) {
 					t.Fatal(err)
 				}
 				w := f.week()
-				late := board.NewStore(f.store.Client(), board.WithClock(func() time.Time { return w.End.Add(-time.Second) }))
+				late := redisstore.NewStore(f.store.Client(), redisstore.WithClock(func() time.Time { return w.End.Add(-time.Second) }))
 				sub := board.Submission{Member: "late", Score: 39, Op: board.Set, Name: "Late Larry"}
 				if c.fields {
 					sub.Fields = []int64{2}
@@ -127,7 +128,7 @@ func TestReadsAgreeAfterExpiry(t *testing.T) {
 					diff(t, before, after)
 				}
 				// Without the archive the expired period is gone, not empty.
-				without := board.NewStore(f.store.Client(), board.WithClock(f.clock.Now))
+				without := redisstore.NewStore(f.store.Client(), redisstore.WithClock(f.clock.Now))
 				if _, err := without.Page(f.ctx, &f.b, w, 0, 10); !errors.Is(err, board.ErrGone) {
 					t.Fatalf("page of an expired week without the archive: %v", err)
 				}

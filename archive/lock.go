@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // A period's archiving lock: one pass at a time, renewed while it runs,
@@ -54,7 +55,7 @@ func (a *Archiver) lock(ctx context.Context, b *board.Board, p board.Period) (*l
 	token := make([]byte, 12)
 	_, _ = rand.Read(token)
 	tok := hex.EncodeToString(token)
-	key := board.ArchiveLock(b.ID, p)
+	key := redisstore.ArchiveLock(b.ID, p)
 	ttl := a.lockTTL()
 	got, err := a.rdb().SetNX(ctx, key, tok, ttl).Result()
 	if err != nil {

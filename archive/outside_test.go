@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // outsideWeek writes a week straight into Redis as a game server does
@@ -20,7 +21,7 @@ func outsideWeek(t *testing.T, f *fixture, key string, members int) (board.Perio
 	if err != nil {
 		t.Fatal(err)
 	}
-	z := board.ZSetKey(f.b.ID, p)
+	z := redisstore.ZSetKey(f.b.ID, p)
 	if _, err := f.store.Client().Pipelined(f.ctx, func(pipe redis.Pipeliner) error {
 		for i := range members {
 			pipe.ZIncrBy(f.ctx, z, float64(i%40), fmt.Sprintf("o%04d", i))
@@ -78,7 +79,7 @@ func TestOutsideWrittenPeriodsLeaveRedis(t *testing.T) {
 		// Keys that look like periods but are not: helpers of a week that
 		// has no scores, a frozen copy, a snapshot, and a string.
 		rdb := f.store.Client()
-		tag := board.HashTag(f.b.ID)
+		tag := redisstore.HashTag(f.b.ID)
 		others := []string{tag + ":w:2025-W12:t", tag + ":w:2025-W12:d", tag + ":frz:w:2025-W13", tag + ":snap:0123"}
 		for _, k := range others {
 			rdb.ZAdd(f.ctx, k, redis.Z{Score: 1, Member: "x"})
@@ -128,7 +129,7 @@ func waitExpired(t *testing.T, f *fixture, p board.Period) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := f.store.Client().Exists(f.ctx, board.ZSetKey(f.b.ID, p)).Result()
+		n, err := f.store.Client().Exists(f.ctx, redisstore.ZSetKey(f.b.ID, p)).Result()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,10 +15,11 @@ import (
 	"strings"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // Past is the archive read as board.Past.
-func (db *DB) Past() board.Past { return past{db} }
+func (db *DB) Past() redisstore.Past { return past{db} }
 
 type past struct{ db *DB }
 

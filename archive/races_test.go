@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // A reset of a closed period while a replica is copying it: another
@@ -161,7 +162,7 @@ func TestLateWriteAfterExpiry(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitGone(t, f, w)
-		late := board.NewStore(f.store.Client(), board.WithClock(func() time.Time { return w.End.Add(-time.Second) }))
+		late := redisstore.NewStore(f.store.Client(), redisstore.WithClock(func() time.Time { return w.End.Add(-time.Second) }))
 		if _, err := late.Submit(f.ctx, f.b.ID, board.Submission{Member: "late", Score: 1, Op: board.Set, Fields: []int64{0}}, board.Author{Actor: "test"}); !errors.Is(err, board.ErrArchived) {
 			t.Fatalf("a write to an expired week: %v", err)
 		}
@@ -191,7 +192,7 @@ func TestLateWriteAfterFinalPass(t *testing.T) {
 		if _, err := f.a.Due(f.ctx); err != nil {
 			t.Fatal(err)
 		}
-		late := board.NewStore(f.store.Client(), board.WithClock(func() time.Time { return w.End.Add(-time.Second) }))
+		late := redisstore.NewStore(f.store.Client(), redisstore.WithClock(func() time.Time { return w.End.Add(-time.Second) }))
 		if _, err := late.Submit(f.ctx, f.b.ID, board.Submission{Member: "late", Score: 1, Op: board.Set, Fields: []int64{0}}, board.Author{Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // Reader reads a whole period for an export: from Redis while Redis holds
@@ -13,13 +14,13 @@ import (
 // Redis round trips or database reads by the thousand, so a Reader runs a
 // few at a time and refuses more (board.ErrBusy, a 503 with Retry-After).
 type Reader struct {
-	Store *board.Store
+	Store *redisstore.Store
 	DB    *DB // nil: Redis only
 	slots chan struct{}
 }
 
 // NewReader makes a reader that runs at most n exports at once.
-func NewReader(store *board.Store, db *DB, n int) *Reader {
+func NewReader(store *redisstore.Store, db *DB, n int) *Reader {
 	return &Reader{Store: store, DB: db, slots: make(chan struct{}, max(n, 1))}
 }
 

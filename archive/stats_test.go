@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"podium/board"
+	"podium/redisstore"
 )
 
 // TestRunStats: each pass of Run is counted, failed or not, with its time.
@@ -25,7 +25,7 @@ func TestRunStats(t *testing.T) {
 		// Redis gone: every pass fails, and none succeeds.
 		rdb := rsrv.Client(t)
 		rdb.Close()
-		down := &Archiver{Store: board.NewStore(rdb), DB: db, Interval: 10 * time.Millisecond, Log: quiet}
+		down := &Archiver{Store: redisstore.NewStore(rdb), DB: db, Interval: 10 * time.Millisecond, Log: quiet}
 		runUntil(t, down, func(st Stats) bool { return st.FailedPasses >= 2 })
 		if st := down.Stats(); st.Passes < st.FailedPasses || !st.LastSuccess.IsZero() || st.LastPass.Before(start) || st.PeriodsCopied != 0 {
 			t.Fatalf("stats of failing passes %+v", st)

@@ -1,6 +1,6 @@
 package archive
 
-// Team standings (board/team.go) in the archive: a team board's period is
+// Team standings (redisstore/team.go) in the archive: a team board's period is
 // copied with its team standing, from the same snapshot and in the same
 // transaction as its members, and read back as board.Past's team reads
 // once the period's keys have expired. archive_periods.teams says how many
@@ -16,13 +16,14 @@ import (
 	"strings"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // writeTeams replaces the archive's copy of a period's team standing with
 // the snapshot's, in tx; it returns how many teams it wrote, or NULL for a
 // board without teams. It fails, so that tx is rolled back, unless it wrote
 // as many teams as the snapshot holds.
-func (db *DB) writeTeams(ctx context.Context, tx *sql.Tx, b *board.Board, p board.Period, snap *board.Snapshot) (sql.NullInt64, error) {
+func (db *DB) writeTeams(ctx context.Context, tx *sql.Tx, b *board.Board, p board.Period, snap *redisstore.Snapshot) (sql.NullInt64, error) {
 	if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM archive_teams WHERE board = ? AND period = ?`), b.ID, p.String()); err != nil {
 		return sql.NullInt64{}, fmt.Errorf("archive: clear the teams of %s of %q: %w", p, b.ID, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // TestTeamModeTurnedOnDuringAPass: Due reads every board's definition
@@ -31,7 +32,7 @@ func TestTeamModeTurnedOnDuringAPass(t *testing.T) {
 		if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
 			t.Fatal(err)
 		}
-		live, err := f.store.TeamPage(board.LiveStandings(f.ctx), &f.b, w, 0, 1)
+		live, err := f.store.TeamPage(redisstore.LiveStandings(f.ctx), &f.b, w, 0, 1)
 		if err != nil || live.Total != fixtureTeams {
 			t.Fatalf("Redis' standing of the week: %d %v", live.Total, err)
 		}

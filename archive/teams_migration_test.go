@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // TestMigrationAddsTeamStandings: an archive made by the version before
@@ -77,12 +78,12 @@ func TestMigrationAddsTeamStandings(t *testing.T) {
 		rdb := newRedis(t)
 		c := &clock{}
 		c.Set(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)) // W48
-		store := board.NewStore(rdb, board.WithClock(c.Now), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
+		store := redisstore.NewStore(rdb, redisstore.WithClock(c.Now), redisstore.WithDefinitionTTL(0), redisstore.WithPast(db.Past()))
 		b, err := store.CreateBoard(ctx, board.Board{ID: "league", Title: "League", Periods: []board.Kind{board.Weekly}, Teams: board.TeamsSum})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := rdb.HSet(ctx, board.ArchiveState(b.ID), w47, "2 1 x2").Err(); err != nil {
+		if err := rdb.HSet(ctx, redisstore.ArchiveState(b.ID), w47, "2 1 x2").Err(); err != nil {
 			t.Fatal(err)
 		}
 		p47, _ := board.ParsePeriod(board.Weekly, "2026-W47", b.Location())

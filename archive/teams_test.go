@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // fixtureTeams is how many teams a team fixture has: more than a page of
@@ -39,11 +40,11 @@ type teamReads struct {
 	Pages   []board.Page
 	Window  board.Page
 	Sizes   []int
-	Views   []board.ViewResult
+	Views   []redisstore.ViewResult
 	Members []board.Standing
 }
 
-func readTeams(t *testing.T, s *board.Store, b *board.Board, p board.Period) teamReads {
+func readTeams(t *testing.T, s *redisstore.Store, b *board.Board, p board.Period) teamReads {
 	t.Helper()
 	ctx := context.Background()
 	var r teamReads
@@ -68,7 +69,7 @@ func readTeams(t *testing.T, s *board.Store, b *board.Board, p board.Period) tea
 	if r.Sizes, err = s.TeamSizes(ctx, b, p, append(ids, "no-such-team")); err != nil {
 		t.Fatal(err)
 	}
-	r.Views = s.ReadViews(ctx, []board.ViewQuery{{Board: b, Period: p, Offset: 40, Limit: 25, Teams: true}})
+	r.Views = s.ReadViews(ctx, []redisstore.ViewQuery{{Board: b, Period: p, Offset: 40, Limit: 25, Teams: true}})
 	if r.Views[0].Err != nil {
 		t.Fatal(r.Views[0].Err)
 	}
@@ -118,7 +119,7 @@ func TestTeamStandingsOutliveRedis(t *testing.T) {
 					t.Fatalf("final pass: %d %v", n, err)
 				}
 				waitGone(t, f, w)
-				if n, err := f.store.Client().Exists(f.ctx, board.HashTag(f.b.ID)+":w:"+w.Key+":t").Result(); err != nil || n != 0 {
+				if n, err := f.store.Client().Exists(f.ctx, redisstore.HashTag(f.b.ID)+":w:"+w.Key+":t").Result(); err != nil || n != 0 {
 					t.Fatalf("the week's team standing is still in Redis: %d %v", n, err)
 				}
 				after := readTeams(t, f.store, &f.b, w)
@@ -252,7 +253,7 @@ func TestTeamMovesCopyAgain(t *testing.T) {
 // shows for a period (admins' view), member counts included.
 func (f *fixture) sameTeams(t *testing.T, p board.Period) {
 	t.Helper()
-	live := board.LiveStandings(f.ctx)
+	live := redisstore.LiveStandings(f.ctx)
 	pg, err := f.store.TeamPage(live, &f.b, p, 0, testPage)
 	if err != nil {
 		t.Fatal(err)
@@ -418,7 +419,7 @@ func TestTeamsNotArchived(t *testing.T) {
 		if _, err := f.store.TeamSizes(f.ctx, &f.b, w, []string{"red"}); !errors.Is(err, board.ErrTeamsNotArchived) {
 			t.Fatalf("team sizes: %v", err)
 		}
-		vs := f.store.ReadViews(f.ctx, []board.ViewQuery{{Board: &f.b, Period: w, Limit: 10, Teams: true}})
+		vs := f.store.ReadViews(f.ctx, []redisstore.ViewQuery{{Board: &f.b, Period: w, Limit: 10, Teams: true}})
 		if !errors.Is(vs[0].Err, board.ErrTeamsNotArchived) {
 			t.Fatalf("live view: %v", vs[0].Err)
 		}

@@ -32,6 +32,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // MaxLen is how many entries each global stream keeps.
@@ -85,7 +86,7 @@ func New(rdb redis.UniversalClient) *Log { return &Log{rdb: rdb} }
 
 // recordBoard appends a one-row entry to a board's stream and its actor's,
 // in the board's slot, in one step, and counts the rows (the board's next
-// score write trims the streams to their cap: see board/lua/common.lua).
+// score write trims the streams to their cap: see redisstore/lua/common.lua).
 // The actor's copy takes the board entry's id, as audit_add's does, so the
 // archive's copy of the board stream continues the actor's exactly.
 var recordBoard = redis.NewScript(`
@@ -111,9 +112,9 @@ func (l *Log) Record(ctx context.Context, e Entry) error {
 	}
 	_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		if e.Board != "" {
-			keys := []string{board.AuditStream(e.Board), board.AuditActorStream(e.Board, e.Actor), board.AuditActors(e.Board), board.AuditRows(e.Board)}
+			keys := []string{redisstore.AuditStream(e.Board), redisstore.AuditActorStream(e.Board, e.Actor), redisstore.AuditActors(e.Board), redisstore.AuditRows(e.Board)}
 			recordBoard.Eval(ctx, p, keys, append([]any{e.Actor}, values...)...)
-			p.SAdd(ctx, board.AuditedKey, e.Board)
+			p.SAdd(ctx, redisstore.AuditedKey, e.Board)
 			return nil
 		}
 		// Keys in different slots: a pipeline, not a transaction, so the
@@ -165,9 +166,9 @@ func (l *Log) sources(ctx context.Context, f Filter) ([]source, error) {
 	onBoard := func(e Entry) bool { return e.Board == f.Board }
 	switch {
 	case f.Board != "" && f.Actor != "":
-		return []source{newSource(board.AuditActorStream(f.Board, f.Actor), nil).archived(f.Board, f.Actor), newSource(actorKey+f.Actor, onBoard)}, nil
+		return []source{newSource(redisstore.AuditActorStream(f.Board, f.Actor), nil).archived(f.Board, f.Actor), newSource(actorKey+f.Actor, onBoard)}, nil
 	case f.Board != "":
-		return []source{newSource(board.AuditStream(f.Board), nil).archived(f.Board, ""), newSource(legacyBoardKey+f.Board, nil)}, nil
+		return []source{newSource(redisstore.AuditStream(f.Board), nil).archived(f.Board, ""), newSource(legacyBoardKey+f.Board, nil)}, nil
 	}
 	ids, err := l.boards(ctx)
 	if err != nil {
@@ -176,7 +177,7 @@ func (l *Log) sources(ctx context.Context, f Filter) ([]source, error) {
 	if f.Actor == "" {
 		out := []source{newSource(allKey, nil)}
 		for _, id := range ids {
-			out = append(out, newSource(board.AuditStream(id), nil).archived(id, ""))
+			out = append(out, newSource(redisstore.AuditStream(id), nil).archived(id, ""))
 		}
 		return out, nil
 	}
@@ -184,7 +185,7 @@ func (l *Log) sources(ctx context.Context, f Filter) ([]source, error) {
 	cmds := make([]*redis.BoolCmd, len(ids))
 	if _, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
-			cmds[i] = p.SIsMember(ctx, board.AuditActors(id), f.Actor)
+			cmds[i] = p.SIsMember(ctx, redisstore.AuditActors(id), f.Actor)
 		}
 		return nil
 	}); err != nil {
@@ -193,7 +194,7 @@ func (l *Log) sources(ctx context.Context, f Filter) ([]source, error) {
 	out := []source{newSource(actorKey+f.Actor, nil)}
 	for i, id := range ids {
 		if cmds[i].Val() {
-			out = append(out, newSource(board.AuditActorStream(id, f.Actor), nil).archived(id, f.Actor))
+			out = append(out, newSource(redisstore.AuditActorStream(id, f.Actor), nil).archived(id, f.Actor))
 		}
 	}
 	return out, nil
@@ -206,8 +207,8 @@ func (l *Log) Boards(ctx context.Context) ([]string, error) { return l.boards(ct
 func (l *Log) boards(ctx context.Context) ([]string, error) {
 	var live, audited *redis.StringSliceCmd
 	if _, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		live = p.SMembers(ctx, board.BoardsKey)
-		audited = p.SMembers(ctx, board.AuditedKey)
+		live = p.SMembers(ctx, redisstore.BoardsKey)
+		audited = p.SMembers(ctx, redisstore.AuditedKey)
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("audit: list boards: %w", err)
@@ -380,7 +381,7 @@ func (l *Log) Actors(ctx context.Context) ([]string, error) {
 	if _, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		cmds[0] = p.SMembers(ctx, actorSet)
 		for i, id := range ids {
-			cmds[i+1] = p.SMembers(ctx, board.AuditActors(id))
+			cmds[i+1] = p.SMembers(ctx, redisstore.AuditActors(id))
 		}
 		return nil
 	}); err != nil {

@@ -67,7 +67,7 @@ func entriesOf(m redis.XMessage) []Entry {
 		}
 		out = append(out, x)
 	}
-	// Members a submission moved to a team (board/team.go): member, the
+	// Members a submission moved to a team (redisstore/team.go): member, the
 	// team it left ('' none), the team it joined.
 	for _, line := range strings.Split(s("teams"), "\n") {
 		if f := strings.Split(line, "\t"); len(f) == 3 {

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // TestScoreEntries: the board's own write records scores (one entry per call,
@@ -21,7 +22,7 @@ func TestScoreEntries(t *testing.T) {
 	ctx := context.Background()
 	rdb.FlushDB(ctx)
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	store := board.NewStore(rdb, board.WithClock(func() time.Time { return at }))
+	store := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return at }))
 	b, err := store.CreateBoard(ctx, board.Board{ID: "sales", Title: "Sales", Format: board.Format{Type: board.Decimal, Decimals: 2, Prefix: "$"},
 		Periods: []board.Kind{board.Monthly, board.Yearly}, DefaultPeriod: board.Monthly})
 	if err != nil {

@@ -62,7 +62,7 @@ type Format struct {
 // WindowMode says how a rolling window combines what its buckets hold.
 type WindowMode string
 
-// Window modes (board/window.go): sum adds up the changes made inside the
+// Window modes (redisstore/window.go): sum adds up the changes made inside the
 // window (points boards); best keeps the best value offered inside it
 // (high scores, times).
 const (
@@ -71,7 +71,7 @@ const (
 )
 
 // TeamMode says whether a board ranks teams, and how a team's score is made
-// of its members' scores in a period (board/team.go).
+// of its members' scores in a period (redisstore/team.go).
 type TeamMode string
 
 // Team modes: none, or the sum, average or best of the members' scores.
@@ -113,7 +113,7 @@ type Board struct {
 	// change while a window is enabled (the buckets hold one or the other).
 	Window WindowMode
 	// Teams, when set, keeps a team standing per period beside the members'
-	// (board/team.go).
+	// (redisstore/team.go).
 	Teams   TeamMode
 	Created time.Time
 	Updated time.Time
@@ -121,16 +121,16 @@ type Board struct {
 	// read and the script refuses a stale one, so no score is applied with
 	// settings (periods, cap, zone, encoding) that have since changed.
 	Version int64
-	// FreezeAt is when the board's public standings freeze (board/freeze.go):
+	// FreezeAt is when the board's public standings freeze (redisstore/freeze.go):
 	// from then on pages, widgets and API reads show the standings of that
 	// instant while writes go on. Zero: not frozen. Only Freeze and
 	// Unfreeze change it.
 	FreezeAt time.Time
 
 	loc *time.Location
-	// oldUnits: a decimal board written before scores were kept in units
+	// LegacyUnits, set by the store: a decimal board written before scores were kept in units
 	// (its sorted sets hold 12.34, not 1234); Store.Upgrade converts it.
-	oldUnits bool
+	LegacyUnits bool
 }
 
 // Limits of a definition.
@@ -245,7 +245,7 @@ func (b *Board) Normalize() {
 func (b *Board) Validate() error {
 	var errs []error
 	add := func(field, format string, args ...any) {
-		errs = append(errs, fieldErr(ErrInvalidBoard, field, format, args...))
+		errs = append(errs, NewFieldError(ErrInvalidBoard, field, format, args...))
 	}
 	switch {
 	case b.ID == "":
@@ -258,7 +258,7 @@ func (b *Board) Validate() error {
 	switch {
 	case b.Title == "":
 		add("title", "is required")
-	case utf8.RuneCountInString(b.Title) > MaxTitleLen || !utf8.ValidString(b.Title) || hasControl(b.Title) || strings.ContainsRune(b.Title, utf8.RuneError):
+	case utf8.RuneCountInString(b.Title) > MaxTitleLen || !utf8.ValidString(b.Title) || HasControl(b.Title) || strings.ContainsRune(b.Title, utf8.RuneError):
 		add("title", "must be printable text of at most %d characters", MaxTitleLen)
 	case strings.ContainsFunc(b.Title, IsBidiOrInvisible):
 		add("title", "holds bidi controls or invisible characters, which could reorder the text around it")
@@ -276,7 +276,7 @@ func (b *Board) Validate() error {
 		add("format.type", "must be integer, decimal or duration")
 	}
 	for name, v := range map[string]string{"format.prefix": b.Format.Prefix, "format.suffix": b.Format.Suffix} {
-		if utf8.RuneCountInString(v) > MaxAffixLen || !utf8.ValidString(v) || hasControl(v) || strings.ContainsRune(v, utf8.RuneError) || strings.ContainsFunc(v, IsBidiOrInvisible) {
+		if utf8.RuneCountInString(v) > MaxAffixLen || !utf8.ValidString(v) || HasControl(v) || strings.ContainsRune(v, utf8.RuneError) || strings.ContainsFunc(v, IsBidiOrInvisible) {
 			add(name, "must be printable text of at most %d characters, without bidi controls", MaxAffixLen)
 		}
 	}
@@ -334,23 +334,23 @@ func (b *Board) Validate() error {
 	return errors.Join(errs...)
 }
 
-// checkNew holds the rules for definitions being written that boards stored
+// CheckNew holds the rules for definitions being written that boards stored
 // by earlier versions may break; such boards still load.
-func (b *Board) checkNew() error {
+func (b *Board) CheckNew() error {
 	if b.TieBreak == ByMember && b.RankStyle == Dense {
 		// Plain ZADD/ZINCRBY, which member tie-break boards invite, cannot keep
 		// the tie-group index that dense ranks read. Outside writers that want
 		// dense ranks use FCALL podium_submit on an earliest/latest board.
-		return fieldErr(ErrInvalidBoard, "rank_style", "dense ranks need the earliest or latest tie-break: boards with the member tie-break are written with plain ZINCRBY, which cannot keep dense ranks right (outside writers of other boards use FCALL podium_submit)")
+		return NewFieldError(ErrInvalidBoard, "rank_style", "dense ranks need the earliest or latest tie-break: boards with the member tie-break are written with plain ZINCRBY, which cannot keep dense ranks right (outside writers of other boards use FCALL podium_submit)")
 	}
 	return nil
 }
 
-// denseDrifts: a board whose dense index may lack tie groups: plain outside
-// writes to boards made before checkNew refused them, or a rebuild cut short
+// DenseDrifts: a board whose dense index may lack tie groups: plain outside
+// writes to boards made before CheckNew refused them, or a rebuild cut short
 // when the board turned dense (UpdateBoard). Reads of a dense board repair a
 // period's index when they meet a missing tie group (an unranked row).
-func (b *Board) denseDrifts() bool { return b.RankStyle == Dense }
+func (b *Board) DenseDrifts() bool { return b.RankStyle == Dense }
 
 // FieldErrors lists the field errors inside err, in order.
 func FieldErrors(err error) []*FieldError {
@@ -375,32 +375,33 @@ func FieldErrors(err error) []*FieldError {
 	return out
 }
 
-// checkImmutable refuses changes to what the stored entries were encoded with.
-func checkImmutable(old, upd *Board) error {
+// CheckImmutable refuses changes to what the stored entries were encoded with.
+func CheckImmutable(old, upd *Board) error {
 	var errs []error
 	if old.Order != upd.Order {
-		errs = append(errs, fieldErr(ErrImmutable, "order", "cannot change after creation; create a new board"))
+		errs = append(errs, NewFieldError(ErrImmutable, "order", "cannot change after creation; create a new board"))
 	}
 	if old.TieBreak != upd.TieBreak {
-		errs = append(errs, fieldErr(ErrImmutable, "tie_break", "cannot change after creation; create a new board"))
+		errs = append(errs, NewFieldError(ErrImmutable, "tie_break", "cannot change after creation; create a new board"))
 	}
 	if old.Format.Unit() != upd.Format.Unit() {
 		// Scores are stored in units of the format (board/score.go): changing
 		// the decimal places would change every stored value's meaning.
-		errs = append(errs, fieldErr(ErrImmutable, "format.decimals", "cannot change after creation: scores are stored in units of %s; create a new board", old.Format.Unit()))
+		errs = append(errs, NewFieldError(ErrImmutable, "format.decimals", "cannot change after creation: scores are stored in units of %s; create a new board", old.Format.Unit()))
 	}
 	if !slices.Equal(old.Fields, upd.Fields) {
-		errs = append(errs, fieldErr(ErrImmutable, "fields", "cannot change after creation; create a new board"))
+		errs = append(errs, NewFieldError(ErrImmutable, "fields", "cannot change after creation; create a new board"))
 	}
 	if old.Window != upd.Window && slices.ContainsFunc(old.Periods, Kind.Rolling) {
 		// The buckets hold changes (sum) or offered values (best): read the
 		// other way they would make wrong standings.
-		errs = append(errs, fieldErr(ErrImmutable, "window", "cannot change while a rolling window is enabled: turn the windows off first (their standings start again empty)"))
+		errs = append(errs, NewFieldError(ErrImmutable, "window", "cannot change while a rolling window is enabled: turn the windows off first (their standings start again empty)"))
 	}
 	return errors.Join(errs...)
 }
 
-func hasControl(s string) bool {
+// HasControl reports whether s holds a control character.
+func HasControl(s string) bool {
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 			return true

@@ -51,6 +51,16 @@ func (e *FieldError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Me
 // Unwrap lets errors.Is match the sentinel the field belongs to.
 func (e *FieldError) Unwrap() error { return e.kind }
 
-func fieldErr(kind error, field, format string, args ...any) *FieldError {
+// NewFieldError refuses one field: the error is kind (errors.Is), and its
+// message says what is wrong with the field.
+func NewFieldError(kind error, field, format string, args ...any) *FieldError {
 	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...), kind: kind}
 }
+
+var (
+	// ErrFrozen: a board whose standings are frozen already cannot be frozen
+	// again; unfreeze it first.
+	ErrFrozen = errors.New("board already frozen")
+	// ErrNotFrozen: an unfreeze of a board that is not frozen (nor about to be).
+	ErrNotFrozen = errors.New("board not frozen")
+)

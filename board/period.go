@@ -16,7 +16,7 @@ const (
 	Monthly Kind = "month"
 	Yearly  Kind = "year"
 	AllTime Kind = "all"
-	// Rolling windows (board/window.go): the standings of the last 24 hours,
+	// Rolling windows (redisstore/window.go): the standings of the last 24 hours,
 	// 7 days or 30 days, made of hourly or daily buckets. Like all time, a
 	// window is one sorted set that never closes and has no past.
 	Last24h Kind = "last24h"
@@ -53,27 +53,6 @@ func (k Kind) Calendar() bool {
 
 // Rolling reports whether k is a rolling window.
 func (k Kind) Rolling() bool { return k == Last24h || k == Last7d || k == Last30d }
-
-// letter is the kind's short form inside Redis keys.
-func (k Kind) letter() string {
-	switch k {
-	case Last24h:
-		return "r:24h"
-	case Last7d:
-		return "r:7d"
-	case Last30d:
-		return "r:30d"
-	case Daily:
-		return "d"
-	case Weekly:
-		return "w"
-	case Monthly:
-		return "m"
-	case Yearly:
-		return "y"
-	}
-	return "all"
-}
 
 // Period is one concrete period of a kind: a day, an ISO week, a month, a year,
 // or all time. Start is inclusive and End exclusive, both in the zone the period
@@ -310,4 +289,24 @@ func digits(s string, off, n int) (int, bool) {
 	}
 	v, err := strconv.Atoi(s[off : off+n])
 	return v, err == nil
+}
+
+// ClosedBefore lists, for each calendar kind the board enables, the n
+// periods before the one in progress at now, newest first: where an outside
+// writer's keys are to be found soon after they close.
+func (b *Board) ClosedBefore(now time.Time, n int) []Period {
+	var out []Period
+	for _, k := range b.Periods {
+		if !k.Calendar() {
+			continue
+		}
+		p := b.Current(k, now)
+		for range n {
+			if p = p.Prev(); !p.InRange() {
+				break
+			}
+			out = append(out, p)
+		}
+	}
+	return out
 }

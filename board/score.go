@@ -37,7 +37,7 @@ func ParseOp(s string) (Op, error) {
 	case Incr, Decr, Set, Best:
 		return op, nil
 	}
-	return "", fieldErr(ErrInvalidInput, "op", "%q is not one of incr, decr, set, best", s)
+	return "", NewFieldError(ErrInvalidInput, "op", "%q is not one of incr, decr, set, best", s)
 }
 
 // Scores are kept in Redis in integer units of the board's Unit: 1 for
@@ -81,7 +81,7 @@ const maxScoreLen = 64
 // magnitude beyond 2^53 units.
 func (f Format) ParseScore(text string, grouped bool) (float64, error) {
 	bad := func() (float64, error) {
-		return 0, fieldErr(ErrInvalidScore, "score", "must be a number such as 120 or 9.58")
+		return 0, NewFieldError(ErrInvalidScore, "score", "must be a number such as 120 or 9.58")
 	}
 	t := text
 	if grouped && strings.Contains(t, ",") {
@@ -89,7 +89,7 @@ func (f Format) ParseScore(text string, grouped bool) (float64, error) {
 		// is 1234.5, but "12,5" (a decimal comma) or "1.2,5" is refused
 		// rather than read as something else.
 		if !groupedNumber.MatchString(t) {
-			return 0, fieldErr(ErrInvalidScore, "score", "use ',' only between groups of three digits (1,234.50) and '.' for decimals")
+			return 0, NewFieldError(ErrInvalidScore, "score", "use ',' only between groups of three digits (1,234.50) and '.' for decimals")
 		}
 		t = strings.ReplaceAll(t, ",", "")
 	}
@@ -136,9 +136,9 @@ func (f Format) ParseScore(text string, grouped bool) (float64, error) {
 		cut := len(digits) + shift
 		if cut < 0 || strings.TrimLeft(digits[max(cut, 0):], "0") != "" {
 			if f.Type == Decimal {
-				return 0, fieldErr(ErrInvalidScore, "score", "has more than %d decimal places", f.Decimals)
+				return 0, NewFieldError(ErrInvalidScore, "score", "has more than %d decimal places", f.Decimals)
 			}
-			return 0, fieldErr(ErrInvalidScore, "score", "must be a whole number on this board")
+			return 0, NewFieldError(ErrInvalidScore, "score", "must be a whole number on this board")
 		}
 		digits = digits[:cut]
 	} else {
@@ -163,7 +163,7 @@ func (f Format) ParseScore(text string, grouped bool) (float64, error) {
 var groupedNumber = regexp.MustCompile(`^[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?$`)
 
 func (f Format) outOfRange() error {
-	return fieldErr(ErrInvalidScore, "score", "must be within ±%s on this board", f.MaxText())
+	return NewFieldError(ErrInvalidScore, "score", "must be within ±%s on this board", f.MaxText())
 }
 
 func allDigits(s string) bool {
@@ -181,14 +181,14 @@ func allDigits(s string) bool {
 func (f Format) CheckScore(units float64) (float64, error) {
 	switch {
 	case math.IsNaN(units) || math.IsInf(units, 0):
-		return 0, fieldErr(ErrInvalidScore, "score", "must be a finite number")
+		return 0, NewFieldError(ErrInvalidScore, "score", "must be a finite number")
 	case math.Abs(units) > MaxExact:
 		return 0, f.outOfRange()
 	case units != math.Trunc(units):
 		if f.Type == Decimal {
-			return 0, fieldErr(ErrInvalidScore, "score", "has more than %d decimal places", f.Decimals)
+			return 0, NewFieldError(ErrInvalidScore, "score", "has more than %d decimal places", f.Decimals)
 		}
-		return 0, fieldErr(ErrInvalidScore, "score", "must be a whole number on this board")
+		return 0, NewFieldError(ErrInvalidScore, "score", "must be a whole number on this board")
 	}
 	return units + 0, nil // -0 + 0 == +0
 }
@@ -235,22 +235,22 @@ func shiftPoint(s string, d int) string {
 func CheckMember(id string) error {
 	switch {
 	case id == "":
-		return fieldErr(ErrInvalidMember, "member", "is required")
+		return NewFieldError(ErrInvalidMember, "member", "is required")
 	case len(id) > MaxMemberLen:
-		return fieldErr(ErrInvalidMember, "member", "is longer than %d bytes", MaxMemberLen)
+		return NewFieldError(ErrInvalidMember, "member", "is longer than %d bytes", MaxMemberLen)
 	case !utf8.ValidString(id):
-		return fieldErr(ErrInvalidMember, "member", "is not valid UTF-8")
+		return NewFieldError(ErrInvalidMember, "member", "is not valid UTF-8")
 	case strings.ContainsRune(id, utf8.RuneError):
-		return fieldErr(ErrInvalidMember, "member", "holds U+FFFD, what text that was not valid becomes (a lone surrogate such as \\ud800 in JSON): two ids would become one")
-	case hasControl(id):
-		return fieldErr(ErrInvalidMember, "member", "holds control characters")
+		return NewFieldError(ErrInvalidMember, "member", "holds U+FFFD, what text that was not valid becomes (a lone surrogate such as \\ud800 in JSON): two ids would become one")
+	case HasControl(id):
+		return NewFieldError(ErrInvalidMember, "member", "holds control characters")
 	case strings.ContainsFunc(id, func(r rune) bool { return unicode.Is(unicode.Cf, r) }):
 		// Invisible format characters (zero-width spaces and joiners, bidi
 		// controls) would make two ids look the same, or reorder the text
 		// around an id wherever it is shown.
-		return fieldErr(ErrInvalidMember, "member", "holds invisible formatting characters (zero-width or bidi controls)")
+		return NewFieldError(ErrInvalidMember, "member", "holds invisible formatting characters (zero-width or bidi controls)")
 	case strings.TrimSpace(id) != id:
-		return fieldErr(ErrInvalidMember, "member", "starts or ends with a space")
+		return NewFieldError(ErrInvalidMember, "member", "starts or ends with a space")
 	}
 	return nil
 }
@@ -259,13 +259,13 @@ func CheckMember(id string) error {
 func CheckName(name string) error {
 	switch {
 	case strings.TrimSpace(name) == "":
-		return fieldErr(ErrInvalidInput, "name", "is required")
-	case !utf8.ValidString(name) || hasControl(name) || strings.ContainsRune(name, utf8.RuneError):
-		return fieldErr(ErrInvalidInput, "name", "must be printable text (U+FFFD, what text that was not valid becomes, is refused)")
+		return NewFieldError(ErrInvalidInput, "name", "is required")
+	case !utf8.ValidString(name) || HasControl(name) || strings.ContainsRune(name, utf8.RuneError):
+		return NewFieldError(ErrInvalidInput, "name", "must be printable text (U+FFFD, what text that was not valid becomes, is refused)")
 	case strings.ContainsFunc(name, IsBidiOrInvisible):
-		return fieldErr(ErrInvalidInput, "name", "holds bidi controls or invisible characters, which could reorder the text around it")
+		return NewFieldError(ErrInvalidInput, "name", "holds bidi controls or invisible characters, which could reorder the text around it")
 	case utf8.RuneCountInString(name) > MaxNameLen:
-		return fieldErr(ErrInvalidInput, "name", "is longer than %d characters", MaxNameLen)
+		return NewFieldError(ErrInvalidInput, "name", "is longer than %d characters", MaxNameLen)
 	}
 	return nil
 }

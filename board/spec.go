@@ -25,7 +25,7 @@ type Spec struct {
 	Created       *time.Time  `json:"created,omitempty"`
 	Updated       *time.Time  `json:"updated,omitempty"`
 	// FreezeAt is when the board's public standings froze, or will
-	// (board/freeze.go); read only: PUT /boards/{board}/freeze sets it.
+	// (redisstore/freeze.go); read only: PUT /boards/{board}/freeze sets it.
 	FreezeAt *time.Time `json:"freeze_at,omitempty"`
 }
 

@@ -1,43 +1,8 @@
 package board
 
-// Team boards. A board with Teams set keeps, beside each period's member
-// standings, a team standing: each team's score is the sum, the average or
-// the best of its members' scores in that period, kept by the same scripts
-// that change the members' scores (submit, FCALL podium_submit, remove,
-// reset, the rolling windows' roll, the size cap), in the same atomic step.
-//
-// A member belongs to at most one team (lb:{b}:team, member -> team; the
-// members of each team in lb:{b}:team:m:<team>). Joining a team, per
-// submission ("team" beside the score) or on its own (SetTeam), moves the
-// member's scores in every period the board holds in Redis from its old
-// team's standing to the new one's, atomically: team standings always
-// follow the current teams, past periods held in Redis included.
-//
-// Per period zset z: z:t (team -> score), z:tn (team -> members counted),
-// z:ts (team -> sum, for averages) and, on dense boards, z:t:d and z:t:c
-// (the teams' tie groups). A team standing reads like a period with the
-// member tie-break: ties keep Redis' order of team ids, ranks follow the
-// board's rank style. Averages are not whole numbers of the unit: they are
-// shown rounded to a hundredth of it.
-//
-// A closed period's team standing goes to the archive with its members, in
-// the same copy (archive/), and is read there once the period's keys have
-// expired (team_past.go); until then, a team move or a change of team mode
-// that changes it has the period copied again.
-//
-// Limits: changing the board's team mode rebuilds every held period's
-// standing, O(members) each. The archive keeps no team membership: a
-// team's page of an archived period lists the team's current members.
-
 import (
-	"context"
 	"errors"
-	"fmt"
 	"math"
-	"slices"
-	"strconv"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // MaxTeamLen is the longest team id, in bytes.
@@ -50,291 +15,44 @@ const MaxTeamMembers = 1000
 // rules of member ids (a team id is shown as it is).
 func CheckTeam(team string) error {
 	if len(team) > MaxTeamLen {
-		return fieldErr(ErrInvalidInput, "team", "is longer than %d bytes", MaxTeamLen)
+		return NewFieldError(ErrInvalidInput, "team", "is longer than %d bytes", MaxTeamLen)
 	}
 	if err := CheckMember(team); err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
-			return fieldErr(ErrInvalidInput, "team", "%s", fe.Message)
+			return NewFieldError(ErrInvalidInput, "team", "%s", fe.Message)
 		}
 		return err
 	}
 	return nil
 }
 
-func teamKey(id string) string              { return tagOf(id) + ":team" }
-func teamMembersKey(id, team string) string { return tagOf(id) + ":team:m:" + team }
-func teamsKey(id string) string             { return tagOf(id) + ":teams" }
-func teamZSetKey(zset string) string        { return zset + ":t" }
-func teamCountKey(zset string) string       { return zset + ":tn" }
-
-// teamKeys are every team standing key of period zset z (teams.lua's team_keys).
-func teamKeys(z string) []string {
-	return []string{z + ":t", z + ":tn", z + ":ts", z + ":t:d", z + ":t:c"}
-}
-
-// teamNamesKey is never written: team rows are named by their ids.
-func teamNamesKey(id string) string { return tagOf(id) + ":team:names" }
-
-// teamBoard is the board as its team standing reads: bare ids, no fields.
-func teamBoard(b *Board) *Board {
+// TeamBoard is the board as its team standing reads: bare ids, no fields.
+func TeamBoard(b *Board) *Board {
 	t := *b
 	t.TieBreak, t.Fields = ByMember, nil
 	return &t
 }
 
-// TeamOf is the team a member belongs to ("" none).
-func (s *Store) TeamOf(ctx context.Context, b *Board, member string) (string, error) {
-	t, err := s.rdb.HGet(ctx, teamKey(b.ID), member).Result()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return "", fmt.Errorf("board: team of %q on %q: %w", member, b.ID, err)
-	}
-	return t, nil
-}
-
-// Teams lists the board's teams, in id order.
-func (s *Store) Teams(ctx context.Context, b *Board) ([]string, error) {
-	ts, err := s.rdb.SMembers(ctx, teamsKey(b.ID)).Result()
-	if err != nil {
-		return nil, fmt.Errorf("board: teams of %q: %w", b.ID, err)
-	}
-	slices.Sort(ts)
-	return ts, nil
-}
-
-// SetTeam puts a member in a team, or takes it out of its team with team
-// "", moving its scores in every period held in Redis, and records it in
-// the audit log in the same step. It reports the team the member left and
-// whether anything changed.
-func (s *Store) SetTeam(ctx context.Context, boardID, member, team string, by Author) (left string, changed bool, err error) {
-	if err := by.check(); err != nil {
-		return "", false, err
-	}
-	if err := CheckMember(member); err != nil {
-		return "", false, err
-	}
-	if team != "" {
-		if err := CheckTeam(team); err != nil {
-			return "", false, err
-		}
-	}
-	for attempt := 0; ; attempt++ {
-		read := s.Board
-		if attempt > 0 {
-			read = s.readBoard // fresh: the cached definition was stale
-		}
-		b, err := read(ctx, boardID)
-		if err != nil {
-			return "", false, err
-		}
-		if b.Teams == TeamsOff {
-			return "", false, fieldErr(ErrInvalidInput, "team", "board %q has no teams; enable them on the board first", b.ID)
-		}
-		keys := append([]string{defKey(b.ID), periodsKey(b.ID)}, auditKeys(b.ID, by)...)
-		reply, err := scripts.setteam.Run(ctx, s.rdb, keys, append(prelude(&b), member, team, by.Actor, by.Reason, s.auditKeep, strconv.FormatInt(b.Version, 10))...).Result()
-		if err != nil {
-			return "", false, fmt.Errorf("board: team of %q on %q: %w", member, boardID, err)
-		}
-		st, rest, err := status(reply)
-		if err != nil {
-			return "", false, err
-		}
-		switch st {
-		case "nf":
-			return "", false, fmt.Errorf("board %q: %w", boardID, ErrNotFound)
-		case "off":
-			return "", false, fieldErr(ErrInvalidInput, "team", "board %q has no teams; enable them on the board first", boardID)
-		case "stale":
-			if attempt < 2 {
-				continue
-			}
-			return "", false, fmt.Errorf("board %q: %w", boardID, ErrDefinitionChanged)
-		}
-		left, _ = rest[0].(string)
-		moved, _ := rest[1].(string)
-		if moved == "1" {
-			s.wrote(ctx, s.teamKeysOf(ctx, &b)...)
-		}
-		return left, moved == "1", nil
-	}
-}
-
-// teamKeysOf names the team standings of the periods held, for the embedded
-// store's notifications after a move.
-func (s *Store) teamKeysOf(ctx context.Context, b *Board) []string {
-	zs, _ := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()
-	for i, z := range zs {
-		zs[i] = teamZSetKey(z)
-	}
-	return zs
-}
-
-// TeamPage reads a page of a period's team standing: each entry's Member is
-// a team id, Score its score, Rank its rank in the board's rank style. A
-// closed period whose keys expired is read from the archive (pastTeamPage).
-func (s *Store) TeamPage(ctx context.Context, b *Board, p Period, offset, limit int) (Page, error) {
-	if err := checkWindow(offset, limit); err != nil {
-		return Page{}, err
-	}
-	if b.Teams == TeamsOff {
-		return Page{}, fmt.Errorf("board %q has no teams: %w", b.ID, ErrNotFound)
-	}
-	pz, frozen, err := s.source(ctx, b, p) // a frozen board's public sees its copy
-	if err != nil {
-		return Page{}, err
-	}
-	pg, err := s.teamView(ctx, b, p, teamZSetKey(pz), offset, limit)
-	if err != nil {
-		return Page{}, err
-	}
-	if pg.Total == 0 && frozen.IsZero() {
-		if past, ok, err := s.pastTeamPage(ctx, b, p, offset, limit); err != nil || ok {
-			return past, err
-		}
-	}
-	return roundTeams(b, pg), nil
-}
-
-// teamView reads a page of the team standing in zset z (a period's, its
-// frozen copy's or a snapshot's) as the team board reads it, the scores as
-// Redis keeps them.
-func (s *Store) teamView(ctx context.Context, b *Board, p Period, z string, offset, limit int) (Page, error) {
-	t := teamBoard(b)
-	keys := []string{z, entriesKey(z), distinctKey(z), teamNamesKey(b.ID)}
-	reply, err := scripts.view.Run(ctx, s.rdb, keys, append(prelude(t), "page", offset, limit)...).Result()
-	if err != nil {
-		return Page{}, fmt.Errorf("board: teams of %s of %q: %w", p, b.ID, err)
-	}
-	pg, _, err := decodeView(t, p, reply)
-	return pg, err
-}
-
-// roundTeams rounds averages to a hundredth of the board's unit: 7.33
+// RoundTeams rounds averages to a hundredth of the board's unit: 7.33
 // points, not 7.333333333333333 (ranks come from the exact averages); on
 // duration boards, to the millisecond the format shows. The page records
 // the board's team mode.
-func roundTeams(b *Board, pg Page) Page {
+func RoundTeams(b *Board, pg Page) Page {
 	pg.Teams = b.Teams
 	if b.Teams == TeamsAverage {
 		for i := range pg.Entries {
-			pg.Entries[i].Score = roundAverage(b, pg.Entries[i].Score)
+			pg.Entries[i].Score = RoundAverage(b, pg.Entries[i].Score)
 		}
 	}
 	return pg
 }
 
-// roundAverage rounds a team average as it is shown: to a hundredth of
+// RoundAverage rounds a team average as it is shown: to a hundredth of
 // the board's unit, or to the millisecond on duration boards.
-func roundAverage(b *Board, v float64) float64 {
+func RoundAverage(b *Board, v float64) float64 {
 	if b.Format.Type == Duration {
 		return math.Round(v)
 	}
 	return math.Round(v*100) / 100
-}
-
-// TeamSizes counts the members each listed team has in a period.
-func (s *Store) TeamSizes(ctx context.Context, b *Board, p Period, teams []string) ([]int, error) {
-	if len(teams) == 0 {
-		return make([]int, 0), nil
-	}
-	pz, frozen, err := s.source(ctx, b, p)
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.teamSizes(ctx, b, p, teamCountKey(pz), teams)
-	if err != nil || !frozen.IsZero() || slices.ContainsFunc(out, func(n int) bool { return n > 0 }) {
-		return out, err
-	}
-	if past, ok, err := s.pastTeamSizes(ctx, b, p, teams); err != nil || ok {
-		return past, err
-	}
-	return out, nil
-}
-
-// teamSizes reads the members each listed team counts in hash key (a
-// period's z:tn, or a copy's).
-func (s *Store) teamSizes(ctx context.Context, b *Board, p Period, key string, teams []string) ([]int, error) {
-	out := make([]int, len(teams))
-	if len(teams) == 0 {
-		return out, nil
-	}
-	got, err := s.rdb.HMGet(ctx, key, teams...).Result()
-	if err != nil {
-		return nil, fmt.Errorf("board: team sizes of %s of %q: %w", p, b.ID, err)
-	}
-	for i, v := range got {
-		out[i] = toInt(v)
-	}
-	return out, nil
-}
-
-// TeamMembers lists the members of a team with their standings in a
-// period, best first, unranked ones last by id: the best MaxTeamMembers of
-// a team's first maxTeamRead members by id. The members are the team's
-// current ones (a frozen board's public: those at the freeze); a period
-// read from the archive gives them the ranks it archived.
-func (s *Store) TeamMembers(ctx context.Context, b *Board, p Period, team string) ([]Standing, error) {
-	set := teamMembersKey(b.ID, team)
-	if _, since, err := s.source(ctx, b, p); err != nil {
-		return nil, err
-	} else if !since.IsZero() {
-		set = tagOf(b.ID) + ":frz:team:m:" + team // the public of a freeze: its members then
-	}
-	ids, err := s.rdb.SMembers(ctx, set).Result()
-	if err != nil {
-		return nil, fmt.Errorf("board: members of team %q on %q: %w", team, b.ID, err)
-	}
-	slices.Sort(ids)
-	var out []Standing
-	for start := 0; start < len(ids) && start < maxTeamRead; start += MaxRankMembers {
-		part := ids[start:min(len(ids), start+MaxRankMembers, maxTeamRead)]
-		sts, err := s.Ranks(ctx, b, p, part)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sts...)
-	}
-	slices.SortStableFunc(out, func(x, y Standing) int {
-		switch {
-		case x.Ranked != y.Ranked:
-			if x.Ranked {
-				return -1
-			}
-			return 1
-		case x.Ranked:
-			return x.Position - y.Position
-		}
-		return 0
-	})
-	return out[:min(len(out), MaxTeamMembers)], nil
-}
-
-// maxTeamRead bounds the members a team page ranks.
-const maxTeamRead = 20_000
-
-// rebuildTeams builds every held period's team standing again for b's team
-// mode (none deletes them): when a board's team mode changes.
-func (s *Store) rebuildTeams(ctx context.Context, b *Board) error {
-	zs, err := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()
-	if err != nil {
-		return fmt.Errorf("board: team standings of %q: %w", b.ID, err)
-	}
-	for _, z := range zs {
-		st, _, err := statusOf(scripts.teambuild.Run(ctx, s.rdb, []string{defKey(b.ID), z}, append(prelude(b), string(b.Teams))...).Result())
-		if err != nil {
-			return fmt.Errorf("board: team standing of %s on %q: %w", z, b.ID, err)
-		}
-		if st == "stale" {
-			return nil // a newer definition with another mode or style rebuilds them itself
-		}
-		s.wrote(ctx, teamZSetKey(z))
-	}
-	return nil
-}
-
-func statusOf(reply any, err error) (string, []any, error) {
-	if err != nil {
-		return "", nil, err
-	}
-	return status(reply)
 }

@@ -12,6 +12,7 @@ import (
 
 	"podium/archive"
 	"podium/board"
+	"podium/redisstore"
 )
 
 // TestPastWeekFromArchive: two closed weeks are archived and expire from
@@ -34,7 +35,7 @@ func TestPastWeekFromArchive(t *testing.T) {
 		{time.Date(2026, 12, 22, 10, 0, 0, 0, time.UTC), []any{"ann", 12, "bob", 20, "cy", 5}},             // 2026-W52: ann 2nd
 		{time.Date(2026, 12, 31, 10, 0, 0, 0, time.UTC), []any{"ann", 30, "bob", 30, "cy", 20, "dee", 10}}, // 2026-W53: bob and ann tied 1st (same instant: by member)
 	} {
-		past := board.NewStore(redisSrv.Client(t), board.WithClock(func() time.Time { return w.when }))
+		past := redisstore.NewStore(redisSrv.Client(t), redisstore.WithClock(func() time.Time { return w.when }))
 		a.scores(b.ID, past, w.scores...)
 	}
 	if _, err := a.store.SetName(context.Background(), b.ID, "ann", "Ann Archer", board.Author{Actor: "test"}); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/redisstore"
 )
 
 // TestLiveOnEveryClusterPrimary opens, in Chromium, a board held by each
@@ -30,7 +31,7 @@ func TestLiveOnEveryClusterPrimary(t *testing.T) {
 	byPrimary := map[string]*board.Board{}
 	for i := 0; len(byPrimary) < len(primaries); i++ {
 		id := fmt.Sprintf("shard-%d", i)
-		p, err := cluster.PrimaryOf(ctx, board.ZSetKey(id, board.Period{Kind: board.AllTime}))
+		p, err := cluster.PrimaryOf(ctx, redisstore.ZSetKey(id, board.Period{Kind: board.AllTime}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +50,7 @@ func TestLiveOnEveryClusterPrimary(t *testing.T) {
 	}
 	for _, p := range primaries {
 		b := byPrimary[p]
-		if err := cc.ZIncrBy(ctx, board.ZSetKey(b.ID, b.Current(board.AllTime, testNow)), 25, "cat").Err(); err != nil {
+		if err := cc.ZIncrBy(ctx, redisstore.ZSetKey(b.ID, b.Current(board.AllTime, testNow)), 25, "cat").Err(); err != nil {
 			t.Fatal(err)
 		}
 		page := pages[p]

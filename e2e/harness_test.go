@@ -31,6 +31,7 @@ import (
 	"podium/hooks"
 	"podium/internal/redistest"
 	"podium/live"
+	"podium/redisstore"
 	"podium/web"
 )
 
@@ -116,7 +117,7 @@ const (
 // app is the real server over the private Redis, emptied for each test.
 type app struct {
 	URL   string
-	store *board.Store
+	store *redisstore.Store
 	t     *testing.T
 }
 
@@ -140,11 +141,11 @@ func launch(t *testing.T, db *archive.DB, origins ...string) *app {
 func launchOn(t *testing.T, rdb redis.UniversalClient, db *archive.DB, origins ...string) *app {
 	t.Helper()
 	var ticks atomic.Int64 // each reading a millisecond later, so ties have an order
-	opts := []board.Option{board.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) })}
+	opts := []redisstore.Option{redisstore.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) })}
 	if db != nil {
-		opts = append(opts, board.WithPast(db.Past()))
+		opts = append(opts, redisstore.WithPast(db.Past()))
 	}
-	store := board.NewStore(rdb, opts...)
+	store := redisstore.NewStore(rdb, opts...)
 	hub := live.New(rdb, store, live.Options{Tick: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	hubDone := make(chan struct{})
@@ -185,7 +186,7 @@ func (a *app) board(def board.Board, scores ...any) *board.Board {
 }
 
 // scores submits member/score pairs ("ann", 10.0, "bob", 7.0) through s.
-func (a *app) scores(id string, s *board.Store, pairs ...any) {
+func (a *app) scores(id string, s *redisstore.Store, pairs ...any) {
 	a.t.Helper()
 	for i := 0; i+1 < len(pairs); i += 2 {
 		sub := board.Submission{Member: pairs[i].(string), Score: toFloat(pairs[i+1]), Op: board.Set}

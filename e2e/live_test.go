@@ -9,13 +9,14 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // zincrby changes a score the way a game server would: straight into Redis,
 // from a client that is not the app.
 func zincrby(t *testing.T, b *board.Board, by float64, member string) {
 	t.Helper()
-	key := board.ZSetKey(b.ID, b.Current(board.AllTime, testNow))
+	key := redisstore.ZSetKey(b.ID, b.Current(board.AllTime, testNow))
 	if err := redisSrv.Client(t).ZIncrBy(context.Background(), key, by, member).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestLiveRowMovesOnOutsideWrite(t *testing.T) {
 	must(t, expect.Locator(page.Locator(`tr[data-member="bob"]`).GetByTestId("rank")).ToHaveText("3"))
 	must(t, expect.Locator(page.GetByTestId("count")).ToHaveText("5 members"))
 	// A member removed from outside leaves the table.
-	if err := redisSrv.Client(t).ZRem(context.Background(), board.ZSetKey(b.ID, b.Current(board.AllTime, testNow)), "ann").Err(); err != nil {
+	if err := redisSrv.Client(t).ZRem(context.Background(), redisstore.ZSetKey(b.ID, b.Current(board.AllTime, testNow)), "ann").Err(); err != nil {
 		t.Fatal(err)
 	}
 	must(t, expect.Locator(names).ToHaveText([]string{"dan", "eve", "bob", "cat"}))

@@ -10,6 +10,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // churn reorders a board from outside every interval until stop is called:
@@ -22,7 +23,7 @@ func churn(t *testing.T, b *board.Board, members []string, every time.Duration) 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		key := board.ZSetKey(b.ID, b.Current(board.AllTime, testNow))
+		key := redisstore.ZSetKey(b.ID, b.Current(board.AllTime, testNow))
 		rdb := redisSrv.Client(t)
 		for i := 0; ; i++ {
 			select {

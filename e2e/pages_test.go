@@ -16,6 +16,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 func TestHomeListsBoards(t *testing.T) {
@@ -81,7 +82,7 @@ func TestPeriodNavigationAcrossYearBoundary(t *testing.T) {
 		{time.Date(2026, 12, 31, 10, 0, 0, 0, time.UTC), "w53-player"}, // 2026-W53
 		{time.Date(2026, 12, 22, 10, 0, 0, 0, time.UTC), "w52-player"}, // 2026-W52
 	} {
-		past := board.NewStore(redisSrv.Client(t), board.WithClock(func() time.Time { return at.when }))
+		past := redisstore.NewStore(redisSrv.Client(t), redisstore.WithClock(func() time.Time { return at.when }))
 		a.scores(b.ID, past, at.member, 42)
 	}
 	page := newPage(t)

@@ -22,6 +22,7 @@ import (
 
 	"podium/archive"
 	"podium/board"
+	"podium/redisstore"
 )
 
 // stop is one page of the tour: where it is, the status it answers with,
@@ -111,14 +112,14 @@ func tourApp(t *testing.T) *app {
 		t.Fatal(err)
 	}
 	names := map[string]string{"ann": "Ann Archer", "bob": "Bob Bishop", "cy": "Cy", "dee": "Dee Dorsey-Lindqvist"}
-	submit := func(s *board.Store, member string, score float64, op board.Op) {
+	submit := func(s *redisstore.Store, member string, score float64, op board.Op) {
 		sub := board.Submission{Member: member, Score: score, Op: op, Name: names[member], Fields: []int64{int64(score) % 7}}
 		if _, err := s.Submit(context.Background(), b.ID, sub, board.Author{Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Last year's last week, closed and archived.
-	past := board.NewStore(redisSrv.Client(t), board.WithClock(func() time.Time { return time.Date(2026, 12, 31, 10, 0, 0, 0, time.UTC) }))
+	past := redisstore.NewStore(redisSrv.Client(t), redisstore.WithClock(func() time.Time { return time.Date(2026, 12, 31, 10, 0, 0, 0, time.UTC) }))
 	for i, m := range []string{"ann", "bob", "cy", "dee", "eve"} {
 		submit(past, m, float64(50-i*7), board.Set)
 	}

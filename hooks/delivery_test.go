@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 func TestSignature(t *testing.T) {
@@ -182,7 +183,7 @@ func TestTwoReplicasDeliverEachEventOnce(t *testing.T) {
 		// An attempt that times out (TLS handshakes under -race on a loaded
 		// machine) is made again, and the counts below are off: generous
 		// timeouts. The retry is still only a second and a half away.
-		return NewRunner(rdb, board.NewStore(rdb, board.WithClock(f.clock.Now)), reg, Options{Now: f.clock.Now, Consumer: name,
+		return NewRunner(rdb, redisstore.NewStore(rdb, redisstore.WithClock(f.clock.Now)), reg, Options{Now: f.clock.Now, Consumer: name,
 			Timeout: time.Second, RetryFirst: 1500 * time.Millisecond, Client: recv.client(time.Second)})
 	}
 	a, b := replica("a"), replica("b")

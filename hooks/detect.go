@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 var (
@@ -22,8 +23,8 @@ var (
 	//go:embed lua/closed.lua
 	closedLua string
 
-	detectScript = board.Script(fanoutLua + "\n" + detectLua)
-	closedScript = board.Script(fanoutLua + "\n" + closedLua)
+	detectScript = redisstore.Script(fanoutLua + "\n" + detectLua)
+	closedScript = redisstore.Script(fanoutLua + "\n" + closedLua)
 )
 
 // periodJSON is a period as payloads show it, fixed when the event is
@@ -48,9 +49,9 @@ func periodOf(p board.Period) string {
 
 // fanoutArgs are the keys and first arguments every fan-out script takes.
 func fanoutArgs(b *board.Board, now time.Time) ([]string, []any) {
-	_, _, names := board.ScriptKeys(b, board.Period{Kind: board.AllTime})
+	_, _, names := redisstore.ScriptKeys(b, board.Period{Kind: board.AllTime})
 	keys := []string{hooksKey(b.ID), stateKey(b.ID), queueKey(b.ID), seqKey(b.ID), names}
-	args := append(board.ScriptArgs(b), b.ID, strconv.FormatInt(now.UnixMilli(), 10), queueKeep)
+	args := append(redisstore.ScriptArgs(b), b.ID, strconv.FormatInt(now.UnixMilli(), 10), queueKeep)
 	return keys, args
 }
 
@@ -61,7 +62,7 @@ func detect(ctx context.Context, rdb redis.UniversalClient, b *board.Board, now 
 	args = append(args, len(b.Periods))
 	for _, k := range b.Periods {
 		p := b.Current(k, now)
-		z, d, _ := board.ScriptKeys(b, p)
+		z, d, _ := redisstore.ScriptKeys(b, p)
 		keys = append(keys, z, d)
 		args = append(args, string(k), p.String(), periodOf(p))
 	}

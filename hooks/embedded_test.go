@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // TestOnTheEmbeddedStore: `make run` keeps its data in miniredis, whose
@@ -19,7 +20,7 @@ func TestOnTheEmbeddedStore(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	t.Cleanup(func() { rdb.Close() })
 	ctx := context.Background()
-	store := board.NewStore(rdb)
+	store := redisstore.NewStore(rdb)
 	b, err := store.CreateBoard(ctx, board.Board{ID: "mini", Title: "Mini", Periods: []board.Kind{board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly})
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,16 @@
 package hooks
 
-import "podium/board"
+import (
+	"podium/board"
+	"podium/redisstore"
+)
 
 // Every key of a board's webhooks is built here, on the board's hash tag,
 // so the scripts that compare standings and queue deliveries touch one
 // Redis Cluster slot, the board's own. Each is named after the board's
 // hooks hash (board.HooksKey): deleting the board deletes the hash, the
 // state, the counter, the queue and each registered hook's log in the same
-// step (board/lua/dropboard.lua), and a key added here must be added there.
+// step (redisstore/lua/dropboard.lua), and a key added here must be added there.
 //
 //	lb:hooked                        set: ids of boards that have (or had) webhooks (untagged; the runner's list)
 //	lb:{chess}:hooks                 hash: hook id -> registration (JSON: url, events, periods, top, secret, created, enabled)
@@ -21,11 +24,11 @@ const hookedKey = "lb:hooked"
 // HookedKey is the set of board ids the runner visits.
 const HookedKey = hookedKey
 
-func hooksKey(id string) string       { return board.HooksKey(id) }
-func stateKey(id string) string       { return board.HooksKey(id) + ":state" }
-func seqKey(id string) string         { return board.HooksKey(id) + ":seq" }
-func queueKey(id string) string       { return board.HooksKey(id) + ":q" }
-func logKey(id, hook string) string   { return board.HooksKey(id) + ":log:" + hook }
+func hooksKey(id string) string       { return redisstore.HooksKey(id) }
+func stateKey(id string) string       { return redisstore.HooksKey(id) + ":state" }
+func seqKey(id string) string         { return redisstore.HooksKey(id) + ":seq" }
+func queueKey(id string) string       { return redisstore.HooksKey(id) + ":q" }
+func logKey(id, hook string) string   { return redisstore.HooksKey(id) + ":log:" + hook }
 func closedField(k board.Kind) string { return "closed:" + string(k) }
 
 // group is the consumer group every replica reads a board's queue in:

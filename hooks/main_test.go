@@ -17,6 +17,7 @@ import (
 
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/redisstore"
 )
 
 var srv *redistest.Server
@@ -102,7 +103,7 @@ type fixture struct {
 	t     *testing.T
 	ctx   context.Context
 	rdb   *redis.Client
-	store *board.Store
+	store *redisstore.Store
 	reg   *Registry
 	clock *clock
 	b     board.Board
@@ -122,7 +123,7 @@ func newFixture(t *testing.T, start time.Time) *fixture {
 	}
 	c := newClock(start)
 	f := &fixture{t: t, ctx: context.Background(), rdb: rdb, clock: c,
-		store: board.NewStore(rdb, board.WithClock(c.Now), board.WithDefinitionTTL(0)), reg: NewRegistry(rdb, c.Now, AllowPrivate(true))} // receivers on loopback
+		store: redisstore.NewStore(rdb, redisstore.WithClock(c.Now), redisstore.WithDefinitionTTL(0)), reg: NewRegistry(rdb, c.Now, AllowPrivate(true))} // receivers on loopback
 	b, err := f.store.CreateBoard(f.ctx, board.Board{ID: boardID(t), Title: "Test", Format: board.Format{Type: board.Decimal, Decimals: 2},
 		Order: board.HigherIsBetter, Periods: []board.Kind{board.Daily, board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 var (
@@ -69,7 +70,7 @@ func (r *Registry) Create(ctx context.Context, b *board.Board, in Input, by stri
 	if err != nil {
 		return Hook{}, err
 	}
-	n, err := createScript.Run(ctx, r.rdb, []string{hooksKey(b.ID), queueKey(b.ID), board.DefKey(b.ID)}, h.ID, js, MaxHooks, group).Int()
+	n, err := createScript.Run(ctx, r.rdb, []string{hooksKey(b.ID), queueKey(b.ID), redisstore.DefKey(b.ID)}, h.ID, js, MaxHooks, group).Int()
 	if err != nil {
 		return Hook{}, fmt.Errorf("hooks: create on %q: %w", b.ID, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // fakeReader serves one board whose page changes on every read, and counts reads.
@@ -33,23 +34,23 @@ func (f *fakeReader) Board(ctx context.Context, id string) (board.Board, error) 
 	return b, b.Validate()
 }
 
-func (f *fakeReader) RecentOf(_ context.Context, bs []*board.Board, _ int) []board.RecentResult {
+func (f *fakeReader) RecentOf(_ context.Context, bs []*board.Board, _ int) []redisstore.RecentResult {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.recentCalls++
-	out := make([]board.RecentResult, len(bs))
+	out := make([]redisstore.RecentResult, len(bs))
 	for i := range out {
 		out[i].Err = f.recentErr
 	}
 	return out
 }
 
-func (f *fakeReader) ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult {
+func (f *fakeReader) ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
 	f.reads += len(qs)
-	out := make([]board.ViewResult, len(qs))
+	out := make([]redisstore.ViewResult, len(qs))
 	for i, q := range qs {
 		out[i].Page = board.Page{Period: q.Period, Total: f.reads, Entries: []board.Entry{{Rank: 1, Member: "lead", Name: "Lead", Score: float64(f.reads)}}}
 	}

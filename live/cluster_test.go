@@ -8,6 +8,7 @@ import (
 
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/redisstore"
 )
 
 // TestClusterEveryPrimaryIsLive watches a board on each primary of a real
@@ -32,7 +33,7 @@ func TestClusterEveryPrimaryIsLive(t *testing.T) {
 	onPrimary := map[string]string{} // primary -> board
 	for i := 0; len(onPrimary) < 3; i++ {
 		id := fmt.Sprintf("b%d", i)
-		p, err := cluster.PrimaryOf(ctx, board.ZSetKey(id, board.Period{Kind: board.AllTime}))
+		p, err := cluster.PrimaryOf(ctx, redisstore.ZSetKey(id, board.Period{Kind: board.AllTime}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,14 +51,14 @@ func TestClusterEveryPrimaryIsLive(t *testing.T) {
 		watchers[i].until("first snapshot of "+ids[i], func(s Snapshot) bool { return order(s) == "ann:1 bob:2 cat:3" })
 	}
 	for i, id := range ids {
-		if err := cc.ZIncrBy(ctx, board.ZSetKey(id, all), 25, "cat").Err(); err != nil {
+		if err := cc.ZIncrBy(ctx, redisstore.ZSetKey(id, all), 25, "cat").Err(); err != nil {
 			t.Fatal(err)
 		}
 		watchers[i].until("cat to move up on "+primaries[i], func(s Snapshot) bool { return order(s) == "cat:1 ann:2 bob:3" })
 	}
 
 	// Resharding: board 0's slot moves to the next primary while watched.
-	key0 := board.ZSetKey(ids[0], all)
+	key0 := redisstore.ZSetKey(ids[0], all)
 	before := watchers[0].snapshots
 	if err := cluster.MoveSlot(ctx, int(redistest.Slot(key0)), primaries[1]); err != nil {
 		t.Fatal(err)
@@ -72,7 +73,7 @@ func TestClusterEveryPrimaryIsLive(t *testing.T) {
 	watchers[0].until("bob to lead after the move", func(s Snapshot) bool { return order(s) == "bob:1 cat:2 ann:3" })
 
 	// Failover: board 2's primary dies; its replica takes over.
-	key2 := board.ZSetKey(ids[2], all)
+	key2 := redisstore.ZSetKey(ids[2], all)
 	before = watchers[2].snapshots
 	cluster.Node(primaries[2]).Stop()
 	start := time.Now()

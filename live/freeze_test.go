@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 	"podium/rows"
 )
 
@@ -31,7 +32,7 @@ func TestFreezeAndReveal(t *testing.T) {
 	}
 	public.until("the frozen notice", func(s Snapshot) bool { return strings.HasPrefix(s.Frozen, "Frozen since ") })
 	admin.until("the admin's note", func(s Snapshot) bool { return strings.HasPrefix(s.Frozen, "You see the live standings") })
-	all := board.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
+	all := redisstore.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
 	for _, w := range []redis.Z{{Member: "cat", Score: 100}, {Member: "dan", Score: 45}} {
 		if err := f.rdb.ZIncrBy(ctx, all, w.Score, w.Member.(string)).Err(); err != nil {
 			t.Fatal(err)

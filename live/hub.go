@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 	"podium/rows"
 )
 
@@ -20,8 +21,8 @@ import (
 type Reader interface {
 	Now() time.Time
 	Board(ctx context.Context, id string) (board.Board, error)
-	ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult
-	RecentOf(ctx context.Context, bs []*board.Board, n int) []board.RecentResult
+	ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult
+	RecentOf(ctx context.Context, bs []*board.Board, n int) []redisstore.RecentResult
 }
 
 // Options tune the hub; zero values take the defaults.
@@ -55,7 +56,7 @@ type Spec struct {
 	Limit  int
 	Member string // around-me when set
 	Radius int
-	// Teams reads the period's team standing (board/team.go) instead of its
+	// Teams reads the period's team standing (redisstore/team.go) instead of its
 	// members: a page of teams. Around-me has no team form.
 	Teams bool
 	// Recent asks for the board's recent changes too (the board page). It
@@ -259,9 +260,9 @@ func (h *Hub) tick(ctx context.Context) {
 	if len(work) == 0 {
 		return
 	}
-	qs := make([]board.ViewQuery, len(work))
+	qs := make([]redisstore.ViewQuery, len(work))
 	for i, v := range work {
-		qs[i] = board.ViewQuery{Board: &v.board, Period: v.period, Offset: v.spec.Offset, Limit: v.spec.Limit, Member: v.spec.Member, Radius: v.spec.Radius, Teams: v.spec.Teams, Live: v.spec.Live}
+		qs[i] = redisstore.ViewQuery{Board: &v.board, Period: v.period, Offset: v.spec.Offset, Limit: v.spec.Limit, Member: v.spec.Member, Radius: v.spec.Radius, Teams: v.spec.Teams, Live: v.spec.Live}
 	}
 	h.stats.reads.Add(int64(len(qs)))
 	h.stats.lastReads.Store(int64(len(qs)))
@@ -320,7 +321,7 @@ func (h *Hub) behind(v *view, now time.Time) bool {
 func (h *Hub) rekey(v *view, p board.Period) {
 	h.unindex(v)
 	v.period = p
-	v.zkey = board.ZSetKey(v.board.ID, p)
+	v.zkey = redisstore.ZSetKey(v.board.ID, p)
 	v.rolled = true
 	h.index(v)
 }
@@ -339,7 +340,7 @@ func (h *Hub) unindex(v *view) {
 	}
 }
 
-func (h *Hub) snapshot(v *view, res board.ViewResult) *Snapshot {
+func (h *Hub) snapshot(v *view, res redisstore.ViewResult) *Snapshot {
 	s := &Snapshot{Period: string(v.period.Kind), Key: v.period.Key, Title: v.period.Title(), Rows: []rows.Row{},
 		Frozen: rows.FrozenNotice(&v.board, h.reader.Now(), v.spec.Live)}
 	if errors.Is(res.Err, board.ErrNotFound) {
@@ -413,7 +414,7 @@ func (h *Hub) attach(ctx context.Context, c *client, spec Spec) error {
 	}
 	v := h.views[spec]
 	if v == nil {
-		v = &view{spec: spec, board: b, period: p, zkey: board.ZSetKey(b.ID, p), clients: map[*client]struct{}{}}
+		v = &view{spec: spec, board: b, period: p, zkey: redisstore.ZSetKey(b.ID, p), clients: map[*client]struct{}{}}
 		h.views[spec] = v
 		h.index(v)
 	}

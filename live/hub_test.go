@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"podium/rows"
-
 	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/redisstore"
+	"podium/rows"
 )
 
 var srv *redistest.Server
@@ -32,7 +32,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 type liveFixture struct {
 	t     *testing.T
 	rdb   redis.UniversalClient
-	store *board.Store
+	store *redisstore.Store
 	hub   *Hub
 	http  *httptest.Server
 	stop  func() // stops the hub, as a shutdown does
@@ -50,7 +50,7 @@ func newLiveFixture(t *testing.T, opts Options) *liveFixture {
 // newLiveFixtureOn runs a hub and its WebSocket endpoint on any Redis client.
 func newLiveFixtureOn(t *testing.T, rdb redis.UniversalClient, opts Options) *liveFixture {
 	t.Helper()
-	store := board.NewStore(rdb)
+	store := redisstore.NewStore(rdb)
 	if opts.Logger == nil {
 		opts.Logger = quiet
 	}
@@ -105,7 +105,7 @@ func (f *liveFixture) board(id string, scores ...any) *board.Board {
 		f.t.Fatal(err)
 	}
 	for i := 0; i+1 < len(scores); i += 2 {
-		if err := f.rdb.ZAdd(context.Background(), board.ZSetKey(id, board.Period{Kind: board.AllTime}), redis.Z{Member: scores[i], Score: float64(scores[i+1].(int))}).Err(); err != nil {
+		if err := f.rdb.ZAdd(context.Background(), redisstore.ZSetKey(id, board.Period{Kind: board.AllTime}), redis.Z{Member: scores[i], Score: float64(scores[i+1].(int))}).Err(); err != nil {
 			f.t.Fatal(err)
 		}
 	}
@@ -215,7 +215,7 @@ func TestOutsideZIncrByReachesClient(t *testing.T) {
 	ws := f.dial("board=game&period=all")
 	ws.until("first snapshot", func(s Snapshot) bool { return order(s) == "ann:1 bob:2 cat:3" })
 	start := time.Now()
-	if err := f.rdb.ZIncrBy(context.Background(), board.ZSetKey(b.ID, board.Period{Kind: board.AllTime}), 25, "cat").Err(); err != nil {
+	if err := f.rdb.ZIncrBy(context.Background(), redisstore.ZSetKey(b.ID, board.Period{Kind: board.AllTime}), 25, "cat").Err(); err != nil {
 		t.Fatal(err)
 	}
 	ws.until("cat to move up", func(s Snapshot) bool { return order(s) == "cat:1 ann:2 bob:3" })
@@ -232,7 +232,7 @@ func TestBurstIsCoalescedAndEndsExact(t *testing.T) {
 	b := f.board("burst", "seed", 1)
 	ws := f.dial("board=burst&period=all")
 	ws.until("first snapshot", func(s Snapshot) bool { return s.Total == 1 })
-	key := board.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
+	key := redisstore.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
 	frames := ws.frames
 	start := time.Now()
 	for batch := range 10 { // 10,000 writes over about a second
@@ -287,7 +287,7 @@ func TestRedisRestartEndsWithRightSnapshots(t *testing.T) {
 	if _, err := f.store.CreateBoard(context.Background(), def); err != nil {
 		t.Fatal(err)
 	}
-	key := board.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
+	key := redisstore.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
 	f.rdb.ZAdd(context.Background(), key, redis.Z{Member: "bob", Score: 90}, redis.Z{Member: "ann", Score: 50}, redis.Z{Member: "cat", Score: 10})
 	page.until("the state after the restart", func(s Snapshot) bool { return order(s) == "bob:1 ann:2 cat:3" })
 	around.until("the state after the restart", func(s Snapshot) bool { return order(s) == "bob:1 ann:2 cat:3" })
@@ -308,7 +308,7 @@ func TestPollingWhenConfigIsRefused(t *testing.T) {
 	}
 	defer managed.Close()
 	rdb := managed.Client(t)
-	store := board.NewStore(rdb)
+	store := redisstore.NewStore(rdb)
 	var logs syncLog
 	hub := New(rdb, store, Options{Tick: 20 * time.Millisecond, PollInterval: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -326,7 +326,7 @@ func TestPollingWhenConfigIsRefused(t *testing.T) {
 	f := &liveFixture{t: t, rdb: rdb, store: store, hub: hub, http: h}
 	ws := f.dial("")
 	ws.until("first snapshot", func(s Snapshot) bool { return s.Title == "All time" })
-	rdb.ZIncrBy(context.Background(), board.ZSetKey(b.ID, board.Period{Kind: board.AllTime}), 5, "ann")
+	rdb.ZIncrBy(context.Background(), redisstore.ZSetKey(b.ID, board.Period{Kind: board.AllTime}), 5, "ann")
 	ws.until("the polled change", func(s Snapshot) bool { return order(s) == "ann:1" })
 	if !hub.Polling() || !strings.Contains(logs.String(), "set notify-keyspace-events to include Kzghx") {
 		t.Fatalf("polling %v; log:\n%s", hub.Polling(), logs.String())
@@ -391,7 +391,7 @@ func TestFailingViewRetriesAlone(t *testing.T) {
 	good.until("good's snapshot", func(s Snapshot) bool { return s.Total == 1 })
 	bad.until("bad's snapshot", func(s Snapshot) bool { return s.Total == 1 })
 	ctx := context.Background()
-	key := board.ZSetKey("bad", board.Period{Kind: board.AllTime})
+	key := redisstore.ZSetKey("bad", board.Period{Kind: board.AllTime})
 	if err := f.rdb.Del(ctx, key).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +400,7 @@ func TestFailingViewRetriesAlone(t *testing.T) {
 	}
 	// While bad fails, good keeps its one snapshot and gets its writes as diffs.
 	for i := range 5 {
-		f.rdb.ZIncrBy(ctx, board.ZSetKey("good", board.Period{Kind: board.AllTime}), 1, "ann")
+		f.rdb.ZIncrBy(ctx, redisstore.ZSetKey("good", board.Period{Kind: board.AllTime}), 1, "ann")
 		good.until("ann's new score", func(s Snapshot) bool { return len(s.Rows) == 1 && s.Rows[0].Value == float64(6+i) })
 		time.Sleep(100 * time.Millisecond)
 	}

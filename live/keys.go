@@ -3,26 +3,26 @@ package live
 import (
 	"strings"
 
-	"podium/board"
+	"podium/redisstore"
 )
 
 // markDirty notes a keyspace notification: the views (and recent changes)
 // it may have changed are read again on the next tick.
 func (h *Hub) markDirty(key string) {
-	if id, ok := board.ParseDefKey(key); ok {
+	if id, ok := redisstore.ParseDefKey(key); ok {
 		// The definition changed (format, zone, periods): tick re-reads it.
 		h.mu.Lock()
 		h.noteDef(id) // watched or not: a view may be attaching with the old one
 		h.mu.Unlock()
 		return
 	}
-	if id, ok := board.ParseRecentKey(key); ok {
+	if id, ok := redisstore.ParseRecentKey(key); ok {
 		h.mu.Lock()
 		h.markRecent(id)
 		h.mu.Unlock()
 		return
 	}
-	if id, ok := board.ParseFreezeKey(key); ok {
+	if id, ok := redisstore.ParseFreezeKey(key); ok {
 		// A freeze was taken or lifted: every view of the board reads again
 		// (its public views now show the copy, or the reveal), and so do
 		// its recent changes (the public's: the list at the freeze). While
@@ -31,7 +31,7 @@ func (h *Hub) markDirty(key string) {
 		h.markBoard(id)
 		return
 	}
-	if id, ok := board.ParseNamesKey(key); ok {
+	if id, ok := redisstore.ParseNamesKey(key); ok {
 		// A display name changed: every view of the board shows names, and
 		// so do its recent changes.
 		h.markBoard(id)
@@ -40,7 +40,7 @@ func (h *Hub) markDirty(key string) {
 	if z, ok := strings.CutSuffix(key, ":t"); ok {
 		key = z // a team standing changed alone (a member moved): its period's views
 	}
-	if _, _, _, ok := board.ParseZSetKey(key); !ok {
+	if _, _, _, ok := redisstore.ParseZSetKey(key); !ok {
 		return
 	}
 	h.mu.Lock()

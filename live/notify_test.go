@@ -11,6 +11,7 @@ import (
 
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/redisstore"
 )
 
 // TestNotificationsReturnAfterRestart: a Redis whose own configuration has
@@ -56,10 +57,10 @@ func TestNotificationsReturnAfterRestart(t *testing.T) {
 	// would come back with its data. Put the board back, changed.
 	def := *b
 	def.Created = time.Time{}
-	if _, err := board.NewStore(outside).CreateBoard(ctx, def); err != nil {
+	if _, err := redisstore.NewStore(outside).CreateBoard(ctx, def); err != nil {
 		t.Fatal(err)
 	}
-	key := board.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
+	key := redisstore.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
 	if err := outside.ZAdd(ctx, key, redis.Z{Member: "bob", Score: 90}, redis.Z{Member: "ann", Score: 50}).Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // TestPingDropsSilentClient: a client that stops reading answers no pings
@@ -145,7 +146,7 @@ func TestSubscriptionRecoversAfterKill(t *testing.T) {
 	if n, err := f.rdb.ClientKillByFilter(ctx, "TYPE", "pubsub").Result(); err != nil || n < 1 {
 		t.Fatalf("CLIENT KILL TYPE pubsub: %d, %v", n, err)
 	}
-	key := board.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
+	key := redisstore.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
 	// A write while the subscription is down reaches the client through the
 	// re-read that follows the new subscription; one after it, through the
 	// subscription itself (polling is a minute away).
@@ -202,7 +203,7 @@ func TestDefinitionChangedJustBeforeAttach(t *testing.T) {
 	if _, err := f.store.Board(ctx, "later"); err != nil { // this replica caches the old definition
 		t.Fatal(err)
 	}
-	other := board.NewStore(f.rdb) // another replica
+	other := redisstore.NewStore(f.rdb) // another replica
 	b, err := other.Board(ctx, "later")
 	if err != nil {
 		t.Fatal(err)

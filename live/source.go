@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"podium/board"
+	"podium/redisstore"
 )
 
 // Keyspace notifications are local to each Redis node. On one Redis (or a
@@ -58,7 +58,7 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 		log = log.With(slog.String("node", node))
 	}
 	for ctx.Err() == nil {
-		ps := rdb.PSubscribe(ctx, h.keyspacePrefix()+board.KeyPattern)
+		ps := rdb.PSubscribe(ctx, h.keyspacePrefix()+redisstore.KeyPattern)
 		// Receive does not return on cancellation while it waits for a
 		// message; closing the subscription does.
 		stop := context.AfterFunc(ctx, func() { ps.Close() })

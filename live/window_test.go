@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // A rolling window is live like any period: a write shows up, and so does
@@ -21,7 +22,7 @@ func TestRollingWindowIsLive(t *testing.T) {
 	by := board.Author{Actor: "test"}
 	// Written eight days ago (a store whose clock is behind): in the window
 	// until the roller takes its day out.
-	past := board.NewStore(f.rdb, board.WithClock(func() time.Time { return time.Now().Add(-8 * 24 * time.Hour) }))
+	past := redisstore.NewStore(f.rdb, redisstore.WithClock(func() time.Time { return time.Now().Add(-8 * 24 * time.Hour) }))
 	if _, err := past.Submit(ctx, b.ID, board.Submission{Member: "old", Score: 90}, by); err != nil {
 		t.Fatal(err)
 	}

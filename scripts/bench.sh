@@ -18,14 +18,14 @@ redis-benchmark -p "$port" -c 1 -n 50000 -r 1000000 -q zincrby bench:z 1 __rand_
 rb_ops="$(grep -oE '[0-9.]+ requests per second' "$out/rb.txt" | head -1 | cut -d' ' -f1)"
 
 echo "== go test -bench (1,000,000 members; loading takes about a minute) =="
-go test ./board -run '^$' -bench 'Submit|Page|Rank|Around' -benchtime "$BENCHTIME" -benchmem -timeout 30m | tee "$out/go.txt"
+go test ./redisstore -run '^$' -bench 'Submit|Page|Rank|Around' -benchtime "$BENCHTIME" -benchmem -timeout 30m | tee "$out/go.txt"
 
 # The costly one-off steps, a few times each: a rolling window's roll step
 # (500 members of a leaving day; its load takes about a minute) and a
 # freeze's copy of the 1,000,000-member board (which blocks Redis).
 echo "== go test -bench: a rolling window's roll step, a freeze =="
-go test ./board -run '^$' -bench 'WindowRoll' -benchtime "${ROLLTIME:-200x}" -timeout 30m | tee "$out/roll.txt"
-go test ./board -run '^$' -bench 'Freeze' -benchtime "${FREEZETIME:-3x}" -timeout 30m | tee "$out/freeze.txt"
+go test ./redisstore -run '^$' -bench 'WindowRoll' -benchtime "${ROLLTIME:-200x}" -timeout 30m | tee "$out/roll.txt"
+go test ./redisstore -run '^$' -bench 'Freeze' -benchtime "${FREEZETIME:-3x}" -timeout 30m | tee "$out/freeze.txt"
 
 echo
 echo "== summary: ops/s on this machine, this run =="

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // signedIn is a console client signed in as alice.
@@ -242,7 +243,7 @@ func TestAuditLogInWords(t *testing.T) {
 	rdb := testRedis(t)
 	week := board.PeriodAt(board.Weekly, f.store.Now(), time.UTC)
 	label, weekName := week.String(), week.Short()
-	if err := rdb.XAdd(context.Background(), &redis.XAddArgs{Stream: board.AuditStream("quiz"), Values: []any{"t", "1", "actor", "key:old (k1)", "action", "scores",
+	if err := rdb.XAdd(context.Background(), &redis.XAddArgs{Stream: redisstore.AuditStream("quiz"), Values: []any{"t", "1", "actor", "key:old (k1)", "action", "scores",
 		"board", "quiz", "period", label, "reason", "", "fmt", "integer", "suf", " pts", "items", "carl\tset\t3\t\t\t3\t1\t"}}).Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"podium/board"
 	"podium/hooks"
+	"podium/redisstore"
 )
 
 var secretRe = regexp.MustCompile(`whsec_[A-Za-z0-9_-]{43}`)
@@ -146,7 +147,7 @@ func TestAdminEarlierBoardsWebhook(t *testing.T) {
 	}
 	h.BoardCreated--
 	js, _ := json.Marshal(h)
-	if err := f.store.Client().HSet(t.Context(), board.HooksKey("chess"), h.ID, js).Err(); err != nil {
+	if err := f.store.Client().HSet(t.Context(), redisstore.HooksKey("chess"), h.ID, js).Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, body := a.get("/admin/boards/chess/hooks"); strings.Contains(body, "https://example.com/old") {

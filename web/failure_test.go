@@ -22,6 +22,7 @@ import (
 	"podium/audit"
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/redisstore"
 	"podium/web/pages"
 	"podium/web/request"
 )
@@ -73,7 +74,7 @@ func TestStoreUnavailable(t *testing.T) {
 	t.Cleanup(func() { rdb.Close() })
 	// No definition cache: the /live handshake reads only the definition, and
 	// this test stops Redis and expects the very next request to notice.
-	store := board.NewStore(rdb, board.WithClock(func() time.Time { return testNow }), board.WithDefinitionTTL(0))
+	store := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return testNow }), redisstore.WithDefinitionTTL(0))
 	adm := &Admin{Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb)}
 	logs := &logRecorder{}

@@ -11,6 +11,7 @@ import (
 	"podium/audit"
 	"podium/board"
 	"podium/hooks"
+	"podium/redisstore"
 )
 
 // TestAPIWebhookOnOffAndSecret: over the API a webhook is turned off and on
@@ -159,7 +160,7 @@ func TestAPIDeletedBoardTakesItsWebhooks(t *testing.T) {
 	if status, got, _ := f.call("DELETE", "/api/v1/boards/chess", all, ""); status != 200 && status != 204 {
 		t.Fatalf("delete the board: %d %v", status, got)
 	}
-	left, err := f.store.Client().Keys(context.Background(), board.HooksKey("chess")+"*").Result()
+	left, err := f.store.Client().Keys(context.Background(), redisstore.HooksKey("chess")+"*").Result()
 	if err != nil || len(left) != 0 {
 		t.Fatalf("webhook keys left once the board is deleted: %v (%v)", left, err)
 	}
@@ -170,7 +171,7 @@ func TestAPIDeletedBoardTakesItsWebhooks(t *testing.T) {
 			t.Errorf("%s the deleted board's hook: %d %v", c.method+" "+c.path, status, got)
 		}
 	}
-	if left, _ := f.store.Client().Keys(context.Background(), board.HooksKey("chess")+"*").Result(); len(left) != 0 {
+	if left, _ := f.store.Client().Keys(context.Background(), redisstore.HooksKey("chess")+"*").Result(); len(left) != 0 {
 		t.Fatalf("webhook keys of the new board, which has none: %v", left)
 	}
 }
@@ -208,7 +209,7 @@ func TestWebhookDeliveryErrorsNameNoAddress(t *testing.T) {
 	id, _ := created["id"].(string)
 	for _, e := range []string{"lookup intranet.corp. on 10.255.255.53:53: no such host", "dial tcp 10.0.0.1:38190: refused: not a public address (HOOKS_ALLOW_PRIVATE allows it)"} {
 		js, _ := json.Marshal(hooks.Attempt{Delivery: "1-0", Event: "chess-1", Type: hooks.Ping, At: time.Now(), Attempt: 1, Outcome: hooks.Retrying, Error: e, Next: time.Now().Add(time.Minute)})
-		if err := f.store.Client().LPush(context.Background(), board.HooksKey("chess")+":log:"+id, js).Err(); err != nil {
+		if err := f.store.Client().LPush(context.Background(), redisstore.HooksKey("chess")+":log:"+id, js).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"podium/board"
 	"podium/hooks"
+	"podium/redisstore"
 )
 
 // TestOpenAPIResponses sends real requests for every operation of the API
@@ -43,10 +44,10 @@ func TestOpenAPIResponses(t *testing.T) {
 	// moved to the archive under a writer with a late clock (409 to write),
 	// and an infinite score an outside writer stored (exported as text).
 	for _, err := range []error{
-		rdb.HSet(ctx, board.ArchiveState("chess"), "week:2026-W50", "0 1"+board.ExpiredMark).Err(),
-		rdb.HSet(ctx, board.ArchiveState("cup"), "week:2026-W50", "0 1"+board.ExpiredMark).Err(),
-		rdb.HSet(ctx, board.ArchiveState("frozen"), "week:2027-W01", "0 1"+board.ExpiredMark).Err(),
-		rdb.ZAdd(ctx, board.ZSetKey("raw", board.Period{Kind: board.AllTime}), redis.Z{Score: math.Inf(1), Member: "far"}).Err(),
+		rdb.HSet(ctx, redisstore.ArchiveState("chess"), "week:2026-W50", "0 1"+redisstore.ExpiredMark).Err(),
+		rdb.HSet(ctx, redisstore.ArchiveState("cup"), "week:2026-W50", "0 1"+redisstore.ExpiredMark).Err(),
+		rdb.HSet(ctx, redisstore.ArchiveState("frozen"), "week:2027-W01", "0 1"+redisstore.ExpiredMark).Err(),
+		rdb.ZAdd(ctx, redisstore.ZSetKey("raw", board.Period{Kind: board.AllTime}), redis.Z{Score: math.Inf(1), Member: "far"}).Err(),
 	} {
 		if err != nil {
 			t.Fatal(err)

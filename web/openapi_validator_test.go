@@ -24,8 +24,8 @@ import (
 	"podium/access"
 	"podium/archive"
 	"podium/audit"
-	"podium/board"
 	"podium/hooks"
+	"podium/redisstore"
 )
 
 // apiCase is one request and the status it must get.
@@ -233,7 +233,7 @@ func sampleRequest(t *testing.T, operationID, key string) apiCase {
 // the fixture's flush of the database.
 func newOpenAPIServer(t *testing.T, rdb redis.UniversalClient, addrLimit int) string {
 	t.Helper()
-	store := board.NewStore(rdb, board.WithClock(func() time.Time { return testNow }))
+	store := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return testNow }))
 	adm := &Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),

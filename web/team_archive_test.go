@@ -18,6 +18,7 @@ import (
 	"podium/audit"
 	"podium/board"
 	"podium/hooks"
+	"podium/redisstore"
 )
 
 // TestTeamPagesOfAnArchivedPeriod: once a closed week has left Redis for
@@ -36,8 +37,8 @@ func TestTeamPagesOfAnArchivedPeriod(t *testing.T) {
 	}
 	defer db.Close()
 	closed := testNow.AddDate(0, 0, -14)
-	past := board.NewStore(rdb, board.WithClock(func() time.Time { return closed }), board.WithDefinitionTTL(0))
-	store := board.NewStore(rdb, board.WithClock(func() time.Time { return testNow }), board.WithDefinitionTTL(0), board.WithPast(db.Past()))
+	past := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return closed }), redisstore.WithDefinitionTTL(0))
+	store := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return testNow }), redisstore.WithDefinitionTTL(0), redisstore.WithPast(db.Past()))
 	by := board.Author{Actor: "test"}
 	for _, def := range []board.Board{
 		{ID: "cup", Title: "Cup", Periods: []board.Kind{board.Weekly, board.AllTime}, Teams: board.TeamsAverage},

@@ -24,6 +24,7 @@ import (
 	"podium/board"
 	"podium/internal/redistest"
 	"podium/live"
+	"podium/redisstore"
 	"podium/web/pages"
 	"podium/web/static"
 )
@@ -36,7 +37,7 @@ func TestMain(m *testing.M) { redistest.Main(m, &srv) }
 // (Wednesday of ISO week 2027-W01).
 type fixture struct {
 	t     *testing.T
-	store *board.Store
+	store *redisstore.Store
 	http  *httptest.Server
 	ready error
 }
@@ -59,7 +60,7 @@ func newFixtureAt(t *testing.T, clock func() time.Time, origins ...string) *fixt
 	if err := flushAll(rdb); err != nil { // our own private server
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, store: board.NewStore(rdb, board.WithClock(clock))}
+	f := &fixture{t: t, store: redisstore.NewStore(rdb, redisstore.WithClock(clock))}
 	s := New(Options{
 		Store:        f.store,
 		Ready:        func(context.Context) error { return f.ready },

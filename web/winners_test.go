@@ -12,6 +12,7 @@ import (
 
 	"podium/archive"
 	"podium/board"
+	"podium/redisstore"
 )
 
 // TestPastWinners: the board page links to its past winners; the page shows
@@ -21,7 +22,7 @@ func TestPastWinners(t *testing.T) {
 	rdb := srv.Client(t)
 	rdb.FlushDB(ctx)
 	lastWeek := time.Now().UTC().AddDate(0, 0, -14)
-	past := board.NewStore(rdb, board.WithClock(func() time.Time { return lastWeek }))
+	past := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return lastWeek }))
 	b, err := past.CreateBoard(ctx, board.Board{ID: "chess", Title: "Chess Club", Periods: []board.Kind{board.Daily, board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly})
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +37,7 @@ func TestPastWinners(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	store := board.NewStore(rdb, board.WithDefinitionTTL(0)) // sees the freeze below at once
+	store := redisstore.NewStore(rdb, redisstore.WithDefinitionTTL(0)) // sees the freeze below at once
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if n, err := (&archive.Archiver{Store: store, DB: db, Log: quiet}).Due(ctx); err != nil || n != 2 { // the day and the week
 		t.Fatalf("archived %d: %v", n, err)
@@ -88,7 +89,7 @@ func TestMemberHistory(t *testing.T) {
 	var b board.Board
 	for i, ago := range []int{21, 14, 7} { // three closed weeks
 		at := time.Now().UTC().AddDate(0, 0, -ago)
-		s := board.NewStore(rdb, board.WithClock(func() time.Time { return at }))
+		s := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return at }))
 		if i == 0 {
 			if b, err = s.CreateBoard(ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}); err != nil {
 				t.Fatal(err)
@@ -103,7 +104,7 @@ func TestMemberHistory(t *testing.T) {
 			}
 		}
 	}
-	store := board.NewStore(rdb)
+	store := redisstore.NewStore(rdb)
 	if _, err := (&archive.Archiver{Store: store, DB: db, Log: quiet}).Due(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ import (
 	"podium/board"
 	"podium/internal/redistest"
 	"podium/live"
+	"podium/redisstore"
 	"podium/web"
 )
 
@@ -121,12 +122,12 @@ func runServer(p load, duration, tick time.Duration) error {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 32})
 	defer rdb.Close()
 	ctx := context.Background()
-	store := board.NewStore(rdb)
+	store := redisstore.NewStore(rdb)
 	b, err := store.CreateBoard(ctx, board.Board{ID: "load", Title: "Load", TieBreak: board.ByMember})
 	if err != nil {
 		return err
 	}
-	key := board.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
+	key := redisstore.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
 	members := 200
 	if p.around {
 		members = clients // one member per client

@@ -11,6 +11,7 @@ import (
 
 	"podium/archive"
 	"podium/board"
+	"podium/redisstore"
 )
 
 // runArchive runs the archive subcommands against REDIS_URL and the archive
@@ -51,7 +52,7 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	defer db.Close()
-	store := board.NewStore(rdb)
+	store := redisstore.NewStore(rdb)
 	// Warnings (audit rows dropped before they were archived) reach the operator.
 	a := &archive.Archiver{Store: store, DB: db, Grace: cfg.ArchiveGrace, Log: slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 

@@ -13,6 +13,7 @@ import (
 	"podium/archive"
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/redisstore"
 )
 
 // TestArchiveCommands: an operator archives last week now, sees it in the
@@ -26,7 +27,7 @@ func TestArchiveCommands(t *testing.T) {
 	ctx := context.Background()
 	rdb := srv.Client(t)
 	lastWeek := time.Now().UTC().AddDate(0, 0, -14) // long closed, whatever the day today
-	past := board.NewStore(rdb, board.WithClock(func() time.Time { return lastWeek }))
+	past := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return lastWeek }))
 	b, err := past.CreateBoard(ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}, Retention: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +103,7 @@ func TestArchiveRunOutsideWriter(t *testing.T) {
 	defer srv.Close()
 	ctx := context.Background()
 	rdb := srv.Client(t)
-	store := board.NewStore(rdb)
+	store := redisstore.NewStore(rdb)
 	b, err := store.CreateBoard(ctx, board.Board{ID: "arcade", Title: "Arcade", Periods: []board.Kind{board.Weekly, board.AllTime}, TieBreak: board.ByMember, Retention: 0})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func TestArchiveRunOutsideWriter(t *testing.T) {
 	weeks := []board.Period{b.Current(board.Weekly, now.AddDate(0, 0, -14)), b.Current(board.Weekly, now.AddDate(-1, 0, 0))}
 	shown := map[string][]board.Entry{}
 	for i, w := range weeks {
-		z := board.ZSetKey(b.ID, w)
+		z := redisstore.ZSetKey(b.ID, w)
 		for m := range 30 + i {
 			if err := rdb.ZIncrBy(ctx, z, float64(m%7), fmt.Sprintf("m%02d", m)).Err(); err != nil {
 				t.Fatal(err)
@@ -144,7 +145,7 @@ func TestArchiveRunOutsideWriter(t *testing.T) {
 		if !strings.Contains(out, fmt.Sprintf("archived %s of arcade: %d members", w, 30+i)) {
 			t.Fatalf("run did not archive %s:\n%s", w, out)
 		}
-		if ttl := rdb.PTTL(ctx, board.ZSetKey(b.ID, w)).Val(); ttl <= 0 || ttl > time.Minute {
+		if ttl := rdb.PTTL(ctx, redisstore.ZSetKey(b.ID, w)).Val(); ttl <= 0 || ttl > time.Minute {
 			t.Fatalf("%s is not set to expire from Redis: TTL %v", w, ttl)
 		}
 	}

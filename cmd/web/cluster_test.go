@@ -18,6 +18,7 @@ import (
 
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/redisstore"
 )
 
 // served is the real binary's run, serving on a free address until the
@@ -181,7 +182,7 @@ func boardsOnEachPrimary(t *testing.T, c *redistest.Cluster, prefix string) []st
 	byPrimary := map[string]string{}
 	for i := 0; len(byPrimary) < len(primaries); i++ {
 		id := fmt.Sprintf("%s%d", prefix, i)
-		p, err := c.PrimaryOf(context.Background(), board.ZSetKey(id, board.Period{Kind: board.AllTime}))
+		p, err := c.PrimaryOf(context.Background(), redisstore.ZSetKey(id, board.Period{Kind: board.AllTime}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +256,7 @@ func TestEveryFeatureOnCluster(t *testing.T) {
 	}
 	// Live on every primary: an outside write and an API write.
 	for i, id := range ids {
-		if err := cc.ZIncrBy(ctx, board.ZSetKey(id, board.Period{Kind: board.AllTime}), 100, "cat").Err(); err != nil {
+		if err := cc.ZIncrBy(ctx, redisstore.ZSetKey(id, board.Period{Kind: board.AllTime}), 100, "cat").Err(); err != nil {
 			t.Fatal(err)
 		}
 		watchers[i].until("cat's outside write on "+id, `"v":103`, 5*time.Second)
@@ -303,7 +304,7 @@ func TestEveryFeatureOnCluster(t *testing.T) {
 			t.Errorf("the log says %s:\n%s", bad, s.log)
 		}
 	}
-	if n, err := cc.SCard(ctx, board.BoardsKey).Result(); err != nil || n < 4 {
+	if n, err := cc.SCard(ctx, redisstore.BoardsKey).Result(); err != nil || n < 4 {
 		t.Errorf("boards index: %d, %v", n, err)
 	}
 }

@@ -13,12 +13,12 @@ import (
 
 	"podium/access"
 	"podium/audit"
-	"podium/board"
 	"podium/hooks"
+	"podium/redisstore"
 	"podium/web"
 )
 
-func newAdmin(rdb redis.UniversalClient, store *board.Store, cfg Config) *web.Admin {
+func newAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config) *web.Admin {
 	return &web.Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, 0), Sessions: access.NewSessions(rdb),
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
@@ -86,7 +86,7 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprintf(stdout, "created admin %s\n", *user)
 	case "apikey":
 		if *boardID != "" {
-			if _, err := board.NewStore(rdb).Board(ctx, *boardID); err != nil {
+			if _, err := redisstore.NewStore(rdb).Board(ctx, *boardID); err != nil {
 				return err
 			}
 		}

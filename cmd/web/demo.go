@@ -14,6 +14,7 @@ import (
 
 	"podium/audit"
 	"podium/board"
+	"podium/redisstore"
 )
 
 // demoBoard is a board the demo creates, its members, and how to make up a
@@ -106,7 +107,7 @@ const demoActor = "demo"
 
 // demo is a prepared demo: its boards exist in the store and are its own.
 type demo struct {
-	store  *board.Store
+	store  *redisstore.Store
 	rdb    redis.UniversalClient
 	audit  *audit.Log
 	log    *slog.Logger
@@ -119,7 +120,7 @@ type demo struct {
 // refuses, writing nothing, a store that holds a board with a demo id that
 // the demo did not make: demo scores are random, and a real board's scores
 // are someone's data. Boards it made on an earlier start are used again.
-func prepareDemo(ctx context.Context, store *board.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logger) (*demo, error) {
+func prepareDemo(ctx context.Context, store *redisstore.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logger) (*demo, error) {
 	d := &demo{store: store, rdb: rdb, audit: audit.New(rdb), log: log, boards: demoBoards(cfg.TimeZone)}
 	marks, err := rdb.HGetAll(ctx, demoBoardsKey).Result()
 	if err != nil {
@@ -232,7 +233,7 @@ func (d *demo) own(ctx context.Context, id string) (board.Board, error) {
 }
 
 // submit writes one demo score; the write records its own audit entry.
-func (d *demo) submit(ctx context.Context, store *board.Store, b *board.Board, sub board.Submission) error {
+func (d *demo) submit(ctx context.Context, store *redisstore.Store, b *board.Board, sub board.Submission) error {
 	_, err := store.Submit(ctx, b.ID, sub, board.Author{Actor: demoActor, Reason: "demo data"})
 	return err
 }
@@ -251,7 +252,7 @@ func (d *demo) seed(ctx context.Context, b *board.Board, db *demoBoard, r *rand.
 	times = append(times, now)
 	for _, at := range times {
 		clock := at
-		s := board.NewStore(d.rdb, board.WithClock(func() time.Time { clock = clock.Add(37 * time.Second); return clock }))
+		s := redisstore.NewStore(d.rdb, redisstore.WithClock(func() time.Time { clock = clock.Add(37 * time.Second); return clock }))
 		if at.Equal(now) {
 			s = d.store
 		}

@@ -14,6 +14,7 @@ import (
 	"podium/audit"
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/redisstore"
 )
 
 // startRun runs the binary's run in the background, serving on a free
@@ -61,7 +62,7 @@ func TestDemoRefusesBoardsItDidNotMake(t *testing.T) {
 	defer srv.Close()
 	rdb := srv.Client(t)
 	ctx := context.Background()
-	store := board.NewStore(rdb)
+	store := redisstore.NewStore(rdb)
 	if _, err := store.CreateBoard(ctx, board.Board{ID: "arcade", Title: "Our real arcade", Periods: []board.Kind{board.AllTime}}); err != nil {
 		t.Fatal(err)
 	}
@@ -100,12 +101,12 @@ func TestDemoOwnBoardsAcrossRestarts(t *testing.T) {
 	ids := []string{"arcade", "sales", "sprint-100m"}
 	demoEntries := func() (n int64) {
 		for _, id := range ids {
-			n += rdb.XLen(ctx, board.AuditActorStream(id, demoActor)).Val()
+			n += rdb.XLen(ctx, redisstore.AuditActorStream(id, demoActor)).Val()
 		}
 		return n
 	}
 	seeded := func() bool {
-		return rdb.HLen(ctx, demoBoardsKey).Val() == 3 && rdb.Exists(ctx, board.AuditStream("sales")).Val() == 1
+		return rdb.HLen(ctx, demoBoardsKey).Val() == 3 && rdb.Exists(ctx, redisstore.AuditStream("sales")).Val() == 1
 	}
 
 	stop := startRun(t, []string{"--demo"}, vars)
@@ -155,7 +156,7 @@ func TestDemoOwnBoardsAcrossRestarts(t *testing.T) {
 	}
 	// The board's own recent-changes list and the audit log agree on the
 	// newest demo score.
-	store := board.NewStore(rdb)
+	store := redisstore.NewStore(rdb)
 	b, err := store.Board(ctx, entries[0].Board)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/redisstore"
 	"podium/web"
 )
 
@@ -38,7 +39,7 @@ func TestDrainBeforeShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := board.NewStore(rdb)
+	store := redisstore.NewStore(rdb)
 	admin := newAdmin(rdb, store, cfg)
 	if _, err := store.CreateBoard(ctx, board.Board{ID: "drain", Title: "Drain", Periods: []board.Kind{board.AllTime}}); err != nil {
 		t.Fatal(err)

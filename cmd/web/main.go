@@ -21,9 +21,9 @@ import (
 
 	"podium/access"
 	"podium/archive"
-	"podium/board"
 	"podium/hooks"
 	"podium/live"
+	"podium/redisstore"
 	"podium/web"
 )
 
@@ -69,7 +69,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer arch.Close()
-	store := board.NewStore(rdb, append(storeOpts, board.WithAuditKeep(cfg.AuditKeep), board.WithPast(arch.Past()))...)
+	store := redisstore.NewStore(rdb, append(storeOpts, redisstore.WithAuditKeep(cfg.AuditKeep), redisstore.WithPast(arch.Past()))...)
 	if err := prepareStore(ctx, store, cfg, log); err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func serveMetrics(cfg Config, srv *web.Server, log *slog.Logger) (func(), error)
 
 // prepareStore brings boards from earlier versions up to date and loads the
 // Function library outside writers call (FCALL podium_submit).
-func prepareStore(ctx context.Context, store *board.Store, cfg Config, log *slog.Logger) error {
+func prepareStore(ctx context.Context, store *redisstore.Store, cfg Config, log *slog.Logger) error {
 	upgraded, err := store.Upgrade(ctx)
 	for _, id := range upgraded {
 		log.Info("board upgraded: scores now kept in exact units", slog.String("board", id))
@@ -269,7 +269,7 @@ func prepareStore(ctx context.Context, store *board.Store, cfg Config, log *slog
 // podium_submit reads, a horizon ahead: at start and every hour. Each hour
 // it also reloads the Function library, which reaches a Cluster primary
 // added since the start.
-func refreshSchedules(ctx context.Context, store *board.Store, reload bool, log *slog.Logger) {
+func refreshSchedules(ctx context.Context, store *redisstore.Store, reload bool, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -292,7 +292,7 @@ func refreshSchedules(ctx context.Context, store *board.Store, reload bool, log 
 // ensureFunctions loads the Function library into a primary that lacks it
 // (one added to a Cluster, a Redis replaced empty) within one period of
 // every, rather than at the next hourly reload.
-func ensureFunctions(ctx context.Context, store *board.Store, every time.Duration, log *slog.Logger) {
+func ensureFunctions(ctx context.Context, store *redisstore.Store, every time.Duration, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -315,9 +315,9 @@ func ensureFunctions(ctx context.Context, store *board.Store, every time.Duratio
 
 // rollWindows takes the buckets that leave the boards' rolling windows out
 // of them: every replica checks every 10 seconds, so a window is at most
-// that late past a bucket boundary (board/window.go).
-func rollWindows(ctx context.Context, store *board.Store, log *slog.Logger) {
-	r := &board.Roller{Store: store}
+// that late past a bucket boundary (redisstore/window.go).
+func rollWindows(ctx context.Context, store *redisstore.Store, log *slog.Logger) {
+	r := &redisstore.Roller{Store: store}
 	t := time.NewTicker(10 * time.Second)
 	defer t.Stop()
 	for {

@@ -12,13 +12,13 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"podium/board"
+	"podium/redisstore"
 )
 
 // openRedis connects to the Redis the configuration names, or starts the
 // embedded store when it names none. The returned close function releases
 // what was opened.
-func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.UniversalClient, []board.Option, func(), error) {
+func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.UniversalClient, []redisstore.Option, func(), error) {
 	if cfg.Embedded() {
 		return openEmbedded(log)
 	}
@@ -76,7 +76,7 @@ func dialRedis(ctx context.Context, cfg Config) (rdb redis.UniversalClient, wher
 // miniredis serves on a loopback TCP port, which every local user can reach:
 // without a password anyone on the machine could HSET podium:admins. So it
 // requires one, random and made at each start, known only to this process.
-func openEmbedded(log *slog.Logger) (redis.UniversalClient, []board.Option, func(), error) {
+func openEmbedded(log *slog.Logger) (redis.UniversalClient, []redisstore.Option, func(), error) {
 	m := miniredis.NewMiniRedis()
 	pass := randomSecret(32)
 	m.RequireAuth(pass)
@@ -86,7 +86,7 @@ func openEmbedded(log *slog.Logger) (redis.UniversalClient, []board.Option, func
 	log.Warn("running on the embedded in-memory store: data is lost when the process exits; set REDIS_URL to keep it in Redis",
 		slog.String("store", "miniredis"), slog.String("addr", m.Addr()))
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr(), Password: pass})
-	publish := board.WithWriteHook(func(ctx context.Context, keys ...string) {
+	publish := redisstore.WithWriteHook(func(ctx context.Context, keys ...string) {
 		pipe := rdb.Pipeline()
 		for _, k := range keys {
 			pipe.Publish(ctx, "__keyspace@0__:"+k, "zadd")
@@ -113,7 +113,7 @@ func openEmbedded(log *slog.Logger) (redis.UniversalClient, []board.Option, func
 			}
 		}
 	}()
-	return rdb, []board.Option{publish}, func() { close(stop); rdb.Close(); m.Close() }, nil
+	return rdb, []redisstore.Option{publish}, func() { close(stop); rdb.Close(); m.Close() }, nil
 }
 
 // redisDB is the database whose keyspace the live hub watches: REDIS_URL's

@@ -10,6 +10,7 @@ import (
 
 	"podium/archive"
 	"podium/board"
+	"podium/redisstore"
 )
 
 // TestEmbeddedKeysExpire: the embedded store runs time-to-live down as Redis
@@ -53,7 +54,7 @@ func TestEmbeddedArchives(t *testing.T) {
 	}
 	defer db.Close()
 	lastWeek := time.Now().UTC().AddDate(0, 0, -14)
-	past := board.NewStore(rdb, append(opts, board.WithClock(func() time.Time { return lastWeek }))...)
+	past := redisstore.NewStore(rdb, append(opts, redisstore.WithClock(func() time.Time { return lastWeek }))...)
 	b, err := past.CreateBoard(ctx, board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +64,7 @@ func TestEmbeddedArchives(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	store := board.NewStore(rdb, append(opts, board.WithPast(db.Past()))...)
+	store := redisstore.NewStore(rdb, append(opts, redisstore.WithPast(db.Past()))...)
 	a := &archive.Archiver{Store: store, DB: db, Linger: time.Millisecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if n, err := a.Due(ctx); err != nil || n != 1 {
 		t.Fatalf("archived %d: %v", n, err)

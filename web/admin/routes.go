@@ -13,7 +13,7 @@ import (
 
 	"podium/access"
 	"podium/audit"
-	"podium/board"
+	"podium/redisstore"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -120,7 +120,7 @@ func (s *Handler) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Set("session", *sess)
 			// Admins read a frozen board's live standings (board.LiveStandings);
 			// the public pages never run under this middleware.
-			c.SetRequest(c.Request().WithContext(board.LiveStandings(c.Request().Context())))
+			c.SetRequest(c.Request().WithContext(redisstore.LiveStandings(c.Request().Context())))
 			return next(c)
 		}
 		if c.Request().Method != http.MethodGet {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"podium/board"
+	"podium/redisstore"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -18,9 +18,9 @@ func (s *Handler) home(c echo.Context) error {
 		return err
 	}
 	now := s.opts.Store.Now()
-	qs := make([]board.ViewQuery, len(boards))
+	qs := make([]redisstore.ViewQuery, len(boards))
 	for i := range boards {
-		qs[i] = board.ViewQuery{Board: &boards[i], Period: boards[i].Current(boards[i].DefaultPeriod, now), Limit: 3}
+		qs[i] = redisstore.ViewQuery{Board: &boards[i], Period: boards[i].Current(boards[i].DefaultPeriod, now), Limit: 3}
 	}
 	tops := s.opts.Store.ReadViews(ctx, qs) // one round trip for every board
 	cards := make([]templates.Card, 0, len(boards))

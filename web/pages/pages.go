@@ -15,6 +15,7 @@ import (
 
 	"podium/board"
 	"podium/live"
+	"podium/redisstore"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -29,7 +30,7 @@ type Store interface {
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
 	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) ([]board.Entry, bool, error)
 	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
-	ReadViews(ctx context.Context, qs []board.ViewQuery) []board.ViewResult
+	ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult
 	Teams
 }
 

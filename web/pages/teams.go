@@ -16,7 +16,7 @@ import (
 	"podium/web/templates"
 )
 
-// Teams is what the team pages read of the board engine (board/team.go).
+// Teams is what the team pages read of the board engine (redisstore/team.go).
 type Teams interface {
 	TeamPage(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	TeamMembers(ctx context.Context, b *board.Board, p board.Period, team string) ([]board.Standing, error)

@@ -1,6 +1,8 @@
 package templates
 
-import "podium/board"
+import (
+	"podium/board"
+)
 
 // stepName is what the previous/next period links are called by screen
 // readers, "Previous week" or "Next day", since on a phone they show only

@@ -1,0 +1,85 @@
+package board
+
+import "time"
+
+// Read limits.
+const (
+	MaxPageSize    = 1000
+	MaxAround      = 100
+	MaxRankMembers = 1000
+)
+
+// Entry is one row of a board.
+type Entry struct {
+	Rank     int
+	Position int // 0-based place in board order; differs from Rank-1 at ties
+	Member   string
+	Name     string
+	Score    float64
+	Fields   []int64 // extra sort field values, when the board has any
+}
+
+// Page is a window of one period of a board.
+type Page struct {
+	Period  Period
+	Total   int // members in the period
+	Offset  int // position of the first entry
+	Matched int // members a score-range query matched; Total for plain pages
+	Entries []Entry
+	// Teams is how a team standing's scores were made (TeamPage): the
+	// board's mode, or for an archived period the mode it closed under.
+	Teams TeamMode
+}
+
+// CheckWindow refuses a page window the store will not read: a negative
+// offset, or a limit outside 1..MaxPageSize.
+func CheckWindow(offset, limit int) error {
+	if offset < 0 {
+		return NewFieldError(ErrInvalidInput, "offset", "must not be negative")
+	}
+	if limit < 1 || limit > MaxPageSize {
+		return NewFieldError(ErrInvalidInput, "limit", "must be from 1 to %d", MaxPageSize)
+	}
+	return nil
+}
+
+// Standing is a member's place in one period.
+type Standing struct {
+	Period   Period
+	Member   string
+	Name     string
+	Ranked   bool // false: no score in this period
+	Score    float64
+	Rank     int
+	Position int
+	Total    int // members in the period
+	Worse    int // members ranked strictly below (not tied)
+}
+
+// Percentile is the share of the other members that rank strictly below this
+// one, 0-100: the best member is at 100, the worst at 0, tied members equal.
+func (st Standing) Percentile() float64 {
+	if !st.Ranked {
+		return 0
+	}
+	if st.Total <= 1 {
+		return 100
+	}
+	return 100 * float64(st.Worse) / float64(st.Total-1)
+}
+
+// Removed is one period a member was taken out of, with the score it had.
+type Removed struct {
+	Period Period
+	Score  float64
+}
+
+// Activity is one entry of a board's recent changes.
+type Activity struct {
+	Time    time.Time
+	Member  string
+	Name    string
+	Op      Op
+	Value   float64
+	Changes []Change
+}

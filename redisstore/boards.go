@@ -1,0 +1,285 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"podium/board"
+)
+
+// CreateBoard validates and stores a new board; ErrExists if the id is taken.
+func (s *Store) CreateBoard(ctx context.Context, b board.Board) (board.Board, error) {
+	b.Normalize()
+	if err := errors.Join(b.Validate(), b.CheckNew()); err != nil {
+		return board.Board{}, err
+	}
+	now := s.now().UTC()
+	b.Created, b.Updated = now, now
+	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID), genKey(b.ID)}, append([]any{"", 0, 0, "", "create"}, defFields(&b)...)...).Result()
+	if err != nil {
+		return board.Board{}, fmt.Errorf("board: create %q: %w", b.ID, err)
+	}
+	st, rest, err := status(reply)
+	if err != nil || st != "ok" {
+		if st == "exists" {
+			return board.Board{}, fmt.Errorf("board: create %q: %w", b.ID, board.ErrExists)
+		}
+		return board.Board{}, fmt.Errorf("board: create %q: %v %w", b.ID, st, err)
+	}
+	b.Version = int64(toInt(rest[0]))
+	s.defs.put(b, time.Now())
+	if err := s.writeSchedule(ctx, &b); err != nil {
+		return board.Board{}, err
+	}
+	// The index of boards lives outside the board's hash slot, so it is a
+	// separate write; Boards skips ids whose definition is gone. The set of
+	// audited boards keeps the id after a delete, for the log's views.
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.SAdd(ctx, boardsKey, b.ID)
+		p.SAdd(ctx, AuditedKey, b.ID)
+		return nil
+	}); err != nil {
+		return board.Board{}, fmt.Errorf("board: index %q: %w", b.ID, err)
+	}
+	return b, nil
+}
+
+// UpdateBoard replaces a board's definition. Order, tie-break and extra
+// fields are fixed at creation (ErrImmutable); periods, title, format, zone,
+// rank style and cap may change.
+func (s *Store) UpdateBoard(ctx context.Context, b board.Board) (board.Board, error) {
+	b.Normalize()
+	old, err := s.readBoard(ctx, b.ID) // fresh: the immutable options are checked against it
+	if err != nil {
+		return board.Board{}, err
+	}
+	verr := errors.Join(b.Validate(), b.CheckNew())
+	if ierr := board.CheckImmutable(&old, &b); ierr != nil {
+		verr = errors.Join(verr, ierr)
+	}
+	if ferr := board.CheckFrozen(&old, &b); ferr != nil {
+		verr = errors.Join(verr, ferr)
+	}
+	if verr != nil {
+		return board.Board{}, verr
+	}
+	if old.LegacyUnits {
+		return board.Board{}, fmt.Errorf("board: update %q: its scores are being upgraded to exact units; retry in a moment: %w", b.ID, board.ErrBusy)
+	}
+	b.Created, b.Updated = old.Created, s.now().UTC()
+	b.FreezeAt = old.FreezeAt // not a field of the form: putdef leaves it as it is
+	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID), genKey(b.ID)}, append([]any{"", 0, 0, "", "update"}, defFields(&b)...)...).Result()
+	if err != nil {
+		return board.Board{}, fmt.Errorf("board: update %q: %w", b.ID, err)
+	}
+	st, rest, err := status(reply)
+	if err != nil {
+		return board.Board{}, fmt.Errorf("board: update %q: %w", b.ID, err)
+	}
+	if st == "nf" {
+		return board.Board{}, fmt.Errorf("board: update %q: %w", b.ID, board.ErrNotFound)
+	}
+	b.Version = int64(toInt(rest[0]))
+	b.FreezeAt = freezeTime(rest[1]) // as stored by now, should a freeze have come between
+	s.defs.put(b, time.Now())
+	s.wrote(ctx, defKey(b.ID)) // open views follow the new definition
+	if err := s.writeSchedule(ctx, &b); err != nil {
+		return board.Board{}, err
+	}
+	if err := s.dropWindows(context.WithoutCancel(ctx), &old, &b); err != nil {
+		return board.Board{}, err
+	}
+	if old.Teams != b.Teams || (b.Teams != board.TeamsOff && (old.RankStyle == board.Dense) != (b.RankStyle == board.Dense)) {
+		// Detached, like the dense rebuild below: a standing half rebuilt
+		// would stay wrong.
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := s.rebuildTeams(tctx, &b); err != nil {
+			return board.Board{}, err
+		}
+	}
+	if (old.RankStyle == board.Dense) != (b.RankStyle == board.Dense) {
+		// Detached: a rebuild left half done by a client hanging up would
+		// stay so (reads repair a dense period whose index lacks a group,
+		// but only when they meet one).
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := s.restyle(rctx, &b); err != nil {
+			return board.Board{}, err
+		}
+	}
+	return b, nil
+}
+
+// restyle builds the tie-group index of every period of a board that turned
+// dense (writes keep it only on dense boards: see common.lua), or drops it
+// from one that no longer is. Each period is one script, O(N) for a dense
+// board; writes made meanwhile, already under the new version, keep the
+// index the rebuild then replaces whole.
+func (s *Store) restyle(ctx context.Context, b *board.Board) error {
+	zsets, err := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()
+	if err != nil {
+		return fmt.Errorf("board: restyle %q: %w", b.ID, err)
+	}
+	for _, z := range zsets {
+		if b.RankStyle == board.Dense {
+			err = scripts.reindex.Run(ctx, s.rdb, []string{z, distinctKey(z), groupCountKey(z)}, prelude(b)...).Err()
+		} else {
+			err = s.rdb.Del(ctx, distinctKey(z), groupCountKey(z)).Err()
+		}
+		if err != nil {
+			return fmt.Errorf("board: restyle %s of %q: %w", z, b.ID, err)
+		}
+	}
+	s.wrote(ctx, zsets...) // every rank shown may have changed
+	return nil
+}
+
+// Boards lists every board, ordered by title.
+func (s *Store) Boards(ctx context.Context) ([]board.Board, error) {
+	ids, err := s.rdb.SMembers(ctx, boardsKey).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: list: %w", err)
+	}
+	cmds := make([]*redis.MapStringStringCmd, len(ids))
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = p.HGetAll(ctx, defKey(id))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("board: list: %w", err)
+	}
+	out := make([]board.Board, 0, len(ids))
+	for _, c := range cmds {
+		if len(c.Val()) == 0 {
+			continue // deleted between the two reads, or a half-finished delete
+		}
+		b, err := parseDef(c.Val())
+		if err != nil {
+			return nil, fmt.Errorf("board: list: %w", err)
+		}
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b board.Board) int {
+		if c := strings.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// DeleteBoard removes a board and every score, name and change it holds,
+// and its webhooks (their secrets, queue and logs) in the same step.
+func (s *Store) DeleteBoard(ctx context.Context, id string) error {
+	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id), schedKey(id), ArchiveState(id), freezeKey(id), HooksKey(id)}
+	zsets, err := s.rdb.SMembers(ctx, periodsKey(id)).Result()
+	if err != nil {
+		return fmt.Errorf("board: delete %q: %w", id, err)
+	}
+	reply, err := scripts.dropboard.Run(ctx, s.rdb, keys, "", 0, 0, "").Result()
+	if err != nil {
+		return fmt.Errorf("board: delete %q: %w", id, err)
+	}
+	s.defs.drop(id)
+	if st, _, _ := status(reply); st == "nf" {
+		return fmt.Errorf("board %q: %w", id, board.ErrNotFound)
+	}
+	if err := s.rdb.SRem(ctx, boardsKey, id).Err(); err != nil {
+		return fmt.Errorf("board: unindex %q: %w", id, err)
+	}
+	s.wrote(ctx, zsets...)
+	return nil
+}
+
+// defFields writes a definition as hash field/value pairs, readable in redis-cli.
+func defFields(b *board.Board) []any {
+	periods := make([]string, len(b.Periods))
+	for i, k := range b.Periods {
+		periods[i] = string(k)
+	}
+	fields := make([]string, len(b.Fields))
+	for i, f := range b.Fields {
+		dir := "asc"
+		if f.Desc {
+			dir = "desc"
+		}
+		fields[i] = f.Name + ":" + dir
+	}
+	return []any{
+		"id", b.ID,
+		"title", b.Title,
+		"format", string(b.Format.Type),
+		"decimals", strconv.Itoa(b.Format.Decimals),
+		"prefix", b.Format.Prefix,
+		"suffix", b.Format.Suffix,
+		"order", string(b.Order),
+		"periods", strings.Join(periods, ","),
+		"default_period", string(b.DefaultPeriod),
+		"time_zone", b.TimeZone,
+		"tie_break", string(b.TieBreak),
+		"rank_style", string(b.RankStyle),
+		"fields", strings.Join(fields, ","),
+		"cap", strconv.Itoa(b.Cap),
+		"retention", strconv.Itoa(b.Retention),
+		"window", string(b.Window),
+		"teams", string(b.Teams),
+		"units", "1", // scores are whole numbers of Format.Unit (board/score.go)
+		"created", b.Created.Format(time.RFC3339Nano),
+		"updated", b.Updated.Format(time.RFC3339Nano),
+	}
+}
+
+func parseDef(m map[string]string) (board.Board, error) {
+	b := board.Board{
+		ID:            m["id"],
+		Title:         m["title"],
+		Format:        board.Format{Type: board.FormatType(m["format"]), Prefix: m["prefix"], Suffix: m["suffix"]},
+		Order:         board.Order(m["order"]),
+		DefaultPeriod: board.Kind(m["default_period"]),
+		TimeZone:      m["time_zone"],
+		TieBreak:      board.TieBreak(m["tie_break"]),
+		RankStyle:     board.RankStyle(m["rank_style"]),
+		Window:        board.WindowMode(m["window"]),
+		Teams:         board.TeamMode(m["teams"]),
+	}
+	if b.Window == "" {
+		b.Window = board.WindowSum // definitions from before rolling windows
+	}
+	b.Format.Decimals, _ = strconv.Atoi(m["decimals"])
+	b.Cap, _ = strconv.Atoi(m["cap"])
+	b.Retention = board.DefaultRetention // definitions from before the option
+	if r, err := strconv.Atoi(m["retention"]); err == nil {
+		b.Retention = r
+	}
+	for _, p := range strings.Split(m["periods"], ",") {
+		if p != "" {
+			b.Periods = append(b.Periods, board.Kind(p))
+		}
+	}
+	for _, f := range strings.Split(m["fields"], ",") {
+		if name, dir, ok := strings.Cut(f, ":"); ok {
+			b.Fields = append(b.Fields, board.Field{Name: name, Desc: dir == "desc"})
+		}
+	}
+	b.Created, _ = time.Parse(time.RFC3339Nano, m["created"])
+	b.Updated, _ = time.Parse(time.RFC3339Nano, m["updated"])
+	b.Version, _ = strconv.ParseInt(m["version"], 10, 64) // 0 for definitions written before versions
+	if us, err := strconv.ParseInt(m["freeze_at"], 10, 64); err == nil {
+		b.FreezeAt = time.UnixMicro(us).UTC()
+	}
+	b.LegacyUnits = b.Format.Type == board.Decimal && m["units"] != "1"
+	if err := b.Validate(); err != nil {
+		return board.Board{}, fmt.Errorf("stored definition of %q is invalid: %w", b.ID, err)
+	}
+	return b, nil
+}

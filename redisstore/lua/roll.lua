@@ -1,0 +1,97 @@
+-- Take the buckets that have left a rolling window out of it (redisstore/window.go),
+-- one chunk of a bucket's members per call, each call atomic.
+-- KEYS: 1 def, 2 window zset, 3 entries, 4 distinct, 5 counts, 6 the board's
+-- window state hash, 7 the window's set of bucket ids.
+-- ARGV (after the prelude's 4): 5 window kind ('last7d'), 6 mode ('sum' or
+-- 'best'), 7 the oldest bucket id inside the window now, 8 chunk size, 9
+-- the definition version the caller read, 10 the freeze marker's key.
+-- The state hash keeps, per window, field <kind>: the window's floor (the
+-- oldest bucket it holds; writes to older buckets are left out of it, see
+-- submit.lua). The floor only rises: a replica whose clock is behind cannot
+-- bring a bucket back. Each call takes the members it handles out of the
+-- leaving bucket, so a removal in between (which takes a member out of
+-- every bucket) cannot make it skip one.
+-- Returns 'idle' (no bucket has left), 'more' (call again), 'done', or
+-- 'stale' (the definition changed: read it again).
+local def = redis.call('HMGET', KEYS[1], 'version', 'teams', 'freeze_at')
+if not def[1] and redis.call('EXISTS', KEYS[1]) == 0 then return 'idle' end
+if (def[1] or '0') ~= ARGV[9] then return 'stale' end
+local TEAMS = def[2] or ''
+local TAG = tag_of(KEYS[1])
+local K, MODE, FLOOR, CH = ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8])
+local z, ek, d, c, state, bs = KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local floor = redis.call('HGET', state, K)
+if floor and floor >= FLOOR then FLOOR = floor else redis.call('HSET', state, K, FLOOR) end
+
+local ids = redis.call('SMEMBERS', bs)
+table.sort(ids)
+if #ids == 0 or ids[1] >= FLOOR then return 'idle' end
+local b = ids[1]
+local bk = z .. ':b:' .. b
+freeze_due(def[3], ARGV[10]) -- a scheduled freeze is taken before the window moves
+local chunk = redis.call('ZRANGE', bk, 0, CH - 1, 'WITHSCORES')
+local mids, vals = {}, {}
+for j = 1, #chunk, 2 do
+  mids[#mids + 1] = chunk[j]
+  vals[#vals + 1] = tonumber(chunk[j + 1])
+end
+if #mids > 0 then
+  -- What the other buckets hold of these members: whether any does (a member
+  -- none holds leaves the window), and the best offer (best mode). Buckets
+  -- that have left too still count until their own turn.
+  local present, best = {}, {}
+  for _, x in ipairs(ids) do
+    if x ~= b then
+      local sc = redis.call('ZMSCORE', z .. ':b:' .. x, unpack(mids))
+      for j = 1, #mids do
+        local v = sc[j] and tonumber(sc[j])
+        if v then
+          present[j] = true
+          if best[j] == nil or (DESC and v > best[j]) or (not DESC and v < best[j]) then best[j] = v end
+        end
+      end
+    end
+  end
+  local entries = mids
+  if PW > 0 then entries = redis.call('HMGET', ek, unpack(mids)) end
+  local q, qj = {}, {}
+  for j = 1, #mids do
+    if entries[j] then
+      q[#q + 1] = entries[j]
+      qj[#qj + 1] = j
+    end
+  end
+  local teams = {}
+  if TEAMS ~= '' then teams = redis.call('HMGET', TAG .. ':team', unpack(mids)) end
+  if #q > 0 then
+    local sc = redis.call('ZMSCORE', z, unpack(q))
+    for k = 1, #q do
+      local cur = sc[k] and tonumber(sc[k])
+      if cur then -- not on the window: removed, or trimmed by a size cap
+        local j, e = qj[k], q[k]
+        local new
+        if present[j] then
+          if MODE == 'best' then new = best[j] else new = cur - vals[j] end
+        end
+        if new == nil then
+          group_del(d, c, e, cur)
+          redis.call('ZREM', z, e)
+          if PW > 0 then redis.call('HDEL', ek, mids[j]) end
+        elseif new ~= cur then
+          group_del(d, c, e, cur)
+          redis.call('ZADD', z, fmt(new), e)
+          group_add(d, c, e, fmt(new))
+        end
+        if new ~= cur then team_apply(TEAMS, z, TAG, teams[j], cur, new) end
+      end
+    end
+  end
+end
+if #mids > 0 then redis.call('ZREM', bk, unpack(mids)) end
+if #mids < CH then
+  redis.call('DEL', bk)
+  redis.call('SREM', bs, b)
+  if #ids > 1 and ids[2] < FLOOR then return 'more' end
+  return 'done'
+end
+return 'more'

@@ -1,0 +1,488 @@
+-- Submit scores for one or more members to every enabled period, and record
+-- what changed in the board's audit stream, in one atomic step: a change and
+-- its audit entry exist together or not at all.
+-- Scores are whole numbers of the board's unit (see board/score.go), so every
+-- value within ±2^53 is exact and an increment that would round is refused.
+-- Two modes: 'atomic' (a batch: every item is checked first and nothing is
+-- written unless all pass) and 'each' (group commit: concurrent single
+-- submissions in one call, each applied or refused on its own).
+-- KEYS: 1 def, 2 names, 3 names:lc, 4 names:idx, 5 recent, 6 periods set,
+--       7 batch idempotency key, 8 audit stream, 9 the actor's audit stream,
+--       10 the board's audit actors set, 11 archive state, 12 freeze marker,
+--       then per period: zset, entries, distinct, counts, then one
+--       idempotency key per item.
+-- ARGV (after the prelude's 4): 5 zero fields part, 6 time part, 7 definition
+--   version the caller read, 8 max magnitude, 9 cap, 10 batch idempotency key
+--   ('' none), 11 idempotency TTL seconds, 12 now (µs), 13 recent-list length,
+--   14 number of periods P, 15 number of items N, 16 batch fingerprint,
+--   17 mode ('atomic' or 'each'), 18 ranks ('1' compute before/after ranks,
+--   '0' scores only), 19 actor, 20 reason, 21 audit entries kept per stream,
+--   then P period labels, then per item: op, value, fields part ('' keeps the
+--   member's), member id, name ('' none), lower-cased name or id, idempotency
+--   key ('' none), request fingerprint, time part ('' the call's, ARGV[6]):
+--   with the earliest and latest tie-breaks, each item is ordered by its own
+--   time (group commit: when each one arrived), team ('' keeps the member's);
+--   then the rolling windows' arguments (see below).
+-- Returns {'ok', json} | {'replay', json} | {'nf'} | {'stale'} (the definition
+--   changed since the caller read it) | {'archived', period label} (a period
+--   whose keys expired to the archive: a writer whose clock is far behind;
+--   nothing was written) and, in atomic mode only,
+--   {'reused', item index (0 the batch)} | {'range', item index (1-based),
+--   period label, old score}.
+-- The json is an array with one {periods = [...]} per item ({replayed = true}
+-- for an item whose own key was seen before; in each mode {err = 'reused'} or
+-- {err = 'range', p = label, old = score} for an item refused on its own).
+local def = redis.call('HMGET', KEYS[1], 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at')
+local version = def[1]
+if not version then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
+  version = '0'
+end
+-- A decimal board still holding decimals (before Store.Upgrade) is never
+-- written in units: the caller reads the definition again and refuses.
+if version ~= ARGV[7] or (def[2] == 'decimal' and def[3] ~= '1') then return {'stale'} end
+-- A freeze whose time has come is taken before this write changes anything,
+-- so the frozen standings never hold a write made after it (freeze.lua).
+freeze_due(def[9], KEYS[12], ARGV[12])
+local ATOMIC = ARGV[17] == 'atomic'
+local RANKS = ARGV[18] == '1'
+-- Idempotency keys hold '<fingerprint>\n<result>': a key sent again with a
+-- different request is refused rather than answered with another's result.
+local function idem_split(stored)
+  local fp, rest = string.match(stored, '^([0-9a-f]*)\n(.*)$')
+  if not fp then return nil, stored end -- written before fingerprints
+  return fp, rest
+end
+if ATOMIC and ARGV[10] ~= '' then
+  local prev = redis.call('GET', KEYS[7])
+  if prev then
+    local fp, res = idem_split(prev)
+    if fp and fp ~= ARGV[16] then return {'reused', 0} end
+    return {'replay', res}
+  end
+end
+
+local ZERO, TIME = ARGV[5], ARGV[6]
+local MAX, CAP = tonumber(ARGV[8]), tonumber(ARGV[9])
+local TTL, NOW, RECENT = tonumber(ARGV[11]), ARGV[12], tonumber(ARGV[13])
+local P, N = tonumber(ARGV[14]), tonumber(ARGV[15])
+local ACTOR, REASON, KEEP = ARGV[19], ARGV[20], ARGV[21]
+local L0 = 21 -- the last fixed argument
+local ITEM0 = L0 + P
+local K0 = 12 -- the last fixed key
+
+local periods = {}
+local primary = 0 -- the period the audit entry reports: the board's default
+for i = 1, P do
+  local base = K0 + (i - 1) * 4
+  local label = ARGV[L0 + i]
+  periods[i] = {z = KEYS[base + 1], e = KEYS[base + 2], d = KEYS[base + 3], c = KEYS[base + 4], label = label, touched = false}
+  if string.match(label, '^[^:]+') == def[7] then primary = i end
+end
+if primary == 0 then primary = P end
+-- A closed period the archiver has copied (a late write) is marked changed,
+-- so it is copied again; one whose keys expired to the archive is final.
+local labels = {}
+for i = 1, P do labels[i] = periods[i].label end
+local archived = redis.call('HMGET', KEYS[11], unpack(labels))
+for i = 1, P do
+  local st = archived[i]
+  if st and string.find(st, ' x', 1, true) then return {'archived', periods[i].label} end
+  periods[i].archived = st and true or false
+end
+
+local items = {}
+for n = 1, N do
+  local a = ITEM0 + (n - 1) * 10
+  items[n] = {op = ARGV[a + 1], val = tonumber(ARGV[a + 2]), raw = ARGV[a + 2], fields = ARGV[a + 3], id = ARGV[a + 4],
+    name = ARGV[a + 5], lower = ARGV[a + 6], idem = ARGV[a + 7], fp = ARGV[a + 8], time = ARGV[a + 9], team = ARGV[a + 10],
+    idemkey = KEYS[K0 + 4 * P + n]}
+  if items[n].time == '' then items[n].time = TIME end
+end
+
+-- Rolling windows (redisstore/window.go): their arguments follow the items.
+local TAG = tag_of(KEYS[1])
+periods = window_setup(periods, TAG, ITEM0 + 10 * N + 1)
+P = #periods
+primary = 0
+for i = 1, P do
+  if string.match(periods[i].label, '^[^:]+') == def[7] then primary = i end
+end
+if primary == 0 then primary = P end
+
+-- Is (s1, f1) better than (s2, f2) in board order?
+local function better(s1, f1, s2, f2)
+  if s1 ~= s2 then
+    if DESC then return s1 > s2 end
+    return s1 < s2
+  end
+  if DESC then return f1 > f2 end
+  return f1 < f2
+end
+
+-- plan works out what an item does to one period given the member's current
+-- entry and score there; it returns nil when the result would leave the range
+-- the board keeps exactly.
+local function plan(it, old, olds)
+  local cur = olds and tonumber(olds)
+  local oldf = old and fields_of(old) or ZERO
+  local newf = oldf
+  if it.fields ~= '' then newf = it.fields end
+  local new
+  if it.op == 'incr' then new = (cur or 0) + it.val
+  elseif it.op == 'decr' then new = (cur or 0) - it.val
+  else new = it.val end
+  -- Scores must stay exact: past 2^53 an addition rounds, which shows as a
+  -- result whose difference from the old score is not the value added.
+  local inexact = cur and (it.op == 'incr' or it.op == 'decr') and math.abs(new - cur) ~= it.val
+  new = new + 0
+  if inexact or new ~= new or new > MAX or new < -MAX then return nil end
+  if it.op == 'best' and cur and not better(new, newf, cur, oldf) then
+    new, newf = cur, oldf
+  end
+  local p = {old = old, olds = olds, news = fmt(new)}
+  p.changed = (not old) or new ~= cur or newf ~= oldf
+  if not p.changed then p.new = old
+  elseif PW == 0 then p.new = it.id
+  else p.new = newf .. it.time .. '|' .. it.id end
+  return p
+end
+
+-- plan_in plans an item for one period (ps: its plans of the periods
+-- before). A best window (redisstore/window.go) takes every write as an offer
+-- (window_offer); the plan records the offer. A sum window adds up changes,
+-- so a set or best counts there as the change it made (window_change).
+local function plan_in(per, it, old, olds, ps)
+  if per.bk and per.mode ~= 'best' and (it.op == 'set' or it.op == 'best') then
+    local d = window_change(periods, ps)
+    -- A change of nothing leaves a member the window does not hold off it.
+    if d == 0 and not old then return {old = false, olds = false, new = false, news = false, changed = false, offer = it.val} end
+    if d then
+      local op = 'incr'
+      if d < 0 then op, d = 'decr', -d end
+      local p = plan({op = op, val = d, fields = it.fields, time = it.time, id = it.id}, old, olds)
+      if p then p.offer = it.val end
+      return p
+    end
+  end
+  if per.mode ~= 'best' or it.op == 'best' then
+    local p = plan(it, old, olds)
+    if p then p.offer = it.val end
+    return p
+  end
+  local v = window_offer(periods, ps, it, olds)
+  local p = plan({op = 'best', val = v, fields = it.fields, time = it.time, id = it.id}, old, olds)
+  if p then p.offer = v end
+  return p
+end
+
+local function current(per, id)
+  local old = entry_of(per.z, per.e, id)
+  local olds = old and redis.call('ZSCORE', per.z, old)
+  if not olds then old = false end
+  return old, olds
+end
+
+-- Reads are batched: one command per period for every member's entry and
+-- score, one for the names, one for the idempotency keys. Lua calls into
+-- Redis cost more than the commands they run, so a call of N items costs a
+-- few commands plus what each item must write, not a dozen reads each.
+local ids, known = {}, {}
+for _, it in ipairs(items) do
+  if not known[it.id] then
+    known[it.id] = true
+    ids[#ids + 1] = it.id
+  end
+end
+
+-- Idempotency: an item whose key was seen is answered from its first result.
+local seen, failed = {}, {} -- item -> earlier result; item -> why it is refused
+local ikeys, inum = {}, {}
+for n, it in ipairs(items) do
+  if it.idem ~= '' then
+    ikeys[#ikeys + 1] = it.idemkey
+    inum[#inum + 1] = n
+  end
+end
+if #ikeys > 0 then
+  local got = redis.call('MGET', unpack(ikeys))
+  for k = 1, #ikeys do
+    local prev, n = got[k], inum[k]
+    if prev then
+      local fp, res = idem_split(prev)
+      if fp and fp ~= items[n].fp then
+        if ATOMIC then return {'reused', n} end
+        failed[n] = {err = 'reused'}
+      else
+        seen[n] = res
+      end
+    end
+  end
+end
+
+-- Every member's entry and score in each period, before the call.
+local orig = {} -- period -> member -> {entry or false, score or false}
+for i, per in ipairs(periods) do
+  local m = {}
+  local entries = ids
+  if PW > 0 then entries = redis.call('HMGET', per.e, unpack(ids)) end
+  local q, qid = {}, {}
+  for j = 1, #ids do
+    m[ids[j]] = {false, false}
+    if entries[j] then
+      q[#q + 1] = entries[j]
+      qid[#qid + 1] = ids[j]
+    end
+  end
+  if #q > 0 then
+    local sc = redis.call('ZMSCORE', per.z, unpack(q))
+    for k = 1, #q do
+      if sc[k] then m[qid[k]] = {q[k], sc[k]} end
+    end
+  end
+  orig[i] = m
+end
+
+-- Check every item, against the state earlier items leave. The plans are
+-- what the writes below carry out: nothing else changes these keys in
+-- between, unless the size cap trims a member, when they are made again.
+local state, plans = {}, {} -- period -> member -> {entry, score}; item -> period -> plan
+for i = 1, P do
+  state[i] = {}
+  for id, v in pairs(orig[i]) do state[i][id] = v end
+end
+for n, it in ipairs(items) do
+  if not seen[n] and not failed[n] then
+    local ps = {}
+    for i, per in ipairs(periods) do
+      local o = state[i][it.id]
+      local p = plan_in(per, it, o[1], o[2], ps)
+      if not p then
+        if ATOMIC then return {'range', n, per.label, o[2] or '0'} end
+        failed[n] = {err = 'range', p = per.label, old = o[2] or '0'}
+        break
+      end
+      ps[i] = p
+    end
+    if not failed[n] then
+      for i, p in ipairs(ps) do state[i][it.id] = {p.new, p.news} end
+      plans[n] = ps
+    end
+  end
+end
+
+-- Names: set when given, and the id on first sight, so every member can be
+-- found by name. First sights are written together at the end (or before a
+-- rename, which reads the index).
+local names = {}
+do
+  local got = redis.call('HMGET', KEYS[2], unpack(ids))
+  for j = 1, #ids do names[ids[j]] = got[j] end
+end
+local fresh = {names = {}, lower = {}, idx = {}}
+local function flush_names()
+  if #fresh.names == 0 then return end
+  for j = 1, #fresh.names, 2 do frozen_name_keep(TAG, fresh.names[j]) end -- a frozen board's public: none
+  redis.call('HSET', KEYS[2], unpack(fresh.names))
+  redis.call('HSET', KEYS[3], unpack(fresh.lower))
+  redis.call('ZADD', KEYS[4], unpack(fresh.idx))
+  fresh = {names = {}, lower = {}, idx = {}}
+end
+local function index_name(id, name, lower)
+  flush_names()
+  frozen_name_keep(TAG, id) -- a frozen board's public keeps the name of the freeze
+  local oldlower = redis.call('HGET', KEYS[3], id)
+  if oldlower then redis.call('ZREM', KEYS[4], oldlower .. '\0' .. id) end
+  redis.call('HSET', KEYS[2], id, name)
+  redis.call('HSET', KEYS[3], id, lower)
+  redis.call('ZADD', KEYS[4], 0, lower .. '\0' .. id)
+end
+-- name_item applies an item's name and says which name it set ('' none).
+local function name_item(it)
+  if it.name ~= '' then
+    if names[it.id] ~= it.name then
+      index_name(it.id, it.name, it.lower)
+      names[it.id] = it.name
+      return it.name
+    end
+  elseif not names[it.id] then
+    local f = fresh
+    f.names[#f.names + 1], f.names[#f.names + 2] = it.id, it.id
+    f.lower[#f.lower + 1], f.lower[#f.lower + 2] = it.id, it.lower
+    f.idx[#f.idx + 1], f.idx[#f.idx + 2] = 0, it.lower .. '\0' .. it.id
+    names[it.id] = it.id
+  end
+  return ''
+end
+
+-- Teams (redisstore/team.go): an item naming a team moves the member there
+-- first, with its scores in every period the board holds; the writes below
+-- then count in the new team.
+local TEAMS = def[8] or ''
+local moved = {} -- item -> the team it left ('' none)
+if TEAMS ~= '' then
+  local zs
+  for n, it in ipairs(items) do
+    if it.team ~= '' and not failed[n] and not seen[n] then
+      zs = zs or redis.call('SMEMBERS', KEYS[6])
+      local was = team_join(TEAMS, TAG, it.id, it.team, zs)
+      if was then moved[n] = was end
+    end
+  end
+end
+
+-- Write. With ranks, item by item, so each result's ranks are exact; the
+-- entries hash, which ranks do not read, is written once per period at the
+-- end. Without ranks (and without a size cap) each period is written in
+-- three commands: the members' old entries out, their final entries in.
+local out, applied, lines = {}, {}, {}
+local ehash = {} -- period -> {id, entry, ...} to write at the end
+for i = 1, P do ehash[i] = {} end
+local BULK = not RANKS and CAP == 0
+for n, it in ipairs(items) do
+  if failed[n] then
+    out[n] = failed[n]
+  elseif seen[n] then
+    local prev = cjson.decode(seen[n])
+    prev.replayed = true
+    out[n] = prev
+  else
+    local results = {}
+    for i, per in ipairs(periods) do
+      local p = plans[n][i]
+      if CAP > 0 then
+        local cur, curs = current(per, it.id)
+        p = plan_in(per, it, cur, curs, plans[n]) or p
+        plans[n][i] = p
+      end
+      local r = {p = per.label, bs = '', br = 0, as = '', ar = 0}
+      if p.old then
+        r.bs = fmt(tonumber(p.olds))
+        if RANKS then r.br = rank_at(per.z, per.d, nil, p.old, p.olds) end
+      end
+      if p.changed then
+        per.touched = true
+      end
+      if p.changed and not BULK then
+        if p.old then
+          redis.call('ZREM', per.z, p.old)
+          group_del(per.d, per.c, p.old, p.olds)
+        end
+        redis.call('ZADD', per.z, p.news, p.new)
+        if PW > 0 then
+          if CAP > 0 then
+            redis.call('HSET', per.e, it.id, p.new) -- the trim below reads it
+          else
+            local h = ehash[i]
+            h[#h + 1], h[#h + 2] = it.id, p.new
+          end
+        end
+        group_add(per.d, per.c, p.new, p.news)
+        if CAP > 0 then
+          local over = redis.call('ZCARD', per.z) - CAP
+          if over > 0 then
+            local worst = zrange(per.z, CAP, -1)
+            for j = 1, #worst, 2 do
+              local we, ws = worst[j], worst[j + 1]
+              redis.call('ZREM', per.z, we)
+              if PW > 0 then redis.call('HDEL', per.e, entry_id(we)) end
+              group_del(per.d, per.c, we, ws)
+              if per.bk then window_forget(per.z, entry_id(we)) end
+              if TEAMS ~= '' and not known[entry_id(we)] then -- the call's own members are counted below
+                team_apply(TEAMS, per.z, TAG, redis.call('HGET', TAG .. ':team', entry_id(we)), tonumber(ws), nil)
+              end
+            end
+          end
+        end
+      end
+      -- Still on the board? Only a size cap can have taken it off.
+      if p.new and (CAP == 0 or redis.call('ZSCORE', per.z, p.new)) then
+        r.as = p.news
+        if RANKS then r.ar = rank_at(per.z, per.d, nil, p.new, p.news) end
+      end
+      results[i] = r
+    end
+    local renamed = name_item(it)
+    local res = {periods = results}
+    if not RANKS then res.nr = true end -- a replay must not read rank 0 as "not on the board"
+    if it.idem ~= '' then redis.call('SET', it.idemkey, it.fp .. '\n' .. cjson.encode(res), 'EX', TTL) end
+    out[n] = res
+    applied[#applied + 1] = n
+    local r = results[primary]
+    local line = {it.id, it.op, it.raw, r.bs, r.br, r.as, r.ar, renamed, ''}
+    for i = 1, P do
+      if i ~= primary then
+        local x = results[i]
+        for _, v in ipairs({x.p, x.bs, x.br, x.as, x.ar}) do line[#line + 1] = v end
+      end
+    end
+    lines[#lines + 1] = table.concat(line, '\t')
+  end
+end
+if BULK then
+  -- Each member from its entry before the call to its entry after it.
+  for i, per in ipairs(periods) do
+    if per.touched then
+      local rem, add, h = {}, {}, ehash[i]
+      for _, id in ipairs(ids) do
+        local o, f = orig[i][id], state[i][id]
+        if f[1] and (o[1] ~= f[1] or tonumber(o[2]) ~= tonumber(f[2])) then
+          if o[1] then
+            group_del(per.d, per.c, o[1], o[2])
+            if o[1] ~= f[1] then rem[#rem + 1] = o[1] end
+          end
+          add[#add + 1], add[#add + 2] = f[2], f[1]
+          if PW > 0 and o[1] ~= f[1] then h[#h + 1], h[#h + 2] = id, f[1] end
+          group_add(per.d, per.c, f[1], f[2])
+        end
+      end
+      if #rem > 0 then redis.call('ZREM', per.z, unpack(rem)) end
+      if #add > 0 then redis.call('ZADD', per.z, unpack(add)) end
+    end
+  end
+end
+for i, per in ipairs(periods) do
+  if #ehash[i] > 0 then redis.call('HSET', per.e, unpack(ehash[i])) end
+  if per.touched then redis.call('SADD', KEYS[6], per.z) end
+  if per.touched and per.archived then redis.call('HSET', KEYS[11], per.label, '0 ' .. NOW .. ' changed') end
+end
+-- The windows' buckets, and the teams, follow what the call did.
+window_record(periods, plans, items, applied, CAP > 0)
+if #applied > 0 then team_follow(TEAMS, TAG, periods, ids, orig, CAP == 0 and state or nil) end
+flush_names()
+-- Recent changes: only the newest RECENT survive the trim, so only they are pushed.
+if #applied > 0 then
+  local recent = {}
+  for j = math.max(1, #applied - RECENT + 1), #applied do
+    local n = applied[j]
+    local it = items[n]
+    recent[#recent + 1] = cjson.encode({t = NOW, m = it.id, op = it.op, v = it.raw, periods = out[n].periods, nr = out[n].nr})
+  end
+  -- Nothing may fail after the first write (Redis keeps what a failing
+  -- script wrote): no LPUSH without values.
+  if #recent > 0 then
+    redis.call('LPUSH', KEYS[5], unpack(recent))
+    redis.call('LTRIM', KEYS[5], 0, RECENT - 1)
+  end
+  -- One audit entry for the call: who, why, the format to show the values
+  -- in, and per applied item (tab-separated; ids and names hold no control
+  -- characters) member, op, value, score and rank before and after in the
+  -- board's default period, the display name it set ('' none), '' (the
+  -- entry's period), then for each other period its label, score and rank
+  -- before and after.
+  local entry = {'t', string.format('%.0f', math.floor(tonumber(NOW) / 1000)), 'actor', ACTOR, 'action', 'scores',
+    'board', string.match(KEYS[1], '^lb:{(.*)}:def$'), 'period', periods[primary] and periods[primary].label or '',
+    'reason', REASON, 'fmt', def[2] or '', 'dec', def[4] or '', 'pre', def[5] or '', 'suf', def[6] or '',
+    'items', table.concat(lines, '\n')}
+  local tl = {}
+  for _, n in ipairs(applied) do
+    if moved[n] then tl[#tl + 1] = items[n].id .. '\t' .. moved[n] .. '\t' .. items[n].team end
+  end
+  if #tl > 0 then
+    entry[#entry + 1], entry[#entry + 2] = 'teams', table.concat(tl, '\n') -- member, team left, team joined
+  end
+  audit_add(KEYS[8], KEYS[9], KEYS[10], KEEP, ACTOR, entry, #lines)
+end
+local json = cjson.encode(out)
+if ATOMIC and ARGV[10] ~= '' then redis.call('SET', KEYS[7], ARGV[16] .. '\n' .. json, 'EX', TTL) end
+return {'ok', json}

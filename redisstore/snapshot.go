@@ -1,0 +1,164 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"podium/board"
+)
+
+// ErrNotOwner refuses an archive snapshot to a pass whose lock on the period
+// has expired or been taken over: that pass may record nothing.
+var ErrNotOwner = errors.New("the archive lock on the period is no longer this pass's")
+
+// Snapshot is a copy of one period's scores, taken atomically, that a reader
+// can page through while writes go on (the archiver reads closed periods
+// whole this way: paging the live set by offset could skip or repeat a
+// member that a late write or a removal moves). It costs the period's size in
+// Redis memory until Close, or until it expires by itself.
+type Snapshot struct {
+	s     *Store
+	b     *board.Board
+	p     board.Period
+	z     string
+	names string // the names its pages show (a frozen board's public: those of the freeze)
+	owned bool   // recorded in ArchiveSnaps (ArchiveSnapshot)
+	Total int    // members in the copy
+	State string // the period's archive state when copied ("" none)
+	// Teams is how many teams the copy's team standing holds: Snapshot
+	// copies a team board's standing with its members (TeamPage).
+	Teams int
+	// Frozen is the freeze whose public copy this is (PublicSnapshot); zero
+	// for the live standings.
+	Frozen time.Time
+}
+
+// Snapshot copies a period's live standings (what the archiver keeps,
+// whatever the public sees), and on a team board its team standing in the
+// same step; ErrNotFound when the board is gone.
+func (s *Store) Snapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration) (*Snapshot, error) {
+	return s.snapshotOf(ctx, b, p, ZSetKey(b.ID, p), ttl, b.Teams != board.TeamsOff, "")
+}
+
+// ArchiveSnapshot is Snapshot for an archive pass that holds the period's
+// lock (ArchiveLock) with token: refused with ErrNotOwner once the lock is
+// no longer token's, and recorded with its owner in ArchiveSnaps, so that
+// should the pass die before Close, a later one drops the copy
+// (DropStaleSnapshots) instead of leaving it to its TTL.
+func (s *Store) ArchiveSnapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration, token string) (*Snapshot, error) {
+	if token == "" {
+		return nil, fmt.Errorf("board: archive snapshot %s of %q: no lock token", p, b.ID)
+	}
+	return s.snapshotOf(ctx, b, p, ZSetKey(b.ID, p), ttl, b.Teams != board.TeamsOff, token)
+}
+
+// snapshotOf copies the scores in zset from: a period's, or its frozen
+// copy; with teams, from's team standing too; with an owner (an archive
+// lock's token), only while the owner holds the period's lock.
+func (s *Store) snapshotOf(ctx context.Context, b *board.Board, p board.Period, from string, ttl time.Duration, teams bool, owner string) (*Snapshot, error) {
+	tok := make([]byte, 8)
+	_, _ = rand.Read(tok)
+	z := tagOf(b.ID) + ":snap:" + hex.EncodeToString(tok)
+	keys := []string{defKey(b.ID), from, z, distinctKey(z), groupCountKey(z), ArchiveState(b.ID), ArchiveSnaps(b.ID), ArchiveLock(b.ID, p)}
+	withTeams := "0"
+	if teams {
+		withTeams = "1"
+	}
+	reply, err := scripts.snapshot.Run(ctx, s.rdb, keys, append(prelude(b), max(int(ttl.Seconds()), 1), p.String(), withTeams, owner)...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, err)
+	}
+	st, rest, err := status(reply)
+	if err != nil {
+		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, err)
+	}
+	switch st {
+	case "nf":
+		return nil, fmt.Errorf("board %q: %w", b.ID, board.ErrNotFound)
+	case "lost":
+		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, ErrNotOwner)
+	}
+	sn := &Snapshot{s: s, b: b, p: p, z: z, names: namesKey(b.ID), owned: owner != "", Total: toInt(rest[0])}
+	if len(rest) > 1 {
+		sn.State, _ = rest[1].(string)
+	}
+	if len(rest) > 2 {
+		sn.Teams = toInt(rest[2])
+	}
+	return sn, nil
+}
+
+// Page reads entries of the copy, with ranks in the board's style.
+func (sn *Snapshot) Page(ctx context.Context, offset, limit int) (board.Page, error) {
+	if err := board.CheckWindow(offset, limit); err != nil {
+		return board.Page{}, err
+	}
+	return sn.s.viewOf(ctx, sn.b, sn.p, sn.z, sn.names, "page", offset, limit)
+}
+
+// TeamPage reads teams of the copy's team standing as Store.TeamPage reads
+// a period's (the same script), but with the scores as Redis keeps them:
+// averages are not rounded. Each entry's Member is a team id.
+func (sn *Snapshot) TeamPage(ctx context.Context, offset, limit int) (board.Page, error) {
+	if err := board.CheckWindow(offset, limit); err != nil {
+		return board.Page{}, err
+	}
+	return sn.s.teamView(ctx, sn.b, sn.p, teamZSetKey(sn.z), offset, limit)
+}
+
+// TeamSizes counts the members each listed team has in the copy.
+func (sn *Snapshot) TeamSizes(ctx context.Context, teams []string) ([]int, error) {
+	return sn.s.teamSizes(ctx, sn.b, sn.p, teamCountKey(sn.z), teams)
+}
+
+// Close drops the copy (and its record, if an archive pass took it).
+func (sn *Snapshot) Close(ctx context.Context) error {
+	_, err := sn.s.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+		pipe.Del(ctx, snapshotKeys(sn.z)...)
+		if sn.owned {
+			pipe.HDel(ctx, ArchiveSnaps(sn.b.ID), sn.z)
+		}
+		return nil
+	})
+	return err
+}
+
+// snapshotKeys are every key a snapshot z may hold: its scores, its tie
+// groups and its team standing's (snapshot.lua).
+func snapshotKeys(z string) []string {
+	return []string{z, distinctKey(z), groupCountKey(z),
+		teamZSetKey(z), teamCountKey(z), distinctKey(teamZSetKey(z)), groupCountKey(teamZSetKey(z))}
+}
+
+// DropStaleSnapshots deletes the snapshots that archive passes recorded
+// (ArchiveSnapshot) and whose lock their pass no longer holds: the pass
+// died, or lost its lock and can record nothing, before it closed them.
+// Each is checked and dropped in one script, so a pass that still holds
+// its lock never loses its copy. It returns how many it dropped.
+func (s *Store) DropStaleSnapshots(ctx context.Context, b *board.Board) (int, error) {
+	recs, err := s.rdb.HGetAll(ctx, ArchiveSnaps(b.ID)).Result()
+	if err != nil {
+		return 0, fmt.Errorf("board: archive snapshots of %q: %w", b.ID, err)
+	}
+	dropped := 0
+	for z, rec := range recs {
+		label, owner, ok := strings.Cut(rec, " ")
+		if !ok || !strings.HasPrefix(z, tagOf(b.ID)+":snap:") {
+			continue // not a record this version wrote
+		}
+		keys := append([]string{ArchiveSnaps(b.ID), archiveLock(b.ID, label)}, snapshotKeys(z)...)
+		n, err := scripts.dropsnap.Run(ctx, s.rdb, keys, append(prelude(b), z, rec, owner)...).Int()
+		if err != nil {
+			return dropped, fmt.Errorf("board: drop snapshot %s of %q: %w", z, b.ID, err)
+		}
+		dropped += n
+	}
+	return dropped, nil
+}

@@ -1,0 +1,150 @@
+package redisstore
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"podium/board"
+)
+
+//go:embed lua/*.lua
+var luaFiles embed.FS
+
+// scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
+var scripts = struct {
+	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, teambuild, freeze, note *redis.Script
+}{
+	submit:    load("submit"),
+	view:      load("view"),
+	standing:  load("standing"),
+	search:    load("search"),
+	remove:    load("remove"),
+	reset:     load("reset"),
+	rename:    load("rename"),
+	putdef:    load("putdef"),
+	dropboard: load("dropboard"),
+	reindex:   load("reindex"),
+	upgrade:   load("upgrade"),
+	sched:     load("sched"),
+	snapshot:  load("snapshot"),
+	dropsnap:  load("dropsnap"),
+	expire:    load("expire"),
+	roll:      load("roll"),
+	setteam:   load("setteam"),
+	teambuild: load("teambuild"),
+	freeze:    load("freeze"),
+	note:      load("note"),
+}
+
+func load(name string) *redis.Script {
+	common, err := luaFiles.ReadFile("lua/common.lua")
+	if err != nil {
+		panic(err)
+	}
+	teams, err := luaFiles.ReadFile("lua/teams.lua")
+	if err != nil {
+		panic(err)
+	}
+	common = append(append(append(common, '\n'), teams...), '\n')
+	body, err := luaFiles.ReadFile("lua/" + name + ".lua")
+	if err != nil {
+		panic(err)
+	}
+	return redis.NewScript(string(common) + "\n" + string(body))
+}
+
+// Defaults of a Store.
+const (
+	DefaultRecentLen = 100
+	DefaultIdemTTL   = 24 * time.Hour
+	// DefaultAuditKeep is how many rows (one per score or change) each of a
+	// board's audit streams keeps; older entries are dropped whole.
+	DefaultAuditKeep = 100_000
+)
+
+// Store is the leaderboard domain on Redis. It is safe for concurrent use and
+// keeps no state of its own beyond configuration, so any number of processes
+// may share one Redis.
+type Store struct {
+	rdb       redis.UniversalClient
+	now       func() time.Time
+	recentLen int
+	idemTTL   time.Duration
+	onWrite   func(ctx context.Context, keys ...string)
+	defTTL    time.Duration
+	defs      defCache
+	auditKeep int
+	group     committer
+	past      Past // closed periods whose keys expired; nil: none
+	frozen    freezes
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock replaces time.Now, for tests and replays.
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithRecentLen caps each board's list of recent changes.
+func WithRecentLen(n int) Option { return func(s *Store) { s.recentLen = n } }
+
+// WithIdempotencyTTL sets how long a submission's idempotency key is remembered.
+func WithIdempotencyTTL(d time.Duration) Option { return func(s *Store) { s.idemTTL = d } }
+
+// WithAuditKeep sets how many rows each of a board's audit streams keeps
+// (at least 100).
+func WithAuditKeep(n int) Option { return func(s *Store) { s.auditKeep = max(n, 100) } }
+
+// WithWriteHook is called with the score keys each write changed. The embedded
+// store, which has no keyspace notifications, uses it to publish its own.
+func WithWriteHook(f func(ctx context.Context, keys ...string)) Option {
+	return func(s *Store) { s.onWrite = f }
+}
+
+// NewStore wraps a go-redis client.
+func NewStore(rdb redis.UniversalClient, opts ...Option) *Store {
+	s := &Store{rdb: rdb, now: time.Now, recentLen: DefaultRecentLen, idemTTL: DefaultIdemTTL, defTTL: DefaultDefinitionTTL, auditKeep: DefaultAuditKeep}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Client is the underlying Redis client, for the live hub's subscriptions.
+func (s *Store) Client() redis.UniversalClient { return s.rdb }
+
+// Now is the store's clock.
+func (s *Store) Now() time.Time { return s.now() }
+
+func (s *Store) wrote(ctx context.Context, keys ...string) {
+	if s.onWrite != nil && len(keys) > 0 {
+		s.onWrite(ctx, keys...)
+	}
+}
+
+// prelude is the first four script arguments every script reads (common.lua).
+func prelude(b *board.Board) []any {
+	enc := encodingOf(b)
+	desc := "0"
+	if enc.desc {
+		desc = "1"
+	}
+	return []any{desc, enc.prefixWidth, enc.fieldsWidth, string(b.RankStyle)}
+}
+
+// status reads the leading status word of a script reply.
+func status(reply any) (string, []any, error) {
+	arr, ok := reply.([]any)
+	if !ok || len(arr) == 0 {
+		return "", nil, fmt.Errorf("unexpected script reply %T", reply)
+	}
+	st, ok := arr[0].(string)
+	if !ok {
+		return "", nil, fmt.Errorf("unexpected script status %T", arr[0])
+	}
+	return st, arr[1:], nil
+}

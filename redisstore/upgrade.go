@@ -1,0 +1,37 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// Upgrade brings boards written by earlier versions up to date, once, at
+// start: decimal boards whose scores were stored as decimals (12.34) get them
+// in units (1234), see board/score.go. It returns the ids it changed. Writes
+// to such a board are refused until it is upgraded, so nothing mixes units.
+func (s *Store) Upgrade(ctx context.Context) ([]string, error) {
+	bs, err := s.Boards(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	for i := range bs {
+		b := &bs[i]
+		if !b.LegacyUnits {
+			continue
+		}
+		keys := []string{defKey(b.ID), periodsKey(b.ID), recentKey(b.ID), genKey(b.ID)}
+		reply, err := scripts.upgrade.Run(ctx, s.rdb, keys, append(prelude(b), math.Pow10(b.Format.Decimals))...).Result()
+		if err != nil {
+			return done, fmt.Errorf("board: upgrade %q to units: %w", b.ID, err)
+		}
+		s.defs.drop(b.ID)
+		if st, _, _ := status(reply); st == "ok" {
+			done = append(done, b.ID)
+			zsets, _ := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()
+			s.wrote(ctx, zsets...)
+		}
+	}
+	return done, nil
+}

@@ -1,0 +1,230 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"podium/board"
+)
+
+// ViewQuery is one window to read in a batch: a page (Offset, Limit) or, with
+// Member set, the Radius entries around that member.
+type ViewQuery struct {
+	Board  *board.Board
+	Period board.Period
+	Offset int
+	Limit  int
+	Member string
+	Radius int
+	Teams  bool // a page of the period's team standing (redisstore/team.go)
+	// Live reads a frozen board's live standings (an admin's view); others
+	// read what the public sees (redisstore/freeze.go).
+	Live bool
+}
+
+// ViewResult is a query's page; Err is ErrNotFound when an around-me member
+// has no score in the period.
+type ViewResult struct {
+	Page     board.Page
+	Position int // the member's position, for around-me
+	Err      error
+}
+
+// ReadViews reads many windows in one pipelined round trip: the live hub
+// re-reads every watched view of the keys that changed in a tick at once.
+// The around-me windows of one period (each viewer their own member) share
+// one script call, so a tick costs one call per page and per watched
+// period, however many members are watched.
+func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
+	out := make([]ViewResult, len(qs))
+	if len(qs) == 0 {
+		return out
+	}
+	type call struct {
+		keys    []string
+		args    []any
+		members int // an arounds call's members so far
+	}
+	type group struct {
+		zset, names string
+		radius      int
+		version     int64
+	}
+	var calls []call
+	at := make([]struct{ call, item int }, len(qs)) // item -1: the call's whole reply
+	groups := map[group]int{}
+	frozen := make([]bool, len(qs))
+	for i, q := range qs {
+		since, err := s.publicFreeze(queryCtx(ctx, q), q.Board)
+		if err != nil {
+			out[i].Err = err
+			at[i].call = -1
+			continue
+		}
+		z, copied := periodSource(q.Board, q.Period, since)
+		frozen[i] = !copied.IsZero()
+		names := namesOf(q.Board.ID, since)
+		keys := func() []string { return []string{z, entriesKey(z), distinctKey(z), names} }
+		if q.Teams {
+			t := teamZSetKey(z)
+			calls = append(calls, call{keys: []string{t, entriesKey(t), distinctKey(t), teamNamesKey(q.Board.ID)},
+				args: append(prelude(board.TeamBoard(q.Board)), "page", q.Offset, q.Limit)})
+			at[i].call, at[i].item = len(calls)-1, -1
+			continue
+		}
+		if q.Member == "" {
+			calls = append(calls, call{keys: keys(), args: append(prelude(q.Board), "page", q.Offset, q.Limit)})
+			at[i].call, at[i].item = len(calls)-1, -1
+			continue
+		}
+		g := group{z, names, q.Radius, q.Board.Version}
+		c, ok := groups[g]
+		if !ok {
+			calls = append(calls, call{keys: keys(), args: append(prelude(q.Board), "arounds", q.Radius)})
+			c = len(calls) - 1
+			groups[g] = c
+		}
+		at[i].call, at[i].item = c, calls[c].members
+		calls[c].members++
+		calls[c].args = append(calls[c].args, q.Member)
+	}
+	run := func() ([]*redis.Cmd, error) {
+		cmds := make([]*redis.Cmd, len(calls))
+		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, c := range calls {
+				cmds[i] = scripts.view.EvalSha(ctx, p, c.keys, c.args...)
+			}
+			return nil
+		})
+		return cmds, err
+	}
+	cmds, err := run()
+	if err != nil && isNoScript(err) {
+		if lerr := scripts.view.Load(ctx, s.rdb).Err(); lerr != nil {
+			err = lerr
+		} else {
+			cmds, err = run()
+		}
+	}
+	for i, q := range qs {
+		if at[i].call < 0 {
+			continue // out[i].Err says why
+		}
+		if cmds == nil || cmds[at[i].call] == nil {
+			out[i].Err = fmt.Errorf("board: read views: %w", err)
+			continue
+		}
+		reply, cerr := cmds[at[i].call].Result()
+		if item := at[i].item; cerr == nil && item >= 0 {
+			reply, cerr = aroundOf(reply, item, q.Radius)
+		}
+		if cerr != nil {
+			out[i].Err = fmt.Errorf("board: read %s of %q: %w", q.Period, q.Board.ID, cerr)
+			continue
+		}
+		if q.Teams {
+			pg, _, perr := decodeView(board.TeamBoard(q.Board), q.Period, reply)
+			if perr == nil && pg.Total == 0 && q.Period.Ended(s.now()) && !frozen[i] {
+				// Expired to the archive, maybe: the single read finds it.
+				out[i].Page, out[i].Err = s.TeamPage(queryCtx(ctx, q), q.Board, q.Period, q.Offset, q.Limit)
+				continue
+			}
+			out[i] = ViewResult{Page: board.RoundTeams(q.Board, pg), Err: perr}
+			continue
+		}
+		pg, pos, perr := decodeView(q.Board, q.Period, reply)
+		closedEmpty := ((perr == nil && pg.Total == 0) || (q.Member != "" && errors.Is(perr, board.ErrNotFound))) &&
+			q.Period.Ended(s.now()) && !frozen[i]
+		if (perr == nil && q.Board.DenseDrifts() && hasUnranked(pg)) || closedEmpty {
+			// An outside writer left the dense index behind: the single read
+			// repairs it and reads again. A closed period Redis holds nothing
+			// of may have expired to the archive: the single read finds it.
+			if q.Member != "" {
+				pg, pos, perr = s.Around(queryCtx(ctx, q), q.Board, q.Period, q.Member, q.Radius)
+			} else {
+				pg, perr = s.Page(queryCtx(ctx, q), q.Board, q.Period, q.Offset, q.Limit)
+				pos = pg.Matched
+			}
+		}
+		if errors.Is(perr, board.ErrNotFound) && q.Member != "" {
+			perr = fmt.Errorf("board: member %q is not on %s of %q: %w", q.Member, q.Period, q.Board.ID, board.ErrNotFound)
+		}
+		out[i] = ViewResult{Page: pg, Position: pos, Err: perr}
+	}
+	return out
+}
+
+func queryCtx(ctx context.Context, q ViewQuery) context.Context {
+	if q.Live {
+		return LiveStandings(ctx)
+	}
+	return ctx
+}
+
+// aroundOf cuts member item's window out of an arounds reply (view.lua) in
+// the form of an around reply: {'nf'}, or {total, start, pos, rows...}.
+func aroundOf(reply any, item, k int) (any, error) {
+	arr, _ := reply.([]any)
+	if len(arr) < 2 || 2+2*(item+1) > len(arr) {
+		return nil, errors.New("short reply")
+	}
+	total, n := toInt(arr[0]), toInt(arr[1])
+	start := toInt(arr[2+2*item])
+	if start < 0 {
+		return []any{"nf"}, nil
+	}
+	want := min(2*k+1, total-start) * 4 // values: 4 a row
+	ranges := arr[2+2*n:]               // in order of their first position
+	from := func(i int) int {
+		if rng, _ := ranges[i].([]any); len(rng) > 0 {
+			return toInt(rng[0])
+		}
+		return -1
+	}
+	// The last range that starts at or before the window holds it.
+	i := sort.Search(len(ranges), func(i int) bool { return from(i) > start }) - 1
+	if i >= 0 {
+		rng, _ := ranges[i].([]any)
+		if lo := 1 + (start-from(i))*4; lo+want <= len(rng) {
+			return append([]any{arr[0], arr[2+2*item], arr[3+2*item]}, rng[lo:lo+want]...), nil
+		}
+	}
+	return nil, fmt.Errorf("no rows for the window at %d", start)
+}
+
+func isNoScript(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") }
+
+func hasUnranked(pg board.Page) bool {
+	for _, e := range pg.Entries {
+		if e.Rank == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeView reads the view script's reply: {total, first position, matched
+// or member position, rows...}, or {'nf'}.
+func decodeView(b *board.Board, p board.Period, reply any) (board.Page, int, error) {
+	arr, _ := reply.([]any)
+	if len(arr) == 1 {
+		return board.Page{}, 0, board.ErrNotFound
+	}
+	if len(arr) < 3 {
+		return board.Page{}, 0, fmt.Errorf("board: view of %q: short reply", b.ID)
+	}
+	pg := board.Page{Period: p, Total: toInt(arr[0]), Offset: toInt(arr[1]), Matched: toInt(arr[2])}
+	enc := encodingOf(b)
+	for i := 3; i+3 < len(arr); i += 4 {
+		e := entryOf(enc, arr[i], arr[i+1], arr[i+3])
+		e.Rank = toInt(arr[i+2])
+		e.Position = pg.Offset + len(pg.Entries)
+		pg.Entries = append(pg.Entries, e)
+	}
+	return pg, pg.Matched, nil
+}
