@@ -15,7 +15,7 @@ import (
 )
 
 // CreateBoard validates and stores a new board; ErrExists if the id is taken.
-func (s *Store) CreateBoard(ctx context.Context, b board.Board) (board.Board, error) {
+func (s catalog) CreateBoard(ctx context.Context, b board.Board) (board.Board, error) {
 	b.Normalize()
 	if err := errors.Join(b.Validate(), b.CheckNew()); err != nil {
 		return board.Board{}, err
@@ -54,7 +54,7 @@ func (s *Store) CreateBoard(ctx context.Context, b board.Board) (board.Board, er
 // UpdateBoard replaces a board's definition. Order, tie-break and extra
 // fields are fixed at creation (ErrImmutable); periods, title, format, zone,
 // rank style and cap may change.
-func (s *Store) UpdateBoard(ctx context.Context, b board.Board) (board.Board, error) {
+func (s catalog) UpdateBoard(ctx context.Context, b board.Board) (board.Board, error) {
 	b.Normalize()
 	old, err := s.readBoard(ctx, b.ID) // fresh: the immutable options are checked against it
 	if err != nil {
@@ -123,7 +123,7 @@ func (s *Store) UpdateBoard(ctx context.Context, b board.Board) (board.Board, er
 // from one that no longer is. Each period is one script, O(N) for a dense
 // board; writes made meanwhile, already under the new version, keep the
 // index the rebuild then replaces whole.
-func (s *Store) restyle(ctx context.Context, b *board.Board) error {
+func (s catalog) restyle(ctx context.Context, b *board.Board) error {
 	zsets, err := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()
 	if err != nil {
 		return fmt.Errorf("board: restyle %q: %w", b.ID, err)
@@ -143,7 +143,7 @@ func (s *Store) restyle(ctx context.Context, b *board.Board) error {
 }
 
 // Boards lists every board, ordered by title.
-func (s *Store) Boards(ctx context.Context) ([]board.Board, error) {
+func (s catalog) Boards(ctx context.Context) ([]board.Board, error) {
 	ids, err := s.rdb.SMembers(ctx, boardsKey).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: list: %w", err)
@@ -180,7 +180,7 @@ func (s *Store) Boards(ctx context.Context) ([]board.Board, error) {
 
 // DeleteBoard removes a board and every score, name and change it holds,
 // and its webhooks (their secrets, queue and logs) in the same step.
-func (s *Store) DeleteBoard(ctx context.Context, id string) error {
+func (s catalog) DeleteBoard(ctx context.Context, id string) error {
 	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id), schedKey(id), ArchiveState(id), freezeKey(id), HooksKey(id)}
 	zsets, err := s.rdb.SMembers(ctx, periodsKey(id)).Result()
 	if err != nil {

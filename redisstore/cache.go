@@ -60,7 +60,7 @@ func (c *defCache) drop(id string) {
 
 // Board reads one board's definition; ErrNotFound if there is none. It is
 // served from the process's cache while younger than the definition TTL.
-func (s *Store) Board(ctx context.Context, id string) (board.Board, error) {
+func (s catalog) Board(ctx context.Context, id string) (board.Board, error) {
 	if d, ok := s.defs.get(id); ok && time.Since(d.read) < s.defTTL {
 		return d.b, nil
 	}
@@ -69,7 +69,7 @@ func (s *Store) Board(ctx context.Context, id string) (board.Board, error) {
 
 // boardForWrite is the definition a write starts from: the cached one,
 // whatever its age, since the write's script checks its version.
-func (s *Store) boardForWrite(ctx context.Context, id string) (board.Board, error) {
+func (s catalog) boardForWrite(ctx context.Context, id string) (board.Board, error) {
 	if d, ok := s.defs.get(id); ok {
 		return d.b, nil
 	}
@@ -77,7 +77,7 @@ func (s *Store) boardForWrite(ctx context.Context, id string) (board.Board, erro
 }
 
 // readBoard reads a definition from Redis and caches it.
-func (s *Store) readBoard(ctx context.Context, id string) (board.Board, error) {
+func (s catalog) readBoard(ctx context.Context, id string) (board.Board, error) {
 	m, err := s.rdb.HGetAll(ctx, defKey(id)).Result()
 	if err != nil {
 		return board.Board{}, fmt.Errorf("board: read %q: %w", id, err)
@@ -95,6 +95,6 @@ func (s *Store) readBoard(ctx context.Context, id string) (board.Board, error) {
 }
 
 // ReadBoard reads a board's definition from Redis, never from the cache.
-func (s *Store) ReadBoard(ctx context.Context, id string) (board.Board, error) {
+func (s catalog) ReadBoard(ctx context.Context, id string) (board.Board, error) {
 	return s.readBoard(ctx, id)
 }

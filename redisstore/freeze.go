@@ -118,7 +118,7 @@ func (f *freezes) takeDue(now time.Time) []string {
 // freeze still to come is replaced; a board frozen already is ErrFrozen.
 // The current period of each enabled kind at at is what the public sees
 // afterwards; periods that start later show empty until the reveal.
-func (s *Store) Freeze(ctx context.Context, id string, at time.Time) (board.Board, error) {
+func (s freezer) Freeze(ctx context.Context, id string, at time.Time) (board.Board, error) {
 	b, err := s.readBoard(ctx, id)
 	if err != nil {
 		return board.Board{}, err
@@ -167,7 +167,7 @@ func (s *Store) Freeze(ctx context.Context, id string, at time.Time) (board.Boar
 
 // afterFreeze reads the definition a freeze or unfreeze wrote, and writes
 // the period schedule for its new version (FCALL podium_submit checks it).
-func (s *Store) afterFreeze(ctx context.Context, id string) (board.Board, error) {
+func (s freezer) afterFreeze(ctx context.Context, id string) (board.Board, error) {
 	b, err := s.readBoard(ctx, id)
 	if err != nil {
 		return board.Board{}, err
@@ -180,7 +180,7 @@ const freezeSkew = 5 * time.Second
 
 // Unfreeze lifts a board's freeze (or cancels one still to come): everyone
 // sees the live standings again, and open pages move their rows there.
-func (s *Store) Unfreeze(ctx context.Context, id string) (board.Board, error) {
+func (s freezer) Unfreeze(ctx context.Context, id string) (board.Board, error) {
 	reply, err := scripts.freeze.Run(ctx, s.rdb, []string{defKey(id), genKey(id), freezeKey(id)},
 		"", 0, 0, "", "unfreeze", s.now().UnixMicro(), freezeLinger.Milliseconds()).Result()
 	if err != nil {
@@ -201,7 +201,7 @@ func (s *Store) Unfreeze(ctx context.Context, id string) (board.Board, error) {
 
 // takeFreeze takes a board's freeze if its time has come (freeze.lua):
 // its state ("none", "pending", "taken" or "took") and time.
-func (s *Store) takeFreeze(ctx context.Context, id string) (string, int64, error) {
+func (s freezer) takeFreeze(ctx context.Context, id string) (string, int64, error) {
 	reply, err := scripts.freeze.Run(ctx, s.rdb, []string{defKey(id), genKey(id), freezeKey(id)},
 		"", 0, 0, "", "take", s.now().UnixMicro()).Result()
 	if err != nil {
@@ -228,7 +228,7 @@ func (s *Store) takeFreeze(ctx context.Context, id string) (string, int64, error
 // publicFreeze is the time of b's freeze when ctx's reads show its copy
 // (the public's, once the freeze's time has come), taking the copy first
 // if this process has not seen it taken; zero when they read live keys.
-func (s *Store) publicFreeze(ctx context.Context, b *board.Board) (time.Time, error) {
+func (s freezer) publicFreeze(ctx context.Context, b *board.Board) (time.Time, error) {
 	since, ok := b.FrozenSince(s.now())
 	if !ok || isLive(ctx) {
 		return time.Time{}, nil
@@ -248,7 +248,7 @@ func (s *Store) publicFreeze(ctx context.Context, b *board.Board) (time.Time, er
 // source is the one place that picks the keys a read of period p shows:
 // the live sorted set, or, for the public of a frozen board, its copy at
 // the freeze. frozen is the freeze's time when the copy is read.
-func (s *Store) source(ctx context.Context, b *board.Board, p board.Period) (z string, frozen time.Time, err error) {
+func (s freezer) source(ctx context.Context, b *board.Board, p board.Period) (z string, frozen time.Time, err error) {
 	since, err := s.publicFreeze(ctx, b)
 	if err != nil {
 		return "", time.Time{}, err
@@ -292,7 +292,7 @@ func nameIndexOf(id string, since time.Time) string {
 // one case that needs it. It lists the boards every refresh, keeps the
 // freezes still to come, and takes each once its time comes (checked every
 // second). Each take is idempotent: replicas may race. report gets errors.
-func (s *Store) RunFreezes(ctx context.Context, refresh time.Duration, report func(error)) {
+func (s freezer) RunFreezes(ctx context.Context, refresh time.Duration, report func(error)) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	var listed time.Time
@@ -323,7 +323,7 @@ func (s *Store) RunFreezes(ctx context.Context, refresh time.Duration, report fu
 // PublicSnapshot is Snapshot of what the public sees of a period: its copy
 // at the freeze while the board is frozen (Frozen is then set, and the
 // archive is not the place to look for it). Exports read it.
-func (s *Store) PublicSnapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration) (*Snapshot, error) {
+func (s freezer) PublicSnapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration) (*Snapshot, error) {
 	since, err := s.publicFreeze(ctx, b)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ const FunctionLibrary = "podium"
 // local function, and the entry point that builds its keys and arguments
 // from the board's definition and period schedule. Both paths run the same
 // code, so a direct write keeps every structure as an API write does.
-func (s *Store) functionSource() string {
+func (s upkeep) functionSource() string {
 	read := func(name string) string {
 		b, err := luaFiles.ReadFile("lua/" + name + ".lua")
 		if err != nil {
@@ -53,7 +53,7 @@ func (s *Store) functionSource() string {
 // runs it at start and hourly, so a primary added later gets it too. It
 // needs Redis 7 or newer; the embedded store has no functions and returns an
 // error the caller may log and go on.
-func (s *Store) LoadFunctions(ctx context.Context) error {
+func (s upkeep) LoadFunctions(ctx context.Context) error {
 	src := s.functionSource()
 	var err error
 	if c, ok := s.rdb.(*redis.ClusterClient); ok {
@@ -77,7 +77,7 @@ func (s *Store) LoadFunctions(ctx context.Context) error {
 // works there within one call of this rather than at the next hourly
 // reload, and returns how many primaries it loaded. A library already there
 // is left alone: replicas of two app versions do not replace each other's.
-func (s *Store) EnsureFunctions(ctx context.Context) (int, error) {
+func (s upkeep) EnsureFunctions(ctx context.Context) (int, error) {
 	src := s.functionSource()
 	var loaded atomic.Int32
 	ensure := func(ctx context.Context, c redis.Cmdable, where string) error {
@@ -153,7 +153,7 @@ func scheduleArgs(b *board.Board, now time.Time) []any {
 }
 
 // writeSchedule stores b's schedule if b is still the current definition.
-func (s *Store) writeSchedule(ctx context.Context, b *board.Board) error {
+func (s upkeep) writeSchedule(ctx context.Context, b *board.Board) error {
 	args := append(append(prelude(b), strconv.FormatInt(b.Version, 10)), scheduleArgs(b, s.now())...)
 	if err := scripts.sched.Run(ctx, s.rdb, []string{defKey(b.ID), schedKey(b.ID)}, args...).Err(); err != nil {
 		return fmt.Errorf("board: schedule of %q: %w", b.ID, err)
@@ -163,7 +163,7 @@ func (s *Store) writeSchedule(ctx context.Context, b *board.Board) error {
 
 // RefreshSchedules rewrites every board's period schedule; the app runs it at
 // start and hourly in every replica (each write is idempotent).
-func (s *Store) RefreshSchedules(ctx context.Context) error {
+func (s upkeep) RefreshSchedules(ctx context.Context) error {
 	bs, err := s.Boards(ctx)
 	if err != nil {
 		return err

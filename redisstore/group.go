@@ -43,7 +43,7 @@ type committer struct {
 // the board keeps exactly. Once the submission is handed over it completes
 // (or times out) even if ctx is cancelled, so a change is never left
 // half-known: the caller still waits for its outcome.
-func (s *Store) Submit(ctx context.Context, boardID string, sub board.Submission, by board.Author) (board.Result, error) {
+func (s writer) Submit(ctx context.Context, boardID string, sub board.Submission, by board.Author) (board.Result, error) {
 	if err := by.Check(); err != nil {
 		return board.Result{}, fmt.Errorf("board: submit %q to %q: %w", sub.Member, boardID, err)
 	}
@@ -65,7 +65,7 @@ func (s *Store) Submit(ctx context.Context, boardID string, sub board.Submission
 }
 
 // commit sends the queue's submissions until it is empty.
-func (s *Store) commit(ctx context.Context, k groupKey) {
+func (s writer) commit(ctx context.Context, k groupKey) {
 	for {
 		s.group.mu.Lock()
 		q := s.group.queues[k]
@@ -102,7 +102,7 @@ func nextCall(q []*waiter) (take, rest []*waiter) {
 }
 
 // submitEach makes one script call for the waiters and answers each.
-func (s *Store) submitEach(ctx context.Context, k groupKey, ws []*waiter) {
+func (s writer) submitEach(ctx context.Context, k groupKey, ws []*waiter) {
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	errs := make([]error, len(ws))

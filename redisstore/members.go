@@ -21,7 +21,7 @@ func auditKeys(id string, by board.Author) []string {
 // RemoveMember takes a member out of one period, or, with a nil period, out
 // of every period that holds data (and forgets the display name), and records
 // it in the board's audit log in the same step.
-func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *board.Period, by board.Author) ([]board.Removed, error) {
+func (s writer) RemoveMember(ctx context.Context, boardID, member string, p *board.Period, by board.Author) ([]board.Removed, error) {
 	if err := by.Check(); err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string, p *boa
 
 // ResetPeriod empties one period of a board and returns how many members it
 // held; the board's audit log records it in the same step.
-func (s *Store) ResetPeriod(ctx context.Context, boardID string, p board.Period, by board.Author) (int, error) {
+func (s writer) ResetPeriod(ctx context.Context, boardID string, p board.Period, by board.Author) (int, error) {
 	if err := by.Check(); err != nil {
 		return 0, err
 	}
@@ -109,7 +109,7 @@ func (s *Store) ResetPeriod(ctx context.Context, boardID string, p board.Period,
 // board's audit log records it in the same step. A frozen board's public
 // keeps seeing the name of the freeze (its script takes a freeze whose time
 // has come first).
-func (s *Store) SetName(ctx context.Context, boardID, member, name string, by board.Author) (string, error) {
+func (s writer) SetName(ctx context.Context, boardID, member, name string, by board.Author) (string, error) {
 	if err := by.Check(); err != nil {
 		return "", err
 	}
@@ -144,7 +144,7 @@ func (s *Store) SetName(ctx context.Context, boardID, member, name string, by bo
 // the index; this is for repairs after someone wrote the keys by hand, and for
 // boards made before dense ranks were refused with the member tie-break,
 // whose reads still call it when they meet a group the index lacks.
-func (s *Store) Reindex(ctx context.Context, boardID string, p board.Period) (int, error) {
+func (s catalog) Reindex(ctx context.Context, boardID string, p board.Period) (int, error) {
 	b, err := s.readBoard(ctx, boardID) // fresh: its script does not check the version
 	if err != nil {
 		return 0, err
@@ -152,7 +152,7 @@ func (s *Store) Reindex(ctx context.Context, boardID string, p board.Period) (in
 	return s.reindex(ctx, &b, p)
 }
 
-func (s *Store) reindex(ctx context.Context, b *board.Board, p board.Period) (int, error) {
+func (s writer) reindex(ctx context.Context, b *board.Board, p board.Period) (int, error) {
 	z := ZSetKey(b.ID, p)
 	n, err := scripts.reindex.Run(ctx, s.rdb, []string{z, distinctKey(z), groupCountKey(z)}, prelude(b)...).Int()
 	if err != nil {
@@ -162,7 +162,7 @@ func (s *Store) reindex(ctx context.Context, b *board.Board, p board.Period) (in
 }
 
 // Recent lists up to n of a board's latest changes, newest first.
-func (s *Store) Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error) {
+func (s reader) Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error) {
 	r := s.RecentOf(ctx, []*board.Board{b}, n)[0]
 	return r.Activities, r.Err
 }
@@ -179,7 +179,7 @@ type RecentResult struct {
 // public of a frozen board reads the list and the names as they stood at
 // the freeze (redisstore/freeze.go); taking a freeze not yet seen taken costs a
 // round trip more, once per process and freeze.
-func (s *Store) RecentOf(ctx context.Context, bs []*board.Board, n int) []RecentResult {
+func (s reader) RecentOf(ctx context.Context, bs []*board.Board, n int) []RecentResult {
 	out := make([]RecentResult, len(bs))
 	lists := make([]*redis.StringSliceCmd, len(bs))
 	frozen := make([]time.Time, len(bs))
@@ -294,7 +294,7 @@ func decodeRecent(b *board.Board, raw []string) ([]board.Activity, []string) {
 
 // StoredPeriods lists the periods of a board that hold data in Redis (the
 // zsets its writes noted), all time included, in no particular order.
-func (s *Store) StoredPeriods(ctx context.Context, b *board.Board) ([]board.Period, error) {
+func (s reader) StoredPeriods(ctx context.Context, b *board.Board) ([]board.Period, error) {
 	zsets, err := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: periods of %q: %w", b.ID, err)
@@ -315,7 +315,7 @@ func (s *Store) StoredPeriods(ctx context.Context, b *board.Board) ([]board.Peri
 }
 
 // Count is how many members a period of a board holds in Redis.
-func (s *Store) Count(ctx context.Context, b *board.Board, p board.Period) (int, error) {
+func (s reader) Count(ctx context.Context, b *board.Board, p board.Period) (int, error) {
 	n, err := s.rdb.ZCard(ctx, ZSetKey(b.ID, p)).Result()
 	if err != nil {
 		return 0, fmt.Errorf("board: count %s of %q: %w", p, b.ID, err)

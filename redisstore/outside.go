@@ -26,7 +26,7 @@ const notePeriodsChunk = 200
 // has already expired from Redis (an outside writer made it again after
 // its keys went) is not added: it is set to expire after linger, and
 // counted in again.
-func (s *Store) NotePeriods(ctx context.Context, b *board.Board, zsets []string, linger time.Duration) (noted, again int, err error) {
+func (s upkeep) NotePeriods(ctx context.Context, b *board.Board, zsets []string, linger time.Duration) (noted, again int, err error) {
 	keys, labels := []string{}, []any{}
 	seen := map[string]bool{}
 	flush := func() error {
@@ -92,7 +92,7 @@ var periodKeyPattern = func() string {
 // whole keyspace takes as many steps as it holds budgets); with budget <= 0
 // it walks the whole keyspace from the start. On a Redis Cluster each
 // primary is walked for the keys it serves: SCAN sees one node's keys.
-func (s *Store) ScanPeriodKeys(ctx context.Context, sc *KeyScan, budget int) (map[string][]string, error) {
+func (s upkeep) ScanPeriodKeys(ctx context.Context, sc *KeyScan, budget int) (map[string][]string, error) {
 	var mu sync.Mutex
 	found := map[string][]string{}
 	walk := func(ctx context.Context, node redis.Cmdable, addr string) error {

@@ -71,14 +71,14 @@ const ExpiredMark = " x"
 // is answered from the archive: p closed and its keys expired once
 // archived. A period that expired but that the archive does not hold is
 // ErrGone, so nobody mistakes a lost period for an empty one.
-func (s *Store) FromPast(ctx context.Context, b *board.Board, p board.Period) (bool, error) {
+func (s reader) FromPast(ctx context.Context, b *board.Board, p board.Period) (bool, error) {
 	_, past, err := s.pastTotal(ctx, b, p)
 	return past, err
 }
 
 // pastTotal is FromPast with the members the archive holds of p, which
 // every read from the archive needs.
-func (s *Store) pastTotal(ctx context.Context, b *board.Board, p board.Period) (total int, past bool, err error) {
+func (s reader) pastTotal(ctx context.Context, b *board.Board, p board.Period) (total int, past bool, err error) {
 	if !p.Ended(s.now()) {
 		return 0, false, nil
 	}
@@ -104,7 +104,7 @@ func (s *Store) pastTotal(ctx context.Context, b *board.Board, p board.Period) (
 
 // pastView answers a view of an expired period from the archive: a page,
 // the window around a member, or a score range, as viewOf's modes.
-func (s *Store) pastView(ctx context.Context, b *board.Board, p board.Period, total int, mode string, margs ...any) (board.Page, error) {
+func (s reader) pastView(ctx context.Context, b *board.Board, p board.Period, total int, mode string, margs ...any) (board.Page, error) {
 	id, period := b.ID, p.String()
 	var err error
 	pg := board.Page{Period: p, Total: total, Matched: total}
@@ -142,7 +142,7 @@ func (s *Store) pastView(ctx context.Context, b *board.Board, p board.Period, to
 }
 
 // pastStandings is standings for one expired period.
-func (s *Store) pastStandings(ctx context.Context, b *board.Board, p board.Period, total int, members []string) ([]board.Standing, error) {
+func (s reader) pastStandings(ctx context.Context, b *board.Board, p board.Period, total int, members []string) ([]board.Standing, error) {
 	id, period := b.ID, p.String()
 	found, err := s.past.Find(ctx, id, period, members)
 	if err != nil {
@@ -166,7 +166,7 @@ func (s *Store) pastStandings(ctx context.Context, b *board.Board, p board.Perio
 // standingsPast answers from the archive the periods of a standings read
 // that Redis holds nothing of and that have expired.
 // A frozen board's public copy (frozen[i]) is the whole answer.
-func (s *Store) standingsPast(ctx context.Context, b *board.Board, ps []board.Period, members []string, out [][]board.Standing, frozen []bool) ([][]board.Standing, error) {
+func (s reader) standingsPast(ctx context.Context, b *board.Board, ps []board.Period, members []string, out [][]board.Standing, frozen []bool) ([][]board.Standing, error) {
 	for i, p := range ps {
 		if (len(out[i]) > 0 && out[i][0].Total > 0) || frozen[i] {
 			continue
@@ -189,7 +189,7 @@ func (s *Store) standingsPast(ctx context.Context, b *board.Board, ps []board.Pe
 // the archiver read before it checked the archive's copy. It reports whether
 // it did; from then on the period is read from the archive and no longer
 // changes (RemoveMember and ResetPeriod refuse it with ErrArchived).
-func (s *Store) ExpirePeriod(ctx context.Context, b *board.Board, p board.Period, state string, ttl time.Duration) (bool, error) {
+func (s snapshots) ExpirePeriod(ctx context.Context, b *board.Board, p board.Period, state string, ttl time.Duration) (bool, error) {
 	if !p.Ended(s.now()) {
 		return false, fmt.Errorf("board: %s of %q has not closed; it cannot expire", p, b.ID)
 	}

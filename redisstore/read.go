@@ -14,7 +14,7 @@ import (
 
 // Page reads entries offset..offset+limit-1 of a period with ranks in the
 // board's style: one round trip, whatever the board's size and ties.
-func (s *Store) Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error) {
+func (s reader) Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error) {
 	if err := board.CheckWindow(offset, limit); err != nil {
 		return board.Page{}, err
 	}
@@ -22,7 +22,7 @@ func (s *Store) Page(ctx context.Context, b *board.Board, p board.Period, offset
 }
 
 // Top is the first n entries of a period.
-func (s *Store) Top(ctx context.Context, b *board.Board, p board.Period, n int) (board.Page, error) {
+func (s reader) Top(ctx context.Context, b *board.Board, p board.Period, n int) (board.Page, error) {
 	return s.Page(ctx, b, p, 0, n)
 }
 
@@ -30,7 +30,7 @@ func (s *Store) Top(ctx context.Context, b *board.Board, p board.Period, n int) 
 // as the full board; near either end the window slides to stay 2k+1 long.
 // Page.Offset is the window's first position; the member's own position is
 // returned beside it. ErrNotFound if the member has no score in the period.
-func (s *Store) Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error) {
+func (s reader) Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error) {
 	if err := board.CheckMember(member); err != nil {
 		return board.Page{}, 0, err
 	}
@@ -46,7 +46,7 @@ func (s *Store) Around(ctx context.Context, b *board.Board, p board.Period, memb
 
 // RangeByScore lists the members whose score lies in [min, max], best first,
 // offset and limit counting within the range. Page.Matched is the range's size.
-func (s *Store) RangeByScore(ctx context.Context, b *board.Board, p board.Period, min, max float64, offset, limit int) (board.Page, error) {
+func (s reader) RangeByScore(ctx context.Context, b *board.Board, p board.Period, min, max float64, offset, limit int) (board.Page, error) {
 	if err := board.CheckWindow(offset, limit); err != nil {
 		return board.Page{}, err
 	}
@@ -58,7 +58,7 @@ func (s *Store) RangeByScore(ctx context.Context, b *board.Board, p board.Period
 }
 
 // CountRange counts the members whose score lies in [min, max].
-func (s *Store) CountRange(ctx context.Context, b *board.Board, p board.Period, min, max float64) (int, error) {
+func (s reader) CountRange(ctx context.Context, b *board.Board, p board.Period, min, max float64) (int, error) {
 	lo, hi, err := scoreBounds(min, max)
 	if err != nil {
 		return 0, err
@@ -84,7 +84,7 @@ func (s *Store) CountRange(ctx context.Context, b *board.Board, p board.Period, 
 }
 
 // Total is the number of members in a period.
-func (s *Store) Total(ctx context.Context, b *board.Board, p board.Period) (int, error) {
+func (s reader) Total(ctx context.Context, b *board.Board, p board.Period) (int, error) {
 	z, frozen, err := s.source(ctx, b, p)
 	if err != nil {
 		return 0, err
@@ -122,7 +122,7 @@ func scoreBounds(min, max float64) (string, string, error) {
 // view reads a view of a period: from Redis, or from the archive once the
 // period's keys have expired (FromPast); a frozen board's public copy is
 // the whole answer.
-func (s *Store) view(ctx context.Context, b *board.Board, p board.Period, mode string, margs ...any) (board.Page, error) {
+func (s reader) view(ctx context.Context, b *board.Board, p board.Period, mode string, margs ...any) (board.Page, error) {
 	since, err := s.publicFreeze(ctx, b)
 	if err != nil {
 		return board.Page{}, err
@@ -146,7 +146,7 @@ func (s *Store) view(ctx context.Context, b *board.Board, p board.Period, mode s
 
 // viewOf reads a view of the scores in zset z (a period's, or a
 // snapshot's) with the display names in names (namesOf).
-func (s *Store) viewOf(ctx context.Context, b *board.Board, p board.Period, z, names, mode string, margs ...any) (board.Page, error) {
+func (s reader) viewOf(ctx context.Context, b *board.Board, p board.Period, z, names, mode string, margs ...any) (board.Page, error) {
 	keys := []string{z, entriesKey(z), distinctKey(z), names}
 	args := append(append(prelude(b), mode), margs...)
 	for attempt := 0; ; attempt++ {
@@ -196,7 +196,7 @@ func toInt(v any) int {
 
 // Ranks is the standing of each listed member (friends, a team) in a period,
 // in the order given; members without a score come back unranked.
-func (s *Store) Ranks(ctx context.Context, b *board.Board, p board.Period, members []string) ([]board.Standing, error) {
+func (s reader) Ranks(ctx context.Context, b *board.Board, p board.Period, members []string) ([]board.Standing, error) {
 	if len(members) > board.MaxRankMembers {
 		return nil, board.NewFieldError(board.ErrInvalidInput, "members", "at most %d at once", board.MaxRankMembers)
 	}
@@ -213,7 +213,7 @@ func (s *Store) Ranks(ctx context.Context, b *board.Board, p board.Period, membe
 }
 
 // Member is a member's standing in the current period of every enabled kind.
-func (s *Store) Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error) {
+func (s reader) Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error) {
 	if err := board.CheckMember(member); err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (s *Store) Member(ctx context.Context, b *board.Board, member string) ([]bo
 }
 
 // PageOf is the 1-based page a member is on at the given page size.
-func (s *Store) PageOf(ctx context.Context, b *board.Board, p board.Period, member string, size int) (int, error) {
+func (s reader) PageOf(ctx context.Context, b *board.Board, p board.Period, member string, size int) (int, error) {
 	if size < 1 || size > board.MaxPageSize {
 		return 0, board.NewFieldError(board.ErrInvalidInput, "size", "must be from 1 to %d", board.MaxPageSize)
 	}
@@ -248,7 +248,7 @@ func (s *Store) PageOf(ctx context.Context, b *board.Board, p board.Period, memb
 	return sts[0].Position/size + 1, nil
 }
 
-func (s *Store) standings(ctx context.Context, b *board.Board, ps []board.Period, members []string) ([][]board.Standing, error) {
+func (s reader) standings(ctx context.Context, b *board.Board, ps []board.Period, members []string) ([][]board.Standing, error) {
 	since, err := s.publicFreeze(ctx, b)
 	if err != nil {
 		return nil, err
@@ -314,7 +314,7 @@ func (s *Store) standings(ctx context.Context, b *board.Board, ps []board.Period
 // (case-insensitive) through the name index, never scanning the scores. It
 // returns at most limit entries, best first; complete is false when it
 // stopped after examining its budget of index entries.
-func (s *Store) Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) (entries []board.Entry, complete bool, err error) {
+func (s reader) Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) (entries []board.Entry, complete bool, err error) {
 	if limit < 1 || limit > board.MaxPageSize {
 		return nil, false, board.NewFieldError(board.ErrInvalidInput, "limit", "must be from 1 to %d", board.MaxPageSize)
 	}

@@ -43,7 +43,7 @@ type Snapshot struct {
 // Snapshot copies a period's live standings (what the archiver keeps,
 // whatever the public sees), and on a team board its team standing in the
 // same step; ErrNotFound when the board is gone.
-func (s *Store) Snapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration) (*Snapshot, error) {
+func (s snapshots) Snapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration) (*Snapshot, error) {
 	return s.snapshotOf(ctx, b, p, ZSetKey(b.ID, p), ttl, b.Teams != board.TeamsOff, "")
 }
 
@@ -52,7 +52,7 @@ func (s *Store) Snapshot(ctx context.Context, b *board.Board, p board.Period, tt
 // no longer token's, and recorded with its owner in ArchiveSnaps, so that
 // should the pass die before Close, a later one drops the copy
 // (DropStaleSnapshots) instead of leaving it to its TTL.
-func (s *Store) ArchiveSnapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration, token string) (*Snapshot, error) {
+func (s snapshots) ArchiveSnapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration, token string) (*Snapshot, error) {
 	if token == "" {
 		return nil, fmt.Errorf("board: archive snapshot %s of %q: no lock token", p, b.ID)
 	}
@@ -62,7 +62,7 @@ func (s *Store) ArchiveSnapshot(ctx context.Context, b *board.Board, p board.Per
 // snapshotOf copies the scores in zset from: a period's, or its frozen
 // copy; with teams, from's team standing too; with an owner (an archive
 // lock's token), only while the owner holds the period's lock.
-func (s *Store) snapshotOf(ctx context.Context, b *board.Board, p board.Period, from string, ttl time.Duration, teams bool, owner string) (*Snapshot, error) {
+func (s snapshots) snapshotOf(ctx context.Context, b *board.Board, p board.Period, from string, ttl time.Duration, teams bool, owner string) (*Snapshot, error) {
 	tok := make([]byte, 8)
 	_, _ = rand.Read(tok)
 	z := tagOf(b.ID) + ":snap:" + hex.EncodeToString(tok)
@@ -85,7 +85,7 @@ func (s *Store) snapshotOf(ctx context.Context, b *board.Board, p board.Period, 
 	case "lost":
 		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, ErrNotOwner)
 	}
-	sn := &Snapshot{s: s, b: b, p: p, z: z, names: namesKey(b.ID), owned: owner != "", Total: toInt(rest[0])}
+	sn := &Snapshot{s: s.Store, b: b, p: p, z: z, names: namesKey(b.ID), owned: owner != "", Total: toInt(rest[0])}
 	if len(rest) > 1 {
 		sn.State, _ = rest[1].(string)
 	}
@@ -142,7 +142,7 @@ func snapshotKeys(z string) []string {
 // died, or lost its lock and can record nothing, before it closed them.
 // Each is checked and dropped in one script, so a pass that still holds
 // its lock never loses its copy. It returns how many it dropped.
-func (s *Store) DropStaleSnapshots(ctx context.Context, b *board.Board) (int, error) {
+func (s snapshots) DropStaleSnapshots(ctx context.Context, b *board.Board) (int, error) {
 	recs, err := s.rdb.HGetAll(ctx, ArchiveSnaps(b.ID)).Result()
 	if err != nil {
 		return 0, fmt.Errorf("board: archive snapshots of %q: %w", b.ID, err)

@@ -66,10 +66,26 @@ const (
 	DefaultAuditKeep = 100_000
 )
 
-// Store is the leaderboard domain on Redis. It is safe for concurrent use and
-// keeps no state of its own beyond configuration, so any number of processes
-// may share one Redis.
+// Store keeps boards in Redis. It is safe for concurrent use and keeps no
+// state of its own beyond configuration and caches, so any number of
+// processes may share one Redis.
+//
+// Its methods are declared by concern, on the small parts it embeds (see
+// surface.go for each part's interface): catalog (boards.go, cache.go),
+// reader (read.go, views.go, past.go, recent changes), writer (submit.go,
+// group.go, members.go), teamStore (team.go), freezer (freeze.go), upkeep
+// (window.go, function.go, outside.go: the background work) and snapshots
+// (snapshot.go: the archiver's). Each part reaches the shared state below
+// through the Store it belongs to.
 type Store struct {
+	catalog
+	reader
+	writer
+	teamStore
+	freezer
+	upkeep
+	snapshots
+
 	rdb       redis.UniversalClient
 	now       func() time.Time
 	recentLen int
@@ -108,6 +124,8 @@ func WithWriteHook(f func(ctx context.Context, keys ...string)) Option {
 // NewStore wraps a go-redis client.
 func NewStore(rdb redis.UniversalClient, opts ...Option) *Store {
 	s := &Store{rdb: rdb, now: time.Now, recentLen: DefaultRecentLen, idemTTL: DefaultIdemTTL, defTTL: DefaultDefinitionTTL, auditKeep: DefaultAuditKeep}
+	s.catalog, s.reader, s.writer, s.teamStore = catalog{s}, reader{s}, writer{s}, teamStore{s}
+	s.freezer, s.upkeep, s.snapshots = freezer{s}, upkeep{s}, snapshots{s}
 	for _, o := range opts {
 		o(s)
 	}

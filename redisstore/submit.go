@@ -24,7 +24,7 @@ const writeTimeout = 10 * time.Second
 // makes a retried batch return its first results without applying again;
 // each item's own IdempotencyKey does the same for that item. The batch is
 // one entry in the board's audit log, by opt.By.
-func (s *Store) SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error) {
+func (s writer) SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error) {
 	if len(subs) == 0 || len(subs) > board.MaxBatch {
 		return nil, board.NewFieldError(board.ErrInvalidInput, "scores", "a batch holds 1 to %d submissions", board.MaxBatch)
 	}
@@ -137,7 +137,7 @@ func decodeItems(rest []any, n int) ([]itemJSON, error) {
 // error and the rest go on. sent maps the script's items to indexes of subs.
 // times[i], when given, is when subs[i] arrived: the time its tie-break
 // records.
-func (s *Store) runSubmit(ctx context.Context, b *board.Board, subs []board.Submission, times []time.Time, opt board.BatchOptions, atomic bool, refused []error) (st string, rest []any, sent []int, err error) {
+func (s writer) runSubmit(ctx context.Context, b *board.Board, subs []board.Submission, times []time.Time, opt board.BatchOptions, atomic bool, refused []error) (st string, rest []any, sent []int, err error) {
 	sent = make([]int, len(subs))
 	for i := range sent {
 		sent[i] = i
@@ -214,7 +214,7 @@ func batchFingerprint(subs []board.Submission) string {
 // submissions at now, and names the score keys it writes. Each submission's
 // tie-break time is times[i], or now plus i microseconds without times, so
 // the items of a batch tie in their order.
-func (s *Store) submitCall(b *board.Board, subs []board.Submission, times []time.Time, opt board.BatchOptions, atomic bool, now time.Time) (keys []string, args []any, zsets []string) {
+func (s writer) submitCall(b *board.Board, subs []board.Submission, times []time.Time, opt board.BatchOptions, atomic bool, now time.Time) (keys []string, args []any, zsets []string) {
 	enc := encodingOf(b)
 	mode, ranks := "each", "1"
 	if atomic {

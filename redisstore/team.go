@@ -56,7 +56,7 @@ func teamKeys(z string) []string {
 func teamNamesKey(id string) string { return tagOf(id) + ":team:names" }
 
 // TeamOf is the team a member belongs to ("" none).
-func (s *Store) TeamOf(ctx context.Context, b *board.Board, member string) (string, error) {
+func (s teamStore) TeamOf(ctx context.Context, b *board.Board, member string) (string, error) {
 	t, err := s.rdb.HGet(ctx, teamKey(b.ID), member).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return "", fmt.Errorf("board: team of %q on %q: %w", member, b.ID, err)
@@ -65,7 +65,7 @@ func (s *Store) TeamOf(ctx context.Context, b *board.Board, member string) (stri
 }
 
 // Teams lists the board's teams, in id order.
-func (s *Store) Teams(ctx context.Context, b *board.Board) ([]string, error) {
+func (s teamStore) Teams(ctx context.Context, b *board.Board) ([]string, error) {
 	ts, err := s.rdb.SMembers(ctx, teamsKey(b.ID)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: teams of %q: %w", b.ID, err)
@@ -78,7 +78,7 @@ func (s *Store) Teams(ctx context.Context, b *board.Board) ([]string, error) {
 // "", moving its scores in every period held in Redis, and records it in
 // the audit log in the same step. It reports the team the member left and
 // whether anything changed.
-func (s *Store) SetTeam(ctx context.Context, boardID, member, team string, by board.Author) (left string, changed bool, err error) {
+func (s teamStore) SetTeam(ctx context.Context, boardID, member, team string, by board.Author) (left string, changed bool, err error) {
 	if err := by.Check(); err != nil {
 		return "", false, err
 	}
@@ -133,7 +133,7 @@ func (s *Store) SetTeam(ctx context.Context, boardID, member, team string, by bo
 
 // teamKeysOf names the team standings of the periods held, for the embedded
 // store's notifications after a move.
-func (s *Store) teamKeysOf(ctx context.Context, b *board.Board) []string {
+func (s teamStore) teamKeysOf(ctx context.Context, b *board.Board) []string {
 	zs, _ := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()
 	for i, z := range zs {
 		zs[i] = teamZSetKey(z)
@@ -144,7 +144,7 @@ func (s *Store) teamKeysOf(ctx context.Context, b *board.Board) []string {
 // TeamPage reads a page of a period's team standing: each entry's Member is
 // a team id, Score its score, Rank its rank in the board's rank style. A
 // closed period whose keys expired is read from the archive (pastTeamPage).
-func (s *Store) TeamPage(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error) {
+func (s teamStore) TeamPage(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error) {
 	if err := board.CheckWindow(offset, limit); err != nil {
 		return board.Page{}, err
 	}
@@ -170,7 +170,7 @@ func (s *Store) TeamPage(ctx context.Context, b *board.Board, p board.Period, of
 // teamView reads a page of the team standing in zset z (a period's, its
 // frozen copy's or a snapshot's) as the team board reads it, the scores as
 // Redis keeps them.
-func (s *Store) teamView(ctx context.Context, b *board.Board, p board.Period, z string, offset, limit int) (board.Page, error) {
+func (s teamStore) teamView(ctx context.Context, b *board.Board, p board.Period, z string, offset, limit int) (board.Page, error) {
 	t := board.TeamBoard(b)
 	keys := []string{z, entriesKey(z), distinctKey(z), teamNamesKey(b.ID)}
 	reply, err := scripts.view.Run(ctx, s.rdb, keys, append(prelude(t), "page", offset, limit)...).Result()
@@ -182,7 +182,7 @@ func (s *Store) teamView(ctx context.Context, b *board.Board, p board.Period, z 
 }
 
 // TeamSizes counts the members each listed team has in a period.
-func (s *Store) TeamSizes(ctx context.Context, b *board.Board, p board.Period, teams []string) ([]int, error) {
+func (s teamStore) TeamSizes(ctx context.Context, b *board.Board, p board.Period, teams []string) ([]int, error) {
 	if len(teams) == 0 {
 		return make([]int, 0), nil
 	}
@@ -202,7 +202,7 @@ func (s *Store) TeamSizes(ctx context.Context, b *board.Board, p board.Period, t
 
 // teamSizes reads the members each listed team counts in hash key (a
 // period's z:tn, or a copy's).
-func (s *Store) teamSizes(ctx context.Context, b *board.Board, p board.Period, key string, teams []string) ([]int, error) {
+func (s teamStore) teamSizes(ctx context.Context, b *board.Board, p board.Period, key string, teams []string) ([]int, error) {
 	out := make([]int, len(teams))
 	if len(teams) == 0 {
 		return out, nil
@@ -222,7 +222,7 @@ func (s *Store) teamSizes(ctx context.Context, b *board.Board, p board.Period, k
 // a team's first maxTeamRead members by id. The members are the team's
 // current ones (a frozen board's public: those at the freeze); a period
 // read from the archive gives them the ranks it archived.
-func (s *Store) TeamMembers(ctx context.Context, b *board.Board, p board.Period, team string) ([]board.Standing, error) {
+func (s teamStore) TeamMembers(ctx context.Context, b *board.Board, p board.Period, team string) ([]board.Standing, error) {
 	set := teamMembersKey(b.ID, team)
 	if _, since, err := s.source(ctx, b, p); err != nil {
 		return nil, err
@@ -263,7 +263,7 @@ const maxTeamRead = 20_000
 
 // rebuildTeams builds every held period's team standing again for b's team
 // mode (none deletes them): when a board's team mode changes.
-func (s *Store) rebuildTeams(ctx context.Context, b *board.Board) error {
+func (s teamStore) rebuildTeams(ctx context.Context, b *board.Board) error {
 	zs, err := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()
 	if err != nil {
 		return fmt.Errorf("board: team standings of %q: %w", b.ID, err)

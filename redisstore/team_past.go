@@ -17,7 +17,7 @@ import (
 // pastTeamPage answers a page of an expired period's team standing from
 // the archive; ok is false when Redis is where p lives (or lived: an empty
 // closed period).
-func (s *Store) pastTeamPage(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, bool, error) {
+func (s teamStore) pastTeamPage(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, bool, error) {
 	n, mode, ok, err := s.pastTeams(ctx, b, p)
 	if err != nil || !ok {
 		return board.Page{}, ok, err
@@ -37,7 +37,7 @@ func (s *Store) pastTeamPage(ctx context.Context, b *board.Board, p board.Period
 }
 
 // pastTeamSizes is TeamSizes of an expired period, from the archive.
-func (s *Store) pastTeamSizes(ctx context.Context, b *board.Board, p board.Period, teams []string) ([]int, bool, error) {
+func (s teamStore) pastTeamSizes(ctx context.Context, b *board.Board, p board.Period, teams []string) ([]int, bool, error) {
 	n, _, ok, err := s.pastTeams(ctx, b, p)
 	if err != nil || !ok {
 		return nil, ok, err
@@ -61,7 +61,7 @@ func (s *Store) pastTeamSizes(ctx context.Context, b *board.Board, p board.Perio
 // not read from the archive. An expired period the archive holds without
 // its team standing is ErrTeamsNotArchived, unless it has no members (so
 // no teams) at all.
-func (s *Store) pastTeams(ctx context.Context, b *board.Board, p board.Period) (int, board.TeamMode, bool, error) {
+func (s teamStore) pastTeams(ctx context.Context, b *board.Board, p board.Period) (int, board.TeamMode, bool, error) {
 	members, past, err := s.pastTotal(ctx, b, p)
 	if err != nil || !past {
 		return 0, "", false, err

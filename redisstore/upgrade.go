@@ -10,7 +10,7 @@ import (
 // start: decimal boards whose scores were stored as decimals (12.34) get them
 // in units (1234), see board/score.go. It returns the ids it changed. Writes
 // to such a board are refused until it is upgraded, so nothing mixes units.
-func (s *Store) Upgrade(ctx context.Context) ([]string, error) {
+func (s catalog) Upgrade(ctx context.Context) ([]string, error) {
 	bs, err := s.Boards(ctx)
 	if err != nil {
 		return nil, err

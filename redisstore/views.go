@@ -40,7 +40,7 @@ type ViewResult struct {
 // The around-me windows of one period (each viewer their own member) share
 // one script call, so a tick costs one call per page and per watched
 // period, however many members are watched.
-func (s *Store) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
+func (s reader) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 	out := make([]ViewResult, len(qs))
 	if len(qs) == 0 {
 		return out

@@ -91,7 +91,7 @@ const rollChunk = 500
 // of it, at most maxSteps chunks in all; it reports whether work is left.
 // Every replica may run it at once: each step reads and advances the
 // window's progress in the same script, so no bucket is taken out twice.
-func (s *Store) RollWindows(ctx context.Context, b *board.Board, maxSteps int) (more bool, err error) {
+func (s upkeep) RollWindows(ctx context.Context, b *board.Board, maxSteps int) (more bool, err error) {
 	now := s.now()
 	for _, k := range b.Periods {
 		if !k.Rolling() {
@@ -106,7 +106,7 @@ func (s *Store) RollWindows(ctx context.Context, b *board.Board, maxSteps int) (
 
 // rollWindow runs roll steps on one window until it is done or steps run
 // out; it returns the steps left, -1 when it stopped with work left.
-func (s *Store) rollWindow(ctx context.Context, b *board.Board, k board.Kind, now time.Time, steps int) (int, error) {
+func (s upkeep) rollWindow(ctx context.Context, b *board.Board, k board.Kind, now time.Time, steps int) (int, error) {
 	z := ZSetKey(b.ID, board.Period{Kind: k})
 	keys := []string{defKey(b.ID), z, entriesKey(z), distinctKey(z), groupCountKey(z), windowStateKey(b.ID), bucketsKey(z)}
 	args := append(prelude(b), string(k), string(b.Window), b.OldestBucket(k, now), rollChunk, strconv.FormatInt(b.Version, 10), freezeKey(b.ID))
@@ -177,7 +177,7 @@ func (r *Roller) Tick(ctx context.Context) error {
 // dropWindows deletes the keys of the windows b had and upd turns off, so a
 // window turned on again starts empty (and a changed mode meets no bucket
 // of the other kind).
-func (s *Store) dropWindows(ctx context.Context, old, upd *board.Board) error {
+func (s upkeep) dropWindows(ctx context.Context, old, upd *board.Board) error {
 	for _, k := range old.Periods {
 		if !k.Rolling() || upd.Enabled(k) {
 			continue

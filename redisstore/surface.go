@@ -1,0 +1,111 @@
+package redisstore
+
+import (
+	"context"
+	"time"
+
+	"podium/board"
+)
+
+// The store's surface, by concern, the way go-redis groups its commands:
+// each part below is an interface a consumer may ask for (or take a slice
+// of), and a small type of this package that implements it. Store embeds
+// every part, so one *Store satisfies them all.
+
+// Catalog is the boards themselves: their definitions, cached for reads (one second) and read fresh for writes, and the maintenance of a board's keys.
+type Catalog interface {
+	CreateBoard(ctx context.Context, b board.Board) (board.Board, error)
+	UpdateBoard(ctx context.Context, b board.Board) (board.Board, error)
+	Boards(ctx context.Context) ([]board.Board, error)
+	DeleteBoard(ctx context.Context, id string) error
+	Board(ctx context.Context, id string) (board.Board, error)
+	ReadBoard(ctx context.Context, id string) (board.Board, error)
+	Reindex(ctx context.Context, boardID string, p board.Period) (int, error)
+	Upgrade(ctx context.Context) ([]string, error)
+}
+
+// Reader is the standings of any period, open or closed (a closed period whose keys expired is read from the archive), ranks, around-me, search, and the recent changes.
+type Reader interface {
+	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
+	RecentOf(ctx context.Context, bs []*board.Board, n int) []RecentResult
+	StoredPeriods(ctx context.Context, b *board.Board) ([]board.Period, error)
+	Count(ctx context.Context, b *board.Board, p board.Period) (int, error)
+	FromPast(ctx context.Context, b *board.Board, p board.Period) (bool, error)
+	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
+	Top(ctx context.Context, b *board.Board, p board.Period, n int) (board.Page, error)
+	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
+	RangeByScore(ctx context.Context, b *board.Board, p board.Period, min, max float64, offset, limit int) (board.Page, error)
+	CountRange(ctx context.Context, b *board.Board, p board.Period, min, max float64) (int, error)
+	Total(ctx context.Context, b *board.Board, p board.Period) (int, error)
+	Ranks(ctx context.Context, b *board.Board, p board.Period, members []string) ([]board.Standing, error)
+	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+	PageOf(ctx context.Context, b *board.Board, p board.Period, member string, size int) (int, error)
+	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) (entries []board.Entry, complete bool, err error)
+	ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult
+}
+
+// Writer is scores and members: every write runs one script that also appends its audit entry.
+type Writer interface {
+	Submit(ctx context.Context, boardID string, sub board.Submission, by board.Author) (board.Result, error)
+	RemoveMember(ctx context.Context, boardID, member string, p *board.Period, by board.Author) ([]board.Removed, error)
+	ResetPeriod(ctx context.Context, boardID string, p board.Period, by board.Author) (int, error)
+	SetName(ctx context.Context, boardID, member, name string, by board.Author) (string, error)
+	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error)
+}
+
+// TeamStore is team boards: who is in which team and the team standings.
+type TeamStore interface {
+	TeamOf(ctx context.Context, b *board.Board, member string) (string, error)
+	Teams(ctx context.Context, b *board.Board) ([]string, error)
+	SetTeam(ctx context.Context, boardID, member, team string, by board.Author) (left string, changed bool, err error)
+	TeamPage(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
+	TeamSizes(ctx context.Context, b *board.Board, p board.Period, teams []string) ([]int, error)
+	TeamMembers(ctx context.Context, b *board.Board, p board.Period, team string) ([]board.Standing, error)
+}
+
+// Freezer is freeze and reveal, and the freezes every replica takes when their time comes.
+type Freezer interface {
+	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
+	Unfreeze(ctx context.Context, id string) (board.Board, error)
+	RunFreezes(ctx context.Context, refresh time.Duration, report func(error))
+	PublicSnapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration) (*Snapshot, error)
+}
+
+// Upkeep is the background work every replica does: the Function library for outside writers, their period schedules, the periods they wrote, and the rolling windows.
+type Upkeep interface {
+	LoadFunctions(ctx context.Context) error
+	EnsureFunctions(ctx context.Context) (int, error)
+	RefreshSchedules(ctx context.Context) error
+	NotePeriods(ctx context.Context, b *board.Board, zsets []string, linger time.Duration) (noted, again int, err error)
+	ScanPeriodKeys(ctx context.Context, sc *KeyScan, budget int) (map[string][]string, error)
+	RollWindows(ctx context.Context, b *board.Board, maxSteps int) (more bool, err error)
+}
+
+// Snapshots is what the archiver needs: copies of a period taken atomically, and the expiry of archived periods.
+type Snapshots interface {
+	ExpirePeriod(ctx context.Context, b *board.Board, p board.Period, state string, ttl time.Duration) (bool, error)
+	Snapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration) (*Snapshot, error)
+	ArchiveSnapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration, token string) (*Snapshot, error)
+	DropStaleSnapshots(ctx context.Context, b *board.Board) (int, error)
+}
+
+// The parts of a Store; each reaches the shared state through its Store.
+type (
+	catalog   struct{ *Store }
+	reader    struct{ *Store }
+	writer    struct{ *Store }
+	teamStore struct{ *Store }
+	freezer   struct{ *Store }
+	upkeep    struct{ *Store }
+	snapshots struct{ *Store }
+)
+
+var (
+	_ Catalog   = catalog{}
+	_ Reader    = reader{}
+	_ Writer    = writer{}
+	_ TeamStore = teamStore{}
+	_ Freezer   = freezer{}
+	_ Upkeep    = upkeep{}
+	_ Snapshots = snapshots{}
+)
