@@ -113,7 +113,7 @@ func (s *Handler) HandleError(err error, c echo.Context) {
 		_ = c.NoContent(ae.Status)
 		return
 	}
-	_ = c.JSON(ae.Status, map[string]any{"error": ae})
+	_ = c.JSON(ae.Status, errorJSON{Error: ae})
 }
 
 // apiBodyLimit is the largest request body the API reads (1M: 1,000,000 bytes).

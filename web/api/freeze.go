@@ -11,15 +11,6 @@ import (
 	"podium/board"
 )
 
-// freezeJSON is a board's freeze on the wire.
-type freezeJSON struct {
-	Board string `json:"board"`
-	// Frozen: public reads show the standings of FreezeAt now.
-	Frozen bool `json:"frozen"`
-	// FreezeAt is when the freeze began, or begins; absent when there is none.
-	FreezeAt *time.Time `json:"freeze_at,omitempty"`
-}
-
 func (s *Handler) freezeOf(b *board.Board) freezeJSON {
 	j := freezeJSON{Board: b.ID}
 	if !b.FreezeAt.IsZero() {
@@ -37,14 +28,6 @@ func (s *Handler) frozenSince(b *board.Board) *time.Time {
 		return &since
 	}
 	return nil
-}
-
-// noteFrozen adds "frozen_since" to an answer read from a frozen board's
-// public copy.
-func (s *Handler) noteFrozen(b *board.Board, answer map[string]any) {
-	if since := s.frozenSince(b); since != nil {
-		answer["frozen_since"] = since
-	}
 }
 
 // apiFreeze freezes a board's public standings: now, or at "at".
