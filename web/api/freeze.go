@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -63,11 +62,8 @@ func (s *Handler) apiFreeze(c echo.Context) error {
 		at = *body.At
 	}
 	fb, err := s.opts.Store.Freeze(c.Request().Context(), b.ID, at)
-	if errors.Is(err, board.ErrFrozen) {
-		return apiErr(409, "frozen", "%s", err.Error())
-	}
 	if err != nil {
-		return err
+		return err // board.ErrFrozen: 409 frozen
 	}
 	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.freeze", Board: b.ID, Before: stateOf(&b, s.opts.Store.Now()),
 		After: "frozen at " + fb.FreezeAt.Format(time.RFC3339), Reason: body.Reason})
@@ -84,11 +80,8 @@ func (s *Handler) apiUnfreeze(c echo.Context) error {
 		return err
 	}
 	ub, err := s.opts.Store.Unfreeze(c.Request().Context(), b.ID)
-	if errors.Is(err, board.ErrNotFrozen) {
-		return apiErr(409, "not_frozen", "%s", err.Error())
-	}
 	if err != nil {
-		return err
+		return err // board.ErrNotFrozen: 409 not_frozen
 	}
 	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.unfreeze", Board: b.ID, Before: stateOf(&b, s.opts.Store.Now()), After: "live"})
 	return c.JSON(http.StatusOK, s.freezeOf(&ub))

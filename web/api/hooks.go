@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -208,26 +209,23 @@ func (s *Handler) apiTestHook(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, hookTestJSON{Event: ev, Hook: h.ID})
 }
 
-// hookErr turns the registry's errors into answers.
+// hookErr words the registry's errors for the API; their status and code
+// are the table's (request.Classify).
 func hookErr(err error) error {
 	var bad *hooks.InvalidError
 	switch {
-	case errors.As(err, &bad):
-		fields := make([]string, 0, len(bad.Fields))
-		for f := range bad.Fields {
-			fields = append(fields, f)
-		}
-		slices.Sort(fields)
-		ae := apiErr(422, "invalid", "%s: %s", fields[0], bad.Fields[fields[0]])
+	case errors.As(err, &bad) && len(bad.Fields) > 0:
+		fields := slices.Sorted(maps.Keys(bad.Fields))
+		ae := apiErrorFor(err, "%s: %s", fields[0], bad.Fields[fields[0]])
 		ae.Field = fields[0]
 		for _, f := range fields {
 			ae.Fields = append(ae.Fields, fieldIssue{Field: f, Message: bad.Fields[f]})
 		}
 		return ae
 	case errors.Is(err, hooks.ErrTooMany):
-		return apiErr(409, "too_many", "a board may have at most %d webhooks", hooks.MaxHooks)
+		return apiErrorFor(err, "a board may have at most %d webhooks", hooks.MaxHooks)
 	case errors.Is(err, hooks.ErrNotFound):
-		return apiErr(404, "hook_not_found", "no such webhook on this board")
+		return apiErrorFor(err, "no such webhook on this board")
 	}
 	return err
 }

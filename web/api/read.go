@@ -131,7 +131,9 @@ func (s *Handler) apiAround(c echo.Context) error {
 	}
 	pg, pos, err := s.opts.Store.Around(c.Request().Context(), &b, p, member, radius)
 	if errors.Is(err, board.ErrNotFound) {
-		return apiErr(404, "member_not_found", "%q has no score in %s of board %q", member, p.Title(), b.ID)
+		ae := apiErrorFor(err, "%q has no score in %s of board %q", member, p.Title(), b.ID)
+		ae.Code = "member_not_found"
+		return ae
 	}
 	if err != nil {
 		return err

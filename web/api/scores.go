@@ -176,7 +176,7 @@ func (s *Handler) apiSubmit(c echo.Context) error {
 	if !req.batch {
 		res, err := s.opts.Store.Submit(ctx, b.ID, req.subs[0], by)
 		if errors.Is(err, board.ErrIdempotencyReused) {
-			ae := apiErr(422, "idempotency_key_reused", "%s", request.Reason(err))
+			ae := apiErrorFor(err, "%s", request.Reason(err))
 			ae.Field = "idempotency_key"
 			return ae
 		}
@@ -188,7 +188,7 @@ func (s *Handler) apiSubmit(c echo.Context) error {
 	req.opt.By = by
 	res, err := s.opts.Store.SubmitBatch(ctx, b.ID, req.subs, req.opt)
 	if errors.Is(err, board.ErrIdempotencyReused) {
-		ae := apiErr(422, "idempotency_key_reused", "%s", request.Reason(err))
+		ae := apiErrorFor(err, "%s", request.Reason(err))
 		ae.Field = "idempotency_key"
 		if be := (*board.BatchError)(nil); errors.As(err, &be) {
 			ae.Field = fmt.Sprintf("scores[%d].idempotency_key", be.Index)

@@ -37,7 +37,7 @@ func (s *Handler) aroundPage(c echo.Context) error {
 	label := p.Title()
 	pg, pos, err := s.opts.Store.Around(c.Request().Context(), &b, p, member, k)
 	if errors.Is(err, board.ErrNotFound) {
-		return request.NotFound("Not on this board", fmt.Sprintf("“%s” has no score in %s of %s.", member, label, b.Title),
+		return request.ProblemOf(err, "Not on this board", fmt.Sprintf("“%s” has no score in %s of %s.", member, label, b.Title),
 			templates.Link{Label: "Back to " + b.Title, Href: boardURL(b.ID, p, current, 1, 0, "")},
 			templates.Link{Label: "Their other periods", Href: memberURL(b.ID, member)})
 	}

@@ -51,7 +51,7 @@ func (s *Handler) embedPage(c echo.Context) error {
 	if teams {
 		pg, err = s.opts.Store.TeamPage(ctx, &b, p, 0, limit)
 		if errors.Is(err, board.ErrTeamsNotArchived) {
-			return s.teamsNotArchived(&b, p, current)
+			return s.teamsNotArchived(err, &b, p, current)
 		}
 		if err != nil {
 			return err
