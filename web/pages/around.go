@@ -32,7 +32,7 @@ func (s *Handler) aroundPage(c echo.Context) error {
 	}
 	member := request.Param(c, "member")
 	if err := board.CheckMember(member); err != nil {
-		return request.BadRequest("That member id is not valid: " + request.Reason(err))
+		return invalidMember(err)
 	}
 	label := p.Title()
 	pg, pos, err := s.opts.Store.Around(c.Request().Context(), &b, p, member, k)

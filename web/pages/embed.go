@@ -35,7 +35,7 @@ func (s *Handler) embedPage(c echo.Context) error {
 	member := c.QueryParam("member")
 	if member != "" {
 		if err := board.CheckMember(member); err != nil {
-			return request.BadRequest("That member id is not valid: " + request.Reason(err))
+			return invalidMember(err)
 		}
 	}
 	teams := c.QueryParam("teams") == "1"

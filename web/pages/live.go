@@ -30,7 +30,7 @@ func (s *Handler) liveSocket(c echo.Context) error {
 	spec := live.Spec{Board: b.ID, Kind: board.Kind(kind), Key: at}
 	if member := c.QueryParam("member"); member != "" {
 		if err := board.CheckMember(member); err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+			return invalidMember(err)
 		}
 		spec.Member = member
 		if spec.Radius, err = request.Int(c.QueryParam("radius"), "radius", defaultRadius, 0, board.MaxAround); err != nil {

@@ -117,7 +117,7 @@ func (s *Handler) teamPage(c echo.Context) error {
 	}
 	team := request.Param(c, "team")
 	if err := board.CheckTeam(team); err != nil {
-		return request.BadRequest(request.Reason(err))
+		return request.ProblemOf(err, "That request is not valid", request.Reason(err))
 	}
 	ctx := c.Request().Context()
 	sts, err := s.opts.Store.TeamMembers(ctx, &b, p, team)
