@@ -10,16 +10,15 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"podium/board"
 	"podium/web/request"
 	"podium/web/templates"
 )
 
 // handleError is the one place errors become responses: the API answers its
-// own in JSON; for pages, a Problem keeps its words, known board errors map to
-// 4xx, an unreachable Redis is a 503 that says so, a client that left gets a
-// debug line and nothing else, and anything else is logged and shown as a 500
-// page that reveals nothing internal.
+// own in JSON; for pages, a Problem keeps its words, domain errors get the
+// status of the one table (request.Classify) in the pages' words, a client
+// that left gets a debug line and nothing else, and anything else is logged
+// and shown as a 500 page that reveals nothing internal.
 func (s *Server) handleError(err error, c echo.Context) {
 	req := c.Request()
 	if request.ClientGone(c, err) {
@@ -50,32 +49,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if he.Code == http.StatusNotFound {
 			pe.Title, pe.Message = "Page not found", "There is nothing at "+req.URL.Path+"."
 		}
-	case errors.Is(err, board.ErrNotFound):
-		pe = request.NotFound("Not found", err.Error())
-	case errors.Is(err, board.ErrInvalidInput), errors.Is(err, board.ErrInvalidMember), errors.Is(err, board.ErrInvalidPeriod):
-		pe = request.BadRequest(err.Error())
-	case errors.Is(err, board.ErrDefinitionChanged):
-		pe = &request.Problem{Status: http.StatusConflict, Title: "The board changed", Message: err.Error()}
-	case errors.Is(err, board.ErrGone):
-		s.log.Warn("a closed period expired from Redis is missing from the archive", slog.String("uri", clipURI(req.RequestURI)), slog.Any("error", err))
-		pe = &request.Problem{Status: http.StatusGone, Title: "This period is no longer kept",
-			Message: "Its scores have left the live store, and the archive does not hold them, so they cannot be shown."}
-	case errors.Is(err, board.ErrTeamsNotArchived):
-		pe = &request.Problem{Status: http.StatusGone, Title: "Team standings of this period were not archived",
-			Message: "The archive holds this period's members' standing only: it was archived before the archive kept team standings, or while the board kept no teams."}
-	case errors.Is(err, board.ErrArchived):
-		pe = &request.Problem{Status: http.StatusConflict, Title: "This period is archived",
-			Message: "Its scores now live in the archive, where they no longer change. " + request.Reason(err)}
-	case errors.Is(err, board.ErrBusy):
-		c.Response().Header().Set("Retry-After", "2")
-		pe = &request.Problem{Status: http.StatusServiceUnavailable, Title: "Busy for a moment", Message: err.Error()}
-	case down:
-		c.Response().Header().Set("Retry-After", request.RetryAfter(request.StoreRetry))
-		pe = &request.Problem{Status: http.StatusServiceUnavailable, Title: request.StoreDownTitle, Message: request.StoreDownMessage}
 	default:
-		s.log.Error("request failed", slog.String("method", req.Method), slog.String("uri", clipURI(req.RequestURI)), slog.Any("error", err))
-		pe = &request.Problem{Status: http.StatusInternalServerError, Title: "Something went wrong",
-			Message: "The server could not finish this request. It has been logged; try again in a moment."}
+		pe = s.pageProblem(err, req)
+	}
+	if pe.Retry > 0 {
+		c.Response().Header().Set("Retry-After", request.RetryAfter(pe.Retry))
 	}
 	links := pe.Links
 	if len(links) == 0 {
@@ -98,4 +76,44 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 		s.log.LogAttrs(req.Context(), level, "render error page", slog.Any("error", rerr))
 	}
+}
+
+// pageProblem is a domain error's error page: the status the table gives it
+// (request.Classify), in the pages' words. An error the table does not know
+// is logged and shown as a 500 that reveals nothing internal.
+func (s *Server) pageProblem(err error, req *http.Request) *request.Problem {
+	c, ok := request.Classify(err)
+	if !ok {
+		s.log.Error("request failed", slog.String("method", req.Method), slog.String("uri", clipURI(req.RequestURI)), slog.Any("error", err))
+		return &request.Problem{Status: http.StatusInternalServerError, Code: c.Code, Title: "Something went wrong",
+			Message: "The server could not finish this request. It has been logged; try again in a moment."}
+	}
+	pe := &request.Problem{Status: c.Status, Code: c.Code, Title: http.StatusText(c.Status), Message: err.Error(), Retry: c.Retry}
+	switch c.Status {
+	case http.StatusNotFound:
+		pe.Title = "Not found"
+	case http.StatusUnprocessableEntity:
+		pe.Title = "That request is not valid"
+	}
+	switch c.Code {
+	case "period_not_found":
+		pe.Title = "Period not found"
+	case "definition_changed":
+		pe.Title = "The board changed"
+	case "period_gone":
+		s.log.Warn("a closed period expired from Redis is missing from the archive", slog.String("uri", clipURI(req.RequestURI)), slog.Any("error", err))
+		pe.Title = "This period is no longer kept"
+		pe.Message = "Its scores have left the live store, and the archive does not hold them, so they cannot be shown."
+	case "teams_not_archived":
+		pe.Title = "Team standings of this period were not archived"
+		pe.Message = "The archive holds this period's members' standing only: it was archived before the archive kept team standings, or while the board kept no teams."
+	case "archived":
+		pe.Title = "This period is archived"
+		pe.Message = "Its scores now live in the archive, where they no longer change. " + request.Reason(err)
+	case "busy":
+		pe.Title = "Busy for a moment"
+	case "unavailable":
+		pe.Title, pe.Message = request.StoreDownTitle, request.StoreDownMessage
+	}
+	return pe
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // TestPeriodYearRange: periods whose start or end falls outside years
@@ -201,6 +202,44 @@ func TestAPIBodyTooLarge(t *testing.T) {
 			}
 			if _, err := f.store.Board(t.Context(), "big"); !errors.Is(err, board.ErrNotFound) {
 				t.Fatalf("a refused body wrote a board: %v", err)
+			}
+		})
+	}
+}
+
+// TestPagesAndAPIAgree: a domain error gets one status whichever surface
+// answers (the table of request.Classify): the page and the API read of the
+// same thing fail alike, and the API names the error's code.
+func TestPagesAndAPIAgree(t *testing.T) {
+	f := newAPIFixture(t, 1000, 1000)
+	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 1})
+	f.board(board.Board{ID: "league", Title: "League", Teams: board.TeamsSum}, nil)
+	// A closed week whose keys expired to an archive this server does not have.
+	if err := testRedis(t).HSet(t.Context(), redisstore.ArchiveState("chess"), "week:2026-W50", "0 1"+redisstore.ExpiredMark).Err(); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, api, page string
+		status          int
+		code            string
+	}{
+		{"unknown board", "/boards/nope/entries", "/b/nope", 404, "board_not_found"},
+		{"period the board does not keep", "/boards/chess/entries?period=day", "/b/chess?period=day", 404, "period_not_found"},
+		{"no such period", "/boards/chess/entries?period=week&at=2026-W99", "/b/chess?period=week&at=2026-W99", 404, "period_not_found"},
+		{"period gone", "/boards/chess/entries?period=week&at=2026-W50", "/b/chess?period=week&at=2026-W50", 410, "period_gone"},
+		{"invalid member", "/boards/chess/members/%0A", "/b/chess/m/%0A", 422, "invalid"},
+		{"invalid member around", "/boards/chess/members/%0A/around", "/b/chess/around/%0A", 422, "invalid"},
+		{"member not ranked", "/boards/chess/members/zed/around?period=all", "/b/chess/around/zed?period=all", 404, "member_not_found"},
+		{"invalid team", "/boards/league/teams/%0A", "/b/league/teams/%0A", 422, "invalid"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, out, _ := f.call("GET", "/api/v1"+tc.api, "", "")
+			if status != tc.status || errCode(out) != tc.code {
+				t.Errorf("API %s: %d %v, want %d %s", tc.api, status, out, tc.status, tc.code)
+			}
+			if res, body := f.get(tc.page); res.StatusCode != tc.status {
+				t.Errorf("page %s: %d, want %d:\n%s", tc.page, res.StatusCode, tc.status, excerpt(body))
 			}
 		})
 	}

@@ -324,7 +324,7 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 		{"board=chess&period=day", 404},
 		{"board=chess&period=week&at=2026-W99", 404},
 		{"board=chess&limit=0", 400},
-		{"board=chess&member=%0A", 400},
+		{"board=chess&member=%0A", 422}, // a member id the board refuses, as everywhere (request.Classify)
 		{"board=chess&member=ann&radius=500", 400},
 		{"board=chess&period=week&at=2026-W52&offset=25&limit=25", 101},
 		{"board=chess&member=ann&radius=3", 101},

@@ -165,7 +165,7 @@ func (s *Handler) hookAction(c echo.Context) error {
 		return err
 	}
 	ctx, id, to := c.Request().Context(), c.Param("id"), "/admin/boards/"+b.ID+"/hooks"
-	notFound := request.NotFound("Webhook not found", "That webhook does not exist (deleted already?).", templates.Link{Label: "Webhooks", Href: to})
+	notFound := request.ProblemOf(hooks.ErrNotFound, "Webhook not found", "That webhook does not exist (deleted already?).", templates.Link{Label: "Webhooks", Href: to})
 	// One an earlier board of this id left behind (the runner drops it) is
 	// not this board's: not listed, and not found here either.
 	h, err := s.opts.Hooks.Get(ctx, b.ID, id)

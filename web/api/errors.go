@@ -35,18 +35,25 @@ func apiErr(status int, code, format string, args ...any) *apiError {
 	return &apiError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// apiErrorOf maps any error to the JSON error a client gets.
+// apiErrorFor is a domain error's answer: the status, code and retry of the
+// one table (request.Classify), in the API's words.
+func apiErrorFor(err error, format string, args ...any) *apiError {
+	c, _ := request.Classify(err)
+	return &apiError{Status: c.Status, Code: c.Code, Message: fmt.Sprintf(format, args...), retry: c.Retry}
+}
+
+// apiErrorOf maps any error to the JSON error a client gets; nil for an
+// error nobody outside can do anything about (a bug: 500).
 func apiErrorOf(err error) *apiError {
 	var ae *apiError
 	var he *echo.HTTPError
-	var be *board.BatchError
 	var pr *request.Problem
 	switch {
 	case errors.As(err, &ae):
 		return ae
 	case errors.As(err, &pr):
 		ae := apiErr(pr.Status, pr.Code, "%s", pr.Message)
-		ae.Field = pr.Field
+		ae.Field, ae.retry = pr.Field, pr.Retry
 		return ae
 	case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
 		return tooLarge() // BodyLimit, by Content-Length
@@ -56,46 +63,38 @@ func apiErrorOf(err error) *apiError {
 			code = strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_")
 		}
 		return apiErr(he.Code, code, "%v", he.Message)
-	case errors.Is(err, board.ErrNotFound):
-		return apiErr(404, "not_found", "%s", err.Error())
-	case errors.Is(err, board.ErrExists):
-		return apiErr(409, "exists", "%s", err.Error())
-	case errors.Is(err, board.ErrDefinitionChanged):
-		return apiErr(409, "definition_changed", "%s", err.Error())
-	case errors.Is(err, board.ErrGone):
-		return apiErr(410, "period_gone", "%s", err.Error())
-	case errors.Is(err, board.ErrTeamsNotArchived):
-		return apiErr(410, "teams_not_archived", "%s", err.Error())
-	case errors.Is(err, board.ErrArchived):
-		return apiErr(409, "archived", "%s", err.Error())
-	case errors.Is(err, board.ErrBusy):
-		ae := apiErr(503, "busy", "%s", err.Error())
-		ae.retry = 2 * time.Second
-		return ae
-	case errors.Is(err, board.ErrPeriodDisabled), errors.Is(err, board.ErrInvalidPeriod):
-		return apiErr(404, "period_not_found", "%s", request.Reason(err))
-	case request.StoreUnavailable(err):
-		ae := apiErr(503, "unavailable", request.APIStoreDown)
-		ae.retry = request.StoreRetry
-		return ae
 	}
+	if _, ok := request.Classify(err); !ok {
+		return nil
+	}
+	ae = apiErrorFor(err, "%s", err.Error())
+	switch ae.Code {
+	case "period_not_found":
+		ae.Message = request.Reason(err)
+	case "unavailable":
+		ae.Message = request.APIStoreDown
+	case "invalid", "immutable":
+		fieldIssues(ae, err)
+	}
+	return ae
+}
+
+// fieldIssues names the fields a refused definition or submission got
+// wrong: the first in field and message, every one in fields. A batch's
+// item is named as scores[i].field.
+func fieldIssues(ae *apiError, err error) {
 	fes := board.FieldErrors(err)
-	if len(fes) > 0 {
-		ae := apiErr(422, "invalid", "%s", fes[0].Error())
-		ae.Field = fes[0].Field
-		if errors.As(err, &be) {
-			ae.Field = fmt.Sprintf("scores[%d].%s", be.Index, fes[0].Field)
-			ae.Message = fmt.Sprintf("item %d: %s", be.Index, fes[0].Error())
-		}
-		for _, fe := range fes {
-			ae.Fields = append(ae.Fields, fieldIssue{Field: fe.Field, Message: fe.Message})
-		}
-		if errors.Is(err, board.ErrImmutable) {
-			ae.Status, ae.Code = 409, "immutable"
-		}
-		return ae
+	if len(fes) == 0 {
+		return
 	}
-	return nil
+	ae.Message, ae.Field = fes[0].Error(), fes[0].Field
+	if be := (*board.BatchError)(nil); errors.As(err, &be) {
+		ae.Field = fmt.Sprintf("scores[%d].%s", be.Index, fes[0].Field)
+		ae.Message = fmt.Sprintf("item %d: %s", be.Index, fes[0].Error())
+	}
+	for _, fe := range fes {
+		ae.Fields = append(ae.Fields, fieldIssue{Field: fe.Field, Message: fe.Message})
+	}
 }
 
 // HandleError answers any error of an API request as JSON: the web server's
@@ -113,7 +112,7 @@ func (s *Handler) HandleError(err error, c echo.Context) {
 		_ = c.NoContent(ae.Status)
 		return
 	}
-	_ = c.JSON(ae.Status, map[string]any{"error": ae})
+	_ = c.JSON(ae.Status, errorJSON{Error: ae})
 }
 
 // apiBodyLimit is the largest request body the API reads (1M: 1,000,000 bytes).

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -10,15 +9,6 @@ import (
 	"podium/audit"
 	"podium/board"
 )
-
-// freezeJSON is a board's freeze on the wire.
-type freezeJSON struct {
-	Board string `json:"board"`
-	// Frozen: public reads show the standings of FreezeAt now.
-	Frozen bool `json:"frozen"`
-	// FreezeAt is when the freeze began, or begins; absent when there is none.
-	FreezeAt *time.Time `json:"freeze_at,omitempty"`
-}
 
 func (s *Handler) freezeOf(b *board.Board) freezeJSON {
 	j := freezeJSON{Board: b.ID}
@@ -37,14 +27,6 @@ func (s *Handler) frozenSince(b *board.Board) *time.Time {
 		return &since
 	}
 	return nil
-}
-
-// noteFrozen adds "frozen_since" to an answer read from a frozen board's
-// public copy.
-func (s *Handler) noteFrozen(b *board.Board, answer map[string]any) {
-	if since := s.frozenSince(b); since != nil {
-		answer["frozen_since"] = since
-	}
 }
 
 // apiFreeze freezes a board's public standings: now, or at "at".
@@ -80,11 +62,8 @@ func (s *Handler) apiFreeze(c echo.Context) error {
 		at = *body.At
 	}
 	fb, err := s.opts.Store.Freeze(c.Request().Context(), b.ID, at)
-	if errors.Is(err, board.ErrFrozen) {
-		return apiErr(409, "frozen", "%s", err.Error())
-	}
 	if err != nil {
-		return err
+		return err // board.ErrFrozen: 409 frozen
 	}
 	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.freeze", Board: b.ID, Before: stateOf(&b, s.opts.Store.Now()),
 		After: "frozen at " + fb.FreezeAt.Format(time.RFC3339), Reason: body.Reason})
@@ -101,11 +80,8 @@ func (s *Handler) apiUnfreeze(c echo.Context) error {
 		return err
 	}
 	ub, err := s.opts.Store.Unfreeze(c.Request().Context(), b.ID)
-	if errors.Is(err, board.ErrNotFrozen) {
-		return apiErr(409, "not_frozen", "%s", err.Error())
-	}
 	if err != nil {
-		return err
+		return err // board.ErrNotFrozen: 409 not_frozen
 	}
 	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.unfreeze", Board: b.ID, Before: stateOf(&b, s.opts.Store.Now()), After: "live"})
 	return c.JSON(http.StatusOK, s.freezeOf(&ub))

@@ -2,9 +2,9 @@ package api
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"slices"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -13,29 +13,6 @@ import (
 	"podium/hooks"
 	"podium/web/request"
 )
-
-// hookJSON is a webhook as the API shows it: never its secret, but once, in
-// the answer that made (or rotated) it.
-type hookJSON struct {
-	ID         string          `json:"id"`
-	URL        string          `json:"url"`
-	Events     []hooks.Event   `json:"events"`
-	Periods    []board.Kind    `json:"periods"`      // those ticked; none when it follows every period
-	AllPeriods bool            `json:"every_period"` // every period the board keeps, including those it adds later
-	Top        int             `json:"top"`
-	Enabled    bool            `json:"enabled"`
-	Created    time.Time       `json:"created"`
-	Secret     string          `json:"secret,omitempty"`
-	Deliveries []hooks.Attempt `json:"deliveries,omitempty"`
-}
-
-func toHookJSON(h hooks.Hook) hookJSON {
-	ps := h.Periods
-	if ps == nil {
-		ps = []board.Kind{}
-	}
-	return hookJSON{ID: h.ID, URL: h.URL, Events: h.Events, Periods: ps, AllPeriods: h.AllPeriods(), Top: h.Top, Enabled: h.Enabled, Created: h.CreatedAt()}
-}
 
 // hookBoard loads the board in the path for a key that may manage it:
 // webhooks send a board's standings away, so reading them needs a key too.
@@ -72,7 +49,7 @@ func (s *Handler) apiHooks(c echo.Context) error {
 		}
 		out = append(out, j)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"board": b.ID, "hooks": out})
+	return c.JSON(http.StatusOK, hooksJSON{Board: b.ID, Hooks: out})
 }
 
 // apiCreateHook registers a webhook; the answer holds its secret, shown once.
@@ -229,29 +206,26 @@ func (s *Handler) apiTestHook(c echo.Context) error {
 		return hookErr(err)
 	}
 	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "hook.test", Board: b.ID, After: "test event to " + hooks.RedactURL(h.URL) + " [" + h.ID + "]"})
-	return c.JSON(http.StatusAccepted, map[string]any{"hook": h.ID, "event": ev})
+	return c.JSON(http.StatusAccepted, hookTestJSON{Event: ev, Hook: h.ID})
 }
 
-// hookErr turns the registry's errors into answers.
+// hookErr words the registry's errors for the API; their status and code
+// are the table's (request.Classify).
 func hookErr(err error) error {
 	var bad *hooks.InvalidError
 	switch {
-	case errors.As(err, &bad):
-		fields := make([]string, 0, len(bad.Fields))
-		for f := range bad.Fields {
-			fields = append(fields, f)
-		}
-		slices.Sort(fields)
-		ae := apiErr(422, "invalid", "%s: %s", fields[0], bad.Fields[fields[0]])
+	case errors.As(err, &bad) && len(bad.Fields) > 0:
+		fields := slices.Sorted(maps.Keys(bad.Fields))
+		ae := apiErrorFor(err, "%s: %s", fields[0], bad.Fields[fields[0]])
 		ae.Field = fields[0]
 		for _, f := range fields {
 			ae.Fields = append(ae.Fields, fieldIssue{Field: f, Message: bad.Fields[f]})
 		}
 		return ae
 	case errors.Is(err, hooks.ErrTooMany):
-		return apiErr(409, "too_many", "a board may have at most %d webhooks", hooks.MaxHooks)
+		return apiErrorFor(err, "a board may have at most %d webhooks", hooks.MaxHooks)
 	case errors.Is(err, hooks.ErrNotFound):
-		return apiErr(404, "hook_not_found", "no such webhook on this board")
+		return apiErrorFor(err, "no such webhook on this board")
 	}
 	return err
 }

@@ -3,9 +3,7 @@ package api
 import (
 	"encoding/json"
 	"errors"
-
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -17,40 +15,6 @@ import (
 // boardJSON is a board definition on the wire (board.Spec), with the rules
 // its JSON shape cannot state (check).
 type boardJSON struct{ board.Spec }
-
-type periodJSON struct {
-	Kind  string     `json:"kind"`
-	Key   string     `json:"key,omitempty"`
-	Title string     `json:"title"`
-	Start *time.Time `json:"start,omitempty"`
-	End   *time.Time `json:"end,omitempty"`
-}
-
-func toPeriodJSON(p board.Period) periodJSON {
-	j := periodJSON{Kind: string(p.Kind), Key: p.Key, Title: p.Title()}
-	if p.Kind.Calendar() {
-		j.Start, j.End = &p.Start, &p.End
-	}
-	return j
-}
-
-type entryJSON struct {
-	Rank   int         `json:"rank"`
-	Member string      `json:"member"`
-	Name   string      `json:"name"`
-	Score  json.Number `json:"score"` // exact: board.Format.Number
-	Shown  string      `json:"score_text"`
-	Fields []int64     `json:"fields,omitempty"`
-	Tied   bool        `json:"tied,omitempty"`
-}
-
-func entriesJSON(b *board.Board, es []board.Entry) []entryJSON {
-	out := make([]entryJSON, len(es))
-	for i, r := range rows.Of(b, es) {
-		out[i] = entryJSON{Rank: r.Rank, Member: r.Member, Name: r.Name, Score: json.Number(b.Format.Number(es[i].Score)), Shown: r.Score, Fields: es[i].Fields, Tied: r.Tied}
-	}
-	return out
-}
 
 func (s *Handler) apiLoadBoard(c echo.Context) (board.Board, error) {
 	return request.Board(c.Request().Context(), s.opts.Store, request.Param(c, "board"))
@@ -83,7 +47,7 @@ func (s *Handler) apiBoards(c echo.Context) error {
 	for i := range bs {
 		out[i] = board.SpecOf(&bs[i])
 	}
-	return c.JSON(http.StatusOK, map[string]any{"boards": out})
+	return c.JSON(http.StatusOK, boardsJSON{Boards: out})
 }
 
 func (s *Handler) apiBoard(c echo.Context) error {
@@ -111,11 +75,8 @@ func (s *Handler) apiEntries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := map[string]any{
-		"board": b.ID, "period": toPeriodJSON(p), "total": pg.Total, "offset": offset, "entries": entriesJSON(&b, pg.Entries),
-	}
-	s.noteFrozen(&b, out)
-	return c.JSON(http.StatusOK, out)
+	return c.JSON(http.StatusOK, pageJSON{Board: b.ID, Entries: entriesJSON(&b, pg.Entries), FrozenSince: s.frozenSince(&b),
+		Offset: offset, Period: toPeriodJSON(p), Total: pg.Total})
 }
 
 func (s *Handler) apiMember(c echo.Context) error {
@@ -131,23 +92,10 @@ func (s *Handler) apiMember(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	type standing struct {
-		Period     periodJSON  `json:"period"`
-		Ranked     bool        `json:"ranked"`
-		Rank       int         `json:"rank,omitempty"`
-		Score      json.Number `json:"score,omitempty"`
-		Total      int         `json:"total"`
-		Percentile *float64    `json:"percentile,omitempty"`
-	}
-	out := struct {
-		Member      string     `json:"member"`
-		Name        string     `json:"name"`
-		Periods     []standing `json:"periods"`
-		FrozenSince *time.Time `json:"frozen_since,omitempty"`
-	}{Member: member, Name: member, FrozenSince: s.frozenSince(&b)}
+	out := memberJSON{Member: member, Name: member, FrozenSince: s.frozenSince(&b)}
 	known := false
 	for _, st := range sts {
-		j := standing{Period: toPeriodJSON(st.Period), Ranked: st.Ranked, Total: st.Total}
+		j := standingJSON{Period: toPeriodJSON(st.Period), Ranked: st.Ranked, Total: st.Total}
 		if st.Ranked {
 			known = true
 			pct := st.Percentile()
@@ -183,17 +131,15 @@ func (s *Handler) apiAround(c echo.Context) error {
 	}
 	pg, pos, err := s.opts.Store.Around(c.Request().Context(), &b, p, member, radius)
 	if errors.Is(err, board.ErrNotFound) {
-		return apiErr(404, "member_not_found", "%q has no score in %s of board %q", member, p.Title(), b.ID)
+		ae := apiErrorFor(err, "%q has no score in %s of board %q", member, p.Title(), b.ID)
+		ae.Code = "member_not_found"
+		return ae
 	}
 	if err != nil {
 		return err
 	}
-	out := map[string]any{
-		"board": b.ID, "period": toPeriodJSON(p), "total": pg.Total, "member": member,
-		"position": pos, "offset": pg.Offset, "entries": entriesJSON(&b, pg.Entries),
-	}
-	s.noteFrozen(&b, out)
-	return c.JSON(http.StatusOK, out)
+	return c.JSON(http.StatusOK, aroundJSON{Board: b.ID, Entries: entriesJSON(&b, pg.Entries), FrozenSince: s.frozenSince(&b),
+		Member: member, Offset: pg.Offset, Period: toPeriodJSON(p), Position: pos, Total: pg.Total})
 }
 
 // apiExport downloads a period whole, as CSV (the default) or JSON, streamed.

@@ -155,40 +155,6 @@ func (j submissionJSON) submission(field string, fm board.Format) (board.Submiss
 	return board.Submission{Member: j.Member, Score: units, Unit: fm.Unit(), Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey, Team: team}, nil
 }
 
-// placeJSON's score is exact decimal text sent as a JSON number (see
-// board.Format.Number): 90071992547409.01 stays 90071992547409.01.
-type placeJSON struct {
-	Score json.Number `json:"score"`
-	Rank  int         `json:"rank,omitempty"`
-}
-
-type changeJSON struct {
-	Period periodJSON `json:"period"`
-	Before *placeJSON `json:"before"`
-	After  *placeJSON `json:"after"`
-}
-
-type resultJSON struct {
-	Member   string       `json:"member"`
-	Replayed bool         `json:"replayed,omitempty"`
-	Periods  []changeJSON `json:"periods"`
-}
-
-func placeOf(b *board.Board, p board.Place) *placeJSON {
-	if !p.Ranked {
-		return nil
-	}
-	return &placeJSON{Score: json.Number(b.Format.Number(p.Score)), Rank: p.Rank}
-}
-
-func toResultJSON(b *board.Board, r board.Result) resultJSON {
-	out := resultJSON{Member: r.Member, Replayed: r.Replayed}
-	for _, c := range r.Changes {
-		out.Periods = append(out.Periods, changeJSON{Period: toPeriodJSON(c.Period), Before: placeOf(b, c.Before), After: placeOf(b, c.After)})
-	}
-	return out
-}
-
 // apiSubmit takes one score or a batch; a batch is applied all or nothing.
 // The write records its own audit entry, in the same step as the change.
 // Single scores go through the store's group commit: concurrent ones to a
@@ -210,19 +176,19 @@ func (s *Handler) apiSubmit(c echo.Context) error {
 	if !req.batch {
 		res, err := s.opts.Store.Submit(ctx, b.ID, req.subs[0], by)
 		if errors.Is(err, board.ErrIdempotencyReused) {
-			ae := apiErr(422, "idempotency_key_reused", "%s", request.Reason(err))
+			ae := apiErrorFor(err, "%s", request.Reason(err))
 			ae.Field = "idempotency_key"
 			return ae
 		}
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, map[string]any{"result": toResultJSON(&b, res)})
+		return c.JSON(http.StatusOK, submitResultJSON{Result: toResultJSON(&b, res)})
 	}
 	req.opt.By = by
 	res, err := s.opts.Store.SubmitBatch(ctx, b.ID, req.subs, req.opt)
 	if errors.Is(err, board.ErrIdempotencyReused) {
-		ae := apiErr(422, "idempotency_key_reused", "%s", request.Reason(err))
+		ae := apiErrorFor(err, "%s", request.Reason(err))
 		ae.Field = "idempotency_key"
 		if be := (*board.BatchError)(nil); errors.As(err, &be) {
 			ae.Field = fmt.Sprintf("scores[%d].idempotency_key", be.Index)
@@ -236,7 +202,7 @@ func (s *Handler) apiSubmit(c echo.Context) error {
 	for i, r := range res {
 		out[i] = toResultJSON(&b, r)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"results": out})
+	return c.JSON(http.StatusOK, batchResultJSON{Results: out})
 }
 
 // record writes the audit entry of a change this request made.
@@ -275,13 +241,9 @@ func (s *Handler) apiRemoveMember(c echo.Context) error {
 	if len(removed) == 0 {
 		return apiErr(404, "member_not_found", "%q has no score to remove on board %q", member, b.ID)
 	}
-	type removedJSON struct {
-		Period periodJSON  `json:"period"`
-		Score  json.Number `json:"score"`
-	}
-	out := make([]removedJSON, len(removed))
+	out := make([]removedPeriodJSON, len(removed))
 	for i, r := range removed {
-		out[i] = removedJSON{Period: toPeriodJSON(r.Period), Score: json.Number(b.Format.Number(r.Score))}
+		out[i] = removedPeriodJSON{Period: toPeriodJSON(r.Period), Score: json.Number(b.Format.Number(r.Score))}
 	}
-	return c.JSON(http.StatusOK, map[string]any{"member": member, "removed": out})
+	return c.JSON(http.StatusOK, removedJSON{Member: member, Removed: out})
 }

@@ -11,16 +11,6 @@ import (
 	"podium/web/request"
 )
 
-// teamJSON is one row of a team standing.
-type teamJSON struct {
-	Rank    int         `json:"rank"`
-	Team    string      `json:"team"`
-	Members int         `json:"members"`
-	Score   json.Number `json:"score"`
-	Shown   string      `json:"score_text"`
-	Tied    bool        `json:"tied,omitempty"`
-}
-
 // teamBoard loads a board that keeps teams; 404 for one that does not.
 func (s *Handler) teamBoard(c echo.Context) (board.Board, error) {
 	b, err := s.apiLoadBoard(c)
@@ -60,15 +50,12 @@ func (s *Handler) apiTeams(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]teamJSON, len(pg.Entries))
+	out := make([]teamRowJSON, len(pg.Entries))
 	for i, r := range rows.Of(&b, pg.Entries) {
-		out[i] = teamJSON{Rank: r.Rank, Team: r.Member, Members: sizes[i], Score: json.Number(b.Format.Number(pg.Entries[i].Score)), Shown: r.Score, Tied: r.Tied}
+		out[i] = teamRowJSON{Rank: r.Rank, Team: r.Member, Members: sizes[i], Score: json.Number(b.Format.Number(pg.Entries[i].Score)), Shown: r.Score, Tied: r.Tied}
 	}
-	answer := map[string]any{
-		"board": b.ID, "teams_by": string(pg.Teams), "period": toPeriodJSON(p), "total": pg.Total, "offset": offset, "teams": out,
-	}
-	s.noteFrozen(&b, answer)
-	return c.JSON(http.StatusOK, answer)
+	return c.JSON(http.StatusOK, teamsJSON{Board: b.ID, FrozenSince: s.frozenSince(&b), Offset: offset, Period: toPeriodJSON(p),
+		Teams: out, TeamsBy: string(pg.Teams), Total: pg.Total})
 }
 
 // apiTeam is one team in a period: its members with their ranks on the board.
@@ -92,17 +79,9 @@ func (s *Handler) apiTeam(c echo.Context) error {
 	if len(sts) == 0 {
 		return apiErr(404, "team_not_found", "board %q has no team %q", b.ID, team)
 	}
-	type memberJSON struct {
-		Member string      `json:"member"`
-		Name   string      `json:"name"`
-		Ranked bool        `json:"ranked"`
-		Rank   int         `json:"rank,omitempty"`
-		Score  json.Number `json:"score,omitempty"`
-		Shown  string      `json:"score_text,omitempty"`
-	}
-	members := make([]memberJSON, len(sts))
+	members := make([]teamMemberJSON, len(sts))
 	for i, st := range sts {
-		m := memberJSON{Member: st.Member, Name: st.Name, Ranked: st.Ranked}
+		m := teamMemberJSON{Member: st.Member, Name: st.Name, Ranked: st.Ranked}
 		if m.Name == "" {
 			m.Name = st.Member
 		}
@@ -111,9 +90,7 @@ func (s *Handler) apiTeam(c echo.Context) error {
 		}
 		members[i] = m
 	}
-	answer := map[string]any{"board": b.ID, "period": toPeriodJSON(p), "team": team, "members": members}
-	s.noteFrozen(&b, answer)
-	return c.JSON(http.StatusOK, answer)
+	return c.JSON(http.StatusOK, teamJSON{Board: b.ID, FrozenSince: s.frozenSince(&b), Members: members, Period: toPeriodJSON(p), Team: team})
 }
 
 // apiSetTeam puts a member in a team ({"team": "red"}) or takes it out of
@@ -143,5 +120,5 @@ func (s *Handler) apiSetTeam(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"member": member, "team": *body.Team, "left": left, "changed": changed})
+	return c.JSON(http.StatusOK, teamChangeJSON{Changed: changed, Left: left, Member: member, Team: *body.Team})
 }

@@ -32,12 +32,12 @@ func (s *Handler) aroundPage(c echo.Context) error {
 	}
 	member := request.Param(c, "member")
 	if err := board.CheckMember(member); err != nil {
-		return request.BadRequest("That member id is not valid: " + request.Reason(err))
+		return invalidMember(err)
 	}
 	label := p.Title()
 	pg, pos, err := s.opts.Store.Around(c.Request().Context(), &b, p, member, k)
 	if errors.Is(err, board.ErrNotFound) {
-		return request.NotFound("Not on this board", fmt.Sprintf("“%s” has no score in %s of %s.", member, label, b.Title),
+		return request.ProblemOf(err, "Not on this board", fmt.Sprintf("“%s” has no score in %s of %s.", member, label, b.Title),
 			templates.Link{Label: "Back to " + b.Title, Href: boardURL(b.ID, p, current, 1, 0, "")},
 			templates.Link{Label: "Their other periods", Href: memberURL(b.ID, member)})
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -146,9 +145,9 @@ func (s *Handler) boardPage(c echo.Context) error {
 // the operator.
 func (s *Handler) gone(b *board.Board, p board.Period, err error) error {
 	s.log.Warn("a closed period expired from Redis is missing from the archive", slog.String("board", b.ID), slog.String("period", p.String()), slog.Any("error", err))
-	return &request.Problem{Status: http.StatusGone, Code: "period_gone", Title: "This period is no longer kept",
-		Message: fmt.Sprintf("The scores of %s on %s have left the live store, and the archive does not hold them, so they cannot be shown.", p.Title(), b.Title),
-		Links:   []templates.Link{{Label: "Back to " + b.Title, Href: "/b/" + url.PathEscape(b.ID)}, request.HomeLink}}
+	return request.ProblemOf(err, "This period is no longer kept",
+		fmt.Sprintf("The scores of %s on %s have left the live store, and the archive does not hold them, so they cannot be shown.", p.Title(), b.Title),
+		templates.Link{Label: "Back to " + b.Title, Href: "/b/" + url.PathEscape(b.ID)}, request.HomeLink)
 }
 
 // snippet is the copy-paste embed code: the iframe, and a listener that sizes

@@ -35,7 +35,7 @@ func (s *Handler) embedPage(c echo.Context) error {
 	member := c.QueryParam("member")
 	if member != "" {
 		if err := board.CheckMember(member); err != nil {
-			return request.BadRequest("That member id is not valid: " + request.Reason(err))
+			return invalidMember(err)
 		}
 	}
 	teams := c.QueryParam("teams") == "1"
@@ -51,7 +51,7 @@ func (s *Handler) embedPage(c echo.Context) error {
 	if teams {
 		pg, err = s.opts.Store.TeamPage(ctx, &b, p, 0, limit)
 		if errors.Is(err, board.ErrTeamsNotArchived) {
-			return s.teamsNotArchived(&b, p, current)
+			return s.teamsNotArchived(err, &b, p, current)
 		}
 		if err != nil {
 			return err

@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -16,11 +15,7 @@ import (
 // (offset, limit) or the members around one (member, radius). It checks the
 // query like the pages do, so a bad one gets a 4xx before any upgrade.
 func (s *Handler) liveSocket(c echo.Context) error {
-	id := c.QueryParam("board")
-	b, err := s.opts.Store.Board(c.Request().Context(), id)
-	if errors.Is(err, board.ErrNotFound) {
-		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("no board %q", id))
-	}
+	b, err := request.Board(c.Request().Context(), s.opts.Store, c.QueryParam("board"))
 	if err != nil {
 		return err // handleError: 503 while Redis is unreachable, before any upgrade
 	}
@@ -29,13 +24,13 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		kind = string(b.DefaultPeriod)
 	}
 	at := c.QueryParam("at")
-	if _, err := b.ParsePeriod(kind, at, s.opts.Store.Now()); err != nil {
-		return echo.NewHTTPError(http.StatusNotFound, err.Error())
+	if _, _, err := request.Period(&b, kind, at, s.opts.Store.Now()); err != nil {
+		return err
 	}
 	spec := live.Spec{Board: b.ID, Kind: board.Kind(kind), Key: at}
 	if member := c.QueryParam("member"); member != "" {
 		if err := board.CheckMember(member); err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+			return invalidMember(err)
 		}
 		spec.Member = member
 		if spec.Radius, err = request.Int(c.QueryParam("radius"), "radius", defaultRadius, 0, board.MaxAround); err != nil {

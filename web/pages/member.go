@@ -20,7 +20,7 @@ func (s *Handler) memberPage(c echo.Context) error {
 	}
 	member := request.Param(c, "member")
 	if err := board.CheckMember(member); err != nil {
-		return request.BadRequest("That member id is not valid: " + request.Reason(err))
+		return invalidMember(err)
 	}
 	sts, err := s.opts.Store.Member(c.Request().Context(), &b, member)
 	if err != nil {

@@ -99,6 +99,12 @@ func (s *Handler) loadBoard(c echo.Context) (board.Board, error) {
 	return request.Board(c.Request().Context(), s.opts.Store, request.Param(c, "board"))
 }
 
+// invalidMember is the answer to a member id the board refuses (in a path
+// or a query): the status the table gives it (request.Classify).
+func invalidMember(err error) *request.Problem {
+	return request.ProblemOf(err, "That request is not valid", "That member id is not valid: "+request.Reason(err))
+}
+
 // periodOf reads ?period= and ?at= for a board, or a 404 page that says
 // what was wrong and links to the board's current period.
 func (s *Handler) periodOf(c echo.Context, b *board.Board) (board.Period, bool, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 
@@ -65,7 +64,7 @@ func (s *Handler) teamsPage(c echo.Context) error {
 	}
 	pg, err := s.opts.Store.TeamPage(c.Request().Context(), &b, p, (page-1)*defaultSize, defaultSize)
 	if errors.Is(err, board.ErrTeamsNotArchived) {
-		return s.teamsNotArchived(&b, p, current)
+		return s.teamsNotArchived(err, &b, p, current)
 	}
 	if err != nil {
 		return err
@@ -118,7 +117,7 @@ func (s *Handler) teamPage(c echo.Context) error {
 	}
 	team := request.Param(c, "team")
 	if err := board.CheckTeam(team); err != nil {
-		return request.BadRequest(request.Reason(err))
+		return request.ProblemOf(err, "That request is not valid", request.Reason(err))
 	}
 	ctx := c.Request().Context()
 	sts, err := s.opts.Store.TeamMembers(ctx, &b, p, team)
@@ -155,12 +154,12 @@ func (s *Handler) teamPage(c echo.Context) error {
 // teamsNotArchived answers a team read of an archived period whose team
 // standing the archive does not hold: it says so, rather than showing an
 // empty standing, and leads to what is kept.
-func (s *Handler) teamsNotArchived(b *board.Board, p board.Period, current bool) *request.Problem {
+func (s *Handler) teamsNotArchived(err error, b *board.Board, p board.Period, current bool) *request.Problem {
 	now := b.Current(p.Kind, s.opts.Store.Now())
-	return &request.Problem{Status: http.StatusGone, Code: "teams_not_archived", Title: "Team standings of this period were not archived",
-		Message: fmt.Sprintf("The archive holds the members' standing of %s on %s, but not its team standing: the period was archived before the archive kept team standings, or while the board kept no teams.", p.Title(), b.Title),
-		Links: []templates.Link{{Label: "Members, " + p.Title(), Href: boardURL(b.ID, p, current, 1, 0, "")},
-			{Label: "Teams, " + now.Title(), Href: teamsURL(b.ID, now, true, 1)}, request.HomeLink}}
+	return request.ProblemOf(err, "Team standings of this period were not archived",
+		fmt.Sprintf("The archive holds the members' standing of %s on %s, but not its team standing: the period was archived before the archive kept team standings, or while the board kept no teams.", p.Title(), b.Title),
+		templates.Link{Label: "Members, " + p.Title(), Href: boardURL(b.ID, p, current, 1, 0, "")},
+		templates.Link{Label: "Teams, " + now.Title(), Href: teamsURL(b.ID, now, true, 1)}, request.HomeLink)
 }
 
 // teamTable is a team standing's table: rows through the same builder as

@@ -3,6 +3,7 @@ package request
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"podium/web/templates"
 )
@@ -18,12 +19,21 @@ type Problem struct {
 	Message string
 	Field   string // the parameter at fault, when there is one
 	Links   []templates.Link
+	Retry   time.Duration // when set, the answer asks the client to retry after it
 }
 
 func (p *Problem) Error() string { return fmt.Sprintf("%d %s: %s", p.Status, p.Title, p.Message) }
 
 // HomeLink leads back to the list of boards.
 var HomeLink = templates.Link{Label: "All boards", Href: "/"}
+
+// ProblemOf is a domain error as a Problem in a surface's own words: the
+// status, code and retry the table gives it (Classify), with a title, a
+// message and links for people.
+func ProblemOf(err error, title, message string, links ...templates.Link) *Problem {
+	c, _ := Classify(err)
+	return &Problem{Status: c.Status, Code: c.Code, Title: title, Message: message, Links: links, Retry: c.Retry}
+}
 
 // NotFound is a 404 with a title and a message.
 func NotFound(title, message string, links ...templates.Link) *Problem {

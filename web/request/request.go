@@ -53,7 +53,7 @@ type BoardReader interface {
 func Board(ctx context.Context, store BoardReader, id string) (board.Board, error) {
 	b, err := store.Board(ctx, id)
 	if errors.Is(err, board.ErrNotFound) {
-		p := NotFound("Board not found", fmt.Sprintf("There is no board called “%s”.", id), HomeLink)
+		p := ProblemOf(err, "Board not found", fmt.Sprintf("There is no board called “%s”.", id), HomeLink)
 		p.Code = "board_not_found"
 		return b, p
 	}
@@ -67,18 +67,13 @@ func Board(ctx context.Context, store BoardReader, id string) (board.Board, erro
 func Period(b *board.Board, kind, at string, now time.Time) (p board.Period, current bool, err error) {
 	p, err = b.ParsePeriod(kind, at, now)
 	back := templates.Link{Label: "Back to " + b.Title, Href: "/b/" + url.PathEscape(b.ID)}
-	var prob *Problem
 	switch {
 	case errors.Is(err, board.ErrPeriodDisabled):
-		prob = NotFound("Period not found", fmt.Sprintf("%s has no “%s” period. It keeps: %s.", b.Title, kind, templates.Kinds(b)), back, HomeLink)
+		return p, false, ProblemOf(err, "Period not found", fmt.Sprintf("%s has no “%s” period. It keeps: %s.", b.Title, kind, templates.Kinds(b)), back, HomeLink)
 	case errors.Is(err, board.ErrInvalidPeriod):
-		prob = NotFound("Period not found", fmt.Sprintf("%s has no such period: %s.", b.Title, Reason(err)), back, HomeLink)
+		return p, false, ProblemOf(err, "Period not found", fmt.Sprintf("%s has no such period: %s.", b.Title, Reason(err)), back, HomeLink)
 	case err != nil:
 		return p, false, err
-	}
-	if prob != nil {
-		prob.Code = "period_not_found"
-		return p, false, prob
 	}
 	return p, b.Current(p.Kind, now).Key == p.Key, nil
 }
