@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"text/tabwriter"
 
+	"podium/app"
 	"podium/archive"
 	"podium/board"
 	"podium/redisstore"
@@ -35,14 +36,14 @@ func runArchive(ctx context.Context, args []string, getenv func(string) string, 
 	if (*kind == "") != (*at == "") || (*kind != "" && *boardID == "") {
 		return errors.New("--period and --at go together, with --board")
 	}
-	cfg, err := parseConfig(nil, getenv, io.Discard)
+	cfg, err := app.ParseConfig(nil, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
 	if cfg.Embedded() {
 		return errors.New("set REDIS_URL (or REDIS_CLUSTER_ADDRS, or REDIS_SENTINEL_ADDRS) to the Redis the server uses (the embedded store lives inside a running server, which archives by itself)")
 	}
-	rdb, _, err := dialRedis(ctx, cfg)
+	rdb, _, err := app.DialRedis(ctx, cfg)
 	if err != nil {
 		return err
 	}

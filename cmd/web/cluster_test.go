@@ -16,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"podium/app"
 	"podium/board"
 	"podium/internal/redistest"
 	"podium/redisstore"
@@ -339,15 +340,15 @@ func TestTwoProcessesOneRedis(t *testing.T) {
 // TestParseTopology: Cluster and Sentinel settings are read, and every
 // combination that cannot mean one Redis stops the binary with its reason.
 func TestParseTopology(t *testing.T) {
-	cfg, err := parseConfig(nil, env(map[string]string{"REDIS_CLUSTER_ADDRS": "r1:6379, r2:6380", "REDIS_PASSWORD": "pw", "REDIS_TLS": "true"}), io.Discard)
+	cfg, err := app.ParseConfig(nil, env(map[string]string{"REDIS_CLUSTER_ADDRS": "r1:6379, r2:6380", "REDIS_PASSWORD": "pw", "REDIS_TLS": "true"}), io.Discard)
 	if err != nil || !slices.Equal(cfg.Redis.ClusterAddrs, []string{"r1:6379", "r2:6380"}) || cfg.Redis.Password != "pw" || !cfg.Redis.TLS || cfg.Embedded() {
 		t.Fatalf("cluster: %+v %v", cfg.Redis, err)
 	}
-	cfg, err = parseConfig([]string{"--redis-sentinel-addrs", "s1:26379,s2:26379", "--redis-master-name", "podium"}, env(nil), io.Discard)
+	cfg, err = app.ParseConfig([]string{"--redis-sentinel-addrs", "s1:26379,s2:26379", "--redis-master-name", "podium"}, env(nil), io.Discard)
 	if err != nil || len(cfg.Redis.SentinelAddrs) != 2 || cfg.Redis.MasterName != "podium" || cfg.Embedded() {
 		t.Fatalf("sentinel: %+v %v", cfg.Redis, err)
 	}
-	if cfg, err := parseConfig(nil, env(nil), io.Discard); err != nil || !cfg.Embedded() {
+	if cfg, err := app.ParseConfig(nil, env(nil), io.Discard); err != nil || !cfg.Embedded() {
 		t.Fatalf("nothing set is the embedded store: %v", err)
 	}
 	for vars, want := range map[*map[string]string]string{
@@ -361,13 +362,13 @@ func TestParseTopology(t *testing.T) {
 		{"REDIS_CLUSTER_ADDRS": "r1"}:                                                      `"r1" is not host:port`,
 		{"REDIS_SENTINEL_ADDRS": "s1:26379", "REDIS_MASTER_NAME": "x", "REDIS_TLS": "yes"}: "REDIS_TLS",
 	} {
-		_, err := parseConfig(nil, env(*vars), io.Discard)
+		_, err := app.ParseConfig(nil, env(*vars), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: %v, want an error saying %q", *vars, err, want)
 		}
 	}
 	var help bytes.Buffer
-	parseConfig([]string{"--help"}, env(nil), &help)
+	app.ParseConfig([]string{"--help"}, env(nil), &help)
 	for _, s := range []string{"REDIS_CLUSTER_ADDRS", "REDIS_SENTINEL_ADDRS", "REDIS_MASTER_NAME", "REDIS_PASSWORD"} {
 		if !strings.Contains(help.String(), s) {
 			t.Errorf("--help does not list %s", s)

@@ -9,33 +9,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/redis/go-redis/v9"
-
 	"podium/access"
+	"podium/app"
 	"podium/audit"
-	"podium/hooks"
 	"podium/redisstore"
-	"podium/web"
 )
-
-func newAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config) *web.Admin {
-	return &web.Admin{
-		Store: store, Accounts: access.NewAccounts(rdb, 0), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
-		KeyLimit: cfg.KeyLimit, AddrLimit: cfg.AddrLimit, Hooks: hooks.NewRegistry(rdb, nil, hooks.AllowPrivate(cfg.Hooks.AllowPrivate)),
-	}
-}
-
-// noAdminHint says how to make the first admin, in a way that works with
-// the store in use: the embedded store lives inside this process, where no
-// `web admin create` can reach it, so there only ADMIN_USER/ADMIN_PASSWORD
-// at start (or --demo) makes one.
-func noAdminHint(cfg Config) string {
-	if cfg.Embedded() {
-		return "no admin account yet: the embedded store lives in this process, so restart with ADMIN_USER and ADMIN_PASSWORD set (e.g. ADMIN_USER=alice ADMIN_PASSWORD='at least 10 characters'), or with --demo for an admin and sample boards, to use /admin"
-	}
-	return "no admin account yet: set ADMIN_USER and ADMIN_PASSWORD and restart, or run `web admin create --user NAME` with the same Redis settings, to use /admin"
-}
 
 // runCommand runs the set-up subcommands:
 //
@@ -56,14 +34,14 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 	if err := fs.Parse(args[2:]); err != nil {
 		return err
 	}
-	cfg, err := parseConfig(nil, getenv, io.Discard)
+	cfg, err := app.ParseConfig(nil, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
 	if cfg.Embedded() {
 		return errors.New("set REDIS_URL (or REDIS_CLUSTER_ADDRS, or REDIS_SENTINEL_ADDRS) to the Redis the server uses; with the embedded store, create admins with ADMIN_USER/ADMIN_PASSWORD and keys in the admin console")
 	}
-	rdb, _, err := dialRedis(ctx, cfg)
+	rdb, _, err := app.DialRedis(ctx, cfg)
 	if err != nil {
 		return err
 	}

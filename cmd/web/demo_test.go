@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"podium/app"
 	"podium/audit"
 	"podium/board"
 	"podium/internal/redistest"
@@ -81,7 +82,7 @@ func TestDemoRefusesBoardsItDidNotMake(t *testing.T) {
 	if after := dumpKeys(t, rdb, "lb:*"); !maps.Equal(before, after) {
 		t.Fatalf("the demo wrote to a store it refused: keys before %v, after %v", slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
 	}
-	if n := rdb.Exists(ctx, demoBoardsKey, "podium:audit").Val(); n != 0 {
+	if n := rdb.Exists(ctx, app.DemoBoardsKey, "podium:audit").Val(); n != 0 {
 		t.Fatalf("the refused demo left marks or audit entries (%d keys)", n)
 	}
 }
@@ -101,12 +102,12 @@ func TestDemoOwnBoardsAcrossRestarts(t *testing.T) {
 	ids := []string{"arcade", "sales", "sprint-100m"}
 	demoEntries := func() (n int64) {
 		for _, id := range ids {
-			n += rdb.XLen(ctx, redisstore.AuditActorStream(id, demoActor)).Val()
+			n += rdb.XLen(ctx, redisstore.AuditActorStream(id, app.DemoActor)).Val()
 		}
 		return n
 	}
 	seeded := func() bool {
-		return rdb.HLen(ctx, demoBoardsKey).Val() == 3 && rdb.Exists(ctx, redisstore.AuditStream("sales")).Val() == 1
+		return rdb.HLen(ctx, app.DemoBoardsKey).Val() == 3 && rdb.Exists(ctx, redisstore.AuditStream("sales")).Val() == 1
 	}
 
 	stop := startRun(t, []string{"--demo"}, vars)
@@ -116,7 +117,7 @@ func TestDemoOwnBoardsAcrossRestarts(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("first run: %v", err)
 	}
-	marks := rdb.HGetAll(ctx, demoBoardsKey).Val()
+	marks := rdb.HGetAll(ctx, app.DemoBoardsKey).Val()
 	if got := slices.Sorted(maps.Keys(marks)); !slices.Equal(got, ids) {
 		t.Fatalf("marked boards %v, want %v", got, ids)
 	}
@@ -127,12 +128,12 @@ func TestDemoOwnBoardsAcrossRestarts(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("second run: %v", err)
 	}
-	if again := rdb.HGetAll(ctx, demoBoardsKey).Val(); !maps.Equal(marks, again) {
+	if again := rdb.HGetAll(ctx, app.DemoBoardsKey).Val(); !maps.Equal(marks, again) {
 		t.Fatalf("the boards were made again: %v, then %v", marks, again)
 	}
 
 	// Every demo score has its entry; nobody else's name is on them.
-	entries, _, err := audit.New(rdb).List(ctx, audit.Filter{Actor: demoActor}, "", 5000)
+	entries, _, err := audit.New(rdb).List(ctx, audit.Filter{Actor: app.DemoActor}, "", 5000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestDemoOwnBoardsAcrossRestarts(t *testing.T) {
 		if e.Action == "member.team" && e.Board == "sales" && e.Member != "" && e.After != "" {
 			continue // the sales demo puts each member in a region with their first score
 		}
-		if e.Actor != demoActor || !slices.Contains(ids, e.Board) || !strings.HasPrefix(e.Action, "score.") || e.Member == "" || e.Period == "" || e.After == "" {
+		if e.Actor != app.DemoActor || !slices.Contains(ids, e.Board) || !strings.HasPrefix(e.Action, "score.") || e.Member == "" || e.Period == "" || e.After == "" {
 			t.Fatalf("demo audit entry %+v", e)
 		}
 		perBoard[e.Board]++
@@ -151,8 +152,8 @@ func TestDemoOwnBoardsAcrossRestarts(t *testing.T) {
 			t.Fatalf("no demo audit entries for %s: %v", id, perBoard)
 		}
 	}
-	if actors, _ := audit.New(rdb).Actors(ctx); !slices.Equal(actors, []string{demoActor}) {
-		t.Fatalf("actors %v, want only %q", actors, demoActor)
+	if actors, _ := audit.New(rdb).Actors(ctx); !slices.Equal(actors, []string{app.DemoActor}) {
+		t.Fatalf("actors %v, want only %q", actors, app.DemoActor)
 	}
 	// The board's own recent-changes list and the audit log agree on the
 	// newest demo score.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"podium/app"
 )
 
 // repoRoot is where the README and docs/ are, from this package's folder.
@@ -123,6 +125,7 @@ func TestConfigurationTableMatchesSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settings := app.Settings()
 	var rows [][]string
 	for _, line := range strings.Split(string(raw), "\n") {
 		if m := tableCells.FindStringSubmatch(line); m != nil {
@@ -130,19 +133,19 @@ func TestConfigurationTableMatchesSettings(t *testing.T) {
 		}
 	}
 	if len(rows) != len(settings) {
-		t.Errorf("docs/configuration.md lists %d settings, cmd/web/config.go has %d", len(rows), len(settings))
+		t.Errorf("docs/configuration.md lists %d settings, app/settings.go has %d", len(rows), len(settings))
 	}
 	for i, s := range settings {
 		if i >= len(rows) {
-			t.Errorf("docs/configuration.md lacks --%s (%s)", s.flag, s.env)
+			t.Errorf("docs/configuration.md lacks --%s (%s)", s.Flag, s.Env)
 			continue
 		}
-		def := "`" + s.def + "`"
-		if s.def == "" {
+		def := "`" + s.Default + "`"
+		if s.Default == "" {
 			def = "(none)"
 		}
-		if got := rows[i]; got[0] != s.flag || got[1] != s.env || got[2] != def {
-			t.Errorf("docs/configuration.md row %d is --%s %s %s; config.go says --%s %s %s", i+1, got[0], got[1], got[2], s.flag, s.env, def)
+		if got := rows[i]; got[0] != s.Flag || got[1] != s.Env || got[2] != def {
+			t.Errorf("docs/configuration.md row %d is --%s %s %s; app/settings.go says --%s %s %s", i+1, got[0], got[1], got[2], s.Flag, s.Env, def)
 		}
 	}
 }

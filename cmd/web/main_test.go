@@ -23,6 +23,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/access"
+	"podium/app"
 	"podium/internal/redistest"
 )
 
@@ -50,14 +51,14 @@ func TestMain(m *testing.M) {
 }
 
 func TestParseConfig(t *testing.T) {
-	if cfg, err := parseConfig(nil, func(string) string { return "" }, io.Discard); err != nil || cfg.Drain != 5*time.Second || cfg.BodyTimeout != 30*time.Second {
+	if cfg, err := app.ParseConfig(nil, func(string) string { return "" }, io.Discard); err != nil || cfg.Drain != 5*time.Second || cfg.BodyTimeout != 30*time.Second {
 		t.Fatalf("default drain and body timeout: %v %v %v", cfg.Drain, cfg.BodyTimeout, err)
 	}
-	cfg, err := parseConfig(nil, env(nil), io.Discard)
+	cfg, err := app.ParseConfig(nil, env(nil), io.Discard)
 	if err != nil || cfg.Addr != ":8080" || cfg.RedisURL != "" || cfg.Demo || !slices.Equal(cfg.EmbedOrigins, []string{"*"}) || cfg.TimeZone != "UTC" || cfg.Shutdown != 10*time.Second {
 		t.Fatalf("defaults: %+v %v", cfg, err)
 	}
-	cfg, err = parseConfig([]string{"--addr", ":9000", "--demo"}, env(map[string]string{
+	cfg, err = app.ParseConfig([]string{"--addr", ":9000", "--demo"}, env(map[string]string{
 		"ADDR": ":7000", "DEMO": "0", "REDIS_URL": "redis://:secret@cache:6379/2", "EMBED_ORIGINS": "https://a.example, https://b.example/",
 		"BASE_URL": "https://scores.example.com/", "LOG_FORMAT": "json", "LOG_LEVEL": "debug", "DEFAULT_TZ": "Europe/Paris",
 	}), io.Discard)
@@ -67,7 +68,7 @@ func TestParseConfig(t *testing.T) {
 	if cfg.Addr != ":9000" || !cfg.Demo || cfg.BaseURL != "https://scores.example.com" || !slices.Equal(cfg.EmbedOrigins, []string{"https://a.example", "https://b.example"}) || cfg.LogFormat != "json" || cfg.TimeZone != "Europe/Paris" {
 		t.Fatalf("flags over env: %+v", cfg)
 	}
-	cfg, err = parseConfig(nil, env(map[string]string{"EMBED_ORIGINS": "https://a.example,null", "METRICS_ADDR": "127.0.0.1:9090", "METRICS_TOKEN": "0123456789abcdef"}), io.Discard)
+	cfg, err = app.ParseConfig(nil, env(map[string]string{"EMBED_ORIGINS": "https://a.example,null", "METRICS_ADDR": "127.0.0.1:9090", "METRICS_TOKEN": "0123456789abcdef"}), io.Discard)
 	if err != nil || !slices.Equal(cfg.EmbedOrigins, []string{"https://a.example", "null"}) || cfg.MetricsAddr != "127.0.0.1:9090" || cfg.MetricsToken != "0123456789abcdef" {
 		t.Fatalf("null origin and metrics: %+v %v", cfg, err)
 	}
@@ -93,7 +94,7 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"extra"}, nil, "unexpected argument"},
 	}
 	for _, tc := range bad {
-		_, err := parseConfig(tc.args, env(tc.env), io.Discard)
+		_, err := app.ParseConfig(tc.args, env(tc.env), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%v %v: %v, want an error naming %s", tc.args, tc.env, err, tc.says)
 		}
@@ -102,7 +103,7 @@ func TestParseConfig(t *testing.T) {
 		}
 	}
 	var help bytes.Buffer
-	if _, err := parseConfig([]string{"--help"}, env(nil), &help); err == nil || !strings.Contains(help.String(), "EMBED_ORIGINS") {
+	if _, err := app.ParseConfig([]string{"--help"}, env(nil), &help); err == nil || !strings.Contains(help.String(), "EMBED_ORIGINS") {
 		t.Fatalf("help: %v\n%s", err, help.String())
 	}
 }

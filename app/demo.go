@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -94,16 +94,16 @@ func memberID(name string) string {
 	return strings.ToLower(strings.NewReplacer(" ", "-", ".", "").Replace(name))
 }
 
-// demoBoardsKey marks the boards the demo made in this store: board id ->
+// DemoBoardsKey marks the boards the demo made in this store: board id ->
 // the board's creation time. A board with a demo id but no matching mark was
 // made by someone else (or deleted and made again), and the demo never writes
 // to it. It sits under podium:, apart from the boards, so board/ needs to
 // know nothing of the demo; it is one plain key (a Redis Cluster is fine with
 // that, as nothing reads it together with a board's keys).
-const demoBoardsKey = "podium:demo:boards"
+const DemoBoardsKey = "podium:demo:boards"
 
-// demoActor is who the audit log says made the demo's changes.
-const demoActor = "demo"
+// DemoActor is who the audit log says made the demo's changes.
+const DemoActor = "demo"
 
 // demo is a prepared demo: its boards exist in the store and are its own.
 type demo struct {
@@ -112,7 +112,7 @@ type demo struct {
 	audit  *audit.Log
 	log    *slog.Logger
 	boards []demoBoard
-	marks  map[string]string // board id -> creation time, as in demoBoardsKey
+	marks  map[string]string // board id -> creation time, as in DemoBoardsKey
 	fresh  []int             // boards made now, to be filled with history
 }
 
@@ -122,9 +122,9 @@ type demo struct {
 // are someone's data. Boards it made on an earlier start are used again.
 func prepareDemo(ctx context.Context, store *redisstore.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logger) (*demo, error) {
 	d := &demo{store: store, rdb: rdb, audit: audit.New(rdb), log: log, boards: demoBoards(cfg.TimeZone)}
-	marks, err := rdb.HGetAll(ctx, demoBoardsKey).Result()
+	marks, err := rdb.HGetAll(ctx, DemoBoardsKey).Result()
 	if err != nil {
-		return nil, fmt.Errorf("demo: read %s: %w", demoBoardsKey, err)
+		return nil, fmt.Errorf("demo: read %s: %w", DemoBoardsKey, err)
 	}
 	d.marks = marks
 	var missing []int
@@ -152,7 +152,7 @@ func prepareDemo(ctx context.Context, store *redisstore.Store, rdb redis.Univers
 			return nil, fmt.Errorf("demo: %w", err) // ErrExists: someone made it since we looked
 		}
 		mark := createdMark(b)
-		if err := rdb.HSet(ctx, demoBoardsKey, b.ID, mark).Err(); err != nil {
+		if err := rdb.HSet(ctx, DemoBoardsKey, b.ID, mark).Err(); err != nil {
 			return nil, fmt.Errorf("demo: mark board %q as the demo's: %w", b.ID, err)
 		}
 		d.marks[b.ID] = mark
@@ -161,7 +161,7 @@ func prepareDemo(ctx context.Context, store *redisstore.Store, rdb redis.Univers
 	return d, nil
 }
 
-// createdMark is what demoBoardsKey holds for a board: its creation time,
+// createdMark is what DemoBoardsKey holds for a board: its creation time,
 // which a board deleted and made again does not share.
 func createdMark(b board.Board) string { return b.Created.UTC().Format(time.RFC3339Nano) }
 
@@ -234,7 +234,7 @@ func (d *demo) own(ctx context.Context, id string) (board.Board, error) {
 
 // submit writes one demo score; the write records its own audit entry.
 func (d *demo) submit(ctx context.Context, store *redisstore.Store, b *board.Board, sub board.Submission) error {
-	_, err := store.Submit(ctx, b.ID, sub, board.Author{Actor: demoActor, Reason: "demo data"})
+	_, err := store.Submit(ctx, b.ID, sub, board.Author{Actor: DemoActor, Reason: "demo data"})
 	return err
 }
 

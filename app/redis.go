@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.Univers
 		return openEmbedded(log)
 	}
 	redis.SetLogger(redisLog{log})
-	rdb, where, err := dialRedis(ctx, cfg)
+	rdb, where, err := DialRedis(ctx, cfg)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -31,10 +31,10 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.Univers
 	return rdb, nil, func() { rdb.Close() }, nil
 }
 
-// dialRedis makes the client of a single Redis (REDIS_URL), a Cluster or a
+// DialRedis makes the client of a single Redis (REDIS_URL), a Cluster or a
 // Sentinel-watched primary, and checks that it answers. where describes it
 // for logs and errors, without secrets.
-func dialRedis(ctx context.Context, cfg Config) (rdb redis.UniversalClient, where string, err error) {
+func DialRedis(ctx context.Context, cfg Config) (rdb redis.UniversalClient, where string, err error) {
 	t := cfg.Redis
 	var tlsConf *tls.Config
 	if t.TLS {
@@ -44,9 +44,9 @@ func dialRedis(ctx context.Context, cfg Config) (rdb redis.UniversalClient, wher
 	case cfg.RedisURL != "":
 		opt, err := redis.ParseURL(cfg.RedisURL)
 		if err != nil {
-			return nil, "", fmt.Errorf("REDIS_URL %s: %w", redact(cfg.RedisURL), err)
+			return nil, "", fmt.Errorf("REDIS_URL %s: %w", Redact(cfg.RedisURL), err)
 		}
-		rdb, where = redis.NewClient(opt), fmt.Sprintf("Redis at %s (REDIS_URL %s)", opt.Addr, redact(cfg.RedisURL))
+		rdb, where = redis.NewClient(opt), fmt.Sprintf("Redis at %s (REDIS_URL %s)", opt.Addr, Redact(cfg.RedisURL))
 	case len(t.ClusterAddrs) > 0:
 		rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: t.ClusterAddrs, Username: t.Username, Password: t.Password, TLSConfig: tlsConf})
 		where = "the Redis Cluster of " + strings.Join(t.ClusterAddrs, ",")

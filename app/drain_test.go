@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bufio"
@@ -35,12 +35,12 @@ func TestDrainBeforeShutdown(t *testing.T) {
 	t.Cleanup(rs.Close)
 	ctx := context.Background()
 	rdb := rs.Client(t)
-	cfg, err := parseConfig(nil, env(nil), io.Discard)
+	cfg, err := ParseConfig(nil, env(nil), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	store := redisstore.NewStore(rdb)
-	admin := newAdmin(rdb, store, cfg)
+	admin := NewAdmin(rdb, store, cfg)
 	if _, err := store.CreateBoard(ctx, board.Board{ID: "drain", Title: "Drain", Periods: []board.Kind{board.AllTime}}); err != nil {
 		t.Fatal(err)
 	}
