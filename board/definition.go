@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Order says which end of the board is the top.
@@ -238,100 +237,6 @@ func (b *Board) Normalize() {
 			b.DefaultPeriod = AllTime
 		}
 	}
-}
-
-// Validate checks every field and returns all problems at once, each a
-// *FieldError wrapping ErrInvalidBoard (see FieldErrors).
-func (b *Board) Validate() error {
-	var errs []error
-	add := func(field, format string, args ...any) {
-		errs = append(errs, NewFieldError(ErrInvalidBoard, field, format, args...))
-	}
-	switch {
-	case b.ID == "":
-		add("id", "is required")
-	case len(b.ID) > maxIDLen:
-		add("id", "is longer than %d characters", maxIDLen)
-	case !boardIDPattern.MatchString(b.ID):
-		add("id", "may hold only lower-case letters, digits, '-' and '_', starting with a letter or digit")
-	}
-	switch {
-	case b.Title == "":
-		add("title", "is required")
-	case utf8.RuneCountInString(b.Title) > MaxTitleLen || !utf8.ValidString(b.Title) || HasControl(b.Title) || strings.ContainsRune(b.Title, utf8.RuneError):
-		add("title", "must be printable text of at most %d characters", MaxTitleLen)
-	case strings.ContainsFunc(b.Title, IsBidiOrInvisible):
-		add("title", "holds bidi controls or invisible characters, which could reorder the text around it")
-	}
-	switch b.Format.Type {
-	case Integer, Duration:
-		if b.Format.Decimals != 0 {
-			add("format.decimals", "only decimal boards have decimal places")
-		}
-	case Decimal:
-		if b.Format.Decimals < 1 || b.Format.Decimals > maxDecimals {
-			add("format.decimals", "must be from 1 to %d", maxDecimals)
-		}
-	default:
-		add("format.type", "must be integer, decimal or duration")
-	}
-	for name, v := range map[string]string{"format.prefix": b.Format.Prefix, "format.suffix": b.Format.Suffix} {
-		if utf8.RuneCountInString(v) > MaxAffixLen || !utf8.ValidString(v) || HasControl(v) || strings.ContainsRune(v, utf8.RuneError) || strings.ContainsFunc(v, IsBidiOrInvisible) {
-			add(name, "must be printable text of at most %d characters, without bidi controls", MaxAffixLen)
-		}
-	}
-	if b.Order != HigherIsBetter && b.Order != LowerIsBetter {
-		add("order", "must be higher or lower (which score is better)")
-	}
-	for _, k := range b.Periods {
-		if !slices.Contains(Kinds, k) {
-			add("periods", "%q is not one of %s", k, kindNames)
-		}
-	}
-	if len(b.Periods) == 0 {
-		add("periods", "enable at least one period")
-	}
-	if !b.Enabled(b.DefaultPeriod) {
-		add("default_period", "must be one of the enabled periods")
-	}
-	if loc, err := time.LoadLocation(b.TimeZone); err != nil || b.TimeZone == "Local" {
-		add("time_zone", "%q is not an IANA time zone such as Europe/Paris", b.TimeZone)
-	} else {
-		b.loc = loc
-	}
-	if b.TieBreak != Earliest && b.TieBreak != Latest && b.TieBreak != ByMember {
-		add("tie_break", "must be earliest, latest or member")
-	}
-	if b.RankStyle != Competition && b.RankStyle != Dense && b.RankStyle != Ordinal {
-		add("rank_style", "must be competition, dense or ordinal")
-	}
-	if len(b.Fields) > MaxFields {
-		add("fields", "at most %d extra sort fields", MaxFields)
-	}
-	seen := map[string]bool{}
-	for i, f := range b.Fields {
-		name := fmt.Sprintf("fields[%d].name", i)
-		switch {
-		case len(f.Name) == 0 || len(f.Name) > maxFieldName || !fieldNamePattern.MatchString(f.Name):
-			add(name, "must be 1-%d lower-case letters, digits or '_', starting with a letter", maxFieldName)
-		case seen[f.Name]:
-			add(name, "%q is used twice", f.Name)
-		}
-		seen[f.Name] = true
-	}
-	if b.Teams != TeamsOff && b.Teams != TeamsSum && b.Teams != TeamsAverage && b.Teams != TeamsBest {
-		add("teams", "must be empty (no teams), sum, average or best")
-	}
-	if b.Window != WindowSum && b.Window != WindowBest {
-		add("window", "must be sum or best")
-	}
-	if b.Cap < 0 || b.Cap > MaxCap {
-		add("cap", "must be from 0 (no cap) to %d", MaxCap)
-	}
-	if b.Retention < 0 || b.Retention > MaxRetention {
-		add("retention", "must be from 0 (expire closed periods once archived) to %d", MaxRetention)
-	}
-	return errors.Join(errs...)
 }
 
 // CheckNew holds the rules for definitions being written that boards stored
