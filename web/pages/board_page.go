@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html"
@@ -81,44 +82,12 @@ func (s *Handler) boardPage(c echo.Context) error {
 	v.Tabs = s.tabs(&b, p.Kind, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
 	v.Prev, v.Next = s.neighbours(&b, p, func(x board.Period, cur bool) string { return boardURL(b.ID, x, cur, 1, size, "") })
 	if q != "" {
-		found, complete, err := s.opts.Store.Search(ctx, &b, p, q, searchLimit)
-		if errors.Is(err, board.ErrGone) {
-			return s.gone(&b, p, err)
-		}
-		if err != nil {
-			return err
-		}
-		v.Table = tableOf(&b, found, "", "Members of "+b.Title+" named "+q)
-		v.Incomplete = !complete || len(found) == searchLimit
-		v.Empty = "Nobody whose name starts with “" + q + "” has a score in this period."
-		total, err := s.opts.Store.Page(ctx, &b, p, 0, 1)
-		if err != nil {
-			return err
-		}
-		v.Total = total.Total
+		err = s.searchRows(ctx, &b, p, q, &v)
 	} else {
-		pg, err := s.opts.Store.Page(ctx, &b, p, (page-1)*size, size)
-		if errors.Is(err, board.ErrGone) {
-			return s.gone(&b, p, err)
-		}
-		if err != nil {
-			return err
-		}
-		pages := max(1, (pg.Total+size-1)/size)
-		if page > pages {
-			return request.NotFound("Page not found", fmt.Sprintf("%s has %d %s in %s at %d a page.", b.Title, pages, templates.Plural(pages, "page", "pages"), label, size),
-				templates.Link{Label: "First page", Href: boardURL(b.ID, p, current, 1, size, "")})
-		}
-		v.Total = pg.Total
-		v.Table = tableOf(&b, pg.Entries, "", b.Title+", "+label)
-		v.Empty = "No scores in " + label + " yet."
-		v.PageLabel = fmt.Sprintf("Page %d of %d", page, pages)
-		if page > 1 {
-			v.PrevPage = boardURL(b.ID, p, current, page-1, size, "")
-		}
-		if page < pages {
-			v.NextPage = boardURL(b.ID, p, current, page+1, size, "")
-		}
+		err = s.pageRows(ctx, &b, p, pageAt{page: page, size: size, current: current}, &v)
+	}
+	if err != nil {
+		return err
 	}
 	// Recent changes are the period's own, and only while it is open: a
 	// closed period's standings are final.
@@ -129,6 +98,13 @@ func (s *Handler) boardPage(c echo.Context) error {
 		}
 		v.Recent = activities(&b, acts, p, now)
 	}
+	s.boardLinks(c, &b, p, &v)
+	return request.Render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))
+}
+
+// boardLinks fills the links under a board: embed, exports, winners, and
+// the embed snippet.
+func (s *Handler) boardLinks(c echo.Context, b *board.Board, p board.Period, v *templates.BoardView) {
 	v.EmbedHref = embedURL(b.ID, p, true, 10)
 	if s.opts.Export != nil {
 		v.ExportCSV, v.ExportJSON = exportURL(b.ID, p, rows.CSV), exportURL(b.ID, p, rows.JSON)
@@ -136,8 +112,62 @@ func (s *Handler) boardPage(c echo.Context) error {
 	if s.opts.History != nil && slices.ContainsFunc(b.Periods, board.Kind.Calendar) {
 		v.WinnersHref = winnersURL(b.ID, "", 1)
 	}
-	v.Snippet = s.snippet(c, &b, p)
-	return request.Render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))
+	v.Snippet = s.snippet(c, b, p)
+}
+
+// pageAt is which page of a period a board page shows.
+type pageAt struct {
+	page, size int
+	current    bool // the period is the current one (its URL names no key)
+}
+
+// searchRows fills v with the members of period p whose names start with q.
+func (s *Handler) searchRows(ctx context.Context, b *board.Board, p board.Period, q string, v *templates.BoardView) error {
+	found, complete, err := s.opts.Store.Search(ctx, b, p, q, searchLimit)
+	if errors.Is(err, board.ErrGone) {
+		return s.gone(b, p, err)
+	}
+	if err != nil {
+		return err
+	}
+	v.Table = tableOf(b, found, "", "Members of "+b.Title+" named "+q)
+	v.Incomplete = !complete || len(found) == searchLimit
+	v.Empty = "Nobody whose name starts with “" + q + "” has a score in this period."
+	total, err := s.opts.Store.Page(ctx, b, p, 0, 1)
+	if err != nil {
+		return err
+	}
+	v.Total = total.Total
+	return nil
+}
+
+// pageRows fills v with one page of period p, and the links to its
+// neighbouring pages.
+func (s *Handler) pageRows(ctx context.Context, b *board.Board, p board.Period, at pageAt, v *templates.BoardView) error {
+	page, size, label := at.page, at.size, p.Title()
+	pg, err := s.opts.Store.Page(ctx, b, p, (page-1)*size, size)
+	if errors.Is(err, board.ErrGone) {
+		return s.gone(b, p, err)
+	}
+	if err != nil {
+		return err
+	}
+	pages := max(1, (pg.Total+size-1)/size)
+	if page > pages {
+		return request.NotFound("Page not found", fmt.Sprintf("%s has %d %s in %s at %d a page.", b.Title, pages, templates.Plural(pages, "page", "pages"), label, size),
+			templates.Link{Label: "First page", Href: boardURL(b.ID, p, at.current, 1, size, "")})
+	}
+	v.Total = pg.Total
+	v.Table = tableOf(b, pg.Entries, "", b.Title+", "+label)
+	v.Empty = "No scores in " + label + " yet."
+	v.PageLabel = fmt.Sprintf("Page %d of %d", page, pages)
+	if page > 1 {
+		v.PrevPage = boardURL(b.ID, p, at.current, page-1, size, "")
+	}
+	if page < pages {
+		v.NextPage = boardURL(b.ID, p, at.current, page+1, size, "")
+	}
+	return nil
 }
 
 // gone says plainly that a closed period's scores are kept neither in Redis

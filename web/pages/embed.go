@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"strconv"
@@ -45,29 +46,13 @@ func (s *Handler) embedPage(c echo.Context) error {
 	if teams && member != "" {
 		return request.BadRequest("A team widget highlights no member: use teams or member, not both.")
 	}
-	ctx := c.Request().Context()
 	label := p.Title()
-	var pg board.Page
-	if teams {
-		pg, err = s.opts.Store.TeamPage(ctx, &b, p, 0, limit)
-		if errors.Is(err, board.ErrTeamsNotArchived) {
-			return s.teamsNotArchived(err, &b, p, current)
-		}
-		if err != nil {
-			return err
-		}
-	} else if member != "" {
-		pg, _, err = s.opts.Store.Around(ctx, &b, p, member, limit/2)
-		if errors.Is(err, board.ErrNotFound) {
-			member = "" // not on the board yet: show the top instead
-		} else if err != nil {
-			return err
-		}
+	pg, member, err := s.widgetRows(c.Request().Context(), &b, p, widgetOf{limit: limit, member: member, teams: teams})
+	if errors.Is(err, board.ErrTeamsNotArchived) {
+		return s.teamsNotArchived(err, &b, p, current)
 	}
-	if member == "" && !teams {
-		if pg, err = s.opts.Store.Page(ctx, &b, p, 0, limit); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
 	v := templates.EmbedView{
 		Title:       b.Title,
@@ -106,4 +91,29 @@ func (s *Handler) embedPage(c echo.Context) error {
 		v.Live.Query = liveQuery(b.ID, p, current, extra)
 	}
 	return request.Render(c, 200, templates.EmbedPage(b.Title, theme, b.ID, templates.Widget(v)))
+}
+
+// widgetOf is what a widget shows: the top limit rows, the rows around a
+// member, or the team standing.
+type widgetOf struct {
+	limit  int
+	member string
+	teams  bool
+}
+
+// widgetRows reads a widget's rows. A member not on the board yet gets the
+// top instead, and member comes back empty.
+func (s *Handler) widgetRows(ctx context.Context, b *board.Board, p board.Period, w widgetOf) (board.Page, string, error) {
+	if w.teams {
+		pg, err := s.opts.Store.TeamPage(ctx, b, p, 0, w.limit)
+		return pg, "", err
+	}
+	if w.member != "" {
+		pg, _, err := s.opts.Store.Around(ctx, b, p, w.member, w.limit/2)
+		if !errors.Is(err, board.ErrNotFound) {
+			return pg, w.member, err
+		}
+	}
+	pg, err := s.opts.Store.Page(ctx, b, p, 0, w.limit)
+	return pg, "", err
 }

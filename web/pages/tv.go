@@ -42,27 +42,13 @@ func (s *Handler) tvPage(c echo.Context) error {
 	if theme != "" && theme != "light" && theme != "dark" {
 		return request.BadRequest("theme must be light or dark (or left out to follow the screen's setting).")
 	}
-	var kinds []board.Kind
-	for _, k := range list(c.QueryParam("periods")) {
-		kind := board.Kind(k)
-		if !slices.Contains(board.Kinds, kind) {
-			return request.BadRequest(fmt.Sprintf("periods: “%s” is not a period; use %s, separated by commas.", k, kindNames()))
-		}
-		if !slices.Contains(kinds, kind) {
-			kinds = append(kinds, kind)
-		}
+	kinds, err := tvKinds(c.QueryParam("periods"))
+	if err != nil {
+		return err
 	}
-	var boards []board.Board
 	named := len(list(c.QueryParam("boards"))) > 0
-	if ids := list(c.QueryParam("boards")); named {
-		for _, id := range ids {
-			b, err := request.Board(ctx, s.opts.Store, id)
-			if err != nil {
-				return err
-			}
-			boards = append(boards, b)
-		}
-	} else if boards, err = s.opts.Store.Boards(ctx); err != nil {
+	boards, err := s.tvBoards(c, named)
+	if err != nil {
 		return err
 	}
 	now := s.opts.Store.Now()
@@ -109,6 +95,39 @@ screens:
 		return request.NotFound("Nothing to show", msg, request.HomeLink)
 	}
 	return request.Render(c, 200, templates.TVPage(v))
+}
+
+// tvKinds reads the periods a display shows (none: each board's default).
+func tvKinds(param string) ([]board.Kind, error) {
+	var kinds []board.Kind
+	for _, k := range list(param) {
+		kind := board.Kind(k)
+		if !slices.Contains(board.Kinds, kind) {
+			return nil, request.BadRequest(fmt.Sprintf("periods: “%s” is not a period; use %s, separated by commas.", k, kindNames()))
+		}
+		if !slices.Contains(kinds, kind) {
+			kinds = append(kinds, kind)
+		}
+	}
+	return kinds, nil
+}
+
+// tvBoards are the boards a display cycles through: those named, or every
+// board in the home page's order.
+func (s *Handler) tvBoards(c echo.Context, named bool) ([]board.Board, error) {
+	ctx := c.Request().Context()
+	if !named {
+		return s.opts.Store.Boards(ctx)
+	}
+	var boards []board.Board
+	for _, id := range list(c.QueryParam("boards")) {
+		b, err := request.Board(ctx, s.opts.Store, id)
+		if err != nil {
+			return nil, err
+		}
+		boards = append(boards, b)
+	}
+	return boards, nil
 }
 
 // list splits a comma-separated query value, dropping empty items.
