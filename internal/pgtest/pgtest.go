@@ -45,30 +45,9 @@ func Start() (*Server, error) {
 		return nil, err
 	}
 	s := &Server{bin: bin}
-	if os.Geteuid() == 0 {
-		// PostgreSQL refuses to run as root, so its tools run as "postgres",
-		// which must own the folder.
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			return nil, fmt.Errorf("pgtest: running as root, and PostgreSQL refuses root; no \"postgres\" user to run it as (installing Debian's postgresql package creates one, see scripts/need-postgres.sh), or run the tests as an ordinary user")
-		}
-		if _, err := exec.LookPath("runuser"); err != nil {
-			return nil, fmt.Errorf("pgtest: running as root needs runuser (util-linux) to start PostgreSQL as user postgres")
-		}
-		s.runAs = u.Username
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if s.dir, err = os.MkdirTemp("", "pgtest-*"); err != nil {
-			return nil, fmt.Errorf("pgtest: %w", err)
-		}
-		if err := os.Chown(s.dir, uid, gid); err != nil {
-			os.RemoveAll(s.dir)
-			return nil, fmt.Errorf("pgtest: give %s to user postgres: %w", s.dir, err)
-		}
-	} else if s.dir, err = os.MkdirTemp("", "pgtest-*"); err != nil {
-		return nil, fmt.Errorf("pgtest: %w", err)
+	if err := s.makeDir(); err != nil {
+		return nil, err
 	}
-
 	// A password, not trust: the server listens on loopback, where any
 	// local user could otherwise connect as its superuser.
 	pw := make([]byte, 16)
@@ -119,6 +98,36 @@ func Start() (*Server, error) {
 		return nil, fmt.Errorf("pgtest: createdb podium: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	return s, nil
+}
+
+// makeDir makes the server's folder; as root, for user postgres, which
+// runs the tools (PostgreSQL refuses to run as root) and must own it.
+func (s *Server) makeDir() error {
+	var err error
+	if os.Geteuid() != 0 {
+		if s.dir, err = os.MkdirTemp("", "pgtest-*"); err != nil {
+			return fmt.Errorf("pgtest: %w", err)
+		}
+		return nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return fmt.Errorf("pgtest: running as root, and PostgreSQL refuses root; no \"postgres\" user to run it as (installing Debian's postgresql package creates one, see scripts/need-postgres.sh), or run the tests as an ordinary user")
+	}
+	if _, err := exec.LookPath("runuser"); err != nil {
+		return fmt.Errorf("pgtest: running as root needs runuser (util-linux) to start PostgreSQL as user postgres")
+	}
+	s.runAs = u.Username
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if s.dir, err = os.MkdirTemp("", "pgtest-*"); err != nil {
+		return fmt.Errorf("pgtest: %w", err)
+	}
+	if err := os.Chown(s.dir, uid, gid); err != nil {
+		os.RemoveAll(s.dir)
+		return fmt.Errorf("pgtest: give %s to user postgres: %w", s.dir, err)
+	}
+	return nil
 }
 
 // launch starts postgres on s.port; pg_ctl -w returns once it accepts
