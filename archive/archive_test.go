@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,7 +20,6 @@ import (
 	"podium/internal/pgtest"
 	"podium/internal/redistest"
 	"podium/redisstore"
-	"podium/rows"
 )
 
 var (
@@ -312,28 +309,6 @@ func TestArchiveOnce(t *testing.T) {
 	})
 }
 
-// TestMigrationsOnce: opening an archive again applies nothing twice.
-func TestMigrationsOnce(t *testing.T) {
-	t.Parallel()
-	backends(t, func(t *testing.T, db *DB) {
-		target := filepath.Join(t.TempDir(), "again.db")
-		if db.postgres {
-			target = psrv.Database(t)
-		}
-		for range 2 {
-			again, err := Open(context.Background(), target)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var n int
-			if err := again.sql.QueryRow(`SELECT COUNT(*) FROM archive_schema`).Scan(&n); err != nil || n != len(migrations)-1 {
-				t.Fatalf("versions %d %v", n, err)
-			}
-			again.Close()
-		}
-	})
-}
-
 // TestCopyIsConsistent: the copy reads a snapshot, so a removal and a late
 // write made while it pages through Redis change nothing in it; an earlier
 // pass never replaces a final copy; a deleted board's copy is kept.
@@ -381,99 +356,4 @@ func TestCopyIsConsistent(t *testing.T) {
 			t.Fatalf("the archive holds %d rows", n)
 		}
 	})
-}
-
-// TestMigrationsTogether: replicas opening a new archive at once all start.
-func TestMigrationsTogether(t *testing.T) {
-	t.Parallel()
-	backends(t, func(t *testing.T, db *DB) {
-		target := filepath.Join(t.TempDir(), "together.db")
-		if db.postgres {
-			target = psrv.Database(t)
-		}
-		var wg sync.WaitGroup
-		for range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				x, err := Open(context.Background(), target)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				x.Close()
-			}()
-		}
-		wg.Wait()
-	})
-}
-
-func TestRedactURL(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"postgres://u:secret@db:5432/p":           "postgres://u:%2A%2A%2A@db:5432/p",
-		"postgres://db/p?password=secret&x=1":     "postgres://db/p?password=%2A%2A%2A&x=1",
-		"postgresql://u@db/p?sslmode=require":     "postgresql://u@db/p?sslmode=require",
-		"postgres://u:s%20cret@db/p?PassWord=abc": "postgres://u:%2A%2A%2A@db/p?PassWord=%2A%2A%2A",
-	} {
-		if got := redactURL(in); got != want || strings.Contains(got, "secret") {
-			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// TestExportAgrees: a period exported from Redis and, once its keys are gone,
-// from the archive is the same file, ties and names included; exports past
-// the reader's limit are refused as busy.
-func TestExportAgrees(t *testing.T) {
-	t.Parallel()
-	backends(t, func(t *testing.T, db *DB) {
-		f := newFixture(t, db)
-		w := f.week()
-		f.clock.Set(w.End.Add(2 * time.Hour))
-		r := NewReader(f.store, db, 1)
-		export := func(format string) string {
-			var buf bytes.Buffer
-			err := rows.Export(&buf, format, &f.b, w, func(fn func([]board.Entry) error) error { return r.Each(f.ctx, &f.b, w, fn) })
-			if err != nil {
-				t.Fatal(err)
-			}
-			return buf.String()
-		}
-		fromRedis, fromRedisJSON := export(rows.CSV), export(rows.JSON)
-		if n := strings.Count(fromRedis, "\n"); n != fixtureMembers+1 {
-			t.Fatalf("%d lines", n)
-		}
-		// The period is archived and its keys expire.
-		f.b.Retention = 0
-		var err error
-		if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
-			t.Fatal(err)
-		}
-		f.a.Linger = time.Millisecond
-		if _, err := f.a.Due(f.ctx); err != nil {
-			t.Fatal(err)
-		}
-		waitGone(t, f, w)
-		if got := export(rows.CSV); got != fromRedis {
-			t.Fatalf("the archive's CSV differs from Redis':\n%.300s\n---\n%.300s", got, fromRedis)
-		}
-		if got := export(rows.JSON); got != fromRedisJSON {
-			t.Fatal("the archive's JSON differs from Redis'")
-		}
-		// One at a time: a second export meanwhile is refused.
-		err = r.Each(f.ctx, &f.b, w, func([]board.Entry) error {
-			return r.Each(f.ctx, &f.b, w, func([]board.Entry) error { return nil })
-		})
-		if !errors.Is(err, board.ErrBusy) {
-			t.Fatalf("a second export at once: %v", err)
-		}
-	})
-}
-
-func fieldsIf(yes bool) []board.Field {
-	if yes {
-		return []board.Field{{Name: "wins", Desc: true}}
-	}
-	return nil
 }
