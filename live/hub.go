@@ -2,7 +2,6 @@ package live
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,7 +13,6 @@ import (
 
 	"podium/board"
 	"podium/redisstore"
-	"podium/rows"
 )
 
 // Reader is what the hub needs from the board engine.
@@ -203,12 +201,7 @@ func (h *Hub) Polling() bool { return h.polling.Load() }
 // in one pipeline, and sends each changed view's frame to its clients.
 func (h *Hub) tick(ctx context.Context) {
 	defer h.stats.beginTick()()
-	notifiedAt, held := h.stats.timings.current.Load(), false
-	defer func() {
-		if held {
-			h.stats.carry(notifiedAt)
-		}
-	}()
+	notifiedAt := h.stats.timings.current.Load()
 	now, wall := h.reader.Now(), time.Now()
 	h.mu.Lock()
 	resync := h.resync
@@ -225,29 +218,9 @@ func (h *Hub) tick(ctx context.Context) {
 	h.mu.Unlock()
 	h.refreshDefs(ctx)
 	h.mu.Lock()
-	var work []*view
-	for _, v := range h.views {
-		if v.spec.Key == "" && v.spec.Kind.Calendar() {
-			if cur := v.board.Current(v.spec.Kind, now); cur.Key != v.period.Key {
-				h.rekey(v, cur)
-			}
-		}
-		if v.retry.failures > 0 {
-			if !v.retry.waiting(wall) { // re-read, whole, when its backoff ends
-				work = append(work, v)
-			}
-			continue
-		}
-		_, dirty := h.dirty[v.zkey]
-		whole := resync || poll || v.rolled || v.last == nil
-		if !whole && (dirty || v.held) && h.behind(v, wall) {
-			v.held, held = true, true
-			h.stats.held.Add(1)
-			continue
-		}
-		if whole || dirty || v.held {
-			work = append(work, v)
-		}
+	work, held := h.due(now, wall, resync || poll)
+	if held {
+		defer h.stats.carry(notifiedAt)
 	}
 	clear(h.dirty)
 	feeds := h.dirtyFeeds(resync || poll, wall)
@@ -270,6 +243,43 @@ func (h *Hub) tick(ctx context.Context) {
 
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.publishAll(ctx, work, results, resync, wall)
+}
+
+// due lists the views to read this tick (under h.mu): those whose keys
+// changed, every one when whole (after a resubscription, or a poll), and
+// those whose backoff ended. A changed view whose clients are behind is
+// held for a later tick (held reports one was).
+func (h *Hub) due(now, wall time.Time, whole bool) (work []*view, held bool) {
+	for _, v := range h.views {
+		if v.spec.Key == "" && v.spec.Kind.Calendar() {
+			if cur := v.board.Current(v.spec.Kind, now); cur.Key != v.period.Key {
+				h.rekey(v, cur)
+			}
+		}
+		if v.retry.failures > 0 {
+			if !v.retry.waiting(wall) { // re-read, whole, when its backoff ends
+				work = append(work, v)
+			}
+			continue
+		}
+		_, dirty := h.dirty[v.zkey]
+		all := whole || v.rolled || v.last == nil
+		if !all && (dirty || v.held) && h.behind(v, wall) {
+			v.held, held = true, true
+			h.stats.held.Add(1)
+			continue
+		}
+		if all || dirty || v.held {
+			work = append(work, v)
+		}
+	}
+	return work, held
+}
+
+// publishAll sends what each view read (under h.mu); a view that could not
+// be read backs off, and the failures are logged at most once a maxRetry.
+func (h *Hub) publishAll(ctx context.Context, work []*view, results []redisstore.ViewResult, resync bool, wall time.Time) {
 	var failed int
 	var firstErr error
 	for i, v := range work {
@@ -315,162 +325,4 @@ func (h *Hub) behind(v *view, now time.Time) bool {
 	}
 	n := len(v.clients)
 	return busy > n/10 && (n == 1 || busy >= 2)
-}
-
-// rekey moves a "current period" view to a new period key at roll-over.
-func (h *Hub) rekey(v *view, p board.Period) {
-	h.unindex(v)
-	v.period = p
-	v.zkey = redisstore.ZSetKey(v.board.ID, p)
-	v.rolled = true
-	h.index(v)
-}
-
-func (h *Hub) index(v *view) {
-	if h.byKey[v.zkey] == nil {
-		h.byKey[v.zkey] = map[*view]struct{}{}
-	}
-	h.byKey[v.zkey][v] = struct{}{}
-}
-
-func (h *Hub) unindex(v *view) {
-	delete(h.byKey[v.zkey], v)
-	if len(h.byKey[v.zkey]) == 0 {
-		delete(h.byKey, v.zkey)
-	}
-}
-
-func (h *Hub) snapshot(v *view, res redisstore.ViewResult) *Snapshot {
-	s := &Snapshot{Period: string(v.period.Kind), Key: v.period.Key, Title: v.period.Title(), Rows: []rows.Row{},
-		Frozen: rows.FrozenNotice(&v.board, h.reader.Now(), v.spec.Live)}
-	if errors.Is(res.Err, board.ErrNotFound) {
-		s.Missing = true
-		return s
-	}
-	s.Total, s.Offset = res.Page.Total, res.Page.Offset
-	s.Rows = rows.Of(&v.board, res.Page.Entries)
-	return s
-}
-
-// Frames sent to browsers: {"type":"snapshot",...Snapshot} or
-// {"type":"diff",...Delta}. (One struct embedding both would make encoding/json
-// drop the fields they share.)
-type snapshotFrame struct {
-	Type string `json:"type"`
-	*Snapshot
-}
-
-type diffFrame struct {
-	Type string `json:"type"`
-	*Delta
-}
-
-// publish sends a view's new state: whole when asked (new view, roll-over,
-// resync), else as a diff, and nothing when nothing changed. Each frame is
-// encoded once and the same bytes go to every client.
-func (h *Hub) publish(v *view, snap *Snapshot, whole bool) {
-	snapMsg, err := json.Marshal(snapshotFrame{Type: "snapshot", Snapshot: snap})
-	if err != nil {
-		h.log.Error("live: encode snapshot", slog.Any("error", err))
-		return
-	}
-	msg := snapMsg
-	if !whole {
-		d, changed := Diff(v.last, snap)
-		if !changed {
-			return
-		}
-		if msg, err = json.Marshal(diffFrame{Type: "diff", Delta: &d}); err != nil {
-			h.log.Error("live: encode diff", slog.Any("error", err))
-			return
-		}
-	}
-	h.stats.framed()
-	v.last, v.snapMsg, v.sentAt = snap, snapMsg, time.Now()
-	for c := range v.clients {
-		h.deliver(c, msg)
-	}
-}
-
-// attach registers a client for a spec, creating the view if needed; a view
-// that already has a snapshot sends it to the newcomer at once.
-func (h *Hub) attach(ctx context.Context, c *client, spec Spec) error {
-	b, err := h.reader.Board(ctx, spec.Board)
-	if err != nil {
-		return err
-	}
-	p := b.Current(spec.Kind, h.reader.Now())
-	if spec.Key != "" {
-		if p, err = board.ParsePeriod(spec.Kind, spec.Key, b.Location()); err != nil {
-			return err
-		}
-	}
-	follow := spec.Recent
-	spec.Recent = false
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closing {
-		return errClosing
-	}
-	v := h.views[spec]
-	if v == nil {
-		v = &view{spec: spec, board: b, period: p, zkey: redisstore.ZSetKey(b.ID, p), clients: map[*client]struct{}{}}
-		h.views[spec] = v
-		h.index(v)
-	}
-	v.clients[c] = struct{}{}
-	c.view = v
-	h.stats.clients.Add(1)
-	if v.snapMsg != nil {
-		h.deliver(c, v.snapMsg)
-	}
-	if follow {
-		h.follow(c, b)
-	}
-	return nil
-}
-
-// detach removes a client; a view left without clients is dropped.
-func (h *Hub) detach(c *client) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	v := c.view
-	if v == nil {
-		return
-	}
-	if _, ok := v.clients[c]; !ok {
-		return
-	}
-	delete(v.clients, c)
-	h.unfollow(c)
-	h.stats.clients.Add(-1)
-	if len(v.clients) == 0 {
-		h.unindex(v)
-		delete(h.views, v.spec)
-	}
-}
-
-// closeAll refuses new sockets, tells every client the server is going
-// away (1001), and waits, at most CloseTimeout, for their close handshakes:
-// the process may exit once Run returns.
-func (h *Hub) closeAll() {
-	h.mu.Lock()
-	h.closing = true
-	var all []*client
-	for _, v := range h.views {
-		for c := range v.clients {
-			all = append(all, c)
-		}
-	}
-	h.mu.Unlock()
-	for _, c := range all {
-		go h.end(c, nil)
-	}
-	done := make(chan struct{})
-	go func() { h.sockets.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(h.opts.CloseTimeout):
-		h.log.Warn("live: clients still closing at shutdown", slog.Duration("waited", h.opts.CloseTimeout))
-	}
 }
