@@ -73,28 +73,32 @@ func (s *Handler) adminHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// sameOrigin refuses state-changing requests from other sites, by the
-// browser's own Origin and Sec-Fetch-Site headers.
+// crossOrigin is the standard library's check of the browser's own
+// Sec-Fetch-Site and Origin headers (GET, HEAD and OPTIONS pass).
+var crossOrigin = http.NewCrossOriginProtection()
+
+// sameOrigin refuses state-changing requests from other sites.
 func (s *Handler) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if r.Method == http.MethodGet || r.Method == http.MethodHead {
-			return next(c)
-		}
-		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-			return request.Forbidden("Refused", "This form was sent from another site.")
-		}
-		if o := r.Header.Get("Origin"); o == "null" {
-			// Sandboxed frames, file: pages and some redirects send "null":
-			// no site we know, so no change is accepted from it.
-			return request.Forbidden("Refused", "This form was sent from a page without an origin (a sandboxed frame or a local file).")
-		} else if o != "" {
-			u, err := url.Parse(o)
-			if err != nil || !strings.EqualFold(u.Host, r.Host) {
-				return request.Forbidden("Refused", "This form was sent from another site ("+o+").")
-			}
+		if err := crossOrigin.Check(r); err != nil {
+			return request.Forbidden("Refused", refusedFrom(r))
 		}
 		return next(c)
+	}
+}
+
+// refusedFrom says where a refused form came from.
+func refusedFrom(r *http.Request) string {
+	switch o := r.Header.Get("Origin"); o {
+	case "null":
+		// Sandboxed frames, file: pages and some redirects send "null":
+		// no site we know, so no change is accepted from it.
+		return "This form was sent from a page without an origin (a sandboxed frame or a local file)."
+	case "":
+		return "This form was sent from another site."
+	default:
+		return "This form was sent from another site (" + o + ")."
 	}
 }
 
