@@ -20,9 +20,9 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -32,11 +32,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"podium/app"
 	"podium/board"
 	"podium/internal/redistest"
-	"podium/live"
 	"podium/redisstore"
-	"podium/web"
 )
 
 func main() {
@@ -122,7 +121,22 @@ func runServer(p load, duration, tick time.Duration) error {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 32})
 	defer rdb.Close()
 	ctx := context.Background()
-	store := redisstore.NewStore(rdb)
+	// The server is the app as cmd/web assembles it, on this Redis; every
+	// client comes from loopback.
+	cfg, err := app.ParseConfig(nil, func(k string) string {
+		return map[string]string{"REDIS_URL": "redis://" + srv.Addr, "LIVE_TICK": tick.String(), "LIVE_ADDR_LIMIT": strconv.Itoa(clients + 10),
+			"ARCHIVE_PATH": filepath.Join(os.TempDir(), fmt.Sprintf("podium-liveload-%d.db", os.Getpid())), "DRAIN_PERIOD": "0s"}[k]
+	}, io.Discard)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(cfg.ArchivePath)
+	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), app.WithRedis(rdb))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	store, hub := a.Store, a.Hub
 	b, err := store.CreateBoard(ctx, board.Board{ID: "load", Title: "Load", TieBreak: board.ByMember})
 	if err != nil {
 		return err
@@ -135,18 +149,14 @@ func runServer(p load, duration, tick time.Duration) error {
 	for i := range members {
 		rdb.ZAdd(ctx, key, redis.Z{Member: fmt.Sprintf("player-%05d", i), Score: float64(rand.IntN(10_000))})
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hub := live.New(rdb, store, live.Options{Tick: tick, PerAddr: clients + 10, Logger: quiet}) // every client comes from loopback
-	hctx, stopHub := context.WithCancel(ctx)
-	defer stopHub()
-	go hub.Run(hctx)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: web.New(web.Options{Store: store, Live: hub, Logger: quiet}), ConnContext: live.ConnContext} // as cmd/web sets it
-	go hs.Serve(ln)
-	defer hs.Close()
+	runCtx, stop := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- a.Run(runCtx, ln, io.Discard) }()
+	defer func() { stop(); <-served }()
 
 	base, baseRSS := heap(), rss()
 	self, err := os.Executable()
