@@ -24,6 +24,7 @@ import (
 // checks each signature with the secret the console showed once. The page
 // passes axe-core and fits a phone, light and dark.
 func TestWebhookFromTheConsole(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	a.board(board.Board{ID: "arcade", Title: "Neon Arcade", Periods: []board.Kind{board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly},
 		"ann", 500, "bob", 300)
