@@ -244,7 +244,7 @@ func TestBurstIsCoalescedAndEndsExact(t *testing.T) {
 		if _, err := pipe.Exec(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(90 * time.Millisecond)
+		time.Sleep(90 * time.Millisecond) // the burst's pace (about a tick apart), not a wait for anything
 	}
 	burst := time.Since(start)
 	want, err := f.store.Page(context.Background(), b, board.Period{Kind: board.AllTime}, 0, 10)
