@@ -19,6 +19,26 @@ var srv *redistest.Server
 
 func TestMain(m *testing.M) { redistest.Main(m, &srv) }
 
+// waitExpired waits, with a deadline, until Redis has let every key go:
+// idle sessions end by Redis's clock, which the test cannot move.
+func waitExpired(t *testing.T, rdb redis.UniversalClient, keys ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n, err := rdb.Exists(context.Background(), keys...).Result() // an expired key is gone when read
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %q still there after their expiry", n, keys)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func TestAccounts(t *testing.T) {
 	rdb := srv.Client(t)
 	ctx := context.Background()
@@ -90,7 +110,7 @@ func TestSessions(t *testing.T) {
 	s.Idle = 100 * time.Millisecond
 	now = time.Now()
 	short, _ := s.Create(ctx, "bob", "192.0.2.1", "test")
-	time.Sleep(250 * time.Millisecond)
+	waitExpired(t, rdb, sessionKey+sha(short))
 	if _, err := s.Get(ctx, short); !errors.Is(err, ErrNoSession) {
 		t.Fatalf("idle expiry: %v", err)
 	}

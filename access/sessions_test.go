@@ -121,10 +121,13 @@ func TestSessionIndexExpires(t *testing.T) {
 	rdb.FlushDB(ctx)
 	s := NewSessions(rdb)
 	s.Idle = 100 * time.Millisecond
+	var keys []string
 	for range 3 {
-		if _, err := s.Create(ctx, "carol", "192.0.2.1", "test"); err != nil {
+		tok, err := s.Create(ctx, "carol", "192.0.2.1", "test")
+		if err != nil {
 			t.Fatal(err)
 		}
+		keys = append(keys, sessionKey+sha(tok))
 	}
 	if ttl := rdb.PTTL(ctx, userSessionsKey("carol")).Val(); ttl <= 0 || ttl > s.Absolute {
 		t.Fatalf("index TTL %v, want up to %v", ttl, s.Absolute)
@@ -132,7 +135,7 @@ func TestSessionIndexExpires(t *testing.T) {
 	if l, _ := s.List(ctx, "carol"); len(l) != 3 {
 		t.Fatalf("list: %+v", l)
 	}
-	time.Sleep(250 * time.Millisecond)
+	waitExpired(t, rdb, keys...)
 	l, err := s.List(ctx, "carol")
 	if err != nil || len(l) != 0 {
 		t.Fatalf("idle sessions listed: %+v %v", l, err)

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"image/png"
 	"regexp"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/playwright-community/playwright-go"
 
 	"podium/board"
 )
@@ -16,34 +19,34 @@ import (
 // and the dark scheme, and lists every violation: rule, impact, the elements
 // and how to fix them. Each page is loaded once and shown in the four ways
 // (the viewport resized, the preferred scheme emulated), which halves the
-// test's time against a load per way.
+// test's time against a load per way; the tour's legs run side by side.
 func TestEveryPagePassesAxe(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	a := tourApp(t)
 	axe, version := axeSource(t)
-	page := tourPage(t, variant{width: 1280}, axe)
-	runs := 0
-	tour(t, page, a, func(s stop) {
+	var runs atomic.Int64
+	walk(t, a, func(t *testing.T) playwright.Page { return tourPage(t, variant{width: 1280}, axe) }, func(t *testing.T, page playwright.Page, s stop) {
 		for _, v := range []variant{{1280, false}, {1280, true}, {390, false}, {390, true}} {
 			show(t, page, v)
-			runs++
+			runs.Add(1)
 			if vs := runAxe(t, page); len(vs) > 0 {
 				t.Errorf("%s (%s, %s): %d axe-core %s rule(s) failed:\n%s", s.name, s.path, v, len(vs), version, describe(vs))
 				snap(t, page, s.name+"-"+v.String())
 			}
 		}
 	})
-	t.Logf("axe-core %s: %d pages in 4 ways, %d runs in %v", version, len(stops()), runs, time.Since(start).Round(time.Millisecond))
+	t.Logf("axe-core %s: %d pages in 4 ways, %d runs in %v", version, len(stops()), runs.Load(), time.Since(start).Round(time.Millisecond))
 }
 
 // TestEveryPageFitsAPhone: no page scrolls sideways at 390 px, every
 // period tab is in view (none cut off in a strip that scrolls), and the
 // previous/next period links, only arrows there, are named for what they do.
 func TestEveryPageFitsAPhone(t *testing.T) {
+	t.Parallel()
 	a := tourApp(t)
-	page := tourPage(t, variant{width: 390}, "")
 	step := regexp.MustCompile(`^(Previous|Next) (day|week|month|year): \S`)
-	tour(t, page, a, func(s stop) {
+	walk(t, a, func(t *testing.T) playwright.Page { return tourPage(t, variant{width: 390}, "") }, func(t *testing.T, page playwright.Page, s stop) {
 		if w := measureWidth(t, page); w.Scroll > w.Viewport {
 			t.Errorf("%s (%s) is %d px wide in a %d px viewport: it scrolls sideways; widest: %s (right edge at %d px)",
 				s.name, s.path, w.Scroll, w.Viewport, w.Widest, w.Right)
@@ -69,6 +72,7 @@ func TestEveryPageFitsAPhone(t *testing.T) {
 // TestMemberPageNamesPeriods: a member's page names each period as the board
 // does ("Week 1, 4–10 Jan 2027"), never by its key ("2027-W01").
 func TestMemberPageNamesPeriods(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	a.board(board.Board{ID: "chess", Title: "Chess", Periods: board.Kinds}, "ann", 10)
 	page := newPage(t)
@@ -82,6 +86,7 @@ func TestMemberPageNamesPeriods(t *testing.T) {
 // TestDarkWidgetOnLightPage: the dark widget framed by a light page shows
 // the page around its rounded corners, not an opaque dark frame backdrop.
 func TestDarkWidgetOnLightPage(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	a.board(board.Board{ID: "race", Title: "Race"}, "ann", 30, "bob", 20)
 	host := hostPage(t, `<!doctype html><title>Fan site</title><body style="margin:0;padding:20px;background:#fafafa">`+

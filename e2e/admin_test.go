@@ -22,6 +22,7 @@ func signIn(t *testing.T, page playwright.Page, a *app, password string) {
 // sees the public page change, checks that bad forms and forged posts change
 // nothing, reads the audit log, and signs out.
 func TestAdminRunsABoardEndToEnd(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	page := newPage(t)
 

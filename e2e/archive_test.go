@@ -20,6 +20,7 @@ import (
 // CSV, and sees a member's ranks week by week on a chart, all read from the
 // SQLite archive.
 func TestPastWeekFromArchive(t *testing.T) {
+	t.Parallel()
 	db, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "archive.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +36,7 @@ func TestPastWeekFromArchive(t *testing.T) {
 		{time.Date(2026, 12, 22, 10, 0, 0, 0, time.UTC), []any{"ann", 12, "bob", 20, "cy", 5}},             // 2026-W52: ann 2nd
 		{time.Date(2026, 12, 31, 10, 0, 0, 0, time.UTC), []any{"ann", 30, "bob", 30, "cy", 20, "dee", 10}}, // 2026-W53: bob and ann tied 1st (same instant: by member)
 	} {
-		past := redisstore.NewStore(redisSrv.Client(t), redisstore.WithClock(func() time.Time { return w.when }))
+		past := redisstore.NewStore(a.redis(), redisstore.WithClock(func() time.Time { return w.when }))
 		a.scores(b.ID, past, w.scores...)
 	}
 	if _, err := a.store.SetName(context.Background(), b.ID, "ann", "Ann Archer", board.Author{Actor: "test"}); err != nil {

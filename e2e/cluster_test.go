@@ -16,6 +16,7 @@ import (
 // primary of a real three-primary Redis Cluster, and writes to each straight
 // into Redis: every page moves its row.
 func TestLiveOnEveryClusterPrimary(t *testing.T) {
+	t.Parallel()
 	cluster, err := redistest.StartCluster(3, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,7 @@ func level(t *testing.T, page playwright.Page, what, a, b string) {
 // more help; on a board's page, the first cards start level and the look-up
 // button sits beside its input.
 func TestPairedFieldsAlign(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	a.board(board.Board{ID: "quiz", Title: "Quiz"}, "ann", 3)
 	page := newPage(t)
@@ -113,6 +114,7 @@ func activeElementOf(t *testing.T, page playwright.Page) string {
 // what was sent, and the keyboard starts at a summary that links to each bad
 // field; following a link lands on the field.
 func TestErrorSummaryTakesFocus(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	page := newPage(t)
 	signIn(t, page, a, adminPassword)
@@ -158,6 +160,7 @@ func TestErrorSummaryTakesFocus(t *testing.T) {
 // TestEditFormShowsFixedSettingsAsText: what was fixed at creation reads as
 // text on the edit form, not as controls that seem to work; saving keeps it.
 func TestEditFormShowsFixedSettingsAsText(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	a.board(board.Board{ID: "raid", Title: "Raid", Order: board.LowerIsBetter, Fields: []board.Field{{Name: "clears", Desc: true}, {Name: "revives"}}})
 	page := newPage(t)
@@ -183,6 +186,7 @@ func TestEditFormShowsFixedSettingsAsText(t *testing.T) {
 // TestAuditLogReads: a board's creation reads as its settings and a score
 // change shows every period it wrote, each row a readable height.
 func TestAuditLogReads(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	page := newPage(t)
 	signIn(t, page, a, adminPassword)

@@ -18,6 +18,7 @@ import (
 // moves the page's rows to their places, live, with the move arrows, and
 // lifts the notice: the contest reveal.
 func TestFreezeAndRevealLive(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	b := a.board(board.Board{ID: "contest", Title: "Coding Contest", TieBreak: board.ByMember}, "ann", 50, "bob", 40, "cat", 30, "dan", 20)
 	public := newPage(t)
@@ -42,7 +43,7 @@ func TestFreezeAndRevealLive(t *testing.T) {
 	must(t, expect.Locator(public.GetByTestId("frozen")).ToContainText("Frozen since"))
 	shoot(t, console, "console-frozen")
 
-	zincrby(t, b, 100, "dan")          // 120: an outside writer
+	a.zincrby(b, 100, "dan")           // 120: an outside writer
 	a.scores(b.ID, a.store, "cat", 60) // and one through the app
 	liveNames := console.GetByTestId("admin-live").GetByTestId("name")
 	waitLive(t, console.GetByTestId("admin-live"))

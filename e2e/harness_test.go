@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -37,10 +38,18 @@ import (
 
 var (
 	redisSrv *redistest.Server
+	driver   string // the playwright driver folder (axe-core is staged in it too)
 	pw       *playwright.Playwright
 	browser  playwright.Browser
 	expect   = playwright.NewPlaywrightAssertions(10_000)
 )
+
+// redisDBs is how many logical databases the package's Redis has: one for
+// each test that runs at a time (at most -parallel), and more.
+const redisDBs = 64
+
+// freeDBs holds the numbers of the logical databases no test is using.
+var freeDBs = make(chan int, redisDBs)
 
 // testNow is the app's clock in browser tests: Wednesday of ISO week 2027-W01,
 // so the previous week is 2026-W53, across the year boundary.
@@ -52,12 +61,17 @@ func TestMain(m *testing.M) {
 
 func runMain(m *testing.M) int {
 	var err error
-	if redisSrv, err = redistest.Start(); err != nil {
+	// One server, a logical database per test: the tests run in parallel
+	// and never see each other's boards, keys or keyspace notifications.
+	if redisSrv, err = redistest.StartWith("--databases", strconv.Itoa(redisDBs)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer redisSrv.Close()
-	driver, err := driverDir()
+	for n := range redisDBs {
+		freeDBs <- n
+	}
+	driver, err = driverDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
@@ -114,11 +128,13 @@ const (
 	adminPassword = "correct horse battery"
 )
 
-// app is the real server over the private Redis, emptied for each test.
+// app is the real server over a logical database of the private Redis that
+// is the test's alone while it runs.
 type app struct {
 	URL   string
 	store *redisstore.Store
 	t     *testing.T
+	db    int // the app's logical database; -1 on a Cluster or Sentinel
 }
 
 func startApp(t *testing.T, origins ...string) *app {
@@ -130,11 +146,25 @@ func startApp(t *testing.T, origins ...string) *app {
 // read from it once expired, exports and histories come from it.
 func launch(t *testing.T, db *archive.DB, origins ...string) *app {
 	t.Helper()
-	rdb := redisSrv.Client(t)
-	if err := rdb.FlushDB(context.Background()).Err(); err != nil { // our private server
+	n := <-freeDBs
+	t.Cleanup(func() { freeDBs <- n }) // after the app and its clients are closed
+	rdb := redisSrv.ClientDB(t, n)
+	if err := rdb.FlushDB(context.Background()).Err(); err != nil { // what the last test on it left
 		t.Fatal(err)
 	}
-	return launchOn(t, rdb, db, origins...)
+	a := launchOn(t, rdb, db, origins...)
+	a.db = n
+	return a
+}
+
+// redis is a new client of the app's database: an outside writer (a game
+// server, another replica) or a store with another clock.
+func (a *app) redis() *redis.Client {
+	a.t.Helper()
+	if a.db < 0 {
+		a.t.Fatal("e2e: the app is not on the package's Redis")
+	}
+	return redisSrv.ClientDB(a.t, a.db)
 }
 
 // launchOn starts the app on any Redis: one node, a Cluster, a Sentinel.
@@ -146,7 +176,11 @@ func launchOn(t *testing.T, rdb redis.UniversalClient, db *archive.DB, origins .
 		opts = append(opts, redisstore.WithPast(db.Past()))
 	}
 	store := redisstore.NewStore(rdb, opts...)
-	hub := live.New(rdb, store, live.Options{Tick: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	dbn := 0 // a Cluster has only database 0
+	if c, ok := rdb.(*redis.Client); ok {
+		dbn = c.Options().DB
+	}
+	hub := live.New(rdb, store, live.Options{Tick: 50 * time.Millisecond, DB: dbn, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	hubDone := make(chan struct{})
 	go func() { defer close(hubDone); hub.Run(hubCtx) }()
@@ -171,7 +205,7 @@ func launchOn(t *testing.T, rdb redis.UniversalClient, db *archive.DB, origins .
 	srv := httptest.NewUnstartedServer(web.New(wopts))
 	srv.Start()
 	t.Cleanup(func() { stopHub(); <-hubDone; srv.CloseClientConnections(); srv.Close() })
-	return &app{URL: srv.URL, store: store, t: t}
+	return &app{URL: srv.URL, store: store, t: t, db: -1}
 }
 
 // board creates a board and sets scores, in the given order, at the app's now.

@@ -12,13 +12,13 @@ import (
 	"podium/redisstore"
 )
 
-// zincrby changes a score the way a game server would: straight into Redis,
-// from a client that is not the app.
-func zincrby(t *testing.T, b *board.Board, by float64, member string) {
-	t.Helper()
+// zincrby changes a score the way a game server would: straight into the
+// app's Redis database, from a client that is not the app.
+func (a *app) zincrby(b *board.Board, by float64, member string) {
+	a.t.Helper()
 	key := redisstore.ZSetKey(b.ID, b.Current(board.AllTime, testNow))
-	if err := redisSrv.Client(t).ZIncrBy(context.Background(), key, by, member).Err(); err != nil {
-		t.Fatal(err)
+	if err := a.redis().ZIncrBy(context.Background(), key, by, member).Err(); err != nil {
+		a.t.Fatal(err)
 	}
 }
 
@@ -30,6 +30,7 @@ func waitLive(t *testing.T, scope interface {
 }
 
 func TestLiveRowMovesOnOutsideWrite(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	b := a.board(board.Board{ID: "direct", Title: "Direct Writes", TieBreak: board.ByMember}, "ann", 50, "bob", 40, "cat", 30, "dan", 20)
 	page := newPage(t)
@@ -38,7 +39,7 @@ func TestLiveRowMovesOnOutsideWrite(t *testing.T) {
 	names := page.GetByTestId("name")
 	must(t, expect.Locator(names).ToHaveText([]string{"ann", "bob", "cat", "dan"}))
 
-	zincrby(t, b, 25, "dan") // 45: from 4th to 2nd
+	a.zincrby(b, 25, "dan") // 45: from 4th to 2nd
 	must(t, expect.Locator(names).ToHaveText([]string{"ann", "dan", "bob", "cat"}))
 	dan := page.Locator(`tr[data-member="dan"]`)
 	must(t, expect.Locator(dan.GetByTestId("rank")).ToHaveText("2"))
@@ -47,12 +48,12 @@ func TestLiveRowMovesOnOutsideWrite(t *testing.T) {
 	must(t, expect.Locator(page.Locator(`tr[data-member="cat"]`).GetByTestId("move")).ToHaveText("▼1"))
 
 	// A new member fades in, a tie shows as equal ranks, the count follows.
-	zincrby(t, b, 40, "eve")
+	a.zincrby(b, 40, "eve")
 	must(t, expect.Locator(page.Locator(`tr[data-member="eve"]`).GetByTestId("rank")).ToHaveText("3"))
 	must(t, expect.Locator(page.Locator(`tr[data-member="bob"]`).GetByTestId("rank")).ToHaveText("3"))
 	must(t, expect.Locator(page.GetByTestId("count")).ToHaveText("5 members"))
 	// A member removed from outside leaves the table.
-	if err := redisSrv.Client(t).ZRem(context.Background(), redisstore.ZSetKey(b.ID, b.Current(board.AllTime, testNow)), "ann").Err(); err != nil {
+	if err := a.redis().ZRem(context.Background(), redisstore.ZSetKey(b.ID, b.Current(board.AllTime, testNow)), "ann").Err(); err != nil {
 		t.Fatal(err)
 	}
 	must(t, expect.Locator(names).ToHaveText([]string{"dan", "eve", "bob", "cat"}))
@@ -60,6 +61,7 @@ func TestLiveRowMovesOnOutsideWrite(t *testing.T) {
 }
 
 func TestLiveInsideForeignIframe(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	b := a.board(board.Board{ID: "widget", Title: "Widget Board", TieBreak: board.ByMember}, "ann", 50, "bob", 40, "cat", 30)
 	host := hostPage(t, `<!doctype html><title>Fan site</title><iframe data-podium style="border:0;width:420px;height:400px" src="`+a.URL+`/embed/widget?limit=5"></iframe>`)
@@ -68,7 +70,7 @@ func TestLiveInsideForeignIframe(t *testing.T) {
 	frame := page.FrameLocator("iframe[data-podium]")
 	waitLive(t, frame)
 	must(t, expect.Locator(frame.GetByTestId("name")).ToHaveText([]string{"ann", "bob", "cat"}))
-	zincrby(t, b, 100, "cat")
+	a.zincrby(b, 100, "cat")
 	must(t, expect.Locator(frame.GetByTestId("name")).ToHaveText([]string{"cat", "ann", "bob"}))
 	must(t, expect.Locator(frame.Locator(`tr[data-member="cat"]`).GetByTestId("move")).ToHaveText("▲2"))
 	// Links built by the script still leave the frame.
@@ -76,6 +78,7 @@ func TestLiveInsideForeignIframe(t *testing.T) {
 }
 
 func TestLiveAroundMeFollowsMember(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	var scores []any
 	for i := 1; i <= 30; i++ {
@@ -87,12 +90,12 @@ func TestLiveAroundMeFollowsMember(t *testing.T) {
 	waitLive(t, page)
 	me := page.Locator("tr.me")
 	must(t, expect.Locator(me.GetByTestId("rank")).ToHaveText("20"))
-	zincrby(t, b, 15, "m20") // 295: passes m05..m19 and lands 5th
+	a.zincrby(b, 15, "m20") // 295: passes m05..m19 and lands 5th
 	must(t, expect.Locator(me.GetByTestId("rank")).ToHaveText("5"))
 	must(t, expect.Locator(page.GetByTestId("name")).ToHaveText([]string{"m03", "m04", "m20", "m05", "m06"}))
 	must(t, expect.Locator(page.GetByTestId("headline")).ToHaveText(regexp.MustCompile(`^5th of 30`)))
 	must(t, expect.Locator(page.Locator("[data-live-announce]")).ToHaveText("m20 moved up to 5th, from 20th."))
-	zincrby(t, b, 100, "m20")
+	a.zincrby(b, 100, "m20")
 	must(t, expect.Locator(me.GetByTestId("rank")).ToHaveText("1"))
 	must(t, expect.Locator(page.GetByTestId("name")).ToHaveText([]string{"m20", "m01", "m02", "m03", "m04"}))
 }

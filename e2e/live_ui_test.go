@@ -3,39 +3,67 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"sync"
+	"strconv"
 	"testing"
-	"time"
 
 	"github.com/playwright-community/playwright-go"
+	"github.com/redis/go-redis/v9"
 
 	"podium/board"
 	"podium/redisstore"
 )
 
-// churn reorders a board from outside every interval until stop is called:
-// the members take turns, in a scrambled order, jumping two places ahead
-// (they stand 10 points apart), so rows keep moving both ways.
-func churn(t *testing.T, b *board.Board, members []string, every time.Duration) (stop func()) {
+// mover reorders a board from outside, one write at a time, each shown on
+// the page before the next: the members take turns, in a scrambled order,
+// jumping two places ahead (they stand 10 points apart), so rows keep moving
+// both ways. Frames so come between a person's key presses at the same
+// points however loaded the machine is (a writer on a timer raced them).
+type mover struct {
+	t       *testing.T
+	rdb     *redis.Client
+	key     string
+	page    playwright.Page
+	members []string
+	scores  map[string]int
+	writes  int
+}
+
+func newMover(t *testing.T, a *app, b *board.Board, page playwright.Page, scores map[string]int, members []string) *mover {
 	t.Helper()
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		key := redisstore.ZSetKey(b.ID, b.Current(board.AllTime, testNow))
-		rdb := redisSrv.Client(t)
-		for i := 0; ; i++ {
-			select {
-			case <-done:
-				return
-			case <-time.After(every):
-			}
-			_ = rdb.ZIncrBy(context.Background(), key, 25, members[(i*7)%len(members)]).Err()
+	return &mover{t: t, rdb: a.redis(), key: redisstore.ZSetKey(b.ID, b.Current(board.AllTime, testNow)), page: page, members: members, scores: scores}
+}
+
+// step makes the next member jump and waits until its row shows the new score.
+func (m *mover) step() {
+	m.t.Helper()
+	who := m.members[(m.writes*7)%len(m.members)]
+	m.writes++
+	m.scores[who] += 25
+	must(m.t, m.rdb.ZIncrBy(context.Background(), m.key, 25, who).Err())
+	waitTrue(m.t, m.page, fmt.Sprintf("write %d (%s to %d) shown", m.writes, who, m.scores[who]), `([m, s]) => {
+		const el = document.querySelector('tr[data-member="' + m + '"] [data-testid=score]');
+		return !!el && el.textContent.replace(/\D/g, "") === s;
+	}`, []any{who, strconv.Itoa(m.scores[who])})
+}
+
+// waitTrue waits until fn(arg) holds in the page, for up to 30 s. The page
+// checks it itself, at each animation frame, and answers once: one round
+// trip to the browser rather than one per poll. (page.WaitForFunction would
+// do the same, but the app's CSP forbids the eval it polls with.)
+func waitTrue(t *testing.T, page playwright.Page, what, fn string, arg any) {
+	t.Helper()
+	v, err := page.Evaluate(`async (arg) => {
+		const ok = `+fn+`;
+		for (const deadline = Date.now() + 30000; !ok(arg); ) {
+			if (Date.now() > deadline) return false;
+			await new Promise(r => requestAnimationFrame(r));
 		}
-	}()
-	var once sync.Once
-	return func() { once.Do(func() { close(done); wg.Wait() }) }
+		return true;
+	}`, arg)
+	must(t, err)
+	if v != true {
+		t.Fatalf("waited 30 s for: %s", what)
+	}
 }
 
 // focused describes the element with keyboard focus: its test id or tag, and
@@ -57,44 +85,64 @@ func focused(t *testing.T, page playwright.Page) string {
 // row link stays focused while its row moves, and tabbing reaches "Embed this
 // board" in about as many presses as on a still page.
 func TestLiveKeepsKeyboardFocus(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	var scores []any
 	var members []string
+	now := map[string]int{}
 	for i := range 10 {
 		m := fmt.Sprintf("p%02d", i)
 		members = append(members, m)
 		scores = append(scores, m, 1000-i*10)
+		now[m] = 1000 - i*10
 	}
 	b := a.board(board.Board{ID: "tabbing", Title: "Tabbing", TieBreak: board.ByMember}, scores...)
 	page := newPage(t)
 	open(t, page, a.URL+"/b/tabbing", 200)
 	waitLive(t, page)
+	// The most rows seen sliding when a frame was applied.
+	_, err := page.Evaluate(`() => {
+		window.__sliding = 0;
+		document.addEventListener("podium:frame", () => {
+			window.__sliding = Math.max(window.__sliding, document.querySelectorAll("tr.moving").length);
+		});
+	}`)
+	must(t, err)
+	mv := newMover(t, a, b, page, now, members)
 
-	// Presses from the search box to the embed summary on a still page.
-	tabsToEmbed := func() int {
+	// Presses from the search box to the embed summary, with between(),
+	// if any, after each: focus is checked after the press and after it.
+	tabsToEmbed := func(between func()) int {
 		must(t, page.GetByTestId("search").Focus())
 		for n := 1; n <= 60; n++ {
 			must(t, page.Keyboard().Press("Tab"))
-			time.Sleep(60 * time.Millisecond) // a person's pace, while frames arrive
-			if f := focused(t, page); f == "body" {
-				t.Fatalf("after %d presses focus fell to the page body", n)
-			} else if f == "summary" {
+			f := focused(t, page)
+			if f == "summary" {
 				return n
+			}
+			if between != nil {
+				between()
+				f = focused(t, page)
+			}
+			if f == "body" {
+				t.Fatalf("after %d presses focus fell to the page body", n)
 			}
 		}
 		t.Fatal("60 presses never reached “Embed this board”")
 		return 0
 	}
-	still := tabsToEmbed()
-
-	stop := churn(t, b, members, 40*time.Millisecond)
-	defer stop()
-	must(t, expect.Locator(page.Locator("tr.moving").First()).ToBeAttached())
-	// Rows that move past the focused one are met again or skipped, as in
-	// any list that changes, but focus never restarts from the top: at most
-	// one more press per row.
-	if moving := tabsToEmbed(); moving > still+10 {
+	still := tabsToEmbed(nil)
+	// A frame that reorders the rows after every press. Rows that move past
+	// the focused one are met again or skipped, as in any list that
+	// changes, but focus never restarts from the top: at most one more
+	// press per row.
+	moving := tabsToEmbed(mv.step)
+	t.Logf("%d presses to the embed code on a still page, %d while rows moved", still, moving)
+	if moving > still+10 {
 		t.Fatalf("tabbing to the embed code took %d presses while rows moved, %d on a still page", moving, still)
+	}
+	if n, err := page.Evaluate(`() => window.__sliding`); err != nil || toInt(n) == 0 {
+		t.Fatalf("no row slid while focus moved (%v, %v): the test did not test anything", n, err)
 	}
 
 	// A row link keeps focus while its row moves up and down.
@@ -104,7 +152,7 @@ func TestLiveKeepsKeyboardFocus(t *testing.T) {
 	must(t, err)
 	moved := false
 	for range 40 {
-		time.Sleep(50 * time.Millisecond)
+		mv.step()
 		if f := focused(t, page); f != "name:p05" {
 			t.Fatalf("focus moved to %q while p05's row moved", f)
 		}
@@ -115,7 +163,6 @@ func TestLiveKeepsKeyboardFocus(t *testing.T) {
 	if !moved {
 		t.Fatal("p05's row never moved: the test did not test anything")
 	}
-	stop()
 	must(t, page.Keyboard().Press("Tab"))
 	if f := focused(t, page); f == "body" {
 		t.Fatal("Tab from a row link fell to the body")
@@ -125,6 +172,7 @@ func TestLiveKeepsKeyboardFocus(t *testing.T) {
 // TestUnchangedScoreNeverFlashes: only a score cell whose shown value changed
 // flashes, once per change, however often its row moves.
 func TestUnchangedScoreNeverFlashes(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	b := a.board(board.Board{ID: "flashy", Title: "Flashy", TieBreak: board.ByMember}, "ann", 50, "bob", 40, "cat", 30, "dan", 20, "eve", 10)
 	page := newPage(t)
@@ -140,11 +188,15 @@ func TestUnchangedScoreNeverFlashes(t *testing.T) {
 	// eve climbs past everyone, one step at a time: every other row moves
 	// down, none of their scores changes.
 	for i, to := range []float64{25, 35, 45, 55} {
-		zincrby(t, b, to-[]float64{10, 25, 35, 45}[i], "eve")
+		a.zincrby(b, to-[]float64{10, 25, 35, 45}[i], "eve")
 		must(t, expect.Locator(page.Locator(`tr[data-member="eve"]`).GetByTestId("score")).ToHaveText(fmt.Sprint(to)))
-		time.Sleep(300 * time.Millisecond) // let each change render on its own
+		// Its flash has started before the next change comes: each change
+		// renders on its own (two in one animation frame would flash once).
+		waitTrue(t, page, fmt.Sprintf("eve's flash %d", i+1), `n => window.__flashes.filter(m => m === "eve").length >= n`, i+1)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// Every flash the changes started, wherever, has run to its end (and
+	// its animationstart was counted): none is still to come.
+	waitTrue(t, page, "every flash ended", `() => document.getAnimations().every(a => a.animationName !== "score-changed")`, nil)
 	got, err := page.Evaluate(`() => window.__flashes`)
 	must(t, err)
 	flashes := map[string]int{}
@@ -162,6 +214,7 @@ func TestUnchangedScoreNeverFlashes(t *testing.T) {
 // the period on screen's own figures, and a past period shows "Closed" and no
 // recent changes.
 func TestRecentChangesFollowThePeriod(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	a.board(board.Board{ID: "recent", Title: "Recent", TieBreak: board.ByMember, Periods: []board.Kind{board.Weekly, board.AllTime}}, "ann", 50)
 	page := newPage(t)

@@ -20,6 +20,7 @@ import (
 )
 
 func TestHomeListsBoards(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	a.board(board.Board{ID: "chess", Title: "Chess Club"}, "magnus", 2850, "hikaru", 2800, "fabi", 2790, "ian", 2700)
 	a.board(board.Board{ID: "golf", Title: "Sunday Golf", Order: board.LowerIsBetter}, "tiger", 68, "rory", 70)
@@ -40,6 +41,7 @@ func TestHomeListsBoards(t *testing.T) {
 }
 
 func TestTiedRanksInEachRankStyle(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	scores := []any{"ann", 100, "bob", 90, "cat", 90, "dan", 80, "eve", 80, "fay", 70}
 	want := map[board.RankStyle][]string{
@@ -72,6 +74,7 @@ func TestTiedRanksInEachRankStyle(t *testing.T) {
 }
 
 func TestPeriodNavigationAcrossYearBoundary(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	b := a.board(board.Board{ID: "weekly", Title: "Weekly Cup", Periods: []board.Kind{board.Daily, board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly},
 		"now-player", 5)
@@ -82,7 +85,7 @@ func TestPeriodNavigationAcrossYearBoundary(t *testing.T) {
 		{time.Date(2026, 12, 31, 10, 0, 0, 0, time.UTC), "w53-player"}, // 2026-W53
 		{time.Date(2026, 12, 22, 10, 0, 0, 0, time.UTC), "w52-player"}, // 2026-W52
 	} {
-		past := redisstore.NewStore(redisSrv.Client(t), redisstore.WithClock(func() time.Time { return at.when }))
+		past := redisstore.NewStore(a.redis(), redisstore.WithClock(func() time.Time { return at.when }))
 		a.scores(b.ID, past, at.member, 42)
 	}
 	page := newPage(t)
@@ -114,6 +117,7 @@ func TestPeriodNavigationAcrossYearBoundary(t *testing.T) {
 }
 
 func TestPagination(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	var scores []any
 	for i := 1; i <= 60; i++ {
@@ -140,6 +144,7 @@ func TestPagination(t *testing.T) {
 }
 
 func TestNameSearch(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	b := a.board(board.Board{ID: "names", Title: "Names"})
 	for i, n := range []string{"Alice Moreau", "alistair", "Bob", "ALINA", "Zed"} {
@@ -163,6 +168,7 @@ func TestNameSearch(t *testing.T) {
 }
 
 func TestAroundMeHighlightsMember(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	var scores []any
 	for i := 1; i <= 30; i++ {
@@ -191,6 +197,7 @@ func TestAroundMeHighlightsMember(t *testing.T) {
 }
 
 func TestBadPeriodKeyGives404(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	a.board(board.Board{ID: "cup", Title: "The Cup", Periods: []board.Kind{board.Weekly, board.AllTime}}, "x", 1)
 	page := newPage(t)
@@ -211,6 +218,7 @@ func TestBadPeriodKeyGives404(t *testing.T) {
 // TestWidgetInForeignPage pastes the board page's own embed snippet into a
 // page from another origin: the widget renders and the frame takes its height.
 func TestWidgetInForeignPage(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	var scores []any
 	for i := 1; i <= 14; i++ {
@@ -268,6 +276,7 @@ func toInt(v any) int {
 // TestForeignFramingRefused: a board page framed by another site is refused
 // always; a widget is refused unless that site is in the embed allow-list.
 func TestForeignFramingRefused(t *testing.T) {
+	t.Parallel()
 	var body string
 	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

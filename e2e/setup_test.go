@@ -12,6 +12,8 @@ import (
 // machine would, with an empty Go module cache: it must download the
 // playwright-go module itself before reading the driver version it pins
 // (reading the cache first printed nothing, and `make test` failed at once).
+// It stays serial, so it runs before the parallel tests start: the script
+// re-links the driver folder (ln -sfn) that they read axe-core from.
 func TestPlaywrightSetupOnEmptyModuleCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("downloads a module through the Go proxy")

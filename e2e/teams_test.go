@@ -11,6 +11,7 @@ import (
 // members score and move, links each team to its members, and the widget
 // shows the teams too.
 func TestTeamStandingsLive(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	a.board(board.Board{ID: "league", Title: "League", Periods: []board.Kind{board.Weekly, board.AllTime}, Teams: board.TeamsSum})
 	by := board.Author{Actor: "test"}

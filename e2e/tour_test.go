@@ -26,13 +26,16 @@ import (
 )
 
 // stop is one page of the tour: where it is, the status it answers with,
-// whether it needs a signed-in admin, and what to do on it before checking.
+// whether it needs a signed-in admin, and what to do on it before checking;
+// then marks a stop that shows what the one before it did, so is walked
+// right after it, in its tab.
 type stop struct {
 	name   string
 	path   string
 	status int
 	admin  bool
 	act    func(t *testing.T, page playwright.Page)
+	then   bool
 }
 
 // stops is every public and admin page, in the order a context can walk
@@ -74,7 +77,7 @@ func stops() []stop {
 		{name: "admin, delete board", path: "/admin/boards/every/delete", status: 200, admin: true},
 		{name: "admin audit log", path: "/admin/audit", status: 200, admin: true},
 		{name: "admin, a new API key", path: "/admin/keys", status: 200, admin: true, act: createKey},
-		{name: "admin API keys", path: "/admin/keys", status: 200, admin: true},
+		{name: "admin API keys", path: "/admin/keys", status: 200, admin: true, then: true},
 		{name: "admin users", path: "/admin/users", status: 200, admin: true},
 		{name: "admin sessions", path: "/admin/sessions", status: 200, admin: true},
 		{name: "admin 404", path: "/admin/boards/no-such-board", status: 404, admin: true},
@@ -119,7 +122,7 @@ func tourApp(t *testing.T) *app {
 		}
 	}
 	// Last year's last week, closed and archived.
-	past := redisstore.NewStore(redisSrv.Client(t), redisstore.WithClock(func() time.Time { return time.Date(2026, 12, 31, 10, 0, 0, 0, time.UTC) }))
+	past := redisstore.NewStore(a.redis(), redisstore.WithClock(func() time.Time { return time.Date(2026, 12, 31, 10, 0, 0, 0, time.UTC) }))
 	for i, m := range []string{"ann", "bob", "cy", "dee", "eve"} {
 		submit(past, m, float64(50-i*7), board.Set)
 	}
@@ -184,12 +187,58 @@ func tourPage(t *testing.T, v variant, initScript string) playwright.Page {
 	return page
 }
 
-// tour visits every stop in page, signing in before the first admin one,
+// leg is a part of the tour that one tab walks.
+type leg struct {
+	name  string
+	stops []stop
+}
+
+// legStops is how many stops a leg has at most: the tour's legs run side by
+// side, and short ones keep the slowest from holding up the package.
+const legStops = 7
+
+// legs splits the tour into parts that can be walked at the same time, each
+// page still visited once: public pages, then console pages (a console
+// leg's tab signs in first), legStops at most in each, a "then" stop kept
+// with the one before it.
+func legs() []leg {
+	var out []leg
+	for _, s := range stops() {
+		kind := "public"
+		if s.admin {
+			kind = "console"
+		}
+		last := len(out) - 1
+		if last < 0 || out[last].stops[0].admin != s.admin || (len(out[last].stops) >= legStops && !s.then) {
+			out = append(out, leg{name: fmt.Sprintf("%s-%d", kind, len(out)+1)})
+			last++
+		}
+		out[last].stops = append(out[last].stops, s)
+	}
+	return out
+}
+
+// walk runs each leg of the tour of a in a parallel subtest with a tab of
+// its own from open, and returns when every leg is done.
+func walk(t *testing.T, a *app, open func(t *testing.T) playwright.Page, check func(t *testing.T, page playwright.Page, s stop)) {
+	t.Helper()
+	t.Run("tour", func(t *testing.T) {
+		for _, l := range legs() {
+			t.Run(l.name, func(t *testing.T) {
+				t.Parallel()
+				page := open(t)
+				tour(t, page, a, l.stops, func(s stop) { check(t, page, s) })
+			})
+		}
+	})
+}
+
+// tour visits each stop in page, signing in before the first admin one,
 // and calls check on each once it has settled.
-func tour(t *testing.T, page playwright.Page, a *app, check func(s stop)) {
+func tour(t *testing.T, page playwright.Page, a *app, these []stop, check func(s stop)) {
 	t.Helper()
 	signedIn := false
-	for _, s := range stops() {
+	for _, s := range these {
 		if s.admin && !signedIn {
 			signIn(t, page, a, adminPassword)
 			must(t, page.WaitForURL(a.URL+"/admin"))
@@ -245,11 +294,7 @@ func snap(t *testing.T, page playwright.Page, what string) {
 // scripts/playwright-setup.sh stages (nothing is downloaded here).
 func axeSource(t *testing.T) (src, version string) {
 	t.Helper()
-	driver, err := driverDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(driver, "axe-core")
+	dir := filepath.Join(driver, "axe-core") // staged by TestMain's driverDir
 	js, err := os.ReadFile(filepath.Join(dir, "axe.min.js"))
 	if errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("axe-core is not in the driver folder %s: run scripts/playwright-setup.sh (make test and make e2e do), which installs it from npm", driver)

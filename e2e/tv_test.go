@@ -12,6 +12,7 @@ import (
 // TestTVCyclesLive: the wall display shows one board at a time, live, moves
 // to the next by itself, and shows a clock and when the screen changed.
 func TestTVCyclesLive(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	arcade := a.board(board.Board{ID: "arcade", Title: "Arcade", TieBreak: board.ByMember}, "ann", 50, "bob", 40)
 	a.board(board.Board{ID: "golf", Title: "Golf", TieBreak: board.ByMember}, "cat", 70)
@@ -26,11 +27,11 @@ func TestTVCyclesLive(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("tv-clock")).ToHaveText(regexp.MustCompile(`\d{1,2}:\d{2}`)))
 	must(t, expect.Locator(page.GetByTestId("tv-updated")).ToHaveText(regexp.MustCompile(`^Updated `)))
 
-	zincrby(t, arcade, 20, "bob") // 60: bob leads
+	a.zincrby(arcade, 20, "bob") // 60: bob leads
 	must(t, expect.Locator(first.GetByTestId("name")).ToHaveText([]string{"bob", "ann"}))
 
 	// After every=5 seconds the next board shows, already live.
-	must(t, expect.Locator(second).ToBeVisible(playwright.LocatorAssertionsToBeVisibleOptions{Timeout: playwright.Float(8000)}))
+	must(t, expect.Locator(second).ToBeVisible(playwright.LocatorAssertionsToBeVisibleOptions{Timeout: playwright.Float(20_000)}))
 	must(t, expect.Locator(first).ToBeHidden())
 	waitLive(t, second)
 	must(t, expect.Locator(second.GetByTestId("name")).ToHaveText([]string{"cat"}))

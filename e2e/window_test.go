@@ -11,6 +11,7 @@ import (
 // the window covers, and takes a write live into its rows and its recent
 // changes, like any period.
 func TestRollingWindowPage(t *testing.T) {
+	t.Parallel()
 	a := startApp(t)
 	a.board(board.Board{ID: "streak", Title: "Streak", Periods: []board.Kind{board.Weekly, board.Last24h, board.Last7d}, DefaultPeriod: board.Last7d}, "ann", 50)
 	page := newPage(t)

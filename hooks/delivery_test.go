@@ -50,6 +50,7 @@ func TestSignature(t *testing.T) {
 }
 
 func TestRetriesAfter500s(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, time.Now())
 	recv := newReceiver(t, func(n int, _ delivery) int {
 		if n <= 2 {
@@ -60,9 +61,10 @@ func TestRetriesAfter500s(t *testing.T) {
 	h := f.hook(recv, Input{Events: []Event{PeriodClosed}, AllPeriods: true, Top: 3})
 	// A first attempt that times out (its TLS handshake, under -race on a
 	// loaded machine) never reaches the receiver, and every count below is
-	// off: a generous timeout.
-	const first = 800 * time.Millisecond
-	r := f.runner(recv, Options{Now: time.Now, Timeout: first - 50*time.Millisecond, RetryFirst: first, RetryMax: 4 * first})
+	// off: a generous timeout. The backoff must exceed it, and is real time
+	// (Redis counts it): the test waits three times that, beside others.
+	const first = 3 * time.Second
+	r := f.runner(recv, Options{Now: time.Now, Timeout: first - 100*time.Millisecond, RetryFirst: first, RetryMax: 4 * first})
 	if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +75,7 @@ func TestRetriesAfter500s(t *testing.T) {
 	// the first one includes a TLS handshake, whatever the load adds).
 	type span struct{ from, to time.Time }
 	var passes []span
-	eventually(t, 10*time.Second, "three attempts", func() bool {
+	eventually(t, time.Minute, "three attempts", func() bool {
 		from := time.Now()
 		f.pass(r)
 		if n := len(recv.deliveries()); n > len(passes) {
@@ -119,30 +121,36 @@ func TestRetriesAfter500s(t *testing.T) {
 }
 
 func TestGivesUpAndTimesOut(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, time.Now())
+	// The first attempt gets no answer until the test ends: it can only
+	// time out, however long that takes.
+	never := make(chan struct{})
 	recv := newReceiver(t, func(n int, _ delivery) int {
 		if n == 1 {
-			time.Sleep(1500 * time.Millisecond) // longer than the attempt may take
+			<-never
 		}
 		return http.StatusBadGateway
 	})
+	t.Cleanup(func() { close(never) }) // before the receiver closes: it waits for its handlers
 	h := f.hook(recv, Input{Events: []Event{NewLeader}, AllPeriods: true, Top: 1})
 	// The runner reads the fixture's clock (the event's time too), which
 	// the test moves a second per attempt: whether an attempt is made or
 	// given up on depends on no real delay (the backoff between attempts
-	// is still real: Redis counts it).
-	r := f.runner(recv, Options{Timeout: time.Second, RetryFirst: 1200 * time.Millisecond,
-		RetryMax: 1200 * time.Millisecond, GiveUp: 3 * time.Second})
+	// is still real: Redis counts it). The timeout is generous, so that
+	// the later attempts are answered within it on a loaded machine.
+	r := f.runner(recv, Options{Timeout: 2900 * time.Millisecond, RetryFirst: 3 * time.Second,
+		RetryMax: 3 * time.Second, GiveUp: 4500 * time.Millisecond})
 	if _, err := f.reg.SendTest(f.ctx, f.b.ID, h.ID); err != nil {
 		t.Fatal(err)
 	}
 	queued := f.clock.Now()
 	var log []Attempt
-	eventually(t, 15*time.Second, "giving up", func() bool {
+	eventually(t, time.Minute, "giving up", func() bool {
 		f.pass(r)
 		log, _ = f.reg.Attempts(f.ctx, f.b.ID, h.ID)
 		// Attempt n+1 starts n seconds after the event: the third (at 2s,
-		// its retry due at 3.2s) is the last.
+		// its retry due at 5s, past 4.5s) is the last.
 		f.clock.Set(queued.Add(time.Duration(len(log)) * time.Second))
 		return len(log) > 0 && log[0].Outcome == GaveUp
 	})
@@ -153,10 +161,10 @@ func TestGivesUpAndTimesOut(t *testing.T) {
 	if log[0].Code != http.StatusBadGateway || log[0].Attempt != 3 {
 		t.Fatalf("log: %+v", log)
 	}
+	// Off the pending list, the delivery cannot be claimed again.
 	if n, _ := f.rdb.XPending(f.ctx, queueKey(f.b.ID), group).Result(); n.Count != 0 {
 		t.Fatalf("%d deliveries still pending after giving up", n.Count)
 	}
-	time.Sleep(300 * time.Millisecond)
 	before := len(recv.deliveries())
 	f.pass(r)
 	if len(recv.deliveries()) != before {
@@ -169,6 +177,7 @@ func TestGivesUpAndTimesOut(t *testing.T) {
 // delivery is made once, by one of them. The receiver fails every first
 // attempt, so each retry is claimed by replicas competing for it.
 func TestTwoReplicasDeliverEachEventOnce(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, wednesday)
 	recv := newReceiver(t, func(_ int, d delivery) int {
 		if d.Header.Get(HeaderAttempt) == "1" {
@@ -178,13 +187,15 @@ func TestTwoReplicasDeliverEachEventOnce(t *testing.T) {
 	})
 	f.hook(recv, Input{Events: []Event{NewLeader, TopEntered}, Periods: []board.Kind{board.AllTime}, Top: 3})
 	replica := func(name string) *Runner {
-		rdb := srv.Client(t)
+		rdb := srv.ClientDB(t, f.db)
 		reg := NewRegistry(rdb, f.clock.Now)
 		// An attempt that times out (TLS handshakes under -race on a loaded
 		// machine) is made again, and the counts below are off: generous
-		// timeouts. The retry is still only a second and a half away.
+		// timeouts. The retry is three seconds away (real time: Redis
+		// counts it).
+		const timeout = 2900 * time.Millisecond
 		return NewRunner(rdb, redisstore.NewStore(rdb, redisstore.WithClock(f.clock.Now)), reg, Options{Now: f.clock.Now, Consumer: name,
-			Timeout: time.Second, RetryFirst: 1500 * time.Millisecond, Client: recv.client(time.Second)})
+			Timeout: timeout, RetryFirst: 3 * time.Second, Client: recv.client(timeout)})
 	}
 	a, b := replica("a"), replica("b")
 	f.pass(a) // the first look
@@ -206,13 +217,16 @@ func TestTwoReplicasDeliverEachEventOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 150 {
 		f.submit(fmt.Sprintf("m%d", rng.IntN(8)), float64(rng.IntN(1000)))
+		// Changes spread out between the runners' passes, as real ones are
+		// (the pace of the writer, not a wait for anything).
 		time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
 	}
-	eventually(t, 20*time.Second, "every delivery to be made", func() bool {
+	eventually(t, time.Minute, "every delivery to be made", func() bool {
 		n, err := f.rdb.XPending(f.ctx, queueKey(f.b.ID), group).Result()
 		return err == nil && n.Count == 0 && len(recv.deliveries()) > 0
 	})
-	time.Sleep(time.Second) // a retry claimed twice would arrive by now (within Timeout)
+	// A retry claimed twice would be in flight now; a pass waits for its
+	// attempts, even as it stops: once both runners are done, it has arrived.
 	stop()
 	wg.Wait()
 	queued, err := f.rdb.XLen(f.ctx, queueKey(f.b.ID)).Result()

@@ -27,6 +27,7 @@ var leaks = regexp.MustCompile(`\d+\.\d+\.\d+|\[|::|:\d+|lookup|dial|tcp|udp|rea
 // itself (addresses, ports, the resolver) goes to the server's log, with
 // the board and the hook.
 func TestAttemptErrorsShowACategoryOnly(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, time.Now())
 	recv := newReceiver(t, nil)
 	port := recv.srv.URL[strings.LastIndexByte(recv.srv.URL, ':')+1:]

@@ -3,10 +3,13 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,7 +25,30 @@ import (
 
 var srv *redistest.Server
 
-func TestMain(m *testing.M) { redistest.Main(m, &srv) }
+// redisDBs is how many logical databases the package's Redis has: one for
+// each test that runs at a time, and more.
+const redisDBs = 64
+
+// freeDBs holds the numbers of the logical databases no test is using.
+var freeDBs = make(chan int, redisDBs)
+
+// TestMain starts the package's Redis. Each test's fixture has a logical
+// database of its own, so the tests that wait on real backoffs (Redis
+// counts a delivery's idle time: no test clock moves it) run in parallel.
+func TestMain(m *testing.M) {
+	s, err := redistest.StartWith("--databases", strconv.Itoa(redisDBs))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	srv = s
+	for n := range redisDBs {
+		freeDBs <- n
+	}
+	code := m.Run()
+	s.Close()
+	os.Exit(code)
+}
 
 // clock is a settable test clock.
 type clock struct{ ns atomic.Int64 }
@@ -102,6 +128,7 @@ func (r *receiver) client(timeout time.Duration) *http.Client {
 type fixture struct {
 	t     *testing.T
 	ctx   context.Context
+	db    int // the test's logical database
 	rdb   *redis.Client
 	store *redisstore.Store
 	reg   *Registry
@@ -110,19 +137,22 @@ type fixture struct {
 }
 
 // newFixture makes a board (day, week and all time, higher is better) on
-// a private Redis whose client fails the test on any script or transaction
+// a logical database of a private Redis that is the test's alone while it
+// runs, through a client that fails the test on any script or transaction
 // that spans two hash slots.
 func newFixture(t *testing.T, start time.Time) *fixture {
 	t.Helper()
-	rdb := srv.Client(t)
-	// Every runner visits every board with hooks on its Redis (the global
-	// index): a test's runner must not deliver an earlier test's events
-	// (to that test's closed receiver, whose port a live one may reuse).
+	n := <-freeDBs
+	t.Cleanup(func() { freeDBs <- n }) // after the clients are closed
+	rdb := srv.ClientDB(t, n)
+	// Every runner visits every board with hooks on its database (the
+	// global index): a test's runner must not deliver another test's events
+	// (to that test's receiver, closed or not), nor an earlier one's.
 	if err := rdb.FlushDB(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
 	c := newClock(start)
-	f := &fixture{t: t, ctx: context.Background(), rdb: rdb, clock: c,
+	f := &fixture{t: t, ctx: context.Background(), db: n, rdb: rdb, clock: c,
 		store: redisstore.NewStore(rdb, redisstore.WithClock(c.Now), redisstore.WithDefinitionTTL(0)), reg: NewRegistry(rdb, c.Now, AllowPrivate(true))} // receivers on loopback
 	b, err := f.store.CreateBoard(f.ctx, board.Board{ID: boardID(t), Title: "Test", Format: board.Format{Type: board.Decimal, Decimals: 2},
 		Order: board.HigherIsBetter, Periods: []board.Kind{board.Daily, board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly})

@@ -178,10 +178,11 @@ func (w *wsClient) next(timeout time.Duration) (string, error) {
 	return head.Type, nil
 }
 
-// until reads frames until the state satisfies ok, or fails at the deadline.
+// until reads frames until the state satisfies ok, or fails at the
+// deadline: a generous one, since a loaded machine may be slow to get there.
 func (w *wsClient) until(what string, ok func(s Snapshot) bool) {
 	w.t.Helper()
-	w.within(5*time.Second, what, ok)
+	w.within(20*time.Second, what, ok)
 }
 
 // within is until with a deadline of its own, for steps whose time is
@@ -243,7 +244,7 @@ func TestBurstIsCoalescedAndEndsExact(t *testing.T) {
 		if _, err := pipe.Exec(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(90 * time.Millisecond)
+		time.Sleep(90 * time.Millisecond) // the burst's pace (about a tick apart), not a wait for anything
 	}
 	burst := time.Since(start)
 	want, err := f.store.Page(context.Background(), b, board.Period{Kind: board.AllTime}, 0, 10)
@@ -268,7 +269,8 @@ func TestBurstIsCoalescedAndEndsExact(t *testing.T) {
 }
 
 func TestRedisRestartEndsWithRightSnapshots(t *testing.T) {
-	f := newLiveFixture(t, Options{Tick: 50 * time.Millisecond})
+	var logs syncLog
+	f := newLiveFixture(t, Options{Tick: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	b := f.board("restart", "ann", 50, "bob", 40)
 	page := f.dial("board=restart&period=all")
 	around := f.dial("board=restart&period=all&member=bob")
@@ -276,7 +278,7 @@ func TestRedisRestartEndsWithRightSnapshots(t *testing.T) {
 	around.until("first snapshot", func(s Snapshot) bool { return order(s) == "ann:1 bob:2" })
 	before := page.snapshots
 	srv.Stop()
-	time.Sleep(300 * time.Millisecond) // the hub notices: reads and the subscription fail
+	eventually(t, "the hub to notice: its subscription fails", func() bool { return strings.Contains(logs.String(), "keyspace subscription lost") })
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
@@ -398,11 +400,23 @@ func TestFailingViewRetriesAlone(t *testing.T) {
 	if err := f.rdb.Set(ctx, key, "not a zset", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	// While bad fails, good keeps its one snapshot and gets its writes as diffs.
+	// While bad fails, good keeps its one snapshot and gets its writes as
+	// diffs, each write followed by one more failed read of bad.
+	failures := func() int {
+		f.hub.mu.Lock()
+		defer f.hub.mu.Unlock()
+		for _, v := range f.hub.views {
+			if v.spec.Board == "bad" {
+				return v.retry.failures
+			}
+		}
+		return 0
+	}
 	for i := range 5 {
 		f.rdb.ZIncrBy(ctx, redisstore.ZSetKey("good", board.Period{Kind: board.AllTime}), 1, "ann")
 		good.until("ann's new score", func(s Snapshot) bool { return len(s.Rows) == 1 && s.Rows[0].Value == float64(6+i) })
-		time.Sleep(100 * time.Millisecond)
+		n := failures()
+		eventually(t, "bad's read to fail again", func() bool { return failures() > n })
 	}
 	if good.snapshots != 1 {
 		t.Errorf("a failing view of another board sent %d snapshots to good's client, want only the first", good.snapshots)

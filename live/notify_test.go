@@ -104,3 +104,42 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestHubWatchesItsOwnDatabase: a hub on database 3 takes the keyspace
+// notifications of database 3 only (__keyspace@3__:...): a write to the same
+// key in database 4 neither reaches its clients nor counts as an event, so
+// apps (and tests) on other databases of one server keep apart.
+func TestHubWatchesItsOwnDatabase(t *testing.T) {
+	ctx := context.Background()
+	mine, other := srv.ClientDB(t, 3), srv.ClientDB(t, 4)
+	for _, c := range []*redis.Client{mine, other} {
+		if err := c.FlushDB(ctx).Err(); err != nil { // our private server's
+			t.Fatal(err)
+		}
+	}
+	f := newLiveFixtureOn(t, mine, Options{DB: 3})
+	b := f.board("shared", "ann", 50, "bob", 40)
+	ws := f.dial("board=shared&period=all")
+	ws.until("the first snapshot", func(s Snapshot) bool { return order(s) == "ann:1 bob:2" })
+	key := redisstore.ZSetKey(b.ID, board.Period{Kind: board.AllTime})
+	// A subscriber gets notifications in the order Redis publishes them:
+	// once the client shows a write, the hub has had every one before it.
+	if err := mine.ZIncrBy(ctx, key, 1, "ann").Err(); err != nil {
+		t.Fatal(err)
+	}
+	ws.until("ann's write", func(s Snapshot) bool { return len(s.Rows) == 2 && s.Rows[0].Value == 51 })
+	events := f.hub.Stats().Events
+	if err := other.ZIncrBy(ctx, key, 100, "bob").Err(); err != nil { // bob 140 there
+		t.Fatal(err)
+	}
+	if err := mine.ZIncrBy(ctx, key, 20, "bob").Err(); err != nil { // bob 60 here
+		t.Fatal(err)
+	}
+	ws.until("bob's write in database 3", func(s Snapshot) bool { return order(s) == "bob:1 ann:2" })
+	if got := ws.state.Rows[0].Value; got != 60 {
+		t.Fatalf("bob shows %v, want 60: the hub read another database", got)
+	}
+	if n := f.hub.Stats().Events - events; n != 1 {
+		t.Fatalf("the hub took %d keyspace events for a write in its database and one in database 4; want 1", n)
+	}
+}

@@ -3,7 +3,9 @@ package live
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,9 +16,13 @@ import (
 )
 
 // TestPingDropsSilentClient: a client that stops reading answers no pings
-// and is dropped; one that reads stays through many pings.
+// and is dropped; one that reads stays through many pings. The pong timeout
+// is generous (a reading client answers in time however loaded the
+// machine), and sixty pings long: the reading client, connected first, is
+// pinged that many times while the silent one waits to be dropped.
 func TestPingDropsSilentClient(t *testing.T) {
-	f := newLiveFixture(t, Options{PingInterval: 50 * time.Millisecond, PongTimeout: 200 * time.Millisecond})
+	const interval, timeout = 50 * time.Millisecond, 3 * time.Second
+	f := newLiveFixture(t, Options{PingInterval: interval, PongTimeout: timeout})
 	f.board("pinged", "ann", 1)
 	reader := f.dial("board=pinged&period=all")
 	reader.until("a snapshot", func(s Snapshot) bool { return s.Total == 1 })
@@ -27,15 +33,12 @@ func TestPingDropsSilentClient(t *testing.T) {
 			}
 		}
 	}()
+	readingSince := time.Now()
 	f.dial("board=pinged&period=all") // never reads: never answers a ping
-	deadline := time.Now().Add(10 * time.Second)
-	for f.hub.Stats().SlowDisconnects == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the silent client was not dropped: %+v", f.hub.Stats())
-		}
-		time.Sleep(20 * time.Millisecond)
+	eventually(t, "the silent client to be dropped", func() bool { return f.hub.Stats().SlowDisconnects > 0 })
+	if pinged := time.Since(readingSince); pinged < timeout {
+		t.Fatalf("the silent client was dropped %v after the reading one connected, before its pong timeout (%v)", pinged, timeout)
 	}
-	time.Sleep(500 * time.Millisecond) // ten more pings
 	if st := f.hub.Stats(); st.Clients != 1 || st.SlowDisconnects != 1 {
 		t.Fatalf("clients %d, dropped %d: want the reading client kept and the silent one dropped", st.Clients, st.SlowDisconnects)
 	}
@@ -151,8 +154,9 @@ func TestSubscriptionRecoversAfterKill(t *testing.T) {
 	// re-read that follows the new subscription; one after it, through the
 	// subscription itself (polling is a minute away).
 	f.rdb.ZIncrBy(ctx, key, 10, "bob")
+	// That re-read comes with the new subscription: once the client has
+	// bob's write, the next one can only come through a notification.
 	ws.until("bob's write during the outage", func(s Snapshot) bool { return order(s) == "bob:1 ann:2" })
-	time.Sleep(300 * time.Millisecond)
 	f.rdb.ZIncrBy(ctx, key, 20, "ann")
 	ws.until("ann's write after it", func(s Snapshot) bool { return order(s) == "ann:1 bob:2" })
 }
@@ -169,10 +173,19 @@ func TestShutdownWaitsForHandshakes(t *testing.T) {
 		ws.until("a snapshot", func(s Snapshot) bool { return s.Total == 1 })
 		clients = append(clients, ws)
 	}
+	// Each client answers late: it starts reading (and so answers the close
+	// frame) only some time after the stop began, and notes when.
 	const late = 300 * time.Millisecond
+	var mu sync.Mutex
+	var answering []time.Time
+	stopping := make(chan struct{})
 	for _, ws := range clients {
 		go func() {
-			time.Sleep(late) // answers the close frame late
+			<-stopping
+			time.Sleep(late) // the behaviour under test: an answer that comes late
+			mu.Lock()
+			answering = append(answering, time.Now())
+			mu.Unlock()
 			for {
 				if _, _, err := ws.c.Read(context.Background()); err != nil {
 					return
@@ -180,10 +193,19 @@ func TestShutdownWaitsForHandshakes(t *testing.T) {
 			}
 		}()
 	}
-	start := time.Now()
+	close(stopping)
 	f.stop()
-	if d := time.Since(start); d < late-50*time.Millisecond {
-		t.Fatalf("the hub stopped after %v, before its clients answered (%v)", d, late)
+	stopped := time.Now()
+	mu.Lock()
+	answered := slices.Clone(answering)
+	mu.Unlock()
+	if len(answered) != len(clients) {
+		t.Fatalf("the hub stopped before %d of its %d clients began to answer", len(clients)-len(answered), len(clients))
+	}
+	for _, at := range answered {
+		if at.After(stopped) {
+			t.Fatalf("the hub stopped %v before a client began to answer", at.Sub(stopped))
+		}
 	}
 	f.hub.mu.Lock()
 	open := len(f.hub.perAddr)

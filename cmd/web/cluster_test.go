@@ -28,7 +28,10 @@ type served struct {
 	t    *testing.T
 	base string
 	log  *logBuffer
-	stop func() error
+	// cancel asks run to stop, as SIGTERM would, without waiting for it;
+	// stop does both and returns run's error.
+	cancel context.CancelFunc
+	stop   func() error
 }
 
 // logBuffer keeps what the server logs, for the test to read at the end.
@@ -63,7 +66,7 @@ func serve(t *testing.T, args []string, vars map[string]string) *served {
 	go func() {
 		done <- run(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), env(vars), io.Discard, logs)
 	}()
-	s := &served{t: t, log: logs}
+	s := &served{t: t, log: logs, cancel: cancel}
 	eventually(t, "the server", func() bool {
 		select {
 		case err := <-done:

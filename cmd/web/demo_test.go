@@ -74,7 +74,7 @@ func TestDemoRefusesBoardsItDidNotMake(t *testing.T) {
 	// run must refuse at start; should it serve instead, it is stopped after a while.
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	err = run(rctx, []string{"--addr", freeAddr(t), "--demo"}, env(map[string]string{"REDIS_URL": "redis://" + srv.Addr}), io.Discard, io.Discard)
+	err = run(rctx, []string{"--addr", "127.0.0.1:0", "--demo"}, env(map[string]string{"REDIS_URL": "redis://" + srv.Addr}), io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "arcade") || !strings.Contains(err.Error(), "did not make") {
 		t.Fatalf("demo over a real arcade board: %v", err)
 	}

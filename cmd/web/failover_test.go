@@ -121,12 +121,29 @@ func failoverUnderLoad(t *testing.T, vars map[string]string, kill func(board str
 			}
 		}()
 	}
-	time.Sleep(time.Second)
+	// Every writer under way before the kill, and every one again after
+	// the failover, for a good while (counted in writes, not seconds: a
+	// loaded machine writes slower).
+	everyWriter := func(n int64, since []int64) func() bool {
+		return func() bool {
+			for w := range writers {
+				if acked[w].Load()-since[w] < n {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	eventually(t, "writes before the kill", everyWriter(25, make([]int64, writers)))
 	killedAt.Store(time.Now().UnixNano())
 	kill(id)
 	// Writes in flight at the kill may still succeed: wait for plenty more.
 	eventually(t, "writes after the failover", func() bool { return afterKill.Load() > 200 })
-	time.Sleep(time.Second)
+	var recovered []int64
+	for w := range writers {
+		recovered = append(recovered, acked[w].Load())
+	}
+	eventually(t, "every writer to go on after the failover", everyWriter(25, recovered))
 	stopWriting.Store(true)
 	wg.Wait()
 	stopped := time.Now()

@@ -108,37 +108,12 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink the server goroutine writes while the test reads.
-type syncBuffer struct {
-	ch chan string
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	select {
-	case b.ch <- string(p):
-	default:
-	}
-	return len(p), nil
-}
-
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // TestRunServesAndShutsDown starts the binary's run on the embedded store with
 // the demo, checks it serves, then cancels as SIGTERM would.
 func TestRunServesAndShutsDown(t *testing.T) {
-	addr := freeAddr(t)
-	logs := &syncBuffer{ch: make(chan string, 1000)}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"--addr", addr, "--demo"}, env(nil), io.Discard, logs) }()
-	first := <-logs.ch
+	s := serve(t, []string{"--demo"}, nil)
+	addr := strings.TrimPrefix(s.base, "http://")
+	first, _, _ := strings.Cut(s.log.String(), "\n")
 	if !strings.Contains(first, "embedded in-memory store") {
 		t.Fatalf("first log line does not say the store is embedded: %s", first)
 	}
@@ -148,16 +123,12 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	}
 	checkEmbeddedStoreLocked(t, storeAddr[1])
 	var pass string
-	for pass == "" {
-		select {
-		case line := <-logs.ch:
-			if m := regexp.MustCompile(`demo admin created.* password=(\S+)`).FindStringSubmatch(line); m != nil {
-				pass = m[1]
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("no demo admin password in the log")
+	eventually(t, "the demo admin's password in the log", func() bool {
+		if m := regexp.MustCompile(`demo admin created.* password=(\S+)`).FindStringSubmatch(s.log.String()); m != nil {
+			pass = m[1]
 		}
-	}
+		return pass != ""
+	})
 	deadline := time.Now().Add(10 * time.Second)
 	var body string
 	for time.Now().Before(deadline) {
@@ -233,18 +204,13 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	if types[0] != "snapshot" || types[1] != "diff" {
 		t.Fatalf("live frames %v", types)
 	}
-	cancel()
+	s.cancel()
 	// Shutdown closes the WebSocket with "going away".
 	if _, _, err := ws.Read(wctx); websocket.CloseStatus(err) != websocket.StatusGoingAway {
 		t.Fatalf("websocket after shutdown: %v", err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("run did not stop after cancel")
+	if err := s.stop(); err != nil {
+		t.Fatalf("run: %v", err)
 	}
 	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
 		t.Fatal("still serving after shutdown")
@@ -258,26 +224,11 @@ func TestRunOnRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"--addr", addr}, env(map[string]string{"REDIS_URL": "redis://" + srv.Addr + "/0"}), io.Discard, io.Discard)
-	}()
-	ok := false
-	for range 100 {
-		if res, err := http.Get("http://" + addr + "/readyz"); err == nil {
-			res.Body.Close()
-			ok = res.StatusCode == 200
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	s := serve(t, nil, map[string]string{"REDIS_URL": "redis://" + srv.Addr + "/0"}) // ready when it returns
+	if err := s.stop(); err != nil {
+		t.Fatalf("run: %v", err)
 	}
-	cancel()
-	if err := <-done; err != nil || !ok {
-		t.Fatalf("ready %v, run: %v", ok, err)
-	}
-	err = run(context.Background(), []string{"--addr", freeAddr(t)}, env(map[string]string{"REDIS_URL": "redis://127.0.0.1:1/0"}), io.Discard, io.Discard)
+	err = run(context.Background(), []string{"--addr", "127.0.0.1:0"}, env(map[string]string{"REDIS_URL": "redis://127.0.0.1:1/0"}), io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "cannot reach Redis at 127.0.0.1:1") {
 		t.Fatalf("unreachable Redis: %v", err)
 	}

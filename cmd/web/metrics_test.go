@@ -2,9 +2,9 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,19 +24,19 @@ func TestRunServesMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	addr, metricsAddr, token := freeAddr(t), freeAddr(t), "0123456789abcdef"
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"--addr", addr}, env(map[string]string{"REDIS_URL": "redis://" + srv.Addr + "/0",
-			"METRICS_ADDR": metricsAddr, "METRICS_TOKEN": token}), io.Discard, io.Discard)
-	}()
+	token := "0123456789abcdef"
+	// Both listeners on port 0: the server logs where each one is.
+	s := serve(t, nil, map[string]string{"REDIS_URL": "redis://" + srv.Addr + "/0", "METRICS_ADDR": "127.0.0.1:0", "METRICS_TOKEN": token})
 	defer func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := s.stop(); err != nil {
 			t.Errorf("run: %v", err)
 		}
 	}()
+	m := regexp.MustCompile(`msg=metrics url=(\S+)/metrics`).FindStringSubmatch(s.log.String())
+	if m == nil {
+		t.Fatalf("the metrics listener's URL is not logged:\n%s", s.log)
+	}
+	base, metricsBase := s.base, m[1]
 	get := func(url, auth string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest("GET", url, nil)
@@ -52,24 +52,24 @@ func TestRunServesMetrics(t *testing.T) {
 		return res.StatusCode, string(b)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for code, _ := get("http://"+addr+"/", ""); code != 200; code, _ = get("http://"+addr+"/", "") {
+	for code, _ := get(base+"/", ""); code != 200; code, _ = get(base+"/", "") {
 		if time.Now().After(deadline) {
 			t.Fatalf("not serving: %d", code)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if code, _ := get("http://"+addr+"/metrics", "Bearer wrong"); code != 401 {
+	if code, _ := get(base+"/metrics", "Bearer wrong"); code != 401 {
 		t.Fatalf("metrics with a wrong token: %d", code)
 	}
-	if code, _ := get("http://"+addr+"/metrics", "Bearer "+token); code != 200 {
+	if code, _ := get(base+"/metrics", "Bearer "+token); code != 200 {
 		t.Fatalf("metrics with the token: %d", code)
 	}
-	if code, _ := get("http://"+metricsAddr+"/", ""); code != 404 {
+	if code, _ := get(metricsBase+"/", ""); code != 404 {
 		t.Fatalf("the metrics listener serves pages: %d", code)
 	}
 	var body string
 	for {
-		code, b := get("http://"+metricsAddr+"/metrics", "")
+		code, b := get(metricsBase+"/metrics", "")
 		if code != 200 {
 			t.Fatalf("metrics on their own listener: %d %s", code, b)
 		}

@@ -8,36 +8,12 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"podium/access"
 	"podium/internal/redistest"
 )
-
-// lineLog keeps every log line the server writes, for the test to read after.
-type lineLog struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *lineLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, string(p))
-	return len(p), nil
-}
-
-func (l *lineLog) longest() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, s := range l.lines {
-		n = max(n, len(s))
-	}
-	return n
-}
 
 // browserFrom signs in to base as a browser behind the trusted proxy that
 // says it is at addr.
@@ -94,29 +70,15 @@ func TestSignInPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	addr := freeAddr(t)
-	logs := &lineLog{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"--addr", addr}, env(map[string]string{
-			"REDIS_URL": "redis://" + srv.Addr, "TRUST_PROXY": "true", "ADMIN_USER": "alice", "ADMIN_PASSWORD": "correct horse battery",
-		}), io.Discard, logs)
-	}()
+	s := serve(t, nil, map[string]string{
+		"REDIS_URL": "redis://" + srv.Addr, "TRUST_PROXY": "true", "ADMIN_USER": "alice", "ADMIN_PASSWORD": "correct horse battery",
+	})
 	defer func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := s.stop(); err != nil {
 			t.Errorf("run: %v", err)
 		}
 	}()
-	base := "http://" + addr
-	eventually(t, "the server", func() bool {
-		res, err := http.Get(base + "/readyz")
-		if err == nil {
-			res.Body.Close()
-		}
-		return err == nil && res.StatusCode == 200
-	})
+	base := s.base
 
 	stranger := newBrowser(t, base, "203.0.113.9")
 	for i := range 5 {
@@ -160,7 +122,11 @@ func TestSignInPolicy(t *testing.T) {
 			t.Errorf("key %.100q (%d bytes) uses %d bytes", k, len(k), size)
 		}
 	}
-	if n := logs.longest(); n > 2000 {
-		t.Errorf("the longest log line is %d bytes", n)
+	longest := 0
+	for line := range strings.Lines(s.log.String()) {
+		longest = max(longest, len(line))
+	}
+	if longest > 2000 {
+		t.Errorf("the longest log line is %d bytes", longest)
 	}
 }
