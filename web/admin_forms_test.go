@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"context"
@@ -12,39 +12,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/internal/webtest"
 	"podium/redisstore"
 )
-
-// signedIn is a console client signed in as alice.
-func signedIn(t *testing.T, f *apiFixture) *adminClient {
-	t.Helper()
-	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
-		t.Fatal(err)
-	}
-	a := f.adminClient()
-	if res := a.login("alice", "correct horse battery"); res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("login: %d", res.StatusCode)
-	}
-	return a
-}
-
-// flashAfter follows a change's redirect and returns the message shown.
-func (a *adminClient) flashAfter(res *http.Response, _ string) string {
-	a.t.Helper()
-	if res.StatusCode != http.StatusSeeOther {
-		a.t.Fatalf("change: %d, want 303", res.StatusCode)
-	}
-	_, body := a.get(res.Header.Get("Location"))
-	m := regexp.MustCompile(`data-testid="flash">([^<]*)<`).FindStringSubmatch(body)
-	if m == nil {
-		a.t.Fatal("no message after the change")
-	}
-	return unescape(m[1])
-}
-
-func unescape(s string) string {
-	return strings.NewReplacer("&#34;", `"`, "&#39;", "'", "&amp;", "&", "&lt;", "<", "&gt;", ">").Replace(s)
-}
 
 // boardForm is the new-board form as a browser sends it untouched.
 func boardForm(csrf string) url.Values {
@@ -59,14 +29,14 @@ func boardForm(csrf string) url.Values {
 // typed), opens with a focused summary linking each bad field, and creates
 // nothing.
 func TestBoardFormShowsWhatWasSent(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	a := signedIn(t, f)
-	a.get("/admin/boards/new")
-	form := boardForm(a.csrf)
+	f := webtest.New(t)
+	a := f.SignedIn()
+	a.Get("/admin/boards/new")
+	form := boardForm(a.CSRF)
 	form.Del("periods")
 	form.Set("cap", "12.5")
 	form.Set("time_zone", "Mars/Olympus")
-	res, body := a.post("/admin/boards/new", form)
+	res, body := a.Post("/admin/boards/new", form)
 	if res.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("status %d", res.StatusCode)
 	}
@@ -75,19 +45,19 @@ func TestBoardFormShowsWhatWasSent(t *testing.T) {
 	}
 	for _, want := range []string{`value="12.5"`, `value="Mars/Olympus"`, `class="error-summary" role="alert" tabindex="-1" autofocus`,
 		`href="#period-day"`, `Periods: enable at least one period`, `href="#time_zone"`, `href="#cap"`, `id="period-day"`} {
-		if !strings.Contains(unescape(body), want) {
+		if !strings.Contains(webtest.Unescape(body), want) {
 			t.Errorf("the page sent back lacks %s", want)
 		}
 	}
 	if strings.Contains(body, `href="#default_period"`) {
 		t.Error(`with no period ticked, "Opens on" is blamed as well`)
 	}
-	if bs, _ := f.store.Boards(t.Context()); len(bs) != 0 {
+	if bs, _ := f.Store.Boards(t.Context()); len(bs) != 0 {
 		t.Fatalf("a bad form created %v", bs)
 	}
 	// Fixed: created, with the message it earns.
-	a.get("/admin/boards/new")
-	if msg := a.flashAfter(a.post("/admin/boards/new", boardForm(a.csrf))); msg != "Board created." {
+	a.Get("/admin/boards/new")
+	if msg := a.FlashAfter(a.Post("/admin/boards/new", boardForm(a.CSRF))); msg != "Board created." {
 		t.Fatalf("message %q", msg)
 	}
 }
@@ -96,12 +66,12 @@ func TestBoardFormShowsWhatWasSent(t *testing.T) {
 // form, not controls; an edit keeps them; a request that tries to change
 // one is refused with a clear error, and nothing is written.
 func TestEditFormFixedFields(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	a := signedIn(t, f)
-	f.board(board.Board{ID: "golf", Title: "Golf", Order: board.LowerIsBetter, TieBreak: board.Latest,
+	f := webtest.New(t)
+	a := f.SignedIn()
+	f.Board(board.Board{ID: "golf", Title: "Golf", Order: board.LowerIsBetter, TieBreak: board.Latest,
 		Format: board.Format{Type: board.Decimal, Decimals: 1, Suffix: " strokes"}, Fields: []board.Field{{Name: "birdies", Desc: true}}}, nil)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
-	_, page := a.get("/admin/boards/golf/edit")
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	_, page := a.Get("/admin/boards/golf/edit")
 	for _, gone := range []string{`name="order"`, `name="tie_break"`, `name="field0"`, `name="field0_dir"`, `name="decimals"`, `name="format"`, "disabled", "readonly"} {
 		if strings.Contains(page, gone) {
 			t.Errorf("the edit form still has %s", gone)
@@ -113,12 +83,12 @@ func TestEditFormFixedFields(t *testing.T) {
 			t.Errorf("the edit form lacks %s", want)
 		}
 	}
-	edit := url.Values{"csrf": {a.csrf}, "title": {"Club golf"}, "prefix": {""}, "suffix": {" strokes"}, "periods": {"all"},
+	edit := url.Values{"csrf": {a.CSRF}, "title": {"Club golf"}, "prefix": {""}, "suffix": {" strokes"}, "periods": {"all"},
 		"default_period": {"all"}, "time_zone": {"UTC"}, "rank_style": {"dense"}, "cap": {""}, "retention": {"2"}}
-	if msg := a.flashAfter(a.post("/admin/boards/golf/edit", edit)); msg != "Board saved." {
+	if msg := a.FlashAfter(a.Post("/admin/boards/golf/edit", edit)); msg != "Board saved." {
 		t.Fatalf("message %q", msg)
 	}
-	b := mustGet(t, f, "golf")
+	b := f.MustBoard(t, "golf")
 	if b.Title != "Club golf" || b.RankStyle != board.Dense || b.Order != board.LowerIsBetter || b.TieBreak != board.Latest ||
 		b.Format.Decimals != 1 || len(b.Fields) != 1 || !b.Fields[0].Desc {
 		t.Fatalf("after an edit: %+v", b)
@@ -141,26 +111,26 @@ func TestEditFormFixedFields(t *testing.T) {
 		{"to amounts with decimals", "chess", url.Values{"format": {"decimal"}, "decimals": {"2"}}, "error-format"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a.get("/admin/boards/" + tc.board + "/edit")
+			a.Get("/admin/boards/" + tc.board + "/edit")
 			form := url.Values{}
 			for k, v := range edit {
 				form[k] = v
 			}
-			form.Set("csrf", a.csrf)
+			form.Set("csrf", a.CSRF)
 			for k, v := range tc.set {
 				form[k] = v
 			}
-			before := mustGet(t, f, tc.board).Version
-			res, body := a.post("/admin/boards/"+tc.board+"/edit", form)
+			before := f.MustBoard(t, tc.board).Version
+			res, body := a.Post("/admin/boards/"+tc.board+"/edit", form)
 			if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `data-testid="`+tc.field+`"`) || !strings.Contains(body, "create a new board") {
-				t.Fatalf("status %d, want 422 with %s saying to create a new board:\n%s", res.StatusCode, tc.field, excerpt(body))
+				t.Fatalf("status %d, want 422 with %s saying to create a new board:\n%s", res.StatusCode, tc.field, webtest.Excerpt(body))
 			}
-			if after := mustGet(t, f, tc.board).Version; after != before {
+			if after := f.MustBoard(t, tc.board).Version; after != before {
 				t.Fatalf("refused, yet the definition was written (version %d -> %d)", before, after)
 			}
 		})
 	}
-	if mustGet(t, f, "golf").Version != version {
+	if f.MustBoard(t, "golf").Version != version {
 		t.Fatal("a refused edit wrote")
 	}
 }
@@ -168,30 +138,30 @@ func TestEditFormFixedFields(t *testing.T) {
 // TestConsoleMessagesUseNames: messages after a change name the member by
 // display name, with the id beside it.
 func TestConsoleMessagesUseNames(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	a := signedIn(t, f)
-	f.board(board.Board{ID: "golf", Title: "Golf", Order: board.LowerIsBetter, Format: board.Format{Type: board.Integer, Suffix: " strokes"}}, map[string]float64{"bob": 75})
-	if _, err := f.store.SetName(t.Context(), "golf", "ann", "Ann Lee", board.Author{Actor: "test"}); err != nil {
+	f := webtest.New(t)
+	a := f.SignedIn()
+	f.Board(board.Board{ID: "golf", Title: "Golf", Order: board.LowerIsBetter, Format: board.Format{Type: board.Integer, Suffix: " strokes"}}, map[string]float64{"bob": 75})
+	if _, err := f.Store.SetName(t.Context(), "golf", "ann", "Ann Lee", board.Author{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	a.get("/admin/boards/golf")
-	score := url.Values{"csrf": {a.csrf}, "member": {"ann"}, "op": {"set"}, "value": {"72"}, "reason": {"round 1"}}
-	if msg := a.flashAfter(a.post("/admin/boards/golf/score", score)); msg != "Ann Lee (ann) now has 72 strokes (1st)." {
+	a.Get("/admin/boards/golf")
+	score := url.Values{"csrf": {a.CSRF}, "member": {"ann"}, "op": {"set"}, "value": {"72"}, "reason": {"round 1"}}
+	if msg := a.FlashAfter(a.Post("/admin/boards/golf/score", score)); msg != "Ann Lee (ann) now has 72 strokes (1st)." {
 		t.Fatalf("score message %q", msg)
 	}
 	score.Set("member", "bob")
 	score.Set("name", "Bob Ray")
-	score.Set("csrf", a.csrf)
-	if msg := a.flashAfter(a.post("/admin/boards/golf/score", score)); msg != "Bob Ray (bob) now has 72 strokes (1st)." {
+	score.Set("csrf", a.CSRF)
+	if msg := a.FlashAfter(a.Post("/admin/boards/golf/score", score)); msg != "Bob Ray (bob) now has 72 strokes (1st)." {
 		t.Fatalf("score message with a new name %q", msg)
 	}
-	if msg := a.flashAfter(a.post("/admin/boards/golf/rename", url.Values{"csrf": {a.csrf}, "member": {"ann"}, "name": {"Ann L."}})); msg != "Ann Lee (ann) is now shown as Ann L.." {
+	if msg := a.FlashAfter(a.Post("/admin/boards/golf/rename", url.Values{"csrf": {a.CSRF}, "member": {"ann"}, "name": {"Ann L."}})); msg != "Ann Lee (ann) is now shown as Ann L.." {
 		t.Fatalf("rename message %q", msg)
 	}
-	if msg := a.flashAfter(a.post("/admin/boards/golf/remove", url.Values{"csrf": {a.csrf}, "member": {"bob"}, "period": {"all"}, "reason": {"left"}})); msg != "Bob Ray (bob) removed from 1 period." {
+	if msg := a.FlashAfter(a.Post("/admin/boards/golf/remove", url.Values{"csrf": {a.CSRF}, "member": {"bob"}, "period": {"all"}, "reason": {"left"}})); msg != "Bob Ray (bob) removed from 1 period." {
 		t.Fatalf("remove message %q", msg)
 	}
-	if _, page := a.get("/admin/boards/golf"); !strings.Contains(page, "Strokes · lower is better") {
+	if _, page := a.Get("/admin/boards/golf"); !strings.Contains(page, "Strokes · lower is better") {
 		t.Fatal(`the golf board is not described as "Strokes · lower is better"`)
 	}
 }
@@ -199,11 +169,11 @@ func TestConsoleMessagesUseNames(t *testing.T) {
 // TestManageFormErrorSummary: a form of the board page sent back with
 // errors opens with a summary linking its bad fields, in that form only.
 func TestManageFormErrorSummary(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	a := signedIn(t, f)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
-	a.get("/admin/boards/chess")
-	res, body := a.post("/admin/boards/chess/score", url.Values{"csrf": {a.csrf}, "member": {"ann"}, "op": {"incr"}, "value": {"abc"}, "reason": {""}})
+	f := webtest.New(t)
+	a := f.SignedIn()
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	a.Get("/admin/boards/chess")
+	res, body := a.Post("/admin/boards/chess/score", url.Values{"csrf": {a.CSRF}, "member": {"ann"}, "op": {"incr"}, "value": {"abc"}, "reason": {""}})
 	if res.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("status %d", res.StatusCode)
 	}
@@ -211,7 +181,7 @@ func TestManageFormErrorSummary(t *testing.T) {
 	if strings.Count(body, `class="error-summary"`) != 1 || len(links) != 2 || !strings.Contains(body, `href="#s-value"`) || !strings.Contains(body, `href="#s-reason"`) {
 		t.Fatalf("summary links %v", links)
 	}
-	if got := unescape(links[0][1]); got != "Value: must be a number such as 120 or 9.58" {
+	if got := webtest.Unescape(links[0][1]); got != "Value: must be a number such as 120 or 9.58" {
 		t.Fatalf("first link %q", got)
 	}
 }
@@ -220,35 +190,35 @@ func TestManageFormErrorSummary(t *testing.T) {
 // change shows every period; entries written before either (a score entry
 // of one period, a definition of an older form) still show.
 func TestAuditLogInWords(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	a := signedIn(t, f)
-	if _, page := a.get("/admin/audit"); !strings.Contains(page, "No changes recorded yet") || !strings.Contains(page, "scores set, added, subtracted") {
+	f := webtest.New(t)
+	a := f.SignedIn()
+	if _, page := a.Get("/admin/audit"); !strings.Contains(page, "No changes recorded yet") || !strings.Contains(page, "scores set, added, subtracted") {
 		t.Fatal("the empty log does not say what will appear in it")
 	}
-	if _, page := a.get("/admin/audit?actor=nobody"); !strings.Contains(page, "Nothing is recorded by nobody") {
+	if _, page := a.Get("/admin/audit?actor=nobody"); !strings.Contains(page, "Nothing is recorded by nobody") {
 		t.Fatal("an empty filtered log does not say what it was filtered by")
 	}
-	a.get("/admin/boards/new")
-	form := boardForm(a.csrf)
+	a.Get("/admin/boards/new")
+	form := boardForm(a.CSRF)
 	form.Set("suffix", " pts")
 	form["periods"] = []string{"week", "month", "all"}
-	a.post("/admin/boards/new", form)
-	a.get("/admin/boards/quiz/edit")
-	a.post("/admin/boards/quiz/edit", url.Values{"csrf": {a.csrf}, "title": {"Friday Quiz"}, "format": {"integer"}, "suffix": {" pts"},
+	a.Post("/admin/boards/new", form)
+	a.Get("/admin/boards/quiz/edit")
+	a.Post("/admin/boards/quiz/edit", url.Values{"csrf": {a.CSRF}, "title": {"Friday Quiz"}, "format": {"integer"}, "suffix": {" pts"},
 		"periods": {"week", "month", "all"}, "default_period": {"week"}, "time_zone": {"UTC"}, "rank_style": {"dense"}, "retention": {"2"}})
-	a.get("/admin/boards/quiz")
-	a.post("/admin/boards/quiz/score", url.Values{"csrf": {a.csrf}, "member": {"ann"}, "op": {"set"}, "value": {"12"}, "reason": {"round 1"}})
-	a.post("/admin/boards/quiz/score", url.Values{"csrf": {a.csrf}, "member": {"ann"}, "op": {"incr"}, "value": {"5"}, "reason": {"bonus"}})
+	a.Get("/admin/boards/quiz")
+	a.Post("/admin/boards/quiz/score", url.Values{"csrf": {a.CSRF}, "member": {"ann"}, "op": {"set"}, "value": {"12"}, "reason": {"round 1"}})
+	a.Post("/admin/boards/quiz/score", url.Values{"csrf": {a.CSRF}, "member": {"ann"}, "op": {"incr"}, "value": {"5"}, "reason": {"bonus"}})
 	// An entry as the board's script wrote them before every period was kept.
-	rdb := testRedis(t)
-	week := board.PeriodAt(board.Weekly, f.store.Now(), time.UTC)
+	rdb := webtest.Redis(t)
+	week := board.PeriodAt(board.Weekly, f.Store.Now(), time.UTC)
 	label, weekName := week.String(), week.Short()
 	if err := rdb.XAdd(context.Background(), &redis.XAddArgs{Stream: redisstore.AuditStream("quiz"), Values: []any{"t", "1", "actor", "key:old (k1)", "action", "scores",
 		"board", "quiz", "period", label, "reason", "", "fmt", "integer", "suf", " pts", "items", "carl\tset\t3\t\t\t3\t1\t"}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	_, page := a.get("/admin/audit?board=quiz")
-	page = unescape(page)
+	_, page := a.Get("/admin/audit?board=quiz")
+	page = webtest.Unescape(page)
 	if strings.Contains(page, `{"id"`) {
 		t.Fatal("a definition is shown as JSON")
 	}

@@ -1,29 +1,24 @@
-package web
+package web_test
 
 import (
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"testing"
 
+	"podium/app"
 	"podium/board"
+	"podium/internal/webtest"
 )
 
 // TestAPICreatesBoardsInTheDefaultZone: a board made over the API without a
 // time zone gets the server's DEFAULT_TZ, as the console's form does; one
 // that names a zone keeps it.
 func TestAPICreatesBoardsInTheDefaultZone(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	s := New(Options{Store: f.store, Admin: f.admin, DefaultTZ: "Asia/Tokyo", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	h := httptest.NewServer(s)
-	t.Cleanup(h.Close)
-	f.api = h
-	key := f.key("ops", "")
+	f := webtest.New(t, webtest.Configure(func(c *app.Config) { c.TimeZone = "Asia/Tokyo" }))
+	key := f.Key("ops", "")
 	for body, want := range map[string]string{
 		`{"id":"darts","title":"Darts"}`:                          "Asia/Tokyo",
 		`{"id":"golf","title":"Golf","time_zone":"Europe/Paris"}`: "Europe/Paris",
 	} {
-		status, got, _ := f.call("POST", "/api/v1/boards", key, body)
+		status, got, _ := f.Call("POST", "/api/v1/boards", key, body)
 		if status != 201 || got["time_zone"] != want {
 			t.Errorf("%s: %d, time zone %v, want %s", body, status, got["time_zone"], want)
 		}
@@ -34,9 +29,9 @@ func TestAPICreatesBoardsInTheDefaultZone(t *testing.T) {
 // serves is 405 with Allow and a JSON error naming what it answers; a path
 // it does not serve at all is 404.
 func TestAPIUnknownMethodIs405(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
-	key := f.key("ops", "")
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	key := f.Key("ops", "")
 	for _, tc := range []struct {
 		method, path, allow string
 		status              int
@@ -48,13 +43,13 @@ func TestAPIUnknownMethodIs405(t *testing.T) {
 		{"POST", "/api/v1/boards/chess/members/ann/around", "GET, HEAD", 405, "method_not_allowed"},
 		{"PATCH", "/api/v1/no/such/route", "", 404, "not_found"},
 	} {
-		status, out, hdr := f.call(tc.method, tc.path, key, "")
+		status, out, hdr := f.Call(tc.method, tc.path, key, "")
 		e, _ := out["error"].(map[string]any)
 		if status != tc.status || hdr.Get("Allow") != tc.allow || e["code"] != tc.code {
 			t.Errorf("%s %s: %d Allow %q %v, want %d Allow %q %s", tc.method, tc.path, status, hdr.Get("Allow"), out, tc.status, tc.allow, tc.code)
 		}
 	}
-	if n, _ := f.store.Count(t.Context(), &board.Board{ID: "chess"}, board.Period{Kind: board.AllTime}); n != 0 {
+	if n, _ := f.Store.Count(t.Context(), &board.Board{ID: "chess"}, board.Period{Kind: board.AllTime}); n != 0 {
 		t.Fatalf("a refused method wrote %d scores", n)
 	}
 }

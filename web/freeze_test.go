@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/internal/webtest"
 )
 
 // TestFreezeFromConsoleAndAPI: the console's form freezes a board (CSRF,
@@ -17,74 +18,74 @@ import (
 // then show the standings of the freeze with its notice, while the console
 // shows the live ones; unfreezing reveals them. The API does the same.
 func TestFreezeFromConsoleAndAPI(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	b := f.board(board.Board{ID: "quiz", Title: "Quiz", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10, "bob": 7})
-	a := signedIn(t, f)
-	if _, body := a.get("/admin/boards/quiz"); !strings.Contains(body, `data-testid="freeze-form"`) || !strings.Contains(body, `data-testid="admin-live"`) {
+	f := webtest.New(t)
+	b := f.Board(board.Board{ID: "quiz", Title: "Quiz", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10, "bob": 7})
+	a := f.SignedIn()
+	if _, body := a.Get("/admin/boards/quiz"); !strings.Contains(body, `data-testid="freeze-form"`) || !strings.Contains(body, `data-testid="admin-live"`) {
 		t.Fatal("the board's console page has no freeze form or live standings")
 	}
-	res, body := a.post("/admin/boards/quiz/freeze", url.Values{"csrf": {a.csrf}, "when": {"at"}, "at": {"tomorrow"}})
+	res, body := a.Post("/admin/boards/quiz/freeze", url.Values{"csrf": {a.CSRF}, "when": {"at"}, "at": {"tomorrow"}})
 	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `data-testid="error-f-at"`) || !strings.Contains(body, `href="#f-at"`) || !strings.Contains(body, `value="tomorrow"`) {
 		t.Fatalf("a bad time: %d, without its inline error", res.StatusCode)
 	}
-	if res, _ := a.post("/admin/boards/quiz/freeze", url.Values{"when": {"now"}}); res.StatusCode != http.StatusForbidden {
+	if res, _ := a.Post("/admin/boards/quiz/freeze", url.Values{"when": {"now"}}); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("a freeze without its CSRF token: %d", res.StatusCode)
 	}
-	if nb, _ := f.store.Board(context.Background(), "quiz"); !nb.FreezeAt.IsZero() {
+	if nb, _ := f.Store.Board(context.Background(), "quiz"); !nb.FreezeAt.IsZero() {
 		t.Fatal("a refused form froze the board")
 	}
-	res, _ = a.post("/admin/boards/quiz/freeze", url.Values{"csrf": {a.csrf}, "when": {"now"}, "reason": {"finals"}})
-	if msg := a.flashAfter(res, ""); !strings.HasPrefix(msg, "Frozen: the public sees the standings of ") {
+	res, _ = a.Post("/admin/boards/quiz/freeze", url.Values{"csrf": {a.CSRF}, "when": {"now"}, "reason": {"finals"}})
+	if msg := a.FlashAfter(res, ""); !strings.HasPrefix(msg, "Frozen: the public sees the standings of ") {
 		t.Fatalf("after the freeze: %q", msg)
 	}
-	if _, err := f.store.Submit(context.Background(), b.ID, board.Submission{Member: "cat", Score: 50, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
+	if _, err := f.Store.Submit(context.Background(), b.ID, board.Submission{Member: "cat", Score: 50, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 
 	for _, path := range []string{"/b/quiz", "/b/quiz?period=week", "/embed/quiz", "/tv?boards=quiz", "/b/quiz/m/ann"} {
-		_, body := f.get(path)
+		_, body := f.Get(path)
 		if !strings.Contains(body, "Frozen since 6 Jan 2027, 12:00 UTC") || strings.Contains(body, ">cat<") {
 			t.Errorf("%s: want the frozen notice and no cat (who scored after the freeze)", path)
 		}
 	}
-	if _, body := f.get("/b/quiz/export?period=all&format=csv"); strings.Contains(body, "cat") || !strings.Contains(body, "ann") {
+	if _, body := f.Get("/b/quiz/export?period=all&format=csv"); strings.Contains(body, "cat") || !strings.Contains(body, "ann") {
 		t.Errorf("the export shows writes made after the freeze:\n%s", body)
 	}
-	if status, out, _ := f.call("GET", "/api/v1/boards/quiz/entries?period=all", "", ""); status != 200 || out["total"].(float64) != 2 || !strings.HasPrefix(out["frozen_since"].(string), "2027-01-06T12:00:") {
+	if status, out, _ := f.Call("GET", "/api/v1/boards/quiz/entries?period=all", "", ""); status != 200 || out["total"].(float64) != 2 || !strings.HasPrefix(out["frozen_since"].(string), "2027-01-06T12:00:") {
 		t.Errorf("API entries while frozen: %d %v", status, out)
 	}
-	_, body = a.get("/admin/boards/quiz")
+	_, body = a.Get("/admin/boards/quiz")
 	if !strings.Contains(body, ">cat<") || !strings.Contains(body, "You see the live standings.") || !strings.Contains(body, "Unfreeze and reveal") {
 		t.Error("the console does not show the live standings with its note and the unfreeze button")
 	}
-	if _, body := a.get("/admin/audit?board=quiz"); !strings.Contains(body, "board.freeze") || !strings.Contains(body, "finals") {
+	if _, body := a.Get("/admin/audit?board=quiz"); !strings.Contains(body, "board.freeze") || !strings.Contains(body, "finals") {
 		t.Error("the freeze is not in the audit log with its reason")
 	}
 
-	res, _ = a.post("/admin/boards/quiz/unfreeze", url.Values{"csrf": {a.csrf}})
-	if msg := a.flashAfter(res, ""); !strings.HasPrefix(msg, "Revealed") {
+	res, _ = a.Post("/admin/boards/quiz/unfreeze", url.Values{"csrf": {a.CSRF}})
+	if msg := a.FlashAfter(res, ""); !strings.HasPrefix(msg, "Revealed") {
 		t.Fatalf("after the unfreeze: %q", msg)
 	}
-	if _, body := f.get("/b/quiz"); !strings.Contains(body, ">cat<") || strings.Contains(body, "Frozen since") {
+	if _, body := f.Get("/b/quiz"); !strings.Contains(body, ">cat<") || strings.Contains(body, "Frozen since") {
 		t.Error("after the reveal the board page still hides cat or says frozen")
 	}
-	res, body = a.post("/admin/boards/quiz/unfreeze", url.Values{"csrf": {a.csrf}})
+	res, body = a.Post("/admin/boards/quiz/unfreeze", url.Values{"csrf": {a.CSRF}})
 	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "not frozen") {
 		t.Errorf("unfreezing twice: %d", res.StatusCode)
 	}
 
 	// The same through the API, with a key for the board.
-	key := f.key("contest", "quiz")
-	if status, out, _ := f.call("PUT", "/api/v1/boards/quiz/freeze", key, `{"at":"2027-01-06T13:00:00Z"}`); status != 200 || out["frozen"] != false || out["freeze_at"] != "2027-01-06T13:00:00Z" {
+	key := f.Key("contest", "quiz")
+	if status, out, _ := f.Call("PUT", "/api/v1/boards/quiz/freeze", key, `{"at":"2027-01-06T13:00:00Z"}`); status != 200 || out["frozen"] != false || out["freeze_at"] != "2027-01-06T13:00:00Z" {
 		t.Fatalf("API freeze later: %d %v", status, out)
 	}
-	if status, out, _ := f.call("GET", "/api/v1/boards/quiz", "", ""); status != 200 || out["freeze_at"] != "2027-01-06T13:00:00Z" {
+	if status, out, _ := f.Call("GET", "/api/v1/boards/quiz", "", ""); status != 200 || out["freeze_at"] != "2027-01-06T13:00:00Z" {
 		t.Fatalf("the board does not say when it freezes: %v", out)
 	}
-	if status, out, _ := f.call("DELETE", "/api/v1/boards/quiz/freeze", key, ""); status != 200 || out["freeze_at"] != nil {
+	if status, out, _ := f.Call("DELETE", "/api/v1/boards/quiz/freeze", key, ""); status != 200 || out["freeze_at"] != nil {
 		t.Fatalf("API unfreeze: %d %v", status, out)
 	}
-	if status, out, _ := f.call("DELETE", "/api/v1/boards/quiz/freeze", key, ""); status != 409 || errCode(out) != "not_frozen" {
+	if status, out, _ := f.Call("DELETE", "/api/v1/boards/quiz/freeze", key, ""); status != 409 || webtest.ErrCode(out) != "not_frozen" {
 		t.Fatalf("API unfreeze twice: %d %v", status, out)
 	}
 }
@@ -108,13 +109,13 @@ func recentOnPage(t *testing.T, body string) string {
 // writes follow. The console shows the live names; the reveal shows them
 // to everyone.
 func TestFrozenBoardHidesLaterNamesAndMembers(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
+	f := webtest.New(t)
 	ctx := context.Background()
-	b := f.board(board.Board{ID: "cup", Title: "Cup", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
+	b := f.Board(board.Board{ID: "cup", Title: "Cup", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
 	by := board.Author{Actor: "test"}
 	submit := func(member, name string, score float64) {
 		t.Helper()
-		if _, err := f.store.Submit(ctx, b.ID, board.Submission{Member: member, Name: name, Score: score, Op: board.Set}, by); err != nil {
+		if _, err := f.Store.Submit(ctx, b.ID, board.Submission{Member: member, Name: name, Score: score, Op: board.Set}, by); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -124,10 +125,10 @@ func TestFrozenBoardHidesLaterNamesAndMembers(t *testing.T) {
 	submit("dave", "Dave Deer", 30)
 	submit("bob", "Bob Bear", 40)
 	submit("ann", "Ann Ant", 50)
-	if _, err := f.store.Freeze(ctx, b.ID, time.Time{}); err != nil {
+	if _, err := f.Store.Freeze(ctx, b.ID, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	_, page := f.get("/b/cup")
+	_, page := f.Get("/b/cup")
 	atFreeze := recentOnPage(t, page)
 	if n := strings.Count(atFreeze, "<li>"); n != 8 {
 		t.Fatalf("the page shows %d recent changes at the freeze, want 8", n)
@@ -135,19 +136,19 @@ func TestFrozenBoardHidesLaterNamesAndMembers(t *testing.T) {
 
 	submit("zed", "Zed Zebra", 100)
 	submit("yan", "", 90)
-	if _, err := f.store.SetName(ctx, b.ID, "bob", "Robert Bear", by); err != nil {
+	if _, err := f.Store.SetName(ctx, b.ID, "bob", "Robert Bear", by); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.store.RemoveMember(ctx, b.ID, "dave", nil, by); err != nil {
+	if _, err := f.Store.RemoveMember(ctx, b.ID, "dave", nil, by); err != nil {
 		t.Fatal(err)
 	}
 
-	_, page = f.get("/b/cup")
+	_, page = f.Get("/b/cup")
 	if got := recentOnPage(t, page); got != atFreeze {
 		t.Errorf("the recent changes moved after writes past the freeze:\n%s\nwant\n%s", got, atFreeze)
 	}
 	for _, path := range []string{"/b/cup", "/b/cup?period=week", "/embed/cup", "/tv?boards=cup", "/b/cup/m/dave", "/b/cup/m/bob", "/b/cup/around/dave"} {
-		_, body := f.get(path)
+		_, body := f.Get(path)
 		if !strings.Contains(body, "Frozen since") || strings.Contains(body, "Zebra") || strings.Contains(body, "Robert") {
 			t.Errorf("%s: shows a name given after the freeze", path)
 		}
@@ -155,44 +156,44 @@ func TestFrozenBoardHidesLaterNamesAndMembers(t *testing.T) {
 			t.Errorf("%s: dave, removed after the freeze, lost his name", path)
 		}
 	}
-	if res, _ := f.get("/b/cup/m/zed"); res.StatusCode != http.StatusNotFound {
+	if res, _ := f.Get("/b/cup/m/zed"); res.StatusCode != http.StatusNotFound {
 		t.Errorf("zed's page, who first scored after the freeze: %d, want 404", res.StatusCode)
 	}
 	for q, want := range map[string]string{"rob": "0 matches", "bob": "1 match", "zed": "0 matches", "dave": "1 match"} {
-		if _, body := f.get("/b/cup?q=" + q); !strings.Contains(body, want+" for “"+q+"”") {
+		if _, body := f.Get("/b/cup?q=" + q); !strings.Contains(body, want+" for “"+q+"”") {
 			t.Errorf("a search for %q while frozen: want %s, as at the freeze", q, want)
 		}
 	}
-	if status, out, _ := f.call("GET", "/api/v1/boards/cup/members/zed", "", ""); status != 404 || errCode(out) != "member_not_found" {
+	if status, out, _ := f.Call("GET", "/api/v1/boards/cup/members/zed", "", ""); status != 404 || webtest.ErrCode(out) != "member_not_found" {
 		t.Errorf("API member zed, who first scored after the freeze: %d %v, want 404", status, out)
 	}
 	for member, name := range map[string]string{"bob": "Bob Bear", "dave": "Dave Deer"} {
-		if status, out, _ := f.call("GET", "/api/v1/boards/cup/members/"+member, "", ""); status != 200 || out["name"] != name {
+		if status, out, _ := f.Call("GET", "/api/v1/boards/cup/members/"+member, "", ""); status != 200 || out["name"] != name {
 			t.Errorf("API member %s: %d %v, want 200 named %q", member, status, out, name)
 		}
 	}
-	if _, out, _ := f.call("GET", "/api/v1/boards/cup/entries?period=all", "", ""); !strings.Contains(fmt.Sprint(out["entries"]), "Dave Deer") || strings.Contains(fmt.Sprint(out["entries"]), "Robert") {
+	if _, out, _ := f.Call("GET", "/api/v1/boards/cup/entries?period=all", "", ""); !strings.Contains(fmt.Sprint(out["entries"]), "Dave Deer") || strings.Contains(fmt.Sprint(out["entries"]), "Robert") {
 		t.Errorf("API entries while frozen: %v", out["entries"])
 	}
-	_, apiExport, _ := f.send("GET", "/api/v1/boards/cup/export?period=all&format=json", "", nil)
-	_, pageExport := f.get("/b/cup/export?period=all&format=csv")
+	_, apiExport, _ := f.Send("GET", "/api/v1/boards/cup/export?period=all&format=json", "", nil)
+	_, pageExport := f.Get("/b/cup/export?period=all&format=csv")
 	for path, body := range map[string]string{"API export": apiExport, "page export": pageExport} {
 		if !strings.Contains(body, "Dave Deer") || !strings.Contains(body, "Bob Bear") || strings.Contains(body, "Robert") || strings.Contains(body, "Zebra") {
 			t.Errorf("%s: not the names of the freeze:\n%s", path, body)
 		}
 	}
-	a := signedIn(t, f)
-	if _, body := a.get("/admin/boards/cup"); !strings.Contains(body, "Robert Bear") || !strings.Contains(body, "Zed Zebra") {
+	a := f.SignedIn()
+	if _, body := a.Get("/admin/boards/cup"); !strings.Contains(body, "Robert Bear") || !strings.Contains(body, "Zed Zebra") {
 		t.Error("the console does not show the live names")
 	}
 
-	if _, err := f.store.Unfreeze(ctx, b.ID); err != nil {
+	if _, err := f.Store.Unfreeze(ctx, b.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, body := f.get("/b/cup"); strings.Contains(body, "Frozen since") || !strings.Contains(body, "Robert Bear") || !strings.Contains(body, "Zed Zebra") || strings.Contains(body, "Dave Deer") {
+	if _, body := f.Get("/b/cup"); strings.Contains(body, "Frozen since") || !strings.Contains(body, "Robert Bear") || !strings.Contains(body, "Zed Zebra") || strings.Contains(body, "Dave Deer") {
 		t.Error("after the reveal the board page does not show the live names")
 	}
-	if status, out, _ := f.call("GET", "/api/v1/boards/cup/members/zed", "", ""); status != 200 || out["name"] != "Zed Zebra" {
+	if status, out, _ := f.Call("GET", "/api/v1/boards/cup/members/zed", "", ""); status != 200 || out["name"] != "Zed Zebra" {
 		t.Errorf("API member zed after the reveal: %d %v", status, out)
 	}
 }

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"net/http"
@@ -9,55 +9,56 @@ import (
 
 	"podium/audit"
 	"podium/board"
+	"podium/internal/webtest"
 )
 
 // TestConsoleTeams: the console turns teams on, puts members in teams with a
 // score or on their own, says where a member is, and refuses bad input
 // inline; every change is in the audit log.
 func TestConsoleTeams(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	a := signedIn(t, f)
-	_, page := a.get("/admin/boards/new")
+	f := webtest.New(t)
+	a := f.SignedIn()
+	_, page := a.Get("/admin/boards/new")
 	if !strings.Contains(page, `name="teams"`) {
 		t.Fatal("the new-board form has no team setting")
 	}
-	form := boardForm(a.csrf)
+	form := boardForm(a.CSRF)
 	form.Set("teams", "sum")
-	if msg := a.flashAfter(a.post("/admin/boards/new", form)); msg != "Board created." {
+	if msg := a.FlashAfter(a.Post("/admin/boards/new", form)); msg != "Board created." {
 		t.Fatalf("create: %q", msg)
 	}
-	_, page = a.get("/admin/boards/quiz")
+	_, page = a.Get("/admin/boards/quiz")
 	if !strings.Contains(page, `data-testid="team-form"`) || !strings.Contains(page, `id="s-team"`) {
 		t.Fatal("the board page has no team form")
 	}
-	score := url.Values{"csrf": {a.csrf}, "member": {"ann"}, "op": {"incr"}, "value": {"5"}, "team": {"Red Dragons"}, "reason": {"round 1"}}
-	a.flashAfter(a.post("/admin/boards/quiz/score", score))
+	score := url.Values{"csrf": {a.CSRF}, "member": {"ann"}, "op": {"incr"}, "value": {"5"}, "team": {"Red Dragons"}, "reason": {"round 1"}}
+	a.FlashAfter(a.Post("/admin/boards/quiz/score", score))
 	score.Set("member", "bob")
 	score.Set("team", "")
-	a.flashAfter(a.post("/admin/boards/quiz/score", score))
-	team := url.Values{"csrf": {a.csrf}, "member": {"bob"}, "team": {"Red Dragons"}, "reason": {"transfer"}}
-	if msg := a.flashAfter(a.post("/admin/boards/quiz/team", team)); msg != "bob is now in Red Dragons." {
+	a.FlashAfter(a.Post("/admin/boards/quiz/score", score))
+	team := url.Values{"csrf": {a.CSRF}, "member": {"bob"}, "team": {"Red Dragons"}, "reason": {"transfer"}}
+	if msg := a.FlashAfter(a.Post("/admin/boards/quiz/team", team)); msg != "bob is now in Red Dragons." {
 		t.Fatalf("join: %q", msg)
 	}
-	b, _ := f.store.Board(t.Context(), "quiz")
-	pg, err := f.store.TeamPage(t.Context(), &b, b.Current(board.AllTime, f.store.Now()), 0, 10)
+	b, _ := f.Store.Board(t.Context(), "quiz")
+	pg, err := f.Store.TeamPage(t.Context(), &b, b.Current(board.AllTime, f.Store.Now()), 0, 10)
 	if err != nil || len(pg.Entries) != 1 || pg.Entries[0].Member != "Red Dragons" || pg.Entries[0].Score != 10 {
 		t.Fatalf("teams %+v %v", pg.Entries, err)
 	}
-	_, page = a.get("/admin/boards/quiz?member=bob")
+	_, page = a.Get("/admin/boards/quiz?member=bob")
 	if !strings.Contains(page, "bob is in Red Dragons.") {
 		t.Fatal("the looked-up member's team is not shown")
 	}
 	team.Set("team", strings.Repeat("x", 65))
-	res, body := a.post("/admin/boards/quiz/team", team)
+	res, body := a.Post("/admin/boards/quiz/team", team)
 	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `href="#t-team"`) {
 		t.Fatalf("a long team: %d", res.StatusCode)
 	}
 	team.Set("team", "")
-	if msg := a.flashAfter(a.post("/admin/boards/quiz/team", team)); msg != "bob left Red Dragons." {
+	if msg := a.FlashAfter(a.Post("/admin/boards/quiz/team", team)); msg != "bob left Red Dragons." {
 		t.Fatalf("leave: %q", msg)
 	}
-	entries, _, _ := f.admin.Audit.List(t.Context(), audit.Filter{Board: "quiz"}, "", 10)
+	entries, _, _ := f.Admin.Audit.List(t.Context(), audit.Filter{Board: "quiz"}, "", 10)
 	var actions []string
 	for _, e := range entries {
 		actions = append(actions, e.Action)
@@ -71,16 +72,16 @@ func TestConsoleTeams(t *testing.T) {
 
 // TestAPITeamsFrozen: a frozen team board's team answers say since when.
 func TestAPITeamsFrozen(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "cup", Title: "Cup", Teams: board.TeamsSum}, nil)
-	if _, err := f.store.Submit(t.Context(), "cup", board.Submission{Member: "ann", Team: "red", Score: 3}, board.Author{Actor: "test"}); err != nil {
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "cup", Title: "Cup", Teams: board.TeamsSum}, nil)
+	if _, err := f.Store.Submit(t.Context(), "cup", board.Submission{Member: "ann", Team: "red", Score: 3}, board.Author{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.store.Freeze(t.Context(), "cup", time.Time{}); err != nil {
+	if _, err := f.Store.Freeze(t.Context(), "cup", time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{"/api/v1/boards/cup/teams", "/api/v1/boards/cup/teams/red"} {
-		status, out, _ := f.call("GET", path, "", "")
+		status, out, _ := f.Call("GET", path, "", "")
 		if since, _ := out["frozen_since"].(string); status != 200 || since == "" {
 			t.Errorf("%s: %d %v", path, status, out)
 		}
