@@ -49,22 +49,6 @@ func TestHSTS(t *testing.T) {
 	}
 }
 
-// TestAPIHead: HEAD on the API's reads answers as GET, without a body.
-func TestAPIHead(t *testing.T) {
-	f := webtest.New(t)
-	f.Board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 5})
-	for _, path := range []string{"/api/v1/boards", "/api/v1/boards/chess", "/api/v1/boards/chess/entries", "/api/v1/boards/chess/members/ann",
-		"/api/v1/boards/chess/members/ann/around", "/api/v1/openapi.json"} {
-		res, err := http.Head(f.URL + path)
-		if err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") == "" {
-			t.Errorf("HEAD %s: %v %v", path, res.StatusCode, err)
-		}
-	}
-	if res, _ := http.Head(f.URL + "/api/v1/boards/nope"); res.StatusCode != 404 {
-		t.Errorf("HEAD of a missing board: %d", res.StatusCode)
-	}
-}
-
 // TestConsoleRefusesOriginNullAndQueryTokens: a form sent from a page
 // without an origin is refused, and a CSRF token in the query string does
 // not count (it would sit in logs and Referer headers).

@@ -1,6 +1,11 @@
 package api_test
 
 import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"podium/app"
@@ -51,5 +56,63 @@ func TestAPIUnknownMethodIs405(t *testing.T) {
 	}
 	if n, _ := f.Store.Count(t.Context(), &board.Board{ID: "chess"}, board.Period{Kind: board.AllTime}); n != 0 {
 		t.Fatalf("a refused method wrote %d scores", n)
+	}
+}
+
+// TestAPIHead: HEAD on the API's reads answers as GET, without a body.
+func TestAPIHead(t *testing.T) {
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 5})
+	for _, path := range []string{"/api/v1/boards", "/api/v1/boards/chess", "/api/v1/boards/chess/entries", "/api/v1/boards/chess/members/ann",
+		"/api/v1/boards/chess/members/ann/around", "/api/v1/openapi.json"} {
+		res, err := http.Head(f.URL + path)
+		if err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") == "" {
+			t.Errorf("HEAD %s: %v %v", path, res.StatusCode, err)
+		}
+	}
+	if res, _ := http.Head(f.URL + "/api/v1/boards/nope"); res.StatusCode != 404 {
+		t.Errorf("HEAD of a missing board: %d", res.StatusCode)
+	}
+}
+
+// TestAPIBodyTooLarge: a body over the limit is a 413 too_large whether it
+// says its length or comes chunked (when BodyLimit only notices while the
+// handler reads), and nothing is written.
+func TestAPIBodyTooLarge(t *testing.T) {
+	f := webtest.New(t)
+	key := f.Key("ops", "")
+	big := `{"id":"big","title":"` + strings.Repeat("a", 1_100_000) + `"}`
+	for _, tc := range []struct {
+		name    string
+		chunked bool
+	}{{"content-length", false}, {"chunked", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var body io.Reader = strings.NewReader(big)
+			if tc.chunked {
+				body = io.MultiReader(body) // hides the length: the client sends it chunked
+			}
+			req, _ := http.NewRequest("POST", f.URL+"/api/v1/boards", body)
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			if known := req.ContentLength > 0; known == tc.chunked {
+				t.Fatalf("content length %d", req.ContentLength)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var out map[string]any
+			if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+				t.Fatal(err)
+			}
+			e, _ := out["error"].(map[string]any)
+			if res.StatusCode != 413 || webtest.ErrCode(out) != "too_large" || !strings.Contains(e["message"].(string), "limit of 1MB") {
+				t.Fatalf("%s: %d %v", tc.name, res.StatusCode, out)
+			}
+			if _, err := f.Store.Board(t.Context(), "big"); !errors.Is(err, board.ErrNotFound) {
+				t.Fatalf("a refused body wrote a board: %v", err)
+			}
+		})
 	}
 }
