@@ -1,10 +1,8 @@
 package admin_test
 
 import (
-	"crypto/tls"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -13,41 +11,7 @@ import (
 	"podium/app"
 	"podium/board"
 	"podium/internal/webtest"
-	"podium/web"
 )
-
-// TestHSTS: Strict-Transport-Security only over HTTPS, directly or through a
-// trusted proxy; never over plain HTTP, never on a stranger's word.
-func TestHSTS(t *testing.T) {
-	f := webtest.New(t)
-	plain := web.New(web.Options{Store: f.Store})
-	proxied := web.New(web.Options{Store: f.Store, TrustProxy: true})
-	for _, tc := range []struct {
-		name  string
-		s     *web.Server
-		tls   bool
-		proto string
-		want  bool
-	}{
-		{"plain http", plain, false, "", false},
-		{"tls", plain, true, "", true},
-		{"forwarded https, proxy not trusted", plain, false, "https", false},
-		{"forwarded https, trusted proxy", proxied, false, "https", true},
-		{"forwarded http, trusted proxy", proxied, false, "http", false},
-	} {
-		r := httptest.NewRequest("GET", "/healthz", nil)
-		if tc.tls {
-			r.TLS = &tls.ConnectionState{}
-		}
-		if tc.proto != "" {
-			r.Header.Set("X-Forwarded-Proto", tc.proto)
-		}
-		got := webtest.Record(tc.s, r).Header().Get("Strict-Transport-Security")
-		if (got != "") != tc.want {
-			t.Errorf("%s: Strict-Transport-Security %q", tc.name, got)
-		}
-	}
-}
 
 // TestConsoleRefusesOriginNullAndQueryTokens: a form sent from a page
 // without an origin is refused, and a CSRF token in the query string does
