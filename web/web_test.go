@@ -23,8 +23,6 @@ import (
 	"podium/web/static"
 )
 
-func TestMain(m *testing.M) { webtest.Main(m) }
-
 func TestStatusCodes(t *testing.T) {
 	f := webtest.New(t)
 	f.Board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10, "bob": 7})
