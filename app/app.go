@@ -33,8 +33,8 @@ type App struct {
 	Log      *slog.Logger
 	Redis    redis.UniversalClient
 	Store    *redisstore.Store
-	Archive  *archive.DB
-	Archiver *archive.Archiver
+	Archive  *archive.DB       // nil WithoutArchive
+	Archiver *archive.Archiver // nil WithoutArchive
 	Hub      *live.Hub
 	Admin    *web.Admin
 	Hooks    *hooks.Runner
@@ -49,8 +49,10 @@ type App struct {
 type Option func(*options)
 
 type options struct {
-	rdb       redis.UniversalClient
-	storeOpts []redisstore.Option
+	rdb          redis.UniversalClient
+	storeOpts    []redisstore.Option
+	noArchive    bool
+	passwordCost int
 }
 
 // WithRedis makes the app use rdb (which the caller closes) rather than
@@ -61,6 +63,15 @@ func WithRedis(rdb redis.UniversalClient) Option { return func(o *options) { o.r
 func WithStoreOptions(opts ...redisstore.Option) Option {
 	return func(o *options) { o.storeOpts = append(o.storeOpts, opts...) }
 }
+
+// WithoutArchive builds the app without its archive: closed periods stay
+// in Redis, a period whose keys expired reads as gone, and nothing is
+// archived. For tests that need no SQL file.
+func WithoutArchive() Option { return func(o *options) { o.noArchive = true } }
+
+// WithPasswordCost hashes new admin passwords at this bcrypt cost rather
+// than the default: tests use bcrypt.MinCost to sign in quickly.
+func WithPasswordCost(cost int) Option { return func(o *options) { o.passwordCost = cost } }
 
 // New builds the app: it connects, opens the archive, brings stored boards
 // up to date, makes the first admin (ADMIN_USER, or the demo's) and
@@ -81,19 +92,24 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opt ...Option) (_ *A
 	if err != nil {
 		return nil, err
 	}
-	if a.Archive, err = archive.Open(ctx, cfg.ArchiveTarget()); err != nil {
-		return nil, err
+	storeOpts = append(storeOpts, redisstore.WithAuditKeep(cfg.AuditKeep))
+	if !o.noArchive {
+		if a.Archive, err = archive.Open(ctx, cfg.ArchiveTarget()); err != nil {
+			return nil, err
+		}
+		a.closers = append(a.closers, func() { a.Archive.Close() })
+		storeOpts = append(storeOpts, redisstore.WithPast(a.Archive.Past()))
 	}
-	a.closers = append(a.closers, func() { a.Archive.Close() })
-	storeOpts = append(storeOpts, redisstore.WithAuditKeep(cfg.AuditKeep), redisstore.WithPast(a.Archive.Past()))
 	a.Store = redisstore.NewStore(a.Redis, append(storeOpts, o.storeOpts...)...)
 	if err := prepareStore(ctx, a.Store, cfg, log); err != nil {
 		return nil, err
 	}
-	a.Archiver = &archive.Archiver{Store: a.Store, DB: a.Archive, Grace: cfg.ArchiveGrace, Log: log}
 	a.Hub = live.New(a.Redis, a.Store, live.Options{Tick: cfg.LiveTick, PerAddr: cfg.LivePerAddr, SelfPublished: cfg.Embedded(), DB: redisDB(a.Redis), Logger: log})
-	a.Admin = NewAdmin(a.Redis, a.Store, cfg)
-	a.Admin.Audit.SetArchive(a.Archive) // the console pages on from Redis into archived entries
+	a.Admin = newAdmin(a.Redis, a.Store, cfg, o.passwordCost)
+	if a.Archive != nil {
+		a.Archiver = &archive.Archiver{Store: a.Store, DB: a.Archive, Grace: cfg.ArchiveGrace, Log: log}
+		a.Admin.Audit.SetArchive(a.Archive) // the console pages on from Redis into archived entries
+	}
 	if cfg.Demo {
 		if a.demo, err = prepareDemo(ctx, a.Store, a.Redis, cfg, log); err != nil {
 			return nil, err
@@ -159,7 +175,7 @@ func (a *App) firstAdmin(ctx context.Context) error {
 
 func (a *App) newServer() *web.Server {
 	cfg := a.Config
-	return web.New(web.Options{
+	opts := web.Options{
 		Store:        a.Store,
 		Ready:        func(ctx context.Context) error { return a.Redis.Ping(ctx).Err() },
 		BaseURL:      cfg.BaseURL,
@@ -170,18 +186,26 @@ func (a *App) newServer() *web.Server {
 		DefaultTZ:    cfg.TimeZone,
 		MetricsToken: cfg.MetricsToken,
 		Export:       archive.NewReader(a.Store, a.Archive, 4),
-		History:      a.Archive,
 		BodyTimeout:  cfg.BodyTimeout,
-		Redis:        a.Redis,    // measured for /metrics
-		Archiver:     a.Archiver, // its progress, for /metrics
+		Redis:        a.Redis, // measured for /metrics
 		Logger:       a.Log,
-	})
+	}
+	if a.Archive != nil {
+		opts.History = a.Archive
+		opts.Archiver = a.Archiver // its progress, for /metrics
+	}
+	return web.New(opts)
 }
 
 // NewAdmin is the console's parts on rdb.
 func NewAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config) *web.Admin {
+	return newAdmin(rdb, store, cfg, 0)
+}
+
+// newAdmin is NewAdmin hashing new passwords at cost (0: bcrypt's default).
+func newAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config, cost int) *web.Admin {
 	return &web.Admin{
-		Store: store, Accounts: access.NewAccounts(rdb, 0), Sessions: access.NewSessions(rdb),
+		Store: store, Accounts: access.NewAccounts(rdb, cost), Sessions: access.NewSessions(rdb),
 		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
 		KeyLimit: cfg.KeyLimit, AddrLimit: cfg.AddrLimit, Hooks: hooks.NewRegistry(rdb, nil, hooks.AllowPrivate(cfg.Hooks.AllowPrivate)),
 	}

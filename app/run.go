@@ -31,10 +31,12 @@ func (a *App) Run(ctx context.Context, ln net.Listener, out io.Writer) error {
 	stopAll := func() { stopHub(); stopDemo(); stopHooks(); stopJobs(); stopArchiver() }
 	defer func() { stopAll(); _ = g.Wait() }()
 
-	g.Go(func() error { a.Archiver.Run(archCtx); return nil })
-	log.Info("archiving closed periods", slog.String("to", a.Archive.String()), slog.Duration("grace", cfg.ArchiveGrace))
-	if cfg.DatabaseURL == "" && !cfg.Embedded() {
-		log.Warn("the archive is an SQLite file of this process: run one replica, or set DATABASE_URL so replicas share one archive (they share the archiving state in Redis)")
+	if a.Archiver != nil { // none WithoutArchive
+		g.Go(func() error { a.Archiver.Run(archCtx); return nil })
+		log.Info("archiving closed periods", slog.String("to", a.Archive.String()), slog.Duration("grace", cfg.ArchiveGrace))
+		if cfg.DatabaseURL == "" && !cfg.Embedded() {
+			log.Warn("the archive is an SQLite file of this process: run one replica, or set DATABASE_URL so replicas share one archive (they share the archiving state in Redis)")
+		}
 	}
 	a.startJobs(jobsCtx, &g)
 	g.Go(func() error { a.Hub.Run(hubCtx); return nil })

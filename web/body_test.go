@@ -1,25 +1,21 @@
-package web
+package web_test
 
 import (
 	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
-	"golang.org/x/crypto/bcrypt"
 
-	"podium/access"
-	"podium/audit"
+	"podium/app"
 	"podium/board"
-	"podium/hooks"
+	"podium/internal/webtest"
 )
 
 // TestSlowBodyIsCutOff: an anonymous POST /admin/login that declares
@@ -28,17 +24,9 @@ import (
 // does not extend it. A live WebSocket opened before it is still served
 // after it, open longer than the same bound.
 func TestSlowBodyIsCutOff(t *testing.T) {
-	f := newFixture(t)
-	b := f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 2, "bob": 1})
-	rdb := testRedis(t)
-	adm := &Admin{
-		Store: f.store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
-		KeyLimit: 1000, AddrLimit: 1000, Hooks: hooks.NewRegistry(rdb, nil),
-	}
-	h := httptest.NewServer(New(Options{Store: f.store, Admin: adm, Live: newTestHub(t, f), BodyTimeout: time.Second,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
-	t.Cleanup(h.Close)
+	f := webtest.New(t, webtest.Live(), webtest.Configure(func(c *app.Config) { c.BodyTimeout = time.Second }))
+	b := f.Board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 2, "bob": 1})
+	h, adm := f.HTTP, f.Admin
 	// Bounds for a broken server, not timings.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -94,7 +82,7 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 
 	// The WebSocket has been open longer than the bound: it still gets
 	// what changes.
-	if _, err := f.store.Submit(ctx, b.ID, board.Submission{Member: "bob", Score: 5, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
+	if _, err := f.Store.Submit(ctx, b.ID, board.Submission{Member: "bob", Score: 5, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	for {

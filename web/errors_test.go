@@ -1,16 +1,14 @@
-package web
+package web_test
 
 import (
-	"encoding/json"
-	"errors"
-	"io"
-	"net/http"
-	"net/url"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"podium/board"
+	"podium/internal/webtest"
 	"podium/redisstore"
+	"podium/web"
 )
 
 // TestPeriodYearRange: periods whose start or end falls outside years
@@ -18,8 +16,8 @@ import (
 // as JSON), on the API and on every page that takes a period; the edge
 // periods themselves work and offer no link to a period beyond.
 func TestPeriodYearRange(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "edge", Title: "Edge", Periods: board.Kinds}, map[string]float64{"ann": 1})
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "edge", Title: "Edge", Periods: board.Kinds}, map[string]float64{"ann": 1})
 	const why = "within years 0001-9999"
 	api := []struct {
 		name, method, path string
@@ -38,10 +36,10 @@ func TestPeriodYearRange(t *testing.T) {
 		{"first day", "GET", "/api/v1/boards/edge/entries?period=day&at=0001-01-01", 200, ""},
 		{"first year", "GET", "/api/v1/boards/edge/entries?period=year&at=0001", 200, ""},
 	}
-	key := f.key("ops", "")
+	key := f.Key("ops", "")
 	for _, tc := range api {
 		t.Run("api/"+tc.name, func(t *testing.T) {
-			status, out, _ := f.call(tc.method, tc.path, key, "")
+			status, out, _ := f.Call(tc.method, tc.path, key, "")
 			e, _ := out["error"].(map[string]any)
 			msg, _ := e["message"].(string)
 			if status != tc.status || !strings.Contains(msg, tc.says) {
@@ -69,9 +67,9 @@ func TestPeriodYearRange(t *testing.T) {
 	}
 	for _, tc := range pages {
 		t.Run("page"+tc.path, func(t *testing.T) {
-			res, body := f.get(tc.path)
+			res, body := f.Get(tc.path)
 			if res.StatusCode != tc.status || !strings.Contains(body, tc.says) {
-				t.Fatalf("GET %s: %d, want %d with %q in:\n%s", tc.path, res.StatusCode, tc.status, tc.says, excerpt(body))
+				t.Fatalf("GET %s: %d, want %d with %q in:\n%s", tc.path, res.StatusCode, tc.status, tc.says, webtest.Excerpt(body))
 			}
 			if tc.not != "" && strings.Contains(body, tc.not) {
 				t.Fatalf("GET %s links to %s, a period no page can show", tc.path, tc.not)
@@ -80,130 +78,9 @@ func TestPeriodYearRange(t *testing.T) {
 	}
 	// The live handshake checks the view like the pages do.
 	fl := &fakeLive{}
-	h := New(Options{Store: f.store, Live: fl, Logger: quietLog})
-	if rec := serve(h, httptestRequest("GET", "/live?board=edge&period=day&at=9999-12-31", nil)); rec.Code != 404 || len(fl.specs) != 0 {
+	h := web.New(web.Options{Store: f.Store, Live: fl, Logger: webtest.Quiet})
+	if rec := webtest.Record(h, httptest.NewRequest("GET", "/live?board=edge&period=day&at=9999-12-31", nil)); rec.Code != 404 || len(fl.specs) != 0 {
 		t.Fatalf("/live at 9999-12-31: %d, %d upgrades", rec.Code, len(fl.specs))
-	}
-}
-
-// TestAuditCursor: a ?before= that is not an audit entry id is the visitor's
-// mistake: 400 with a message, not a 500 from Redis.
-func TestAuditCursor(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
-		t.Fatal(err)
-	}
-	a := f.adminClient()
-	if res := a.login("alice", "correct horse battery"); res.StatusCode != 303 {
-		t.Fatalf("login: %d", res.StatusCode)
-	}
-	tests := []struct {
-		before string
-		status int
-		says   string
-	}{
-		{"garbage", 400, "before must be a place in the log"},
-		{"-1", 400, "before must be a place in the log"},
-		{"99999999999999999999-0", 400, "before must be a place in the log"},
-		{"1-x", 400, "before must be a place in the log"},
-		{"1767225600000-0", 200, "Audit log"},
-		{"0-0", 200, "Audit log"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.before, func(t *testing.T) {
-			res, body := a.get("/admin/audit?before=" + url.QueryEscape(tc.before))
-			if res.StatusCode != tc.status || !strings.Contains(body, tc.says) {
-				t.Fatalf("before=%s: %d, want %d with %q in:\n%s", tc.before, res.StatusCode, tc.status, tc.says, excerpt(body))
-			}
-		})
-	}
-}
-
-// TestBoardPeriodsRequired: "periods": [] is refused with 422 naming the
-// field, on create and on update, and nothing changes; leaving periods out of
-// a new board keeps the default (all time).
-func TestBoardPeriodsRequired(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
-	key := f.key("ops", "")
-	tests := []struct {
-		name, method, path, body string
-		status                   int
-		field                    string
-		periods                  string // of the board afterwards, "" when it must not exist
-	}{
-		{"update with none", "PUT", "/api/v1/boards/chess", `{"title":"Chess","periods":[]}`, 422, "periods", "week,all"},
-		{"create with none", "POST", "/api/v1/boards", `{"id":"go","title":"Go","periods":[]}`, 422, "periods", ""},
-		{"create without the field", "POST", "/api/v1/boards", `{"id":"golf","title":"Golf"}`, 201, "", "all"},
-		{"update with one", "PUT", "/api/v1/boards/chess", `{"title":"Chess","periods":["day"]}`, 200, "", "day"},
-		{"update without the field keeps them", "PUT", "/api/v1/boards/chess", `{"title":"Chess club"}`, 200, "", "day"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			status, out, _ := f.call(tc.method, tc.path, key, tc.body)
-			if status != tc.status || errField(out) != tc.field {
-				t.Fatalf("%s %s %s: %d %v, want %d field %q", tc.method, tc.path, tc.body, status, out, tc.status, tc.field)
-			}
-			if e, _ := out["error"].(map[string]any); e != nil && !strings.Contains(e["message"].(string), "at least one period") {
-				t.Fatalf("message %q", e["message"])
-			}
-			var id struct{ ID string }
-			_ = json.Unmarshal([]byte(tc.body), &id)
-			if id.ID == "" {
-				id.ID = "chess"
-			}
-			b, err := f.store.Board(t.Context(), id.ID)
-			var kinds []string
-			for _, k := range b.Periods {
-				kinds = append(kinds, string(k))
-			}
-			got := strings.Join(kinds, ",")
-			if err != nil && tc.periods != "" || got != tc.periods {
-				t.Fatalf("board %s afterwards: periods %q (%v), want %q", id.ID, got, err, tc.periods)
-			}
-		})
-	}
-}
-
-// TestAPIBodyTooLarge: a body over the limit is a 413 too_large whether it
-// says its length or comes chunked (when BodyLimit only notices while the
-// handler reads), and nothing is written.
-func TestAPIBodyTooLarge(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	key := f.key("ops", "")
-	big := `{"id":"big","title":"` + strings.Repeat("a", 1_100_000) + `"}`
-	for _, tc := range []struct {
-		name    string
-		chunked bool
-	}{{"content-length", false}, {"chunked", true}} {
-		t.Run(tc.name, func(t *testing.T) {
-			var body io.Reader = strings.NewReader(big)
-			if tc.chunked {
-				body = io.MultiReader(body) // hides the length: the client sends it chunked
-			}
-			req, _ := http.NewRequest("POST", f.api.URL+"/api/v1/boards", body)
-			req.Header.Set("Authorization", "Bearer "+key)
-			req.Header.Set("Content-Type", "application/json")
-			if known := req.ContentLength > 0; known == tc.chunked {
-				t.Fatalf("content length %d", req.ContentLength)
-			}
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
-			var out map[string]any
-			if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
-				t.Fatal(err)
-			}
-			e, _ := out["error"].(map[string]any)
-			if res.StatusCode != 413 || errCode(out) != "too_large" || !strings.Contains(e["message"].(string), "limit of 1MB") {
-				t.Fatalf("%s: %d %v", tc.name, res.StatusCode, out)
-			}
-			if _, err := f.store.Board(t.Context(), "big"); !errors.Is(err, board.ErrNotFound) {
-				t.Fatalf("a refused body wrote a board: %v", err)
-			}
-		})
 	}
 }
 
@@ -211,11 +88,11 @@ func TestAPIBodyTooLarge(t *testing.T) {
 // answers (the table of request.Classify): the page and the API read of the
 // same thing fail alike, and the API names the error's code.
 func TestPagesAndAPIAgree(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 1})
-	f.board(board.Board{ID: "league", Title: "League", Teams: board.TeamsSum}, nil)
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 1})
+	f.Board(board.Board{ID: "league", Title: "League", Teams: board.TeamsSum}, nil)
 	// A closed week whose keys expired to an archive this server does not have.
-	if err := testRedis(t).HSet(t.Context(), redisstore.ArchiveState("chess"), "week:2026-W50", "0 1"+redisstore.ExpiredMark).Err(); err != nil {
+	if err := webtest.Redis(t).HSet(t.Context(), redisstore.ArchiveState("chess"), "week:2026-W50", "0 1"+redisstore.ExpiredMark).Err(); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -234,12 +111,12 @@ func TestPagesAndAPIAgree(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			status, out, _ := f.call("GET", "/api/v1"+tc.api, "", "")
-			if status != tc.status || errCode(out) != tc.code {
+			status, out, _ := f.Call("GET", "/api/v1"+tc.api, "", "")
+			if status != tc.status || webtest.ErrCode(out) != tc.code {
 				t.Errorf("API %s: %d %v, want %d %s", tc.api, status, out, tc.status, tc.code)
 			}
-			if res, body := f.get(tc.page); res.StatusCode != tc.status {
-				t.Errorf("page %s: %d, want %d:\n%s", tc.page, res.StatusCode, tc.status, excerpt(body))
+			if res, body := f.Get(tc.page); res.StatusCode != tc.status {
+				t.Errorf("page %s: %d, want %d:\n%s", tc.page, res.StatusCode, tc.status, webtest.Excerpt(body))
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -16,13 +15,12 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"golang.org/x/crypto/bcrypt"
 
-	"podium/access"
-	"podium/audit"
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/internal/webtest"
 	"podium/redisstore"
+	"podium/web"
 	"podium/web/pages"
 	"podium/web/request"
 )
@@ -62,7 +60,7 @@ func (l *logRecorder) reset() { l.mu.Lock(); l.records = nil; l.mu.Unlock() }
 // API and the /live handshake answer 503 with Retry-After and say that the data
 // store is unavailable; once it is back (empty), a missing board is a 404 again.
 func TestStoreUnavailable(t *testing.T) {
-	redis.SetLogger(silentRedis{})
+	webtest.SilenceRedis()
 	rs, err := redistest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -74,21 +72,18 @@ func TestStoreUnavailable(t *testing.T) {
 	t.Cleanup(func() { rdb.Close() })
 	// No definition cache: the /live handshake reads only the definition, and
 	// this test stops Redis and expects the very next request to notice.
-	store := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return testNow }), redisstore.WithDefinitionTTL(0))
-	adm := &Admin{Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb)}
+	f := webtest.New(t, webtest.Client(rdb), webtest.Clock(func() time.Time { return webtest.Now }), webtest.StoreOptions(redisstore.WithDefinitionTTL(0)))
+	adm := f.Admin
 	logs := &logRecorder{}
 	fl := &fakeLive{}
-	h := httptest.NewServer(New(Options{Store: store, Admin: adm, Live: fl, Logger: slog.New(logs)}))
-	t.Cleanup(h.Close)
-	f := &apiFixture{fixture: &fixture{t: t, store: store, http: h}, admin: adm, api: h}
-	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 3})
-	key := f.key("ops", "")
+	f.Serve(web.New(web.Options{Store: f.Store, Admin: adm, Live: fl, Logger: slog.New(logs)}))
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 3})
+	key := f.Key("ops", "")
 	if err := adm.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
-	a := f.adminClient()
-	if res := a.login("alice", "correct horse battery"); res.StatusCode != 303 {
+	a := f.Browser()
+	if res := a.Login("alice", "correct horse battery"); res.StatusCode != 303 {
 		t.Fatalf("login: %d", res.StatusCode)
 	}
 
@@ -96,17 +91,17 @@ func TestStoreUnavailable(t *testing.T) {
 	logs.reset()
 	for _, path := range []string{"/", "/b/chess", "/b/nope", "/b/chess/m/ann", "/b/chess/around/ann", "/embed/chess", "/live?board=chess"} {
 		t.Run("page"+path, func(t *testing.T) {
-			res, body := f.get(path)
+			res, body := f.Get(path)
 			if res.StatusCode != 503 || res.Header.Get("Retry-After") != "5" || !strings.Contains(body, "The data store (Redis) is unavailable") || strings.Contains(body, rs.Addr) {
-				t.Fatalf("GET %s: %d Retry-After %q\n%s", path, res.StatusCode, res.Header.Get("Retry-After"), excerpt(body))
+				t.Fatalf("GET %s: %d Retry-After %q\n%s", path, res.StatusCode, res.Header.Get("Retry-After"), webtest.Excerpt(body))
 			}
 		})
 	}
 	if len(fl.specs) != 0 {
 		t.Fatalf("/live upgraded with Redis down: %v", fl.specs)
 	}
-	if res, body := a.get("/admin"); res.StatusCode != 503 || !strings.Contains(body, "The data store (Redis) is unavailable") {
-		t.Fatalf("admin console: %d\n%s", res.StatusCode, excerpt(body))
+	if res, body := a.Get("/admin"); res.StatusCode != 503 || !strings.Contains(body, "The data store (Redis) is unavailable") {
+		t.Fatalf("admin console: %d\n%s", res.StatusCode, webtest.Excerpt(body))
 	}
 	api := []struct{ method, path, key, body string }{
 		{"GET", "/api/v1/boards", "", ""},
@@ -116,9 +111,9 @@ func TestStoreUnavailable(t *testing.T) {
 	}
 	for _, tc := range api {
 		t.Run("api "+tc.method+" "+tc.path, func(t *testing.T) {
-			status, out, hdr := f.call(tc.method, tc.path, tc.key, tc.body)
+			status, out, hdr := f.Call(tc.method, tc.path, tc.key, tc.body)
 			e, _ := out["error"].(map[string]any)
-			if status != 503 || errCode(out) != "unavailable" || hdr.Get("Retry-After") != "5" || !strings.Contains(e["message"].(string), "data store (Redis) is unavailable") {
+			if status != 503 || webtest.ErrCode(out) != "unavailable" || hdr.Get("Retry-After") != "5" || !strings.Contains(e["message"].(string), "data store (Redis) is unavailable") {
 				t.Fatalf("%s %s: %d %v Retry-After %q", tc.method, tc.path, status, out, hdr.Get("Retry-After"))
 			}
 		})
@@ -138,13 +133,13 @@ func TestStoreUnavailable(t *testing.T) {
 			t.Fatal("the client did not reconnect")
 		}
 	}
-	if res, body := f.get("/b/chess"); res.StatusCode != 404 || !strings.Contains(body, "There is no board called “chess”") {
-		t.Fatalf("a missing board after the restart: %d\n%s", res.StatusCode, excerpt(body))
+	if res, body := f.Get("/b/chess"); res.StatusCode != 404 || !strings.Contains(body, "There is no board called “chess”") {
+		t.Fatalf("a missing board after the restart: %d\n%s", res.StatusCode, webtest.Excerpt(body))
 	}
-	if status, out, _ := f.call("GET", "/api/v1/boards/chess", "", ""); status != 404 || errCode(out) != "board_not_found" {
+	if status, out, _ := f.Call("GET", "/api/v1/boards/chess", "", ""); status != 404 || webtest.ErrCode(out) != "board_not_found" {
 		t.Fatalf("API, missing board after the restart: %d %v", status, out)
 	}
-	if res, _ := f.get("/live?board=chess"); res.StatusCode != 404 {
+	if res, _ := f.Get("/live?board=chess"); res.StatusCode != 404 {
 		t.Fatalf("/live, missing board after the restart: %d", res.StatusCode)
 	}
 }
@@ -159,10 +154,10 @@ func (brokenWriter) Write([]byte) (int, error) {
 // TestClientGoneLogsAtDebug: a client that leaves (its request canceled, or
 // the answer cannot be written) is routine: nothing above DEBUG is logged.
 func TestClientGoneLogsAtDebug(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 3})
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 3})
 	logs := &logRecorder{}
-	s := New(Options{Store: f.store, Admin: f.admin, Logger: slog.New(logs)})
+	s := web.New(web.Options{Store: f.Store, Admin: f.Admin, Logger: slog.New(logs)})
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	tests := []struct {
@@ -179,7 +174,7 @@ func TestClientGoneLogsAtDebug(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			logs.reset()
-			req := httptestRequest("GET", tc.path, nil).WithContext(tc.ctx)
+			req := httptest.NewRequest("GET", tc.path, nil).WithContext(tc.ctx)
 			rec := httptest.NewRecorder()
 			var w http.ResponseWriter = rec
 			if tc.broken {
@@ -212,8 +207,8 @@ func status(r slog.Record) int {
 // (errors used to be answered after it was written, and logged as 200), at
 // DEBUG below 500 and WARN from 500.
 func TestRequestLogStatus(t *testing.T) {
-	f := newFixture(t)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, nil)
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	tests := []struct {
@@ -224,17 +219,17 @@ func TestRequestLogStatus(t *testing.T) {
 		status int
 		level  slog.Level
 	}{
-		{"ok", f.store, "/b/chess", context.Background(), 200, slog.LevelDebug},
-		{"no board", f.store, "/b/nope", context.Background(), 404, slog.LevelDebug},
-		{"bad size", f.store, "/b/chess?size=0", context.Background(), 400, slog.LevelDebug},
-		{"client left", f.store, "/b/chess", canceled, request.StatusClientClosed, slog.LevelDebug},
-		{"bug", brokenStore{f.store}, "/b/chess", context.Background(), 500, slog.LevelWarn},
+		{"ok", f.Store, "/b/chess", context.Background(), 200, slog.LevelDebug},
+		{"no board", f.Store, "/b/nope", context.Background(), 404, slog.LevelDebug},
+		{"bad size", f.Store, "/b/chess?size=0", context.Background(), 400, slog.LevelDebug},
+		{"client left", f.Store, "/b/chess", canceled, request.StatusClientClosed, slog.LevelDebug},
+		{"bug", brokenStore{f.Store}, "/b/chess", context.Background(), 500, slog.LevelWarn},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			logs := &logRecorder{}
-			s := New(Options{Store: tc.store, Logger: slog.New(logs)})
-			rec := serve(s, httptestRequest("GET", tc.path, nil).WithContext(tc.ctx))
+			s := web.New(web.Options{Store: tc.store, Logger: slog.New(logs)})
+			rec := webtest.Record(s, httptest.NewRequest("GET", tc.path, nil).WithContext(tc.ctx))
 			var lines []string
 			for _, r := range logs.records {
 				if r.Message == "request" {
@@ -248,36 +243,5 @@ func TestRequestLogStatus(t *testing.T) {
 				t.Fatalf("request lines: %v", lines)
 			}
 		})
-	}
-}
-
-// flakyStore lists boards but cannot read one: Redis went away in between.
-type flakyStore struct{ Writer }
-
-func (flakyStore) Board(context.Context, string) (board.Board, error) {
-	return board.Board{}, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
-}
-
-// TestAdminKeyBoardCheck: creating a key for a board that cannot be read
-// because Redis is unreachable is a 503, not "no such board".
-func TestAdminKeyBoardCheck(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
-	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
-		t.Fatal(err)
-	}
-	adm := *f.admin
-	adm.Store = flakyStore{f.store}
-	h := httptest.NewServer(New(Options{Store: adm.Store, Admin: &adm, Logger: quietLog}))
-	t.Cleanup(h.Close)
-	a := (&apiFixture{fixture: f.fixture, admin: f.admin, api: h}).adminClient()
-	a.login("alice", "correct horse battery")
-	a.get("/admin/keys")
-	res, body := a.post("/admin/keys", url.Values{"name": {"bot"}, "board": {"chess"}, "csrf": {a.csrf}})
-	if res.StatusCode != 503 || strings.Contains(body, "no such board") {
-		t.Fatalf("create key with Redis failing: %d\n%s", res.StatusCode, excerpt(body))
-	}
-	if keys, _ := f.admin.Keys.List(t.Context()); len(keys) != 0 {
-		t.Fatalf("a key was created: %v", keys)
 	}
 }

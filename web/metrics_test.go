@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bytes"
@@ -23,7 +23,9 @@ import (
 	"podium/archive"
 	"podium/board"
 	"podium/internal/redistest"
+	"podium/internal/webtest"
 	"podium/live"
+	"podium/web"
 )
 
 // families is a parsed scrape.
@@ -134,10 +136,10 @@ func (timedLive) Stats() live.Stats {
 }
 
 func TestMetrics(t *testing.T) {
-	f := newFixture(t)
-	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 1})
-	rdb := srv.Client(t)
-	s := New(Options{Store: f.store, Redis: rdb, Live: &timedLive{}, Archiver: fakeArchiver{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 1})
+	rdb := webtest.Redis(t)
+	s := web.New(web.Options{Store: f.Store, Redis: rdb, Live: &timedLive{}, Archiver: fakeArchiver{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	for _, r := range []struct {
 		method, path string
 		status       int
@@ -149,7 +151,7 @@ func TestMetrics(t *testing.T) {
 		{"BREW", "/", 405},
 		{"GET", "/live?board=chess", 101},
 	} {
-		if res := serve(s, httptest.NewRequest(r.method, r.path, nil)); res.Code != r.status {
+		if res := webtest.Record(s, httptest.NewRequest(r.method, r.path, nil)); res.Code != r.status {
 			t.Fatalf("%s %s: %d, want %d", r.method, r.path, res.Code, r.status)
 		}
 	}
@@ -172,7 +174,7 @@ func TestMetrics(t *testing.T) {
 	}{
 		{"/b/:board", "GET", "200", 2},
 		{"/b/:board", "GET", "404", 1},
-		{unmatched, "GET", "404", 1},
+		{web.Unmatched, "GET", "404", 1},
 		{"/", "OTHER", "405", 1},
 		{"/live", "GET", "101", 1},
 	} {
@@ -240,7 +242,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// Servers have registries of their own: another one starts from zero.
-	other := scrape(t, New(Options{Store: f.store}).MetricsHandler())
+	other := scrape(t, web.New(web.Options{Store: f.Store}).MetricsHandler())
 	if other["podium_http_requests_total"] != nil || other["podium_live_clients"] != nil || other["podium_redis_pool_connections"] != nil {
 		t.Error("a second server shares the first one's metrics")
 	}
@@ -252,10 +254,10 @@ func TestMetrics(t *testing.T) {
 // TestMetricsCountPanics: a handler that panics is counted as the 500 it
 // answers.
 func TestMetricsCountPanics(t *testing.T) {
-	s := New(Options{Store: newFixture(t).store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	s.echo.Logger.SetOutput(io.Discard) // Recover's stack trace
-	s.echo.GET("/boom/:n", func(c echo.Context) error { panic("boom") })
-	if res := serve(s, httptest.NewRequest("GET", "/boom/1", nil)); res.Code != 500 {
+	s := web.New(web.Options{Store: webtest.New(t).Store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s.Echo().Logger.SetOutput(io.Discard) // Recover's stack trace
+	s.Echo().GET("/boom/:n", func(c echo.Context) error { panic("boom") })
+	if res := webtest.Record(s, httptest.NewRequest("GET", "/boom/1", nil)); res.Code != 500 {
 		t.Fatalf("panic answered %d", res.Code)
 	}
 	if got := scrape(t, s.MetricsHandler()).value(t, "podium_http_requests_total", "route", "/boom/:n", "code", "500"); got != 1 {
@@ -280,7 +282,7 @@ func TestInstrumentRedisTopologies(t *testing.T) {
 	for name, rdb := range map[string]redis.UniversalClient{"cluster": cluster.Client(t), "sentinel": sentinel.Client(t)} {
 		t.Run(name, func(t *testing.T) {
 			reg := prometheus.NewRegistry()
-			if err := InstrumentRedis(reg, rdb); err != nil {
+			if err := web.InstrumentRedis(reg, rdb); err != nil {
 				t.Fatal(err)
 			}
 			ctx := context.Background()

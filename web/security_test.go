@@ -1,32 +1,45 @@
-package web
+package web_test
 
 import (
-	"context"
 	"crypto/tls"
-	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
+	"podium/app"
 	"podium/board"
-	"podium/live"
+	"podium/internal/webtest"
+	"podium/web"
 )
+
+func TestSecurityHeaders(t *testing.T) {
+	f := webtest.New(t, webtest.Configure(func(c *app.Config) { c.EmbedOrigins = []string{"https://blog.example.com", "https://news.example.org"} }))
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	for _, path := range []string{"/", "/b/chess", "/b/nope", "/b/chess/m/x"} {
+		res, _ := f.Get(path)
+		csp := res.Header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "frame-ancestors 'none'") || res.Header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("%s may be framed: CSP %q, XFO %q", path, csp, res.Header.Get("X-Frame-Options"))
+		}
+		if res.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(csp, "script-src 'self'") {
+			t.Errorf("%s: missing headers %v", path, res.Header)
+		}
+	}
+	res, _ := f.Get("/embed/chess")
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors https://blog.example.com https://news.example.org") || res.Header.Get("X-Frame-Options") != "" {
+		t.Errorf("embed framing: CSP %q XFO %q", csp, res.Header.Get("X-Frame-Options"))
+	}
+}
 
 // TestHSTS: Strict-Transport-Security only over HTTPS, directly or through a
 // trusted proxy; never over plain HTTP, never on a stranger's word.
 func TestHSTS(t *testing.T) {
-	f := newFixture(t)
-	plain := New(Options{Store: f.store})
-	proxied := New(Options{Store: f.store, TrustProxy: true})
+	f := webtest.New(t)
+	plain := web.New(web.Options{Store: f.Store})
+	proxied := web.New(web.Options{Store: f.Store, TrustProxy: true})
 	for _, tc := range []struct {
 		name  string
-		s     *Server
+		s     *web.Server
 		tls   bool
 		proto string
 		want  bool
@@ -37,230 +50,16 @@ func TestHSTS(t *testing.T) {
 		{"forwarded https, trusted proxy", proxied, false, "https", true},
 		{"forwarded http, trusted proxy", proxied, false, "http", false},
 	} {
-		r := httptestRequest("GET", "/healthz", nil)
+		r := httptest.NewRequest("GET", "/healthz", nil)
 		if tc.tls {
 			r.TLS = &tls.ConnectionState{}
 		}
 		if tc.proto != "" {
 			r.Header.Set("X-Forwarded-Proto", tc.proto)
 		}
-		got := serve(tc.s, r).Header().Get("Strict-Transport-Security")
+		got := webtest.Record(tc.s, r).Header().Get("Strict-Transport-Security")
 		if (got != "") != tc.want {
 			t.Errorf("%s: Strict-Transport-Security %q", tc.name, got)
 		}
-	}
-}
-
-// TestAPIHead: HEAD on the API's reads answers as GET, without a body.
-func TestAPIHead(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 5})
-	for _, path := range []string{"/api/v1/boards", "/api/v1/boards/chess", "/api/v1/boards/chess/entries", "/api/v1/boards/chess/members/ann",
-		"/api/v1/boards/chess/members/ann/around", "/api/v1/openapi.json"} {
-		res, err := http.Head(f.api.URL + path)
-		if err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") == "" {
-			t.Errorf("HEAD %s: %v %v", path, res.StatusCode, err)
-		}
-	}
-	if res, _ := http.Head(f.api.URL + "/api/v1/boards/nope"); res.StatusCode != 404 {
-		t.Errorf("HEAD of a missing board: %d", res.StatusCode)
-	}
-}
-
-// TestConsoleRefusesOriginNullAndQueryTokens: a form sent from a page
-// without an origin is refused, and a CSRF token in the query string does
-// not count (it would sit in logs and Referer headers).
-func TestConsoleRefusesOriginNullAndQueryTokens(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
-		t.Fatal(err)
-	}
-	a := f.adminClient()
-	a.login("alice", "correct horse battery")
-	a.get("/admin/users")
-	form := url.Values{"user": {"bob"}, "password": {"another long password"}, "csrf": {a.csrf}}
-	if res, _ := a.post("/admin/users", form, "Origin", "null"); res.StatusCode != 403 {
-		t.Errorf("Origin null: %d", res.StatusCode)
-	}
-	noToken := url.Values{"user": {"bob"}, "password": {"another long password"}}
-	if res, _ := a.post("/admin/users?csrf="+url.QueryEscape(a.csrf), noToken); res.StatusCode != 403 {
-		t.Errorf("token in the query: %d", res.StatusCode)
-	}
-	if ok, _ := f.admin.Accounts.Exists(t.Context(), "bob"); ok {
-		t.Fatal("a refused form added an admin")
-	}
-	if res, body := a.post("/admin/users", noToken, "X-CSRF-Token", a.csrf); res.StatusCode >= 400 {
-		t.Errorf("token in the header: %d %s", res.StatusCode, excerpt(body))
-	}
-	if res, _ := a.post("/admin/users", url.Values{"user": {strings.Repeat("x", 70<<10)}, "csrf": {a.csrf}}); res.StatusCode != 413 {
-		t.Errorf("a 70 KB form: %d", res.StatusCode)
-	}
-}
-
-// TestLiveRefusesOriginNull: "*" lets any site's widget connect, but not a
-// page without an origin, unless null is listed.
-func TestLiveRefusesOriginNull(t *testing.T) {
-	f := newFixture(t)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 1})
-	for _, tc := range []struct {
-		origins []string
-		want    int
-	}{{[]string{"*"}, 403}, {[]string{"*", "null"}, 101}} {
-		hub := newTestHub(t, f)
-		h := httptest.NewServer(New(Options{Store: f.store, Live: hub, EmbedOrigins: tc.origins}))
-		req, _ := http.NewRequest("GET", h.URL+"/live?board=chess", nil)
-		for k, v := range map[string]string{"Origin": "null", "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="} {
-			req.Header.Set(k, v)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		h.Close()
-		if res.StatusCode != tc.want {
-			t.Errorf("origins %v, Origin null: %d, want %d", tc.origins, res.StatusCode, tc.want)
-		}
-	}
-}
-
-// newTestHub runs a real live hub on the fixture's Redis until the test ends.
-func newTestHub(t *testing.T, f *fixture) *live.Hub {
-	t.Helper()
-	h := live.New(f.store.Client(), f.store, live.Options{Tick: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); h.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return h
-}
-
-// TestFlashMessages: a message after a change is shown once, on the next
-// page; ?done= in a link shows nothing; signing out says so.
-func TestFlashMessages(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
-		t.Fatal(err)
-	}
-	a := f.adminClient()
-	a.login("alice", "correct horse battery")
-	a.get("/admin/users")
-	res, _ := a.post("/admin/users", url.Values{"user": {"bob"}, "password": {"another long password"}, "csrf": {a.csrf}})
-	if loc := res.Header.Get("Location"); res.StatusCode != 303 || strings.Contains(loc, "done=") {
-		t.Fatalf("after adding an admin: %d %q", res.StatusCode, loc)
-	}
-	flash := regexp.MustCompile(`data-testid="flash">([^<]*)<`)
-	_, body := a.get(res.Header.Get("Location"))
-	if m := flash.FindStringSubmatch(body); m == nil || !strings.Contains(m[1], "bob") {
-		t.Fatalf("first view after the change shows no message: %v", m)
-	}
-	if _, body = a.get("/admin/users"); flash.MatchString(body) {
-		t.Fatal("the message was shown twice")
-	}
-	if _, body = a.get("/admin/users?done=" + url.QueryEscape("Your account is locked: call +1 555 0100")); flash.MatchString(body) || strings.Contains(body, "555 0100") {
-		t.Fatal("a crafted ?done= link put its words on the page")
-	}
-	// A flash cookie the server did not sign (planted by a sibling site, or
-	// on plain HTTP) shows nothing either.
-	u, _ := url.Parse(f.api.URL + "/admin")
-	a.http.Jar.SetCookies(u, []*http.Cookie{{Name: "podium_flash", Value: url.QueryEscape("Call +1 555 0100"), Path: "/admin"}})
-	if _, body = a.get("/admin/users"); flash.MatchString(body) || strings.Contains(body, "555 0100") {
-		t.Fatal("an unsigned flash cookie put its words on the page")
-	}
-	res, _ = a.post("/admin/logout", url.Values{"csrf": {a.csrf}})
-	_, body = a.get(res.Header.Get("Location"))
-	if m := flash.FindStringSubmatch(body); m == nil || m[1] != "Signed out." {
-		t.Fatalf("after signing out: %v", m)
-	}
-}
-
-// TestSessionsPage: an admin sees their own sessions (where, when, which
-// browser), ends one, or all but this one; others' sessions are not theirs.
-func TestSessionsPage(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	for _, u := range []string{"alice", "bob"} {
-		if err := f.admin.Accounts.Create(t.Context(), u, "correct horse battery"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	laptop, phone, tablet := f.adminClient(), f.adminClient(), f.adminClient()
-	for _, a := range []*adminClient{laptop, phone, tablet} {
-		a.login("alice", "correct horse battery")
-	}
-	bobs := f.adminClient()
-	bobs.login("bob", "correct horse battery")
-	res, body := laptop.get("/admin/sessions")
-	if res.StatusCode != 200 || strings.Count(body, `data-testid="session"`) != 3 || strings.Count(body, `data-testid="this-session"`) != 1 ||
-		!strings.Contains(body, "127.0.0.1") || !strings.Contains(body, "Go-http-client") {
-		t.Fatalf("alice's sessions: %d\n%s", res.StatusCode, excerpt(body))
-	}
-	// End one other session by its id: the phone is signed out.
-	ids := regexp.MustCompile(`/admin/sessions/([^/"]+)/end`).FindAllStringSubmatch(body, -1)
-	if len(ids) != 2 {
-		t.Fatalf("end buttons: %v", ids)
-	}
-	bobList, _ := f.admin.Sessions.List(t.Context(), "bob")
-	if res, _ := laptop.post("/admin/sessions/"+bobList[0].ID+"/end", url.Values{"csrf": {laptop.csrf}}); res.StatusCode != 404 {
-		t.Fatalf("ending another admin's session: %d", res.StatusCode)
-	}
-	laptop.post("/admin/sessions/"+ids[0][1]+"/end", url.Values{"csrf": {laptop.csrf}})
-	if list, _ := f.admin.Sessions.List(t.Context(), "alice"); len(list) != 2 {
-		t.Fatalf("after ending one: %d sessions", len(list))
-	}
-	// Sign out everywhere else: only the laptop stays.
-	laptop.get("/admin/sessions")
-	laptop.post("/admin/sessions/others", url.Values{"csrf": {laptop.csrf}})
-	for name, a := range map[string]*adminClient{"phone": phone, "tablet": tablet} {
-		if res, _ := a.get("/admin"); res.StatusCode != 303 {
-			t.Errorf("%s still signed in: %d", name, res.StatusCode)
-		}
-	}
-	if res, _ := laptop.get("/admin"); res.StatusCode != 200 {
-		t.Fatalf("the laptop was signed out too: %d", res.StatusCode)
-	}
-	if res, _ := bobs.get("/admin"); res.StatusCode != 200 {
-		t.Fatalf("bob was signed out by alice: %d", res.StatusCode)
-	}
-}
-
-// TestKnownDeviceSignsInThroughTheDelay: while strangers keep the
-// account-wide delay armed, a browser that signed in before (with the same
-// password) still signs in; a stranger's browser waits.
-func TestKnownDeviceSignsInThroughTheDelay(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	if err := f.admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
-		t.Fatal(err)
-	}
-	own := f.adminClient()
-	if res := own.login("alice", "correct horse battery"); res.StatusCode != 303 {
-		t.Fatalf("first sign-in: %d", res.StatusCode)
-	}
-	own.post("/admin/logout", url.Values{"csrf": {own.csrf}})
-	lim := f.admin.Limiter
-	for i := range lim.LoginSlowAfter + 2 { // guesses from many other addresses
-		lim.LoginFailed(t.Context(), "alice", fmt.Sprintf("10.7.%d.1", i))
-	}
-	if res := f.adminClient().login("alice", "correct horse battery"); res.StatusCode != 429 {
-		t.Fatalf("a stranger's browser during the delay: %d", res.StatusCode)
-	}
-	if res := own.login("alice", "correct horse battery"); res.StatusCode != 303 {
-		t.Fatalf("the owner's browser during the delay: %d", res.StatusCode)
-	}
-	// Removed and added again: the old device no longer counts.
-	own.post("/admin/logout", url.Values{"csrf": {own.csrf}})
-	if err := f.admin.Accounts.Create(t.Context(), "bob", "another long password"); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.admin.Accounts.Delete(t.Context(), "alice"); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.admin.Accounts.Create(t.Context(), "alice", "a brand new password"); err != nil {
-		t.Fatal(err)
-	}
-	for i := range lim.LoginSlowAfter + 2 {
-		lim.LoginFailed(t.Context(), "alice", fmt.Sprintf("10.8.%d.1", i))
-	}
-	if res := own.login("alice", "a brand new password"); res.StatusCode != 429 {
-		t.Fatalf("a device of the old account during the delay: %d", res.StatusCode)
 	}
 }

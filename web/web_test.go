@@ -1,116 +1,31 @@
-package web
+package web_test
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	dto "github.com/prometheus/client_model/go"
 
-	"podium/archive"
 	"podium/board"
-	"podium/internal/redistest"
+	"podium/internal/webtest"
 	"podium/live"
-	"podium/redisstore"
+	"podium/web"
 	"podium/web/pages"
 	"podium/web/static"
 )
 
-var srv *redistest.Server
-
-func TestMain(m *testing.M) { redistest.Main(m, &srv) }
-
-// fixture serves the real pages over a private Redis, at a fixed instant
-// (Wednesday of ISO week 2027-W01).
-type fixture struct {
-	t     *testing.T
-	store *redisstore.Store
-	http  *httptest.Server
-	ready error
-}
-
-var testNow = time.Date(2027, 1, 6, 12, 0, 0, 0, time.UTC)
-
-func newFixture(t *testing.T, origins ...string) *fixture {
-	t.Helper()
-	// Every call moves the clock on a millisecond; handlers and the live hub
-	// call it from their own goroutines, so the count is atomic.
-	var ticks atomic.Int64
-	return newFixtureAt(t, func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) }, origins...)
-}
-
-// newFixtureAt is newFixture on the given clock: time.Now for what must
-// agree with Redis TIME (FCALL).
-func newFixtureAt(t *testing.T, clock func() time.Time, origins ...string) *fixture {
-	t.Helper()
-	rdb := testRedis(t)
-	if err := flushAll(rdb); err != nil { // our own private server
-		t.Fatal(err)
-	}
-	f := &fixture{t: t, store: redisstore.NewStore(rdb, redisstore.WithClock(clock))}
-	s := New(Options{
-		Store:        f.store,
-		Ready:        func(context.Context) error { return f.ready },
-		EmbedOrigins: origins,
-		Export:       archive.NewReader(f.store, nil, 2),
-		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	f.http = httptest.NewServer(s)
-	t.Cleanup(f.http.Close)
-	return f
-}
-
-func (f *fixture) board(def board.Board, scores map[string]float64) *board.Board {
-	f.t.Helper()
-	b, err := f.store.CreateBoard(context.Background(), def)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	for _, m := range slices.Sorted(maps.Keys(scores)) { // in a fixed order: who reaches a tied score first ranks first
-		if _, err := f.store.Submit(context.Background(), b.ID, board.Submission{Member: m, Score: scores[m], Op: board.Set}, board.Author{Actor: "test"}); err != nil {
-			f.t.Fatal(err)
-		}
-	}
-	return &b
-}
-
-func (f *fixture) get(path string, hdr ...string) (*http.Response, string) {
-	f.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, f.http.URL+path, nil)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var r io.Reader = res.Body
-	if res.Header.Get("Content-Encoding") == "gzip" {
-		if r, err = gzip.NewReader(res.Body); err != nil {
-			f.t.Fatal(err)
-		}
-	}
-	body, _ := io.ReadAll(r)
-	return res, string(body)
-}
-
 func TestStatusCodes(t *testing.T) {
-	f := newFixture(t)
-	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10, "bob": 7})
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10, "bob": 7})
 	tests := []struct {
 		path   string
 		status int
@@ -144,123 +59,66 @@ func TestStatusCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {
-			res, body := f.get(tc.path)
+			res, body := f.Get(tc.path)
 			if res.StatusCode != tc.status || !strings.Contains(body, tc.says) {
-				t.Fatalf("GET %s: %d, want %d with %q in:\n%s", tc.path, res.StatusCode, tc.status, tc.says, excerpt(body))
+				t.Fatalf("GET %s: %d, want %d with %q in:\n%s", tc.path, res.StatusCode, tc.status, tc.says, webtest.Excerpt(body))
 			}
 			if ct := res.Header.Get("Content-Type"); tc.path != "/healthz" && tc.path != "/readyz" && !strings.HasPrefix(ct, "text/html") {
 				t.Fatalf("content type %q", ct)
 			}
 		})
 	}
-	f.ready = errors.New("redis down")
-	if res, _ := f.get("/readyz"); res.StatusCode != http.StatusServiceUnavailable {
+	f.Redis.Close() // the app's Redis goes away
+	if res, _ := f.Get("/readyz"); res.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("readyz with Redis down: %d", res.StatusCode)
 	}
 }
 
-var tagRe = regexp.MustCompile(`<[^>]+>`)
-
-func excerpt(body string) string {
-	s := strings.Join(strings.Fields(tagRe.ReplaceAllString(body, " ")), " ")
-	if len(s) > 600 {
-		s = s[:600]
-	}
-	return s
-}
-
-func TestSecurityHeaders(t *testing.T) {
-	f := newFixture(t, "https://blog.example.com", "https://news.example.org")
-	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
-	for _, path := range []string{"/", "/b/chess", "/b/nope", "/b/chess/m/x"} {
-		res, _ := f.get(path)
-		csp := res.Header.Get("Content-Security-Policy")
-		if !strings.Contains(csp, "frame-ancestors 'none'") || res.Header.Get("X-Frame-Options") != "DENY" {
-			t.Errorf("%s may be framed: CSP %q, XFO %q", path, csp, res.Header.Get("X-Frame-Options"))
-		}
-		if res.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(csp, "script-src 'self'") {
-			t.Errorf("%s: missing headers %v", path, res.Header)
-		}
-	}
-	res, _ := f.get("/embed/chess")
-	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors https://blog.example.com https://news.example.org") || res.Header.Get("X-Frame-Options") != "" {
-		t.Errorf("embed framing: CSP %q XFO %q", csp, res.Header.Get("X-Frame-Options"))
-	}
-}
-
 func TestStaticAssets(t *testing.T) {
-	f := newFixture(t)
+	f := webtest.New(t)
 	path := static.Path("app.css")
 	if !regexp.MustCompile(`^/static/app\.[0-9a-f]{10}\.css$`).MatchString(path) {
 		t.Fatalf("path %q has no content hash", path)
 	}
-	res, body := f.get(path)
+	res, body := f.Get(path)
 	if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Cache-Control"), "immutable") || res.Header.Get("ETag") == "" || !strings.Contains(body, ".standings") {
 		t.Fatalf("static: %d %v", res.StatusCode, res.Header)
 	}
 	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/css") {
 		t.Fatalf("content type %q", res.Header.Get("Content-Type"))
 	}
-	if res, _ := f.get(path, "If-None-Match", res.Header.Get("ETag")); res.StatusCode != http.StatusNotModified {
+	if res, _ := f.Get(path, "If-None-Match", res.Header.Get("ETag")); res.StatusCode != http.StatusNotModified {
 		t.Fatalf("conditional get: %d", res.StatusCode)
 	}
 	for _, p := range []string{"/static/app.css", "/static/app.0000000000.css", "/static/../go.mod"} {
-		if res, _ := f.get(p); res.StatusCode != 404 {
+		if res, _ := f.Get(p); res.StatusCode != 404 {
 			t.Fatalf("%s: %d", p, res.StatusCode)
 		}
 	}
-	_, home := f.get("/")
+	_, home := f.Get("/")
 	if !strings.Contains(home, path) {
 		t.Fatal("pages do not link the hashed stylesheet")
 	}
 }
 
 func TestGzipAndHead(t *testing.T) {
-	f := newFixture(t)
+	f := webtest.New(t)
 	scores := map[string]float64{}
 	for _, m := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
 		scores["player-"+m] = float64(len(scores))
 	}
-	f.board(board.Board{ID: "big", Title: "Big"}, scores)
-	res, body := f.get("/b/big", "Accept-Encoding", "gzip")
+	f.Board(board.Board{ID: "big", Title: "Big"}, scores)
+	res, body := f.Get("/b/big", "Accept-Encoding", "gzip")
 	if res.Header.Get("Content-Encoding") != "gzip" || !strings.Contains(body, "player-j") {
 		t.Fatalf("no gzip: %v", res.Header)
 	}
-	req, _ := http.NewRequest(http.MethodHead, f.http.URL+"/b/big", nil)
+	req, _ := http.NewRequest(http.MethodHead, f.URL+"/b/big", nil)
 	hres, err := http.DefaultClient.Do(req)
 	if err != nil || hres.StatusCode != 200 {
 		t.Fatalf("HEAD: %v %v", hres, err)
 	}
 	hres.Body.Close()
 }
-
-func TestTiedRanksAndPeriodLinks(t *testing.T) {
-	f := newFixture(t)
-	b := f.board(board.Board{ID: "golf", Title: "Golf", Order: board.LowerIsBetter, RankStyle: board.Competition, Periods: []board.Kind{board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly},
-		map[string]float64{"ann": 70, "bob": 68, "cat": 70, "dan": 75})
-	_, body := f.get("/b/golf")
-	ranks := regexp.MustCompile(`data-member="([^"]+)" data-rank="(\d+)"`).FindAllStringSubmatch(body, -1)
-	got := map[string]string{}
-	for _, m := range ranks {
-		got[m[1]] = m[2]
-	}
-	if !reflect.DeepEqual(got, map[string]string{"bob": "1", "ann": "2", "cat": "2", "dan": "4"}) || ranks[0][1] != "bob" || ranks[3][1] != "dan" {
-		t.Fatalf("ranks %v", ranks)
-	}
-	if !strings.Contains(body, `href="/b/golf?at=2026-W53&amp;period=week"`) {
-		t.Fatalf("previous week link missing:\n%s", excerpt(body))
-	}
-	if strings.Contains(body, `rel="next"`) && strings.Contains(body, "2027-W02") {
-		t.Fatal("links to a future week")
-	}
-	_ = b
-}
-
-// silentRedis drops go-redis's own log lines (a dead server is the point of
-// some tests).
-type silentRedis struct{}
-
-func (silentRedis) Printf(context.Context, string, ...any) {}
 
 // brokenStore reads boards with an error that is nobody's fault but ours.
 type brokenStore struct{ pages.Store }
@@ -276,8 +134,8 @@ func (brokenStore) Board(_ context.Context, id string) (board.Board, error) {
 // style that says nothing internal, and its cause is logged.
 func TestServerErrorPage(t *testing.T) {
 	var logs strings.Builder
-	f := newFixture(t)
-	s := New(Options{Store: brokenStore{f.store}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	f := webtest.New(t)
+	s := web.New(web.Options{Store: brokenStore{f.Store}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	h := httptest.NewServer(s)
 	t.Cleanup(h.Close)
 	for _, path := range []string{"/", "/b/chess", "/embed/chess"} {
@@ -288,7 +146,7 @@ func TestServerErrorPage(t *testing.T) {
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		if res.StatusCode != 500 || !strings.Contains(string(body), "Something went wrong") || strings.Contains(string(body), "unexpected field") || res.Header.Get("Retry-After") != "" {
-			t.Fatalf("%s: %d\n%s", path, res.StatusCode, excerpt(string(body)))
+			t.Fatalf("%s: %d\n%s", path, res.StatusCode, webtest.Excerpt(string(body)))
 		}
 	}
 	if !strings.Contains(logs.String(), "level=ERROR msg=\"request failed\"") || !strings.Contains(logs.String(), "unexpected field") {
@@ -310,12 +168,12 @@ func (f *fakeLive) Serve(w http.ResponseWriter, r *http.Request, spec live.Spec,
 func (f *fakeLive) Stats() live.Stats { return live.Stats{Clients: 3, Frames: 42, Polling: true} }
 
 func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
-	f := newFixture(t)
+	f := webtest.New(t)
 	fl := &fakeLive{}
-	s := New(Options{Store: f.store, Live: fl, MetricsToken: "s3cret", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s := web.New(web.Options{Store: f.Store, Live: fl, MetricsToken: "s3cret", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	h := httptest.NewServer(s)
 	t.Cleanup(h.Close)
-	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 1})
+	f.Board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 1})
 	for _, tc := range []struct {
 		query  string
 		status int
@@ -368,7 +226,7 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 	}
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res := serve(New(Options{Store: f.store, Live: fl}), httptestRequest("GET", "/metrics", nil)); res.Code != 404 {
+	if res := webtest.Record(web.New(web.Options{Store: f.Store, Live: fl}), httptest.NewRequest("GET", "/metrics", nil)); res.Code != 404 {
 		t.Fatalf("metrics without a token on the public address: %d", res.Code)
 	}
 	for name, m := range map[string]families{"on the public address": parseMetrics(t, body), "on their own listener": scrape(t, s.MetricsHandler())} {
@@ -390,21 +248,9 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 	page, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if !strings.Contains(string(page), `data-live="board=chess&amp;limit=25&amp;offset=0&amp;period=week&amp;recent=1"`) {
-		t.Fatalf("board page has no live view:\n%s", excerpt(string(page)))
+		t.Fatalf("board page has no live view:\n%s", webtest.Excerpt(string(page)))
 	}
-	if _, plain := f.get("/b/chess"); strings.Contains(plain, "data-live=") {
+	if plain := webtest.Record(web.New(web.Options{Store: f.Store, Logger: webtest.Quiet}), httptest.NewRequest("GET", "/b/chess", nil)); strings.Contains(plain.Body.String(), "data-live=") {
 		t.Fatal("a server without a hub renders live attributes")
 	}
 }
-
-func httptestRequest(method, path string, body io.Reader) *http.Request {
-	return httptest.NewRequest(method, path, body)
-}
-
-func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, r)
-	return rec
-}
-
-var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -1,26 +1,13 @@
-package web
+package api_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 
 	"podium/internal/redistest"
+	"podium/internal/webtest"
 )
-
-// testRedis is the Redis the web fixtures use: the package's private server,
-// or a Cluster while TestAPIOnCluster runs.
-var testRedis = func(t testing.TB) redis.UniversalClient { return srv.Client(t) }
-
-// flushAll empties the test's Redis, every primary of a Cluster.
-func flushAll(rdb redis.UniversalClient) error {
-	ctx := context.Background()
-	if c, ok := rdb.(*redis.ClusterClient); ok {
-		return c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error { return n.FlushDB(ctx).Err() })
-	}
-	return rdb.FlushDB(ctx).Err()
-}
 
 // TestAPIOnCluster runs the API's test suite, the validation of every
 // operation against the OpenAPI document included, on a real three-primary
@@ -31,9 +18,7 @@ func TestAPIOnCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cluster.Close()
-	single := testRedis
-	testRedis = func(t testing.TB) redis.UniversalClient { return cluster.Client(t) }
-	defer func() { testRedis = single }()
+	webtest.UseRedis(t, func(t testing.TB) redis.UniversalClient { return cluster.Client(t) })
 	for name, test := range map[string]func(*testing.T){
 		"OpenAPIResponses":            TestOpenAPIResponses,
 		"APIKeysScopesAndErrors":      TestAPIKeysScopesAndErrors,

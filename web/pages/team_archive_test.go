@@ -1,23 +1,15 @@
-package web
+package pages_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
-	"podium/access"
 	"podium/archive"
-	"podium/audit"
 	"podium/board"
-	"podium/hooks"
+	"podium/internal/webtest"
 	"podium/redisstore"
 )
 
@@ -28,17 +20,10 @@ import (
 // archived, rather than that no team scored.
 func TestTeamPagesOfAnArchivedPeriod(t *testing.T) {
 	ctx := context.Background()
-	rdb := srv.Client(t)
-	rdb.FlushDB(ctx)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	closed := testNow.AddDate(0, 0, -14)
+	f := webtest.New(t, webtest.Archive(), webtest.Clock(func() time.Time { return webtest.Now }), webtest.StoreOptions(redisstore.WithDefinitionTTL(0)))
+	rdb, store, db, quiet := f.Redis, f.Store, f.App.Archive, webtest.Quiet
+	closed := webtest.Now.AddDate(0, 0, -14)
 	past := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return closed }), redisstore.WithDefinitionTTL(0))
-	store := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return testNow }), redisstore.WithDefinitionTTL(0), redisstore.WithPast(db.Past()))
 	by := board.Author{Actor: "test"}
 	for _, def := range []board.Board{
 		{ID: "cup", Title: "Cup", Periods: []board.Kind{board.Weekly, board.AllTime}, Teams: board.TeamsAverage},
@@ -67,21 +52,13 @@ func TestTeamPagesOfAnArchivedPeriod(t *testing.T) {
 	cup, _ := store.Board(ctx, "cup")
 	week := cup.Current(board.Weekly, closed)
 	at := "period=week&at=" + url.QueryEscape(week.Key)
-	adm := &Admin{ // the API's routes come with the console
-		Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
-		KeyLimit: 1000, AddrLimit: 1000, Hooks: hooks.NewRegistry(rdb, nil),
-	}
-	h := httptest.NewServer(New(Options{Store: store, Admin: adm, History: db, Logger: quiet}))
-	defer h.Close()
-	f := &fixture{t: t, http: h}
 	read := func() (page, widget, api, team string) {
 		t.Helper()
 		var bodies [4]string
 		for i, path := range []string{"/b/cup/teams?" + at, "/embed/cup?teams=1&" + at, "/api/v1/boards/cup/teams?" + at, "/b/cup/teams/green?" + at} {
-			res, body := f.get(path)
+			res, body := f.Get(path)
 			if res.StatusCode != 200 {
-				t.Fatalf("%s: %d\n%s", path, res.StatusCode, excerpt(body))
+				t.Fatalf("%s: %d\n%s", path, res.StatusCode, webtest.Excerpt(body))
 			}
 			bodies[i] = body
 		}
@@ -124,7 +101,7 @@ func TestTeamPagesOfAnArchivedPeriod(t *testing.T) {
 	}
 	// A team's page lists its members with their archived ranks, and says so.
 	if standings(t, team2) != standings(t, team) || !strings.Contains(team2, `data-testid="archived-note"`) {
-		t.Fatalf("green's page from the archive:\n%s", excerpt(team2))
+		t.Fatalf("green's page from the archive:\n%s", webtest.Excerpt(team2))
 	}
 
 	// The quiz kept no teams when its week was archived.
@@ -134,19 +111,19 @@ func TestTeamPagesOfAnArchivedPeriod(t *testing.T) {
 		t.Fatal(err)
 	}
 	qat := "period=week&at=" + url.QueryEscape(week.Key)
-	res, body := f.get("/b/quiz/teams?" + qat)
+	res, body := f.Get("/b/quiz/teams?" + qat)
 	if res.StatusCode != 410 || !strings.Contains(body, "Team standings of this period were not archived") ||
 		!strings.Contains(body, `href="/b/quiz?`) || strings.Contains(body, "No team has a score") {
-		t.Fatalf("teams of a week archived without them: %d\n%s", res.StatusCode, excerpt(body))
+		t.Fatalf("teams of a week archived without them: %d\n%s", res.StatusCode, webtest.Excerpt(body))
 	}
-	if res, body := f.get("/embed/quiz?teams=1&" + qat); res.StatusCode != 410 || !strings.Contains(body, "Team standings of this period were not archived") {
-		t.Fatalf("team widget of a week archived without them: %d\n%s", res.StatusCode, excerpt(body))
+	if res, body := f.Get("/embed/quiz?teams=1&" + qat); res.StatusCode != 410 || !strings.Contains(body, "Team standings of this period were not archived") {
+		t.Fatalf("team widget of a week archived without them: %d\n%s", res.StatusCode, webtest.Excerpt(body))
 	}
-	if res, body := f.get("/api/v1/boards/quiz/teams?" + qat); res.StatusCode != 410 || !strings.Contains(body, `"teams_not_archived"`) {
+	if res, body := f.Get("/api/v1/boards/quiz/teams?" + qat); res.StatusCode != 410 || !strings.Contains(body, `"teams_not_archived"`) {
 		t.Fatalf("API teams of a week archived without them: %d\n%s", res.StatusCode, body)
 	}
-	if res, body := f.get("/b/quiz?" + qat); res.StatusCode != 200 || !strings.Contains(body, ">hal<") {
-		t.Fatalf("the members of that week: %d\n%s", res.StatusCode, excerpt(body))
+	if res, body := f.Get("/b/quiz?" + qat); res.StatusCode != 200 || !strings.Contains(body, ">hal<") {
+		t.Fatalf("the members of that week: %d\n%s", res.StatusCode, webtest.Excerpt(body))
 	}
 }
 
@@ -155,7 +132,7 @@ func standings(t *testing.T, page string) string {
 	t.Helper()
 	from, to := strings.Index(page, "<table"), strings.Index(page, "</table>")
 	if from < 0 || to < from {
-		t.Fatalf("no table in:\n%s", excerpt(page))
+		t.Fatalf("no table in:\n%s", webtest.Excerpt(page))
 	}
 	return page[from : to+len("</table>")]
 }

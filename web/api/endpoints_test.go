@@ -1,96 +1,22 @@
-package web
+package api_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
-	"golang.org/x/crypto/bcrypt"
-
-	"podium/access"
-	"podium/archive"
 	"podium/audit"
 	"podium/board"
-	"podium/hooks"
+	"podium/internal/webtest"
 )
 
-type apiFixture struct {
-	*fixture
-	admin *Admin
-	api   *httptest.Server
-}
-
-func newAPIFixture(t *testing.T, keyLimit, addrLimit int) *apiFixture {
-	t.Helper()
-	return newAPIFixtureOn(newFixture(t), keyLimit, addrLimit)
-}
-
-// newAPIFixtureOn serves the API over f's store.
-func newAPIFixtureOn(f *fixture, keyLimit, addrLimit int) *apiFixture {
-	t := f.t
-	t.Helper()
-	rdb := testRedis(t)
-	adm := &Admin{
-		Store: f.store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
-		KeyLimit: keyLimit, AddrLimit: addrLimit, Hooks: hooks.NewRegistry(rdb, nil),
-	}
-	s := New(Options{Store: f.store, Admin: adm, Export: archive.NewReader(f.store, nil, 2), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	h := httptest.NewServer(s)
-	t.Cleanup(h.Close)
-	return &apiFixture{fixture: f, admin: adm, api: h}
-}
-
-func (f *apiFixture) key(name, boardID string) string {
-	f.t.Helper()
-	_, secret, err := f.admin.Keys.Create(context.Background(), name, boardID)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return secret
-}
-
-// call sends a request and decodes the JSON answer.
-func (f *apiFixture) call(method, path, key, body string, hdr ...string) (int, map[string]any, http.Header) {
-	f.t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	status, raw, h := f.send(method, path, key, r, hdr...)
-	var out map[string]any
-	if len(raw) > 0 {
-		if err := json.Unmarshal([]byte(raw), &out); err != nil {
-			f.t.Fatalf("%s %s: not JSON (%d): %s", method, path, status, raw)
-		}
-	}
-	return status, out, h
-}
-
-func errCode(out map[string]any) string {
-	e, _ := out["error"].(map[string]any)
-	c, _ := e["code"].(string)
-	return c
-}
-
-func errField(out map[string]any) string {
-	e, _ := out["error"].(map[string]any)
-	c, _ := e["field"].(string)
-	return c
-}
-
 func TestAPIKeysScopesAndErrors(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10})
-	f.board(board.Board{ID: "golf", Title: "Golf"}, nil)
-	all := f.key("ops", "")
-	chessOnly := f.key("chess bot", "chess")
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10})
+	f.Board(board.Board{ID: "golf", Title: "Golf"}, nil)
+	all := f.Key("ops", "")
+	chessOnly := f.Key("chess bot", "chess")
 	big := `{"scores": [` + strings.Repeat(`{"member":"x","score":1},`, 50_000) + `{"member":"x","score":1}]}`
 	tests := []struct {
 		name, method, path, key, body string
@@ -121,8 +47,8 @@ func TestAPIKeysScopesAndErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			status, out, hdr := f.call(tc.method, tc.path, tc.key, tc.body)
-			if status != tc.status || errCode(out) != tc.code {
+			status, out, hdr := f.Call(tc.method, tc.path, tc.key, tc.body)
+			if status != tc.status || webtest.ErrCode(out) != tc.code {
 				t.Fatalf("%s %s: %d %v, want %d %s", tc.method, tc.path, status, out, tc.status, tc.code)
 			}
 			if e, _ := out["error"].(map[string]any); e["message"] == "" {
@@ -134,27 +60,27 @@ func TestAPIKeysScopesAndErrors(t *testing.T) {
 		})
 	}
 	// Nothing above wrote anything.
-	if _, out, _ := f.call("GET", "/api/v1/boards/chess/entries", "", ""); len(out["entries"].([]any)) != 1 {
+	if _, out, _ := f.Call("GET", "/api/v1/boards/chess/entries", "", ""); len(out["entries"].([]any)) != 1 {
 		t.Fatalf("a refused request wrote: %v", out)
 	}
 	// Validation errors name every field.
-	_, out, _ := f.call("POST", "/api/v1/boards", all, `{"id":"Bad Id","title":"","order":"up"}`)
+	_, out, _ := f.Call("POST", "/api/v1/boards", all, `{"id":"Bad Id","title":"","order":"up"}`)
 	e := out["error"].(map[string]any)
 	if fields := e["fields"].([]any); len(fields) < 3 {
 		t.Fatalf("fields %v", fields)
 	}
 	// The scoped key writes its own board.
-	if status, out, _ := f.call("POST", "/api/v1/boards/chess/scores", chessOnly, `{"member":"bob","score":3}`); status != 200 {
+	if status, out, _ := f.Call("POST", "/api/v1/boards/chess/scores", chessOnly, `{"member":"bob","score":3}`); status != 200 {
 		t.Fatalf("scoped write: %d %v", status, out)
 	}
 }
 
 func TestAPISubmitBeforeAfterAndIdempotency(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 50, "bob": 40, "cat": 30})
-	key := f.key("game server", "chess")
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 50, "bob": 40, "cat": 30})
+	key := f.Key("game server", "chess")
 	body := `{"member":"cat","score":25,"name":"Cat Power"}`
-	status, out, _ := f.call("POST", "/api/v1/boards/chess/scores", key, body, "Idempotency-Key", "req-1")
+	status, out, _ := f.Call("POST", "/api/v1/boards/chess/scores", key, body, "Idempotency-Key", "req-1")
 	if status != 200 {
 		t.Fatalf("%d %v", status, out)
 	}
@@ -164,26 +90,26 @@ func TestAPISubmitBeforeAfterAndIdempotency(t *testing.T) {
 		t.Fatalf("before/after: %v", all)
 	}
 	// The client retries after a timeout: applied once.
-	status, out, _ = f.call("POST", "/api/v1/boards/chess/scores", key, body, "Idempotency-Key", "req-1")
+	status, out, _ = f.Call("POST", "/api/v1/boards/chess/scores", key, body, "Idempotency-Key", "req-1")
 	if status != 200 || out["result"].(map[string]any)["replayed"] != true {
 		t.Fatalf("retry: %d %v", status, out)
 	}
-	_, out, _ = f.call("GET", "/api/v1/boards/chess/entries?period=all", "", "")
+	_, out, _ = f.Call("GET", "/api/v1/boards/chess/entries?period=all", "", "")
 	top := out["entries"].([]any)[0].(map[string]any)
 	if top["member"] != "cat" || top["score"] != 55.0 || top["name"] != "Cat Power" || top["score_text"] != "55" {
 		t.Fatalf("after retry: %v", top)
 	}
 	// Reads: the member in every period, and around-me.
-	_, out, _ = f.call("GET", "/api/v1/boards/chess/members/cat", "", "")
+	_, out, _ = f.Call("GET", "/api/v1/boards/chess/members/cat", "", "")
 	if ps := out["periods"].([]any); len(ps) != 2 || ps[0].(map[string]any)["rank"] != 1.0 {
 		t.Fatalf("member: %v", out)
 	}
-	_, out, _ = f.call("GET", "/api/v1/boards/chess/members/bob/around?period=all&radius=1", "", "")
+	_, out, _ = f.Call("GET", "/api/v1/boards/chess/members/bob/around?period=all&radius=1", "", "")
 	if es := out["entries"].([]any); len(es) != 3 || out["position"] != 2.0 {
 		t.Fatalf("around: %v", out)
 	}
 	// Audit: the change, by the key, with before and after; not the replay.
-	got, _, err := f.admin.Audit.List(context.Background(), audit.Filter{Board: "chess"}, "", 10)
+	got, _, err := f.Admin.Audit.List(context.Background(), audit.Filter{Board: "chess"}, "", 10)
 	var entries []audit.Entry
 	for _, e := range got {
 		if e.Actor != "test" { // the fixture's own writes
@@ -199,21 +125,21 @@ func TestAPISubmitBeforeAfterAndIdempotency(t *testing.T) {
 }
 
 func TestAPIBatchAllOrNothing(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 5})
-	key := f.key("importer", "")
-	status, out, _ := f.call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"","score":1},{"member":"cat","score":2}]}`)
-	if status != 422 || errField(out) != "scores[1].member" {
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 5})
+	key := f.Key("importer", "")
+	status, out, _ := f.Call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"","score":1},{"member":"cat","score":2}]}`)
+	if status != 422 || webtest.ErrField(out) != "scores[1].member" {
 		t.Fatalf("invalid item: %d %v", status, out)
 	}
-	status, out, _ = f.call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"cat"}]}`)
-	if status != 422 || errField(out) != "scores[1].score" {
+	status, out, _ = f.Call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"cat"}]}`)
+	if status != 422 || webtest.ErrField(out) != "scores[1].score" {
 		t.Fatalf("item without score: %d %v", status, out)
 	}
-	if _, out, _ := f.call("GET", "/api/v1/boards/chess/entries", "", ""); len(out["entries"].([]any)) != 1 {
+	if _, out, _ := f.Call("GET", "/api/v1/boards/chess/entries", "", ""); len(out["entries"].([]any)) != 1 {
 		t.Fatalf("refused batch wrote: %v", out)
 	}
-	status, out, _ = f.call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"cat","score":9,"op":"set"},{"member":"bob","score":4}]}`, "Idempotency-Key", "import-7")
+	status, out, _ = f.Call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"cat","score":9,"op":"set"},{"member":"bob","score":4}]}`, "Idempotency-Key", "import-7")
 	if status != 200 || len(out["results"].([]any)) != 3 {
 		t.Fatalf("batch: %d %v", status, out)
 	}
@@ -221,8 +147,8 @@ func TestAPIBatchAllOrNothing(t *testing.T) {
 	if last["after"].(map[string]any)["score"] != 7.0 {
 		t.Fatalf("third item sees the first: %v", last)
 	}
-	f.call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"cat","score":9,"op":"set"},{"member":"bob","score":4}]}`, "Idempotency-Key", "import-7")
-	_, out, _ = f.call("GET", "/api/v1/boards/chess/entries", "", "")
+	f.Call("POST", "/api/v1/boards/chess/scores", key, `{"scores":[{"member":"bob","score":3},{"member":"cat","score":9,"op":"set"},{"member":"bob","score":4}]}`, "Idempotency-Key", "import-7")
+	_, out, _ = f.Call("GET", "/api/v1/boards/chess/entries", "", "")
 	var got []string
 	for _, e := range out["entries"].([]any) {
 		m := e.(map[string]any)
@@ -234,52 +160,52 @@ func TestAPIBatchAllOrNothing(t *testing.T) {
 }
 
 func TestAPIBoardsAsCodeAndRemove(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	key := f.key("terraform", "")
+	f := webtest.New(t)
+	key := f.Key("terraform", "")
 	def := `{"id":"sprint","title":"100 m","format":{"type":"duration"},"order":"lower","periods":["week","all"],"tie_break":"earliest","rank_style":"dense","fields":[{"name":"wind","desc":false}],"cap":100}`
-	status, out, hdr := f.call("POST", "/api/v1/boards", key, def)
+	status, out, hdr := f.Call("POST", "/api/v1/boards", key, def)
 	if status != 201 || hdr.Get("Location") != "/api/v1/boards/sprint" || out["rank_style"] != "dense" {
 		t.Fatalf("create: %d %v", status, out)
 	}
-	status, out, _ = f.call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"100 m"`, `"100 m dash"`, 1))
+	status, out, _ = f.Call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"100 m"`, `"100 m dash"`, 1))
 	if status != 200 || out["title"] != "100 m dash" {
 		t.Fatalf("update: %d %v", status, out)
 	}
-	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, `{"title":"Sprint","periods":["week","all"],"format":{"type":"duration"}}`); status != 200 || out["tie_break"] != "earliest" || out["order"] != "lower" || len(out["fields"].([]any)) != 1 {
+	if status, out, _ := f.Call("PUT", "/api/v1/boards/sprint", key, `{"title":"Sprint","periods":["week","all"],"format":{"type":"duration"}}`); status != 200 || out["tie_break"] != "earliest" || out["order"] != "lower" || len(out["fields"].([]any)) != 1 {
 		t.Fatalf("update leaving fixed options out: %d %v", status, out)
 	}
-	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"cap":100`, `"cap":100,"retention":0`, 1)); status != 200 || out["retention"] != 0.0 {
+	if status, out, _ := f.Call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"cap":100`, `"cap":100,"retention":0`, 1)); status != 200 || out["retention"] != 0.0 {
 		t.Fatalf("retention 0: %d %v", status, out)
 	}
-	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, def); status != 200 || out["retention"] != 0.0 {
+	if status, out, _ := f.Call("PUT", "/api/v1/boards/sprint", key, def); status != 200 || out["retention"] != 0.0 {
 		t.Fatalf("retention left out is kept: %d %v", status, out)
 	}
-	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"cap":100`, `"cap":100,"retention":-1`, 1)); status != 422 || out["error"].(map[string]any)["field"] != "retention" {
+	if status, out, _ := f.Call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"cap":100`, `"cap":100,"retention":-1`, 1)); status != 422 || out["error"].(map[string]any)["field"] != "retention" {
 		t.Fatalf("retention -1: %d %v", status, out)
 	}
-	if status, out, _ := f.call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"id":"sprint"`, `"id":"other"`, 1)); status != 422 {
+	if status, out, _ := f.Call("PUT", "/api/v1/boards/sprint", key, strings.Replace(def, `"id":"sprint"`, `"id":"other"`, 1)); status != 422 {
 		t.Fatalf("changing the id: %d %v", status, out)
 	}
-	f.call("POST", "/api/v1/boards/sprint/scores", key, `{"member":"usain","score":9580,"op":"best","fields":[1]}`)
+	f.Call("POST", "/api/v1/boards/sprint/scores", key, `{"member":"usain","score":9580,"op":"best","fields":[1]}`)
 	// at= alone names no period: refused, not read as "every period".
-	if status, out, _ := f.call("DELETE", "/api/v1/boards/sprint/members/usain?at=2026-W01", key, ""); status != 422 || out["error"].(map[string]any)["field"] != "period" {
+	if status, out, _ := f.Call("DELETE", "/api/v1/boards/sprint/members/usain?at=2026-W01", key, ""); status != 422 || out["error"].(map[string]any)["field"] != "period" {
 		t.Fatalf("at without period: %d %v", status, out)
 	}
-	status, out, _ = f.call("DELETE", "/api/v1/boards/sprint/members/usain?period=week", key, "")
+	status, out, _ = f.Call("DELETE", "/api/v1/boards/sprint/members/usain?period=week", key, "")
 	if status != 200 || len(out["removed"].([]any)) != 1 {
 		t.Fatalf("remove from the week: %d %v", status, out)
 	}
-	if status, _, _ := f.call("DELETE", "/api/v1/boards/sprint/members/usain?period=week", key, ""); status != 404 {
+	if status, _, _ := f.Call("DELETE", "/api/v1/boards/sprint/members/usain?period=week", key, ""); status != 404 {
 		t.Fatalf("remove again: %d", status)
 	}
-	if status, _, _ := f.call("DELETE", "/api/v1/boards/sprint", key, ""); status != 204 {
+	if status, _, _ := f.Call("DELETE", "/api/v1/boards/sprint", key, ""); status != 204 {
 		t.Fatalf("delete: %d", status)
 	}
-	if status, _, _ := f.call("GET", "/api/v1/boards/sprint", "", ""); status != 404 {
+	if status, _, _ := f.Call("GET", "/api/v1/boards/sprint", "", ""); status != 404 {
 		t.Fatal("deleted board still there")
 	}
 	actions := []string{}
-	entries, _, _ := f.admin.Audit.List(context.Background(), audit.Filter{Board: "sprint"}, "", 10)
+	entries, _, _ := f.Admin.Audit.List(context.Background(), audit.Filter{Board: "sprint"}, "", 10)
 	for _, e := range entries {
 		actions = append(actions, e.Action)
 	}
@@ -289,26 +215,26 @@ func TestAPIBoardsAsCodeAndRemove(t *testing.T) {
 }
 
 func TestAPIRateLimits(t *testing.T) {
-	f := newAPIFixture(t, 3, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, nil)
-	key := f.key("spammy", "chess")
+	f := webtest.New(t, webtest.Limits(3, 1000))
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, nil)
+	key := f.Key("spammy", "chess")
 	for i := range 3 {
-		if status, out, _ := f.call("POST", "/api/v1/boards/chess/scores", key, `{"member":"a","score":1}`); status != 200 {
+		if status, out, _ := f.Call("POST", "/api/v1/boards/chess/scores", key, `{"member":"a","score":1}`); status != 200 {
 			t.Fatalf("request %d: %d %v", i, status, out)
 		}
 	}
-	status, out, hdr := f.call("POST", "/api/v1/boards/chess/scores", key, `{"member":"a","score":1}`)
-	if status != 429 || errCode(out) != "rate_limited" || hdr.Get("Retry-After") == "" {
+	status, out, hdr := f.Call("POST", "/api/v1/boards/chess/scores", key, `{"member":"a","score":1}`)
+	if status != 429 || webtest.ErrCode(out) != "rate_limited" || hdr.Get("Retry-After") == "" {
 		t.Fatalf("over the key limit: %d %v %v", status, out, hdr)
 	}
 	// Another key is not limited by this one's use.
-	if status, _, _ := f.call("POST", "/api/v1/boards/chess/scores", f.key("other", "chess"), `{"member":"a","score":1}`); status != 200 {
+	if status, _, _ := f.Call("POST", "/api/v1/boards/chess/scores", f.Key("other", "chess"), `{"member":"a","score":1}`); status != 200 {
 		t.Fatalf("other key: %d", status)
 	}
-	g := newAPIFixture(t, 1000, 2)
-	g.call("GET", "/api/v1/boards", "", "")
-	g.call("GET", "/api/v1/boards", "", "")
-	if status, _, hdr := g.call("GET", "/api/v1/boards", "", ""); status != 429 || hdr.Get("Retry-After") == "" {
+	g := webtest.New(t, webtest.Limits(1000, 2))
+	g.Call("GET", "/api/v1/boards", "", "")
+	g.Call("GET", "/api/v1/boards", "", "")
+	if status, _, hdr := g.Call("GET", "/api/v1/boards", "", ""); status != 429 || hdr.Get("Retry-After") == "" {
 		t.Fatalf("over the address limit: %d", status)
 	}
 }

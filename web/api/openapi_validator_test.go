@@ -1,10 +1,9 @@
-package web
+package api_test
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,13 +18,12 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/redis/go-redis/v9"
-	"golang.org/x/crypto/bcrypt"
 
-	"podium/access"
+	"podium/app"
 	"podium/archive"
-	"podium/audit"
-	"podium/hooks"
+	"podium/internal/webtest"
 	"podium/redisstore"
+	"podium/web"
 )
 
 // apiCase is one request and the status it must get.
@@ -230,17 +228,14 @@ func sampleRequest(t *testing.T, operationID, key string) apiCase {
 }
 
 // newOpenAPIServer is the API over rdb with its own rate limiter, without
-// the fixture's flush of the database.
+// the fixture's flush of the database. It is assembled here, with the
+// console's parts as the app makes them, because app.New would not start
+// on a Redis that is not there (deadRedis).
 func newOpenAPIServer(t *testing.T, rdb redis.UniversalClient, addrLimit int) string {
 	t.Helper()
-	store := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return testNow }))
-	adm := &Admin{
-		Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
-		KeyLimit: 1000, AddrLimit: addrLimit, Hooks: hooks.NewRegistry(rdb, nil),
-	}
-	h := httptest.NewServer(New(Options{Store: store, Admin: adm, Export: archive.NewReader(store, nil, 2),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	store := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return webtest.Now }))
+	adm := app.NewAdmin(rdb, store, app.Config{KeyLimit: 1000, AddrLimit: addrLimit})
+	h := httptest.NewServer(web.New(web.Options{Store: store, Admin: adm, Export: archive.NewReader(store, nil, 2), Logger: webtest.Quiet}))
 	t.Cleanup(h.Close)
 	return h.URL
 }
@@ -249,7 +244,7 @@ func newOpenAPIServer(t *testing.T, rdb redis.UniversalClient, addrLimit int) st
 // command fails at once with a refused connection.
 func deadRedis(t *testing.T) *redis.Client {
 	t.Helper()
-	redis.SetLogger(silentRedis{})
+	webtest.SilenceRedis()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package web
+package pages_test
 
 import (
 	"fmt"
@@ -7,23 +7,24 @@ import (
 	"testing"
 
 	"podium/board"
+	"podium/internal/webtest"
 )
 
 // TestTVPage: the wall display shows each asked board in each asked period
 // it keeps (e2e/TestTVCyclesLive watches it live); a bad query gets a clear
 // error.
 func TestTVPage(t *testing.T) {
-	f := newFixture(t)
-	f.board(board.Board{ID: "arcade", Title: "Arcade", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10})
-	f.board(board.Board{ID: "golf", Title: "Golf", Periods: []board.Kind{board.AllTime}}, map[string]float64{"bob": 70})
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "arcade", Title: "Arcade", Periods: []board.Kind{board.Weekly, board.AllTime}}, map[string]float64{"ann": 10})
+	f.Board(board.Board{ID: "golf", Title: "Golf", Periods: []board.Kind{board.AllTime}}, map[string]float64{"bob": 70})
 
-	res, body := f.get("/tv?boards=arcade,golf&periods=week,all&every=20&limit=5")
+	res, body := f.Get("/tv?boards=arcade,golf&periods=week,all&every=20&limit=5")
 	if res.StatusCode != http.StatusOK {
-		t.Fatalf("status %d: %s", res.StatusCode, excerpt(body))
+		t.Fatalf("status %d: %s", res.StatusCode, webtest.Excerpt(body))
 	}
 	// Arcade this week and all time; Golf keeps no week, so all time only.
 	if n := strings.Count(body, `data-testid="tv-screen"`); n != 3 {
-		t.Fatalf("%d screens, want 3:\n%s", n, excerpt(body))
+		t.Fatalf("%d screens, want 3:\n%s", n, webtest.Excerpt(body))
 	}
 	for _, want := range []string{`data-every="20"`, `data-rows="5"`, "Golf", "ann", "bob", "Week "} {
 		if !strings.Contains(body, want) {
@@ -31,7 +32,7 @@ func TestTVPage(t *testing.T) {
 		}
 	}
 	// Without boards named, every board, each in its default period.
-	if _, all := f.get("/tv"); strings.Count(all, `data-testid="tv-screen"`) != 2 {
+	if _, all := f.Get("/tv"); strings.Count(all, `data-testid="tv-screen"`) != 2 {
 		t.Errorf("/tv shows %d screens, want one per board", strings.Count(all, `data-testid="tv-screen"`))
 	}
 
@@ -45,9 +46,9 @@ func TestTVPage(t *testing.T) {
 		{"?theme=neon", "400", "theme"},
 		{"?boards=golf&periods=week", "404", "None of these boards keeps"},
 	} {
-		res, body := f.get("/tv" + c.query)
+		res, body := f.Get("/tv" + c.query)
 		if got := res.Status[:3]; got != c.status || !strings.Contains(body, c.says) {
-			t.Errorf("/tv%s: %s, %q; want %s saying %q", c.query, got, excerpt(body), c.status, c.says)
+			t.Errorf("/tv%s: %s, %q; want %s saying %q", c.query, got, webtest.Excerpt(body), c.status, c.says)
 		}
 	}
 }
@@ -56,16 +57,16 @@ func TestTVPage(t *testing.T) {
 // shows gets the first ones, in the home page's order, not an error; naming
 // too many is still refused.
 func TestTVDefaultsToTheFirstBoards(t *testing.T) {
-	f := newFixture(t)
+	f := webtest.New(t)
 	var ids []string
 	for i := range maxScreens + 2 {
 		id := fmt.Sprintf("b%02d", i)
 		ids = append(ids, id)
-		f.board(board.Board{ID: id, Title: fmt.Sprintf("Board %02d", i)}, map[string]float64{"ann": 1})
+		f.Board(board.Board{ID: id, Title: fmt.Sprintf("Board %02d", i)}, map[string]float64{"ann": 1})
 	}
-	res, body := f.get("/tv")
+	res, body := f.Get("/tv")
 	if res.StatusCode != http.StatusOK {
-		t.Fatalf("/tv with %d boards: %d %s", len(ids), res.StatusCode, excerpt(body))
+		t.Fatalf("/tv with %d boards: %d %s", len(ids), res.StatusCode, webtest.Excerpt(body))
 	}
 	if n := strings.Count(body, `data-testid="tv-screen"`); n != maxScreens {
 		t.Errorf("%d screens, want %d", n, maxScreens)
@@ -73,9 +74,9 @@ func TestTVDefaultsToTheFirstBoards(t *testing.T) {
 	if !strings.Contains(body, "Board 00") || !strings.Contains(body, fmt.Sprintf("Board %02d", maxScreens-1)) || strings.Contains(body, fmt.Sprintf("Board %02d", maxScreens)) {
 		t.Errorf("not the first %d boards in the home page's order", maxScreens)
 	}
-	res, body = f.get("/tv?boards=" + strings.Join(ids, ","))
+	res, body = f.Get("/tv?boards=" + strings.Join(ids, ","))
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "at most 24") {
-		t.Errorf("naming %d boards: %d %s", len(ids), res.StatusCode, excerpt(body))
+		t.Errorf("naming %d boards: %d %s", len(ids), res.StatusCode, webtest.Excerpt(body))
 	}
 }
 

@@ -1,4 +1,4 @@
-package web
+package pages_test
 
 import (
 	"context"
@@ -14,23 +14,25 @@ import (
 	"testing"
 
 	"podium/board"
+	"podium/internal/webtest"
+	"podium/web"
 )
 
 // TestExport: a period downloads whole as CSV and as JSON from the board
 // page's links and from the API; names a spreadsheet would run as formulas
 // are quoted; a bad format is a 400.
 func TestExport(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "sales", Title: "Sales", Format: board.Format{Type: board.Decimal, Decimals: 2, Prefix: "$"}, Periods: []board.Kind{board.AllTime}},
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "sales", Title: "Sales", Format: board.Format{Type: board.Decimal, Decimals: 2, Prefix: "$"}, Periods: []board.Kind{board.AllTime}},
 		map[string]float64{"ann": 123456, "bob": 500, "cat": 500})
-	if _, err := f.store.SetName(t.Context(), "sales", "bob", "=HYPERLINK(\"http://evil\")", board.Author{Actor: "test"}); err != nil {
+	if _, err := f.Store.SetName(t.Context(), "sales", "bob", "=HYPERLINK(\"http://evil\")", board.Author{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	res, page := f.get("/b/sales")
+	res, page := f.Get("/b/sales")
 	if res.StatusCode != 200 || !strings.Contains(page, `data-testid="export-csv"`) || !strings.Contains(page, "/b/sales/export?") {
 		t.Fatalf("board page: %d, no download links", res.StatusCode)
 	}
-	res, body := f.get("/b/sales/export?period=all&format=csv")
+	res, body := f.Get("/b/sales/export?period=all&format=csv")
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") ||
 		res.Header.Get("Content-Disposition") != `attachment; filename="sales-all.csv"` {
 		t.Fatalf("csv: %d %v", res.StatusCode, res.Header)
@@ -53,7 +55,7 @@ func TestExport(t *testing.T) {
 			t.Fatalf("csv row %d: %q, want %q", i, recs[i], want[i])
 		}
 	}
-	res, body = apiGet(t, f.api.URL+"/api/v1/boards/sales/export?period=all&format=json")
+	res, body = apiGet(t, f.URL+"/api/v1/boards/sales/export?period=all&format=json")
 	var doc struct {
 		Board   string `json:"board"`
 		Period  string `json:"period"`
@@ -68,15 +70,15 @@ func TestExport(t *testing.T) {
 		string(doc.Entries[0].Raw) != "1234.56" || doc.Entries[2].Rank != 2 {
 		t.Fatalf("json: %d %v %s", res.StatusCode, err, body)
 	}
-	if res, _ := f.get("/b/sales/export?period=all&format=xml"); res.StatusCode != 400 {
+	if res, _ := f.Get("/b/sales/export?period=all&format=xml"); res.StatusCode != 400 {
 		t.Fatalf("format xml: %d", res.StatusCode)
 	}
-	if res, body := apiGet(t, f.api.URL+"/api/v1/boards/sales/export?period=all&format=xml"); res.StatusCode != 400 || !strings.Contains(body, `"field":"format"`) {
+	if res, body := apiGet(t, f.URL+"/api/v1/boards/sales/export?period=all&format=xml"); res.StatusCode != 400 || !strings.Contains(body, `"field":"format"`) {
 		t.Fatalf("api format xml: %d %s", res.StatusCode, body)
 	}
 	// An empty period is a header alone.
-	f.board(board.Board{ID: "empty", Title: "Empty", Periods: []board.Kind{board.AllTime}}, nil)
-	if res, body := f.get("/b/empty/export?period=all"); res.StatusCode != 200 || strings.TrimSpace(body) != "rank,member,name,score,raw_score" {
+	f.Board(board.Board{ID: "empty", Title: "Empty", Periods: []board.Kind{board.AllTime}}, nil)
+	if res, body := f.Get("/b/empty/export?period=all"); res.StatusCode != 200 || strings.TrimSpace(body) != "rank,member,name,score,raw_score" {
 		t.Fatalf("empty: %d %q", res.StatusCode, body)
 	}
 }
@@ -112,9 +114,9 @@ func (brokenExporter) Each(_ context.Context, _ *board.Board, _ board.Period, fn
 // TestExportBrokenMidway: a download that fails after it began is broken for
 // the client, never a short file that looks whole.
 func TestExportBrokenMidway(t *testing.T) {
-	f := newFixture(t)
-	f.board(board.Board{ID: "big", Title: "Big", Periods: []board.Kind{board.AllTime}}, nil)
-	h := httptest.NewServer(New(Options{Store: f.store, Export: brokenExporter{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "big", Title: "Big", Periods: []board.Kind{board.AllTime}}, nil)
+	h := httptest.NewServer(web.New(web.Options{Store: f.Store, Export: brokenExporter{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	defer h.Close()
 	for _, enc := range []string{"", "gzip"} {
 		req, _ := http.NewRequest(http.MethodGet, h.URL+"/b/big/export?period=all", nil)

@@ -1,53 +1,24 @@
-package web
+package api_test
 
 import (
 	"context"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 
 	"podium/board"
+	"podium/internal/webtest"
 )
-
-// rawCall sends a request and returns the status and the body as text.
-func (f *apiFixture) rawCall(method, path, key string, body io.Reader, hdr ...string) (int, string) {
-	f.t.Helper()
-	status, raw, _ := f.send(method, path, key, body, hdr...)
-	return status, raw
-}
-
-// send sends a JSON request with an optional API key and headers.
-func (f *apiFixture) send(method, path, key string, body io.Reader, hdr ...string) (int, string, http.Header) {
-	f.t.Helper()
-	req, _ := http.NewRequest(method, f.api.URL+path, body)
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(raw), res.Header
-}
 
 // TestAPIExactNumbers: every value a board accepts comes back exactly as
 // sent, in the API and on the page; anything it cannot keep exactly is a 422
 // naming the field, with nothing written.
 func TestAPIExactNumbers(t *testing.T) {
-	f := newAPIFixture(t, 10_000, 10_000)
-	f.board(board.Board{ID: "ints", Title: "Ints"}, nil)
-	f.board(board.Board{ID: "cents", Title: "Cents", Format: board.Format{Type: board.Decimal, Decimals: 2}}, nil)
-	f.board(board.Board{ID: "micro", Title: "Micro", Format: board.Format{Type: board.Decimal, Decimals: 6}}, nil)
-	key := f.key("game", "")
+	f := webtest.New(t, webtest.Limits(10_000, 10_000))
+	f.Board(board.Board{ID: "ints", Title: "Ints"}, nil)
+	f.Board(board.Board{ID: "cents", Title: "Cents", Format: board.Format{Type: board.Decimal, Decimals: 2}}, nil)
+	f.Board(board.Board{ID: "micro", Title: "Micro", Format: board.Format{Type: board.Decimal, Decimals: 6}}, nil)
+	key := f.Key("game", "")
 	tests := []struct {
 		board, score string
 		status       int
@@ -71,12 +42,12 @@ func TestAPIExactNumbers(t *testing.T) {
 	for i, tc := range tests {
 		member := "m" + strings.Repeat("x", i)
 		body := `{"member":"` + member + `","score":` + tc.score + `,"op":"set"}`
-		status, out := f.rawCall("POST", "/api/v1/boards/"+tc.board+"/scores", key, strings.NewReader(body))
+		status, out := f.RawCall("POST", "/api/v1/boards/"+tc.board+"/scores", key, strings.NewReader(body))
 		if status != tc.status {
 			t.Errorf("%s %s: %d %s", tc.board, tc.score, status, out)
 			continue
 		}
-		_, entry := f.rawCall("GET", "/api/v1/boards/"+tc.board+"/members/"+member, "", nil)
+		_, entry := f.RawCall("GET", "/api/v1/boards/"+tc.board+"/members/"+member, "", nil)
 		if tc.shown == "" {
 			if !strings.Contains(out, `"field":"score"`) {
 				t.Errorf("%s %s: refusal does not name the field: %s", tc.board, tc.score, out)
@@ -91,7 +62,7 @@ func TestAPIExactNumbers(t *testing.T) {
 		}
 	}
 	// The page shows the same digits.
-	_, page := f.rawCall("GET", "/api/v1/boards/cents/entries?limit=5", "", nil)
+	_, page := f.RawCall("GET", "/api/v1/boards/cents/entries?limit=5", "", nil)
 	if !strings.Contains(page, `"score_text":"90,071,992,547,409.01"`) {
 		t.Errorf("entries: %s", page)
 	}
@@ -100,16 +71,16 @@ func TestAPIExactNumbers(t *testing.T) {
 // TestAPIHonestSubmitErrors: refusals say what is wrong with this request,
 // with a status that fits, and write nothing.
 func TestAPIHonestSubmitErrors(t *testing.T) {
-	f := newAPIFixture(t, 10_000, 10_000)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 5})
-	key := f.key("game", "")
+	f := webtest.New(t, webtest.Limits(10_000, 10_000))
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 5})
+	key := f.Key("game", "")
 	post := func(body string, hdr ...string) (int, map[string]any) {
-		status, out, _ := f.call("POST", "/api/v1/boards/chess/scores", key, body, hdr...)
+		status, out, _ := f.Call("POST", "/api/v1/boards/chess/scores", key, body, hdr...)
 		return status, out
 	}
 	// A single submission names its own field, not a batch's.
 	status, out := post(`{"member":"bob","score":-1}`)
-	if msg, _ := out["error"].(map[string]any)["message"].(string); status != 422 || errField(out) != "score" || strings.Contains(msg, "item 0") || strings.Contains(msg, "scores[") {
+	if msg, _ := out["error"].(map[string]any)["message"].(string); status != 422 || webtest.ErrField(out) != "score" || strings.Contains(msg, "item 0") || strings.Contains(msg, "scores[") {
 		t.Errorf("single: %d %v", status, out)
 	}
 	// Idempotency keys: a true retry replays, another request with the key is 422.
@@ -120,7 +91,7 @@ func TestAPIHonestSubmitErrors(t *testing.T) {
 		t.Fatalf("retry: %d %v", status, out)
 	}
 	for _, body := range []string{`{"member":"cat","score":3}`, `{"member":"bob","score":4}`, `{"member":"bob","score":3,"op":"set"}`} {
-		if status, out := post(body, "Idempotency-Key", "k-1"); status != 422 || errCode(out) != "idempotency_key_reused" {
+		if status, out := post(body, "Idempotency-Key", "k-1"); status != 422 || webtest.ErrCode(out) != "idempotency_key_reused" {
 			t.Errorf("%s with a used key: %d %v", body, status, out)
 		}
 	}
@@ -128,11 +99,11 @@ func TestAPIHonestSubmitErrors(t *testing.T) {
 	if status, out := post(batch, "Idempotency-Key", "b-1"); status != 200 {
 		t.Fatalf("batch: %d %v", status, out)
 	}
-	if status, out := post(`{"scores":[{"member":"dan","score":1}]}`, "Idempotency-Key", "b-1"); status != 422 || errCode(out) != "idempotency_key_reused" {
+	if status, out := post(`{"scores":[{"member":"dan","score":1}]}`, "Idempotency-Key", "b-1"); status != 422 || webtest.ErrCode(out) != "idempotency_key_reused" {
 		t.Errorf("another batch with a used key: %d %v", status, out)
 	}
 	// Invalid UTF-8 would become U+FFFD and merge two members: 400.
-	if status, out := post("{\"member\":\"a\xffb\",\"score\":1}"); status != 400 || errCode(out) != "bad_utf8" {
+	if status, out := post("{\"member\":\"a\xffb\",\"score\":1}"); status != 400 || webtest.ErrCode(out) != "bad_utf8" {
 		t.Errorf("invalid UTF-8: %d %v", status, out)
 	}
 	// Invisible and bidi characters in ids; bidi controls in names.
@@ -143,14 +114,14 @@ func TestAPIHonestSubmitErrors(t *testing.T) {
 	}
 	// Over the body limit is 413 with a length and chunked alike.
 	big := `{"member":"x","name":"` + strings.Repeat("a", 2<<20) + `","score":1}`
-	if status, out := f.rawCall("POST", "/api/v1/boards/chess/scores", key, strings.NewReader(big)); status != 413 || !strings.Contains(out, "too_large") {
+	if status, out := f.RawCall("POST", "/api/v1/boards/chess/scores", key, strings.NewReader(big)); status != 413 || !strings.Contains(out, "too_large") {
 		t.Errorf("with a length: %d %.200s", status, out)
 	}
-	if status, out := f.rawCall("POST", "/api/v1/boards/chess/scores", key, io.MultiReader(strings.NewReader(big))); status != 413 || !strings.Contains(out, "too_large") {
+	if status, out := f.RawCall("POST", "/api/v1/boards/chess/scores", key, io.MultiReader(strings.NewReader(big))); status != 413 || !strings.Contains(out, "too_large") {
 		t.Errorf("chunked: %d %.200s", status, out)
 	}
 	// Nothing refused was written.
-	pg, err := f.store.Page(context.Background(), &board.Board{ID: "chess", Periods: []board.Kind{board.AllTime}, Order: board.HigherIsBetter, TieBreak: board.Earliest, RankStyle: board.Competition}, board.Period{Kind: board.AllTime}, 0, 10)
+	pg, err := f.Store.Page(context.Background(), &board.Board{ID: "chess", Periods: []board.Kind{board.AllTime}, Order: board.HigherIsBetter, TieBreak: board.Earliest, RankStyle: board.Competition}, board.Period{Kind: board.AllTime}, 0, 10)
 	if err != nil || pg.Total != 4 {
 		t.Fatalf("members after the refusals: %d %v", pg.Total, err)
 	}

@@ -1,17 +1,14 @@
-package web
+package pages_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"podium/archive"
 	"podium/board"
+	"podium/internal/webtest"
 	"podium/redisstore"
 )
 
@@ -19,8 +16,8 @@ import (
 // the top three of each archived period of a kind, with tabs per kind.
 func TestPastWinners(t *testing.T) {
 	ctx := context.Background()
-	rdb := srv.Client(t)
-	rdb.FlushDB(ctx)
+	f := webtest.New(t, webtest.Archive(), webtest.Clock(time.Now), webtest.StoreOptions(redisstore.WithDefinitionTTL(0))) // sees the freeze below at once
+	rdb := f.Redis
 	lastWeek := time.Now().UTC().AddDate(0, 0, -14)
 	past := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return lastWeek }))
 	b, err := past.CreateBoard(ctx, board.Board{ID: "chess", Title: "Chess Club", Periods: []board.Kind{board.Daily, board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly})
@@ -32,35 +29,26 @@ func TestPastWinners(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	store := redisstore.NewStore(rdb, redisstore.WithDefinitionTTL(0)) // sees the freeze below at once
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, store, quiet := f.App.Archive, f.Store, webtest.Quiet
 	if n, err := (&archive.Archiver{Store: store, DB: db, Log: quiet}).Due(ctx); err != nil || n != 2 { // the day and the week
 		t.Fatalf("archived %d: %v", n, err)
 	}
-	h := httptest.NewServer(New(Options{Store: store, History: db, Logger: quiet}))
-	defer h.Close()
-	f := &fixture{t: t, http: h}
-	if _, page := f.get("/b/chess"); !strings.Contains(page, `href="/b/chess/winners"`) {
+	if _, page := f.Get("/b/chess"); !strings.Contains(page, `href="/b/chess/winners"`) {
 		t.Fatal("the board page does not link its past winners")
 	}
-	res, page := f.get("/b/chess/winners")
+	res, page := f.Get("/b/chess/winners")
 	week := b.Current(board.Weekly, lastWeek)
 	if res.StatusCode != 200 || !strings.Contains(page, week.Title()) || strings.Count(page, `data-testid="top-row"`) != 3 ||
 		!strings.Contains(page, ">Ann<") || !strings.Contains(page, ">Cat<") || strings.Contains(page, ">Dan<") {
 		t.Fatalf("winners page %d:\n%s", res.StatusCode, page)
 	}
-	if res, page := f.get("/b/chess/winners?period=day"); res.StatusCode != 200 || !strings.Contains(page, b.Current(board.Daily, lastWeek).Title()) || !strings.Contains(page, ">Weeks<") {
+	if res, page := f.Get("/b/chess/winners?period=day"); res.StatusCode != 200 || !strings.Contains(page, b.Current(board.Daily, lastWeek).Title()) || !strings.Contains(page, ">Weeks<") {
 		t.Fatalf("daily winners %d", res.StatusCode)
 	}
-	if res, _ := f.get("/b/chess/winners?period=month"); res.StatusCode != 404 {
+	if res, _ := f.Get("/b/chess/winners?period=month"); res.StatusCode != 404 {
 		t.Fatalf("a kind the board lacks: %d", res.StatusCode)
 	}
-	if res, _ := f.get("/b/chess/winners?page=9"); res.StatusCode != 404 {
+	if res, _ := f.Get("/b/chess/winners?page=9"); res.StatusCode != 404 {
 		t.Fatalf("a page past the end: %d", res.StatusCode)
 	}
 	// Frozen before those periods ended: their archived results are the
@@ -68,7 +56,7 @@ func TestPastWinners(t *testing.T) {
 	if _, err := past.Freeze(ctx, b.ID, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if res, page := f.get("/b/chess/winners"); res.StatusCode != 200 || strings.Contains(page, week.Title()) || strings.Contains(page, ">Ann<") {
+	if res, page := f.Get("/b/chess/winners"); res.StatusCode != 200 || strings.Contains(page, week.Title()) || strings.Contains(page, ">Ann<") {
 		t.Fatalf("winners of a frozen board show a period closed after the freeze: %d", res.StatusCode)
 	}
 }
@@ -78,15 +66,10 @@ func TestPastWinners(t *testing.T) {
 // a page too.
 func TestMemberHistory(t *testing.T) {
 	ctx := context.Background()
-	rdb := srv.Client(t)
-	rdb.FlushDB(ctx)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	f := webtest.New(t, webtest.Archive(), webtest.Clock(time.Now))
+	rdb, store, db, quiet := f.Redis, f.Store, f.App.Archive, webtest.Quiet
 	var b board.Board
+	var err error
 	for i, ago := range []int{21, 14, 7} { // three closed weeks
 		at := time.Now().UTC().AddDate(0, 0, -ago)
 		s := redisstore.NewStore(rdb, redisstore.WithClock(func() time.Time { return at }))
@@ -104,7 +87,6 @@ func TestMemberHistory(t *testing.T) {
 			}
 		}
 	}
-	store := redisstore.NewStore(rdb)
 	if _, err := (&archive.Archiver{Store: store, DB: db, Log: quiet}).Due(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -112,10 +94,7 @@ func TestMemberHistory(t *testing.T) {
 	if _, err := store.RemoveMember(ctx, b.ID, "old", nil, board.Author{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	h := httptest.NewServer(New(Options{Store: store, History: db, Logger: quiet}))
-	defer h.Close()
-	f := &fixture{t: t, http: h}
-	res, page := f.get("/b/chess/m/ann")
+	res, page := f.Get("/b/chess/m/ann")
 	if res.StatusCode != 200 || !strings.Contains(page, `data-testid="history"`) || strings.Count(page, "<circle") != 3 ||
 		!strings.Contains(page, "<polyline") || !strings.Contains(page, "<title>") || strings.Count(page, `<td class="num"><strong>`) < 3 {
 		t.Fatalf("history of ann %d:\n%s", res.StatusCode, page)
@@ -125,10 +104,10 @@ func TestMemberHistory(t *testing.T) {
 	if strings.Index(page, first.Title()) > strings.Index(page, last.Title()) {
 		t.Fatal("the oldest week does not come first")
 	}
-	if res, page := f.get("/b/chess/m/old"); res.StatusCode != 200 || strings.Count(page, "<circle") != 1 {
+	if res, page := f.Get("/b/chess/m/old"); res.StatusCode != 200 || strings.Count(page, "<circle") != 1 {
 		t.Fatalf("a member seen only in the past: %d", res.StatusCode)
 	}
-	if res, _ := f.get("/b/chess/m/nobody"); res.StatusCode != 404 {
+	if res, _ := f.Get("/b/chess/m/nobody"); res.StatusCode != 404 {
 		t.Fatalf("nobody: %d", res.StatusCode)
 	}
 }

@@ -1,4 +1,4 @@
-package web
+package api_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"podium/board"
+	"podium/internal/webtest"
 	"podium/web/api/client"
 )
 
@@ -13,11 +14,11 @@ import (
 // (web/api/client, by the pinned oapi-codegen: make generate) writes and reads
 // a real server, so the document stays one that generators take.
 func TestGeneratedGoClient(t *testing.T) {
-	f := newAPIFixture(t, 10_000, 10_000)
-	f.board(board.Board{ID: "cents", Title: "Cents", Format: board.Format{Type: board.Decimal, Decimals: 2}}, nil)
-	key := f.key("game", "")
+	f := webtest.New(t, webtest.Limits(10_000, 10_000))
+	f.Board(board.Board{ID: "cents", Title: "Cents", Format: board.Format{Type: board.Decimal, Decimals: 2}}, nil)
+	key := f.Key("game", "")
 	ctx := context.Background()
-	c, err := client.NewClientWithResponses(f.api.URL+"/api/v1", client.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+	c, err := client.NewClientWithResponses(f.URL+"/api/v1", client.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 		r.Header.Set("Authorization", "Bearer "+key)
 		return nil
 	}))

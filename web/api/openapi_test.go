@@ -1,4 +1,4 @@
-package web
+package api_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"podium/board"
 	"podium/hooks"
+	"podium/internal/webtest"
 	"podium/redisstore"
 )
 
@@ -25,20 +26,20 @@ import (
 // a status the document does not describe fails here, and so does a document
 // that promises what no handler sends.
 func TestOpenAPIResponses(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}},
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}},
 		map[string]float64{"ann": 10, "bob": 7, "cat": 7, "dan": 3})
-	f.board(board.Board{ID: "frozen", Title: "Frozen", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
-	f.board(board.Board{ID: "raw", Title: "Raw", TieBreak: board.ByMember}, nil)
-	f.board(board.Board{ID: "league", Title: "League", Teams: board.TeamsSum}, nil)
-	f.board(board.Board{ID: "cup", Title: "Cup", Periods: []board.Kind{board.Weekly}, Teams: board.TeamsSum}, nil)
+	f.Board(board.Board{ID: "frozen", Title: "Frozen", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
+	f.Board(board.Board{ID: "raw", Title: "Raw", TieBreak: board.ByMember}, nil)
+	f.Board(board.Board{ID: "league", Title: "League", Teams: board.TeamsSum}, nil)
+	f.Board(board.Board{ID: "cup", Title: "Cup", Periods: []board.Kind{board.Weekly}, Teams: board.TeamsSum}, nil)
 	for _, sub := range []board.Submission{{Member: "ann", Team: "red", Score: 4}, {Member: "bob", Team: "blue", Score: 6}, {Member: "cat", Team: "red", Score: 2}} {
-		if _, err := f.store.Submit(context.Background(), "league", sub, board.Author{Actor: "test"}); err != nil {
+		if _, err := f.Store.Submit(context.Background(), "league", sub, board.Author{Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ctx := context.Background()
-	rdb := testRedis(t)
+	rdb := webtest.Redis(t)
 	// A closed week of chess (and of cup's teams) whose keys expired to an
 	// archive this server does not have (410 to read, 409 to change), frozen's current week
 	// moved to the archive under a writer with a late clock (409 to write),
@@ -54,22 +55,22 @@ func TestOpenAPIResponses(t *testing.T) {
 		}
 	}
 
-	all, chessOnly := f.key("ops", ""), f.key("chess bot", "chess")
+	all, chessOnly := f.Key("ops", ""), f.Key("chess bot", "chess")
 	// Webhooks: one to delete, one to test, and a board with its ten.
-	chess, _ := f.store.Board(ctx, "chess")
-	raw, _ := f.store.Board(ctx, "raw")
+	chess, _ := f.Store.Board(ctx, "chess")
+	raw, _ := f.Store.Board(ctx, "raw")
 	hookIn := hooks.Input{URL: "https://example.com/h", Events: []hooks.Event{hooks.NewLeader}, AllPeriods: true, Top: 3}
-	gone, err1 := f.admin.Hooks.Create(ctx, &chess, hookIn, "test")
-	ping, err2 := f.admin.Hooks.Create(ctx, &chess, hookIn, "test")
+	gone, err1 := f.Admin.Hooks.Create(ctx, &chess, hookIn, "test")
+	ping, err2 := f.Admin.Hooks.Create(ctx, &chess, hookIn, "test")
 	if err := errors.Join(err1, err2); err != nil {
 		t.Fatal(err)
 	}
 	for range hooks.MaxHooks {
-		if _, err := f.admin.Hooks.Create(ctx, &raw, hookIn, "test"); err != nil {
+		if _, err := f.Admin.Hooks.Create(ctx, &raw, hookIn, "test"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	v := newOpenAPIValidator(t, f.api.URL)
+	v := newOpenAPIValidator(t, f.URL)
 	big := `{"scores": [` + strings.Repeat(`{"member":"x","score":1},`, 50_000) + `{"member":"x","score":1}]}`
 	long := strings.Repeat("m", 129)
 	sprint := `{"id":"sprint","title":"100 m","format":{"type":"duration"},"order":"lower","periods":["week","all"],"rank_style":"dense","fields":[{"name":"wind","desc":true}]}`
@@ -240,7 +241,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"delete again", "DELETE", "/boards/sprint", all, "", nil, 404},
 	}
 	for _, tc := range tests {
-		v.run(t, f.api.URL, tc)
+		v.run(t, f.URL, tc)
 	}
 
 	// Every operation answers 429 over the limit per client address, and
@@ -263,7 +264,7 @@ func TestOpenAPIResponses(t *testing.T) {
 	// status and headers, no body.
 	for _, op := range v.operations() {
 		if tc := sampleRequest(t, op.id, all); tc.method == "GET" && op.id != "exportPeriod" && tc.key == "" {
-			req, _ := http.NewRequest(http.MethodHead, f.api.URL+"/api/v1"+tc.path, nil)
+			req, _ := http.NewRequest(http.MethodHead, f.URL+"/api/v1"+tc.path, nil)
 			res, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -289,10 +290,10 @@ func TestOpenAPIResponses(t *testing.T) {
 // TestOpenAPIValidatorCatches: the checks above fail on what the document
 // does not describe: an extra field, a missing one, an undocumented status.
 func TestOpenAPIValidatorCatches(t *testing.T) {
-	f := newAPIFixture(t, 1000, 1000)
-	f.board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 10})
-	v := newOpenAPIValidator(t, f.api.URL)
-	req, _ := http.NewRequest("GET", f.api.URL+"/api/v1/boards/chess/entries", nil)
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "chess", Title: "Chess"}, map[string]float64{"ann": 10})
+	v := newOpenAPIValidator(t, f.URL)
+	req, _ := http.NewRequest("GET", f.URL+"/api/v1/boards/chess/entries", nil)
 	_, body, _ := v.send(t, req, "")
 	var page map[string]any
 	if err := json.Unmarshal(body, &page); err != nil {

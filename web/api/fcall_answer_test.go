@@ -1,4 +1,4 @@
-package web
+package api_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/internal/webtest"
 )
 
 // TestFunctionAnswersAsTheAPI: FCALL podium_submit answers with the API's
@@ -18,13 +19,13 @@ import (
 // kind and key only: Lua in Redis knows no time zones, so no title, start or
 // end. Twin boards, one written through the API and one through FCALL.
 func TestFunctionAnswersAsTheAPI(t *testing.T) {
-	f := newAPIFixtureOn(newFixtureAt(t, time.Now), 10_000, 10_000)
+	f := webtest.New(t, webtest.Clock(time.Now), webtest.Limits(10_000, 10_000))
 	ctx := context.Background()
-	if err := f.store.LoadFunctions(ctx); err != nil {
+	if err := f.Store.LoadFunctions(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rdb := testRedis(t)
-	key := f.key("game", "")
+	rdb := webtest.Redis(t)
+	key := f.Key("game", "")
 	for _, def := range []board.Board{
 		{Title: "Points", Periods: []board.Kind{board.Daily, board.Weekly, board.AllTime, board.Last7d}},
 		{Title: "Cents", Format: board.Format{Type: board.Decimal, Decimals: 2}, Periods: []board.Kind{board.Monthly, board.AllTime}, RankStyle: board.Dense},
@@ -33,8 +34,8 @@ func TestFunctionAnswersAsTheAPI(t *testing.T) {
 		t.Run(def.Title, func(t *testing.T) {
 			api, fc := def, def
 			api.ID, fc.ID = "api-"+string(def.Format.Type), "fcall-"+string(def.Format.Type)
-			f.board(api, nil)
-			f.board(fc, nil)
+			f.Board(api, nil)
+			f.Board(fc, nil)
 			for i, w := range []struct {
 				member, op, score, idem string
 			}{
@@ -52,7 +53,7 @@ func TestFunctionAnswersAsTheAPI(t *testing.T) {
 				if w.idem != "" {
 					body += `,"idempotency_key":"` + w.idem + `"`
 				}
-				status, raw := f.rawCall("POST", "/api/v1/boards/"+api.ID+"/scores", key, strings.NewReader(body+"}"))
+				status, raw := f.RawCall("POST", "/api/v1/boards/"+api.ID+"/scores", key, strings.NewReader(body+"}"))
 				if status != 200 {
 					t.Fatalf("API %s: %d %s", body, status, raw)
 				}

@@ -1,4 +1,4 @@
-package web
+package api_test
 
 import (
 	"context"
@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"podium/board"
+	"podium/internal/webtest"
 )
 
 // TestAPIRefusesWhatTheDocumentRefuses: inputs the manual and the OpenAPI
 // document say are refused are refused on every route that takes them, with
 // a status that fits and the field named, and nothing is written.
 func TestAPIRefusesWhatTheDocumentRefuses(t *testing.T) {
-	f := newAPIFixture(t, 10_000, 10_000)
-	f.board(board.Board{ID: "chess", Title: "Chess", Teams: board.TeamsSum}, map[string]float64{"ann": 5})
-	key := f.key("admin", "")
+	f := webtest.New(t, webtest.Limits(10_000, 10_000))
+	f.Board(board.Board{ID: "chess", Title: "Chess", Teams: board.TeamsSum}, map[string]float64{"ann": 5})
+	key := f.Key("admin", "")
 	ctx := context.Background()
 
 	tests := []struct {
@@ -51,15 +52,15 @@ func TestAPIRefusesWhatTheDocumentRefuses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			status, out, _ := f.call(tc.method, tc.path, key, tc.body)
-			if status != tc.status || errCode(out) != tc.code || errField(out) != tc.field {
-				t.Errorf("%d %s field %q, want %d %s field %q: %v", status, errCode(out), errField(out), tc.status, tc.code, tc.field, out)
+			status, out, _ := f.Call(tc.method, tc.path, key, tc.body)
+			if status != tc.status || webtest.ErrCode(out) != tc.code || webtest.ErrField(out) != tc.field {
+				t.Errorf("%d %s field %q, want %d %s field %q: %v", status, webtest.ErrCode(out), webtest.ErrField(out), tc.status, tc.code, tc.field, out)
 			}
 		})
 	}
 
 	// Nothing refused was written.
-	b, err := f.store.Board(ctx, "chess")
+	b, err := f.Store.Board(ctx, "chess")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,26 +68,26 @@ func TestAPIRefusesWhatTheDocumentRefuses(t *testing.T) {
 		t.Errorf("chess changed: title %q, freeze_at %v", b.Title, b.FreezeAt)
 	}
 	for _, id := range []string{"utf", "bidi"} {
-		if _, err := f.store.Board(ctx, id); err == nil {
+		if _, err := f.Store.Board(ctx, id); err == nil {
 			t.Errorf("board %q was created", id)
 		}
 	}
-	pg, err := f.store.Page(ctx, &b, board.Period{Kind: board.AllTime}, 0, 10)
+	pg, err := f.Store.Page(ctx, &b, board.Period{Kind: board.AllTime}, 0, 10)
 	if err != nil || pg.Total != 1 {
 		t.Errorf("members after the refusals: %d %v", pg.Total, err)
 	}
-	if team, err := f.store.TeamOf(ctx, &b, "ann"); err != nil || team != "" {
+	if team, err := f.Store.TeamOf(ctx, &b, "ann"); err != nil || team != "" {
 		t.Errorf("ann's team: %q %v", team, err)
 	}
 
 	// What stays accepted: a number, and a submission without a team.
-	if status, out, _ := f.call("POST", "/api/v1/boards/chess/scores", key, `{"member":"s1","score":12,"team":"red"}`); status != 200 {
+	if status, out, _ := f.Call("POST", "/api/v1/boards/chess/scores", key, `{"member":"s1","score":12,"team":"red"}`); status != 200 {
 		t.Errorf("a number with a team: %d %v", status, out)
 	}
-	if status, out, _ := f.call("POST", "/api/v1/boards/chess/scores", key, `{"member":"s1","score":-1e1,"op":"set"}`); status != 200 || !strings.Contains(out["result"].(map[string]any)["member"].(string), "s1") {
+	if status, out, _ := f.Call("POST", "/api/v1/boards/chess/scores", key, `{"member":"s1","score":-1e1,"op":"set"}`); status != 200 || !strings.Contains(out["result"].(map[string]any)["member"].(string), "s1") {
 		t.Errorf("a negative exponent: %d %v", status, out)
 	}
-	if team, _ := f.store.TeamOf(ctx, &b, "s1"); team != "red" {
+	if team, _ := f.Store.TeamOf(ctx, &b, "s1"); team != "red" {
 		t.Errorf("s1 left its team on a submission without one: %q", team)
 	}
 }
