@@ -52,6 +52,7 @@ type options struct {
 	rdb          redis.UniversalClient
 	storeOpts    []redisstore.Option
 	noArchive    bool
+	archive      *archive.DB
 	passwordCost int
 }
 
@@ -68,6 +69,10 @@ func WithStoreOptions(opts ...redisstore.Option) Option {
 // in Redis, a period whose keys expired reads as gone, and nothing is
 // archived. For tests that need no SQL file.
 func WithoutArchive() Option { return func(o *options) { o.noArchive = true } }
+
+// WithArchiveDB makes the app archive to db (which the caller closes)
+// rather than the database the Config names.
+func WithArchiveDB(db *archive.DB) Option { return func(o *options) { o.archive = db } }
 
 // WithPasswordCost hashes new admin passwords at this bcrypt cost rather
 // than the default: tests use bcrypt.MinCost to sign in quickly.
@@ -93,11 +98,16 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opt ...Option) (_ *A
 		return nil, err
 	}
 	storeOpts = append(storeOpts, redisstore.WithAuditKeep(cfg.AuditKeep))
-	if !o.noArchive {
+	switch {
+	case o.archive != nil:
+		a.Archive = o.archive
+	case !o.noArchive:
 		if a.Archive, err = archive.Open(ctx, cfg.ArchiveTarget()); err != nil {
 			return nil, err
 		}
 		a.closers = append(a.closers, func() { a.Archive.Close() })
+	}
+	if a.Archive != nil {
 		storeOpts = append(storeOpts, redisstore.WithPast(a.Archive.Past()))
 	}
 	a.Store = redisstore.NewStore(a.Redis, append(storeOpts, o.storeOpts...)...)

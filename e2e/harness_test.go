@@ -25,15 +25,11 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/crypto/bcrypt"
 
-	"podium/access"
+	podium "podium/app"
 	"podium/archive"
-	"podium/audit"
 	"podium/board"
-	"podium/hooks"
 	"podium/internal/redistest"
-	"podium/live"
 	"podium/redisstore"
-	"podium/web"
 )
 
 var (
@@ -167,42 +163,42 @@ func (a *app) redis() *redis.Client {
 	return redisSrv.ClientDB(a.t, a.db)
 }
 
-// launchOn starts the app on any Redis: one node, a Cluster, a Sentinel.
+// launchOn starts the app on any Redis (one node, a Cluster, a Sentinel),
+// built by app.New as the binary builds it, and runs its live hub.
 func launchOn(t *testing.T, rdb redis.UniversalClient, db *archive.DB, origins ...string) *app {
 	t.Helper()
 	var ticks atomic.Int64 // each reading a millisecond later, so ties have an order
-	opts := []redisstore.Option{redisstore.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) })}
-	if db != nil {
-		opts = append(opts, redisstore.WithPast(db.Past()))
-	}
-	store := redisstore.NewStore(rdb, opts...)
-	dbn := 0 // a Cluster has only database 0
-	if c, ok := rdb.(*redis.Client); ok {
-		dbn = c.Options().DB
-	}
-	hub := live.New(rdb, store, live.Options{Tick: 50 * time.Millisecond, DB: dbn, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	hubCtx, stopHub := context.WithCancel(context.Background())
-	hubDone := make(chan struct{})
-	go func() { defer close(hubDone); hub.Run(hubCtx) }()
-	admin := &web.Admin{
-		Store: store, Accounts: access.NewAccounts(rdb, bcrypt.MinCost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
-		Hooks: hooks.NewRegistry(rdb, nil, hooks.AllowPrivate(true)), // receivers are httptest servers on loopback
-	}
-	if err := admin.Accounts.Create(context.Background(), adminUser, adminPassword); err != nil {
+	clock := redisstore.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) })
+	cfg, err := podium.ParseConfig(nil, func(string) string { return "" }, io.Discard)
+	if err != nil {
 		t.Fatal(err)
 	}
-	wopts := web.Options{
-		Store:        store,
-		EmbedOrigins: origins,
-		Live:         hub,
-		Admin:        admin,
-		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+	// Say which Redis is in use, so that the app does not take it for the
+	// embedded store (whose hub waits for messages the store publishes).
+	switch c := rdb.(type) {
+	case *redis.Client:
+		cfg.RedisURL = "redis://" + c.Options().Addr
+	case *redis.ClusterClient:
+		cfg.Redis.ClusterAddrs = c.Options().Addrs
 	}
+	cfg.EmbedOrigins, cfg.LiveTick = origins, 50*time.Millisecond
+	cfg.Hooks.AllowPrivate = true // receivers are httptest servers on loopback
+	opts := []podium.Option{podium.WithRedis(rdb), podium.WithStoreOptions(clock), podium.WithPasswordCost(bcrypt.MinCost), podium.WithoutArchive()}
 	if db != nil {
-		wopts.Export, wopts.History = archive.NewReader(store, db, 2), db
+		opts[len(opts)-1] = podium.WithArchiveDB(db)
 	}
-	srv := httptest.NewUnstartedServer(web.New(wopts))
+	p, err := podium.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Admin.Accounts.Create(context.Background(), adminUser, adminPassword); err != nil {
+		t.Fatal(err)
+	}
+	store := p.Store
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan struct{})
+	go func() { defer close(hubDone); p.Hub.Run(hubCtx) }()
+	srv := httptest.NewUnstartedServer(p.Server)
 	srv.Start()
 	t.Cleanup(func() { stopHub(); <-hubDone; srv.CloseClientConnections(); srv.Close() })
 	return &app{URL: srv.URL, store: store, t: t, db: -1}
