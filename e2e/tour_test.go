@@ -175,6 +175,7 @@ func tourPage(t *testing.T, v variant, initScript string) playwright.Page {
 	if err != nil {
 		t.Fatal(err)
 	}
+	generous(ctx)
 	t.Cleanup(func() { ctx.Close() })
 	if initScript != "" {
 		must(t, ctx.AddInitScript(playwright.Script{Content: &initScript}))
