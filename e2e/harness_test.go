@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -37,7 +39,7 @@ var (
 	driver   string // the playwright driver folder (axe-core is staged in it too)
 	pw       *playwright.Playwright
 	browser  playwright.Browser
-	expect   = playwright.NewPlaywrightAssertions(10_000)
+	expect   = playwright.NewPlaywrightAssertions(20_000) // ms: a deadline, generous for a loaded machine
 )
 
 // redisDBs is how many logical databases the package's Redis has: one for
@@ -52,6 +54,15 @@ var freeDBs = make(chan int, redisDBs)
 var testNow = time.Date(2027, 1, 6, 12, 0, 0, 0, time.UTC)
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// A browser test spends most of its time waiting for the browser, the
+	// server and the page's timers: alone, one keeps about a third of a core
+	// busy. Unless -parallel says otherwise, twice GOMAXPROCS run at a time.
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 	os.Exit(runMain(m))
 }
 
@@ -248,6 +259,7 @@ func newPage(t *testing.T) playwright.Page {
 	if err != nil {
 		t.Fatal(err)
 	}
+	generous(ctx)
 	page, err := ctx.NewPage()
 	if err != nil {
 		t.Fatal(err)
@@ -264,6 +276,14 @@ func newPage(t *testing.T) playwright.Page {
 		ctx.Close()
 	})
 	return page
+}
+
+// generous sets the deadlines of a context's actions and navigations to a
+// minute, twice Playwright's default: tests run side by side on two cores
+// shared with other work, and a step that waits for a core is not a failure.
+func generous(ctx playwright.BrowserContext) {
+	ctx.SetDefaultTimeout(60_000)
+	ctx.SetDefaultNavigationTimeout(60_000)
 }
 
 // open loads a page and checks its HTTP status.

@@ -2,8 +2,9 @@ package e2e
 
 // The tour: one app with a board in every period kind, closed periods in the
 // archive, an admin, and the list of every page a person can reach, walked in
-// one browser tab (signing in on the way). a11y_test.go checks each stop with
-// axe-core, and for sideways scrolling at 390 px.
+// legs, each in a browser tab of its own (a console leg signs in first), side
+// by side. a11y_test.go checks each stop with axe-core, and for sideways
+// scrolling at 390 px.
 
 import (
 	"context"
@@ -174,6 +175,7 @@ func tourPage(t *testing.T, v variant, initScript string) playwright.Page {
 	if err != nil {
 		t.Fatal(err)
 	}
+	generous(ctx)
 	t.Cleanup(func() { ctx.Close() })
 	if initScript != "" {
 		must(t, ctx.AddInitScript(playwright.Script{Content: &initScript}))
@@ -217,14 +219,14 @@ func legs() []leg {
 }
 
 // walk runs each leg of the tour of a in a parallel subtest with a tab of
-// its own from open, and returns when every leg is done.
-func walk(t *testing.T, a *app, open func(t *testing.T) playwright.Page, check func(t *testing.T, page playwright.Page, s stop)) {
+// its own from newTab, and returns when every leg is done.
+func walk(t *testing.T, a *app, newTab func(t *testing.T) playwright.Page, check func(t *testing.T, page playwright.Page, s stop)) {
 	t.Helper()
 	t.Run("tour", func(t *testing.T) {
 		for _, l := range legs() {
 			t.Run(l.name, func(t *testing.T) {
 				t.Parallel()
-				page := open(t)
+				page := newTab(t)
 				tour(t, page, a, l.stops, func(s stop) { check(t, page, s) })
 			})
 		}
