@@ -32,6 +32,7 @@
 -- The json is an array with one {periods = [...]} per item ({replayed = true}
 -- for an item whose own key was seen before; in each mode {err = 'reused'} or
 -- {err = 'range', p = label, old = score} for an item refused on its own).
+-- uses: ranks, teams, windows, audit, freeze
 local def = redis.call('HMGET', KEYS[1], 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at')
 local version = def[1]
 if not version then
@@ -102,7 +103,12 @@ end
 
 -- Rolling windows (redisstore/window.go): their arguments follow the items.
 local TAG = tag_of(KEYS[1])
-periods = window_setup(periods, TAG, ITEM0 + 10 * N + 1)
+local wins, wa = {}, ITEM0 + 10 * N + 1
+for w = 1, tonumber(ARGV[wa] or '0') or 0 do
+  local a = wa + (w - 1) * 4
+  wins[w] = {period = ARGV[a + 1], bucket = ARGV[a + 2], mode = ARGV[a + 3], ttl = ARGV[a + 4]}
+end
+periods = window_setup(periods, TAG, wins)
 P = #periods
 primary = 0
 for i = 1, P do
