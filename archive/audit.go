@@ -7,7 +7,7 @@ package archive
 // The copy goes up to a mark kept in the board's hash slot, field 'archived'
 // of board.AuditRows: the id of the newest entry the archive holds. Once a
 // board has one, the script that trims its streams (audit_trim in
-// redisstore/lua/common.lua) drops only entries the archive holds, up to a hard
+// redisstore/lua/lib/audit.lua) drops only entries the archive holds, up to a hard
 // bound, and counts the rows it dropped uncopied in field 'unarchived'.
 // Copies are idempotent (an entry is its board and id: a second insert is
 // ignored) and the mark is only ever raised, after the rows are committed,

@@ -31,7 +31,7 @@ func (l *Log) SetArchive(x Archived) { l.archive = x }
 
 // fillArchived reads the next entries of readers whose Redis stream has
 // ended, in one request to the archive. An actor's stream shares the board
-// stream's ids (audit_add in redisstore/lua/common.lua), so the archive's rows
+// stream's ids (audit_add in redisstore/lua/lib/audit.lua), so the archive's rows
 // take the same places and the same source tag as the Redis ones: a cursor
 // handed out on either side of the boundary reads on from the same row.
 func (l *Log) fillArchived(ctx context.Context, rs []*reader, after *place) error {

@@ -82,7 +82,7 @@ func New(rdb redis.UniversalClient) *Log { return &Log{rdb: rdb} }
 
 // recordBoard appends a one-row entry to a board's stream and its actor's,
 // in the board's slot, in one step, and counts the rows (the board's next
-// score write trims the streams to their cap: see redisstore/lua/common.lua).
+// score write trims the streams to their cap: see redisstore/lua/lib/audit.lua).
 // The actor's copy takes the board entry's id, as audit_add's does, so the
 // archive's copy of the board stream continues the actor's exactly.
 var recordBoard = redis.NewScript(`

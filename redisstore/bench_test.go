@@ -175,7 +175,7 @@ func BenchmarkFreeze(b *testing.B) {
 // BenchmarkFrozenNames is the cost of a submission that names a member seen
 // for the first time, on a board that is not frozen and on one that is,
 // where the script first saves for the public that the member had no name
-// at the freeze (frozen_name_keep in lua/common.lua): compare the two.
+// at the freeze (frozen_name_keep in lua/lib/freeze.lua): compare the two.
 func BenchmarkFrozenNames(b *testing.B) {
 	for _, frozen := range []bool{false, true} {
 		mode := "live"

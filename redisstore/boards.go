@@ -119,10 +119,10 @@ func (s catalog) UpdateBoard(ctx context.Context, b board.Board) (board.Board, e
 }
 
 // restyle builds the tie-group index of every period of a board that turned
-// dense (writes keep it only on dense boards: see common.lua), or drops it
-// from one that no longer is. Each period is one script, O(N) for a dense
-// board; writes made meanwhile, already under the new version, keep the
-// index the rebuild then replaces whole.
+// dense (writes keep it only on dense boards: see lua/lib/encoding.lua), or
+// drops it from one that no longer is. Each period is one script, O(N) for a
+// dense board; writes made meanwhile, already under the new version, keep
+// the index the rebuild then replaces whole.
 func (s catalog) restyle(ctx context.Context, b *board.Board) error {
 	zsets, err := s.rdb.SMembers(ctx, periodsKey(b.ID)).Result()
 	if err != nil {

@@ -22,7 +22,7 @@ package redisstore
 // are not copied (the names hash is as big as the board): once the copy is
 // taken, every script that changes a member's name (a submission's name or
 // first sight, a rename, a removal) first saves the name it had then, once
-// per member and freeze (frozen_name_keep in lua/common.lua). The public's
+// per member and freeze (frozen_name_keep in lua/lib/freeze.lua). The public's
 // reads of a frozen board read the saved names first (namesOf): names,
 // search and who exists (a member first seen after the freeze has no name
 // and no score) stay as they were at the freeze.

@@ -24,12 +24,9 @@ const FunctionLibrary = "podium"
 // from the board's definition and period schedule. Both paths run the same
 // code, so a direct write keeps every structure as an API write does.
 func (s upkeep) functionSource() string {
-	read := func(name string) string {
-		b, err := luaFiles.ReadFile("lua/" + name + ".lua")
-		if err != nil {
-			panic(err)
-		}
-		return string(b)
+	submit, err := assemble(luaSource("submit"))
+	if err != nil {
+		panic(err)
 	}
 	var b strings.Builder
 	b.WriteString("#!lua name=" + FunctionLibrary + "\n")
@@ -37,13 +34,9 @@ func (s upkeep) functionSource() string {
 	fmt.Fprintf(&b, "local WINDOW_TTL = {last24h = %d, last7d = %d, last30d = %d}\n",
 		int(bucketTTL(board.Last24h).Seconds()), int(bucketTTL(board.Last7d).Seconds()), int(bucketTTL(board.Last30d).Seconds()))
 	b.WriteString("local function submit_script(KEYS, ARGV)\n")
-	b.WriteString(read("common"))
-	b.WriteString("\n")
-	b.WriteString(read("teams"))
-	b.WriteString("\n")
-	b.WriteString(read("submit"))
+	b.WriteString(submit)
 	b.WriteString("\nend\n")
-	b.WriteString(read("function"))
+	b.WriteString(luaSource("function"))
 	return b.String()
 }
 

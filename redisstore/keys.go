@@ -107,7 +107,7 @@ func ArchiveSnaps(id string) string { return tagOf(id) + ":archive:snaps" }
 // the stream's key), and keeps the archive's mark of the board's stream
 // (field "archived": the newest entry id the archive holds) and the rows
 // trimmed before they were archived (field "unarchived"); see audit_trim
-// in lua/common.lua and archive/audit.go.
+// in lua/lib/audit.lua and archive/audit.go.
 func AuditRows(id string) string { return tagOf(id) + ":audit:rows" }
 
 func distinctKey(zset string) string   { return zset + ":d" }

@@ -35,7 +35,7 @@ type Past interface {
 	// Find is the entry of each listed member that the period holds.
 	Find(ctx context.Context, boardID, period string, members []string) (map[string]board.Entry, error)
 	// GroupEnd is the last position of e's tie group (the entries with its
-	// score and extra fields), as common.lua's group_end.
+	// score and extra fields), as lua/lib/ranks.lua's group_end.
 	GroupEnd(ctx context.Context, boardID, period string, e board.Entry) (int, error)
 	// Search finds up to limit entries whose name, in lower case, starts
 	// with prefix (already lower case): the first limit by name (then

@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"embed"
 	"fmt"
 	"time"
 
@@ -10,9 +9,6 @@ import (
 
 	"podium/board"
 )
-
-//go:embed lua/*.lua
-var luaFiles embed.FS
 
 // scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
 var scripts = struct {
@@ -40,21 +36,14 @@ var scripts = struct {
 	note:      load("note"),
 }
 
+// load makes the script lua/<name>.lua, after the libraries of lua/lib/ its
+// header's uses: line names.
 func load(name string) *redis.Script {
-	common, err := luaFiles.ReadFile("lua/common.lua")
+	src, err := assemble(luaSource(name))
 	if err != nil {
-		panic(err)
+		panic(fmt.Sprintf("lua/%s.lua: %v", name, err))
 	}
-	teams, err := luaFiles.ReadFile("lua/teams.lua")
-	if err != nil {
-		panic(err)
-	}
-	common = append(append(append(common, '\n'), teams...), '\n')
-	body, err := luaFiles.ReadFile("lua/" + name + ".lua")
-	if err != nil {
-		panic(err)
-	}
-	return redis.NewScript(string(common) + "\n" + string(body))
+	return redis.NewScript(src)
 }
 
 // Defaults of a Store.
@@ -144,7 +133,9 @@ func (s *Store) wrote(ctx context.Context, keys ...string) {
 	}
 }
 
-// prelude is the first four script arguments every script reads (common.lua).
+// prelude is the first four arguments of the scripts that include
+// lua/lib/encoding.lua: how board b keeps its entries. The other scripts
+// read none of them.
 func prelude(b *board.Board) []any {
 	enc := encodingOf(b)
 	desc := "0"

@@ -47,7 +47,7 @@ func teamsKey(id string) string             { return tagOf(id) + ":teams" }
 func teamZSetKey(zset string) string        { return zset + ":t" }
 func teamCountKey(zset string) string       { return zset + ":tn" }
 
-// teamKeys are every team standing key of period zset z (teams.lua's team_keys).
+// teamKeys are every team standing key of period zset z (lua/lib/base.lua's team_keys).
 func teamKeys(z string) []string {
 	return []string{z + ":t", z + ":tn", z + ":ts", z + ":t:d", z + ":t:c"}
 }

@@ -1,7 +1,9 @@
--- Webhook events, shared by detect.lua and closed.lua (after board's common.lua,
--- which reads ARGV[1-4]). The events of a board are queued by the same script
--- that decides them, with the state that decided them: a second replica running
--- the script next finds the state moved on and queues nothing.
+-- Webhook events, shared by detect.lua and closed.lua, which follow this
+-- file (redisstore.Script: after the libraries it uses; ranks reads ARGV[1-4]).
+-- The events of a board are queued by the same script that decides them, with
+-- the state that decided them: a second replica running the script next finds
+-- the state moved on and queues nothing.
+-- uses: ranks
 -- KEYS: 1 hooks hash, 2 state hash, 3 delivery queue, 4 event counter, 5 display names.
 -- ARGV: 5 board id, 6 now (Unix ms), 7 queue cap.
 local K_HOOKS, K_STATE, K_QUEUE, K_SEQ, K_NAMES = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]

@@ -3,6 +3,7 @@
 -- board made again under the id archives its periods anew), 9 freeze marker, 10 webhooks hash (hooks/keys.go:
 -- every key of the board's webhooks is named after it). Period keys come from the periods set
 -- and share the board's hash tag, as do rolling windows' buckets and state. Returns {'nf'} or {'ok', periods deleted}.
+-- uses: base, freeze
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 local zs = redis.call('SMEMBERS', KEYS[6])
 for _, z in ipairs(zs) do

@@ -6,6 +6,7 @@
 -- periods set, 3 zset, 4 entries, 5 distinct, 6 counts. ARGV (after the
 -- prelude's 4): 5 period label, 6 state read, 7 ms to live, 8 now (µs).
 -- Returns 1 when set to expire, 0 when the state changed.
+-- uses: base
 local v = redis.call('HGET', KEYS[1], ARGV[5])
 if v ~= ARGV[6] or string.find(v, ' x', 1, true) then return 0 end
 for k = 3, 6 do redis.call('PEXPIRE', KEYS[k], ARGV[7]) end

@@ -10,6 +10,7 @@
 -- so every writer and the live hub learn of it. Returns {'nf'} (no board),
 -- {'frozen', at} (freeze: already frozen), {'none'} (unfreeze: not frozen),
 -- {'ok', version, state} (state: take's answer), or take's {state, at}.
+-- uses: freeze
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 local mode, now = ARGV[5], ARGV[6]
 if mode == 'take' then return {freeze_take(KEYS[3], now)} end

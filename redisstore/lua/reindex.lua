@@ -1,6 +1,7 @@
 -- Rebuild a period's tie-group index (dense ranks) from its zset, after an
 -- outside writer changed scores with ZINCRBY/ZADD. O(N): an admin operation.
 -- KEYS: 1 zset, 2 distinct, 3 counts. Returns the number of tie groups.
+-- uses: encoding
 redis.call('DEL', KEYS[2], KEYS[3])
 local n, groups, batch = redis.call('ZCARD', KEYS[1]), 0, 1000
 for off = 0, n - 1, batch do

@@ -11,6 +11,7 @@
 -- entries kept, 9 now (µs): a freeze whose time has come is taken first.
 -- Returns {'nf'} for an unknown board, else {'ok', zset, score, zset, score...}
 -- for every period the member was removed from.
+-- uses: teams, audit, freeze
 local def = redis.call('HMGET', KEYS[1], 'format', 'decimals', 'prefix', 'suffix', 'teams', 'freeze_at')
 if not def[1] and redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 local id = ARGV[5]

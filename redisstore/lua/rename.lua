@@ -6,6 +6,7 @@
 -- A freeze whose time has come is taken first, and the name of its instant
 -- kept for the public (frozen_name_keep).
 -- Returns {'nf'} or {'ok', previous name or false}.
+-- uses: base, audit, freeze
 local freeze_at = redis.call('HGET', KEYS[1], 'freeze_at')
 if not freeze_at and redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 local id, name, lower = ARGV[5], ARGV[6], ARGV[7]

@@ -7,6 +7,7 @@
 -- period's keys expired to the archive: it no longer changes) or {'ok',
 -- members removed}. An archived copy of the period is marked changed: the
 -- archiver drops it.
+-- uses: base, audit, freeze
 local freeze_at = redis.call('HGET', KEYS[1], 'freeze_at')
 if not freeze_at and redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 freeze_due(freeze_at, tag_of(KEYS[1]) .. ':freeze', ARGV[9])

@@ -13,6 +13,7 @@
 -- every bucket) cannot make it skip one.
 -- Returns 'idle' (no bucket has left), 'more' (call again), 'done', or
 -- 'stale' (the definition changed: read it again).
+-- uses: teams, freeze
 local def = redis.call('HMGET', KEYS[1], 'version', 'teams', 'freeze_at')
 if not def[1] and redis.call('EXISTS', KEYS[1]) == 0 then return 'idle' end
 if (def[1] or '0') ~= ARGV[9] then return 'stale' end

@@ -8,6 +8,7 @@
 -- ARGV (after the prelude's 4): 5 lower-cased prefix, 6 limit, 7 most index
 -- entries to examine (members not in this period are skipped).
 -- Returns {examined-all (1|0), then per match: entry, score, rank, pos, name}.
+-- uses: ranks
 local z, ek, d = KEYS[1], KEYS[2], KEYS[3]
 local prefix, limit, budget = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local saved = string.match(KEYS[4], '^(lb:{[^}]*}):frz:names$') and KEYS[4]

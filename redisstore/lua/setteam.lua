@@ -7,6 +7,7 @@
 -- version the caller read.
 -- Returns {'nf'}, {'stale'} (the definition changed), {'off'} (the board
 -- keeps no teams), or {'ok', the team left ('' none), '1' when it moved}.
+-- uses: teams, audit, freeze
 local def = redis.call('HMGET', KEYS[1], 'version', 'teams', 'freeze_at')
 if not def[1] and redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 if (def[1] or '0') ~= ARGV[10] then return {'stale'} end

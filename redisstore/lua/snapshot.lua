@@ -15,6 +15,7 @@
 -- the period's archive state ('' none), teams}: the archiver records its
 -- copy only if that state has not changed since (a write to the closed
 -- period changes it).
+-- uses: encoding
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 if ARGV[8] ~= '' then
   if redis.call('GET', KEYS[8]) ~= ARGV[8] then return {'lost'} end

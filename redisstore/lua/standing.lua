@@ -4,6 +4,7 @@
 -- then per period: zset, entries, distinct.
 -- ARGV (after the prelude's 4): member ids.
 -- Returns per period {total, then per member {score|false, rank, pos, worse, name|false}}.
+-- uses: ranks
 local out = {}
 for i = 2, #KEYS, 3 do
   local z, ek, d = KEYS[i], KEYS[i + 1], KEYS[i + 2]

@@ -8,6 +8,7 @@
 -- rank style is no longer the one the caller read (the definition that
 -- changed them rebuilds the standings itself; other edits, a freeze, a
 -- title, leave this rebuild going).
+-- uses: teams
 local def = redis.call('HMGET', KEYS[1], 'teams', 'rank_style')
 if (def[1] or '') ~= ARGV[5] or (def[2] or 'competition') ~= STYLE then return {'stale'} end
 local z, MODE = KEYS[2], ARGV[5]
@@ -33,7 +34,7 @@ for off = 0, n - 1, 1000 do
           count[t], sum[t], best[t] = 0, 0, s
         end
         count[t], sum[t] = count[t] + 1, sum[t] + s
-        if team_better(s, best[t]) then best[t] = s end
+        if score_better(s, best[t]) then best[t] = s end
       end
     end
   end

@@ -5,6 +5,7 @@
 -- O(N) over the board, once.
 -- KEYS: 1 def, 2 periods set, 3 recent, 4 generation counter (see putdef). ARGV (after the prelude's 4):
 -- 5 multiplier (10^places). Returns {'done'} | {'nf'} | {'ok', periods}.
+-- uses: encoding
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
 if redis.call('HGET', KEYS[1], 'units') == '1' then return {'done'} end
 local M = tonumber(ARGV[5])

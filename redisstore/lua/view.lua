@@ -10,6 +10,7 @@
 -- Returns {total, first position, matched, rows...}; around returns
 -- {'nf'} when the member is not on the board; arounds returns each
 -- window's start and position, then the merged windows' rows (see below).
+-- uses: ranks
 local z, d, names = KEYS[1], KEYS[3], KEYS[4]
 local total = redis.call('ZCARD', z)
 local mode = ARGV[5]
