@@ -22,7 +22,7 @@ func (s catalog) CreateBoard(ctx context.Context, b board.Board) (board.Board, e
 	}
 	now := s.now().UTC()
 	b.Created, b.Updated = now, now
-	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID), genKey(b.ID)}, append([]any{"", 0, 0, "", "create"}, defFields(&b)...)...).Result()
+	reply, err := putdefCall(&b, "create").run(ctx, s.rdb).Result()
 	if err != nil {
 		return board.Board{}, fmt.Errorf("board: create %q: %w", b.ID, err)
 	}
@@ -75,7 +75,7 @@ func (s catalog) UpdateBoard(ctx context.Context, b board.Board) (board.Board, e
 	}
 	b.Created, b.Updated = old.Created, s.now().UTC()
 	b.FreezeAt = old.FreezeAt // not a field of the form: putdef leaves it as it is
-	reply, err := scripts.putdef.Run(ctx, s.rdb, []string{defKey(b.ID), genKey(b.ID)}, append([]any{"", 0, 0, "", "update"}, defFields(&b)...)...).Result()
+	reply, err := putdefCall(&b, "update").run(ctx, s.rdb).Result()
 	if err != nil {
 		return board.Board{}, fmt.Errorf("board: update %q: %w", b.ID, err)
 	}
@@ -130,7 +130,7 @@ func (s catalog) restyle(ctx context.Context, b *board.Board) error {
 	}
 	for _, z := range zsets {
 		if b.RankStyle == board.Dense {
-			err = scripts.reindex.Run(ctx, s.rdb, []string{z, distinctKey(z), groupCountKey(z)}, prelude(b)...).Err()
+			err = reindexCall(b, z).run(ctx, s.rdb).Err()
 		} else {
 			err = s.rdb.Del(ctx, distinctKey(z), groupCountKey(z)).Err()
 		}
@@ -181,12 +181,15 @@ func (s catalog) Boards(ctx context.Context) ([]board.Board, error) {
 // DeleteBoard removes a board and every score, name and change it holds,
 // and its webhooks (their secrets, queue and logs) in the same step.
 func (s catalog) DeleteBoard(ctx context.Context, id string) error {
-	keys := []string{defKey(id), namesKey(id), namesLowerKey(id), nameIndexKey(id), recentKey(id), periodsKey(id), schedKey(id), ArchiveState(id), freezeKey(id), HooksKey(id)}
 	zsets, err := s.rdb.SMembers(ctx, periodsKey(id)).Result()
 	if err != nil {
 		return fmt.Errorf("board: delete %q: %w", id, err)
 	}
-	reply, err := scripts.dropboard.Run(ctx, s.rdb, keys, "", 0, 0, "").Result()
+	reply, err := scripts.dropboard.call(10, 0).
+		key("def", defKey(id)).key("names", namesKey(id)).key("names_lc", namesLowerKey(id)).key("names_idx", nameIndexKey(id)).
+		key("recent", recentKey(id)).key("periods", periodsKey(id)).key("sched", schedKey(id)).key("archive", ArchiveState(id)).
+		key("freeze", freezeKey(id)).key("hooks", HooksKey(id)).
+		run(ctx, s.rdb).Result()
 	if err != nil {
 		return fmt.Errorf("board: delete %q: %w", id, err)
 	}
@@ -199,6 +202,17 @@ func (s catalog) DeleteBoard(ctx context.Context, id string) error {
 	}
 	s.wrote(ctx, zsets...)
 	return nil
+}
+
+// putdefCall writes definition b (mode "create" or "update").
+func putdefCall(b *board.Board, mode string) *luaCall {
+	fields := defFields(b)
+	return scripts.putdef.call(2, 1+len(fields)).key("def", defKey(b.ID)).key("gen", genKey(b.ID)).arg("mode", mode).args("field", fields...)
+}
+
+// reindexCall rebuilds the tie-group index of period zset z of board b.
+func reindexCall(b *board.Board, z string) *luaCall {
+	return scripts.reindex.call(3, 4).key("zset", z).key("distinct", distinctKey(z)).key("counts", groupCountKey(z)).encoding(b)
 }
 
 // defFields writes a definition as hash field/value pairs, readable in redis-cli.

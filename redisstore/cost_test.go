@@ -31,8 +31,8 @@ func bulkLoad(tb testing.TB, s *Store, b *board.Board, n int, gen func(i int) bo
 			if err := board.CheckSubmission(b, &sub); err != nil {
 				tb.Fatal(err)
 			}
-			keys, args, _ := s.submitCall(b, []board.Submission{sub}, nil, board.BatchOptions{By: tester}, true, now.Add(time.Duration(i)*time.Microsecond))
-			scripts.submit.EvalSha(ctx, pipe, keys, args...)
+			c, _ := s.submitCall(b, []board.Submission{sub}, nil, board.BatchOptions{By: tester}, true, now.Add(time.Duration(i)*time.Microsecond))
+			scripts.submit.EvalSha(ctx, pipe, c.keys, c.argv...)
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			tb.Fatalf("load: %v", err)

@@ -140,8 +140,7 @@ func (s freezer) Freeze(ctx context.Context, id string, at time.Time) (board.Boa
 		p := b.Current(k, at)
 		copies = append(copies, ZSetKey(b.ID, p), FrozenKey(b.ID, p))
 	}
-	reply, err := scripts.freeze.Run(ctx, s.rdb, []string{defKey(id), genKey(id), freezeKey(id)},
-		"", 0, 0, "", "freeze", now.UnixMicro(), at.UnixMicro(), strings.Join(copies, " ")).Result()
+	reply, err := freezeCall(id, "freeze", now).arg("at", at.UnixMicro()).arg("copies", strings.Join(copies, " ")).run(ctx, s.rdb).Result()
 	if err != nil {
 		return board.Board{}, fmt.Errorf("board: freeze %q: %w", id, err)
 	}
@@ -181,8 +180,7 @@ const freezeSkew = 5 * time.Second
 // Unfreeze lifts a board's freeze (or cancels one still to come): everyone
 // sees the live standings again, and open pages move their rows there.
 func (s freezer) Unfreeze(ctx context.Context, id string) (board.Board, error) {
-	reply, err := scripts.freeze.Run(ctx, s.rdb, []string{defKey(id), genKey(id), freezeKey(id)},
-		"", 0, 0, "", "unfreeze", s.now().UnixMicro(), freezeLinger.Milliseconds()).Result()
+	reply, err := freezeCall(id, "unfreeze", s.now()).arg("linger", freezeLinger.Milliseconds()).run(ctx, s.rdb).Result()
 	if err != nil {
 		return board.Board{}, fmt.Errorf("board: unfreeze %q: %w", id, err)
 	}
@@ -200,10 +198,16 @@ func (s freezer) Unfreeze(ctx context.Context, id string) (board.Board, error) {
 }
 
 // takeFreeze takes a board's freeze if its time has come (freeze.lua):
+// freezeCall is freeze.lua's call in mode at now, for board id; the mode's
+// own arguments follow.
+func freezeCall(id, mode string, now time.Time) *luaCall {
+	return scripts.freeze.call(3, 4).key("def", defKey(id)).key("gen", genKey(id)).key("freeze", freezeKey(id)).
+		arg("mode", mode).arg("now", now.UnixMicro()).in(mode)
+}
+
 // its state ("none", "pending", "taken" or "took") and time.
 func (s freezer) takeFreeze(ctx context.Context, id string) (string, int64, error) {
-	reply, err := scripts.freeze.Run(ctx, s.rdb, []string{defKey(id), genKey(id), freezeKey(id)},
-		"", 0, 0, "", "take", s.now().UnixMicro()).Result()
+	reply, err := freezeCall(id, "take", s.now()).run(ctx, s.rdb).Result()
 	if err != nil {
 		return "", 0, fmt.Errorf("board: take the freeze of %q: %w", id, err)
 	}

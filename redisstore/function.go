@@ -147,8 +147,10 @@ func scheduleArgs(b *board.Board, now time.Time) []any {
 
 // writeSchedule stores b's schedule if b is still the current definition.
 func (s upkeep) writeSchedule(ctx context.Context, b *board.Board) error {
-	args := append(append(prelude(b), strconv.FormatInt(b.Version, 10)), scheduleArgs(b, s.now())...)
-	if err := scripts.sched.Run(ctx, s.rdb, []string{defKey(b.ID), schedKey(b.ID)}, args...).Err(); err != nil {
+	fields := scheduleArgs(b, s.now())
+	c := scripts.sched.call(2, 1+len(fields)).key("def", defKey(b.ID)).key("sched", schedKey(b.ID)).
+		arg("version", strconv.FormatInt(b.Version, 10)).args("field", fields...)
+	if err := c.run(ctx, s.rdb).Err(); err != nil {
 		return fmt.Errorf("board: schedule of %q: %w", b.ID, err)
 	}
 	return nil

@@ -16,7 +16,10 @@ import (
 
 var srv *redistest.Server
 
-func TestMain(m *testing.M) { redistest.Main(m, &srv) }
+func TestMain(m *testing.M) {
+	checkCalls = true // every script call checks its names against its header
+	redistest.Main(m, &srv)
+}
 
 // clock is a test clock that moves one millisecond each time it is read, so
 // every submission gets its own instant and tie-breaks are predictable.

@@ -14,8 +14,8 @@ import (
 )
 
 // auditKeys are the keys a write records its audit entry in.
-func auditKeys(id string, by board.Author) []string {
-	return []string{AuditStream(id), AuditActorStream(id, by.Actor), AuditActors(id)}
+func auditKeys(c *luaCall, id string, by board.Author) *luaCall {
+	return c.key("audit", AuditStream(id)).key("audit_actor", AuditActorStream(id, by.Actor)).key("audit_actors", AuditActors(id))
 }
 
 // RemoveMember takes a member out of one period, or, with a nil period, out
@@ -32,15 +32,17 @@ func (s writer) RemoveMember(ctx context.Context, boardID, member string, p *boa
 	if err := board.CheckMember(member); err != nil {
 		return nil, fmt.Errorf("board: remove from %q: %w", boardID, err)
 	}
-	keys := append([]string{defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), periodsKey(b.ID)}, auditKeys(b.ID, by)...)
-	keys = append(keys, ArchiveState(b.ID))
+	c := scripts.remove.call(13, 9).key("def", defKey(b.ID)).key("names", namesKey(b.ID)).key("names_lc", namesLowerKey(b.ID)).
+		key("names_idx", nameIndexKey(b.ID)).key("periods", periodsKey(b.ID))
+	auditKeys(c, b.ID, by).key("archive", ArchiveState(b.ID))
 	if p != nil {
 		z := ZSetKey(b.ID, *p)
-		keys = append(keys, z, entriesKey(z), distinctKey(z), groupCountKey(z))
+		c.in("period").key("zset", z).key("entries", entriesKey(z)).key("distinct", distinctKey(z)).key("counts", groupCountKey(z)).in("")
 	}
+	c.encoding(&b).arg("member", member).arg("actor", by.Actor).arg("reason", by.Reason).arg("audit_keep", s.auditKeep).arg("now", s.now().UnixMicro())
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	reply, err := scripts.remove.Run(ctx, s.rdb, keys, append(prelude(&b), member, by.Actor, by.Reason, s.auditKeep, s.now().UnixMicro())...).Result()
+	reply, err := c.run(ctx, s.rdb).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: remove %q from %q: %w", member, boardID, err)
 	}
@@ -82,11 +84,13 @@ func (s writer) ResetPeriod(ctx context.Context, boardID string, p board.Period,
 		return 0, err
 	}
 	z := ZSetKey(boardID, p)
-	keys := append([]string{defKey(boardID), periodsKey(boardID), z, entriesKey(z), distinctKey(z), groupCountKey(z)}, auditKeys(boardID, by)...)
-	keys = append(keys, ArchiveState(boardID))
+	c := scripts.reset.call(10, 5).key("def", defKey(boardID)).key("periods", periodsKey(boardID)).
+		key("zset", z).key("entries", entriesKey(z)).key("distinct", distinctKey(z)).key("counts", groupCountKey(z))
+	auditKeys(c, boardID, by).key("archive", ArchiveState(boardID)).
+		arg("label", p.String()).arg("actor", by.Actor).arg("reason", by.Reason).arg("audit_keep", s.auditKeep).arg("now", s.now().UnixMicro())
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	reply, err := scripts.reset.Run(ctx, s.rdb, keys, "", 0, 0, "", p.String(), by.Actor, by.Reason, s.auditKeep, s.now().UnixMicro()).Result()
+	reply, err := c.run(ctx, s.rdb).Result()
 	if err != nil {
 		return 0, fmt.Errorf("board: reset %s of %q: %w", p, boardID, err)
 	}
@@ -119,10 +123,12 @@ func (s writer) SetName(ctx context.Context, boardID, member, name string, by bo
 	if err := board.CheckName(name); err != nil {
 		return "", fmt.Errorf("board: rename %q in %q: %w", member, boardID, err)
 	}
-	keys := append([]string{defKey(boardID), namesKey(boardID), namesLowerKey(boardID), nameIndexKey(boardID)}, auditKeys(boardID, by)...)
+	c := scripts.rename.call(7, 7).key("def", defKey(boardID)).key("names", namesKey(boardID)).key("names_lc", namesLowerKey(boardID)).key("names_idx", nameIndexKey(boardID))
+	auditKeys(c, boardID, by).arg("member", member).arg("name", name).arg("lower", strings.ToLower(name)).
+		arg("actor", by.Actor).arg("reason", by.Reason).arg("audit_keep", s.auditKeep).arg("now", s.now().UnixMicro())
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	reply, err := scripts.rename.Run(ctx, s.rdb, keys, "", 0, 0, "", member, name, strings.ToLower(name), by.Actor, by.Reason, s.auditKeep, s.now().UnixMicro()).Result()
+	reply, err := c.run(ctx, s.rdb).Result()
 	if err != nil {
 		return "", fmt.Errorf("board: rename %q in %q: %w", member, boardID, err)
 	}
@@ -154,7 +160,7 @@ func (s catalog) Reindex(ctx context.Context, boardID string, p board.Period) (i
 
 func (s writer) reindex(ctx context.Context, b *board.Board, p board.Period) (int, error) {
 	z := ZSetKey(b.ID, p)
-	n, err := scripts.reindex.Run(ctx, s.rdb, []string{z, distinctKey(z), groupCountKey(z)}, prelude(b)...).Int()
+	n, err := reindexCall(b, z).run(ctx, s.rdb).Int()
 	if err != nil {
 		return 0, fmt.Errorf("board: reindex %s of %q: %w", p, b.ID, err)
 	}

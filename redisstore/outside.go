@@ -27,14 +27,18 @@ const notePeriodsChunk = 200
 // its keys went) is not added: it is set to expire after linger, and
 // counted in again.
 func (s upkeep) NotePeriods(ctx context.Context, b *board.Board, zsets []string, linger time.Duration) (noted, again int, err error) {
-	keys, labels := []string{}, []any{}
+	keys, labels := []string{}, []string{}
 	seen := map[string]bool{}
 	flush := func() error {
 		if len(keys) == 0 {
 			return nil
 		}
-		args := append(append(prelude(b), max(linger.Milliseconds(), 1)), labels...)
-		res, err := scripts.note.Run(ctx, s.rdb, append([]string{periodsKey(b.ID), ArchiveState(b.ID)}, keys...), args...).Int64Slice()
+		c := scripts.note.call(2+len(keys), 1+len(labels)).key("periods", periodsKey(b.ID)).key("archive", ArchiveState(b.ID)).keysOf("zset", keys...).
+			arg("ttl", max(linger.Milliseconds(), 1))
+		for _, l := range labels {
+			c.arg("label", l)
+		}
+		res, err := c.run(ctx, s.rdb).Int64Slice()
 		if err != nil {
 			return fmt.Errorf("board: note periods of %q: %w", b.ID, err)
 		}

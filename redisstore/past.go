@@ -194,8 +194,10 @@ func (s snapshots) ExpirePeriod(ctx context.Context, b *board.Board, p board.Per
 		return false, fmt.Errorf("board: %s of %q has not closed; it cannot expire", p, b.ID)
 	}
 	z := ZSetKey(b.ID, p)
-	keys := []string{ArchiveState(b.ID), periodsKey(b.ID), z, entriesKey(z), distinctKey(z), groupCountKey(z)}
-	n, err := scripts.expire.Run(ctx, s.rdb, keys, append(prelude(b), p.String(), state, max(ttl.Milliseconds(), 1), s.now().UnixMicro())...).Int()
+	n, err := scripts.expire.call(6, 4).key("archive", ArchiveState(b.ID)).key("periods", periodsKey(b.ID)).
+		key("zset", z).key("entries", entriesKey(z)).key("distinct", distinctKey(z)).key("counts", groupCountKey(z)).
+		arg("label", p.String()).arg("state", state).arg("ttl", max(ttl.Milliseconds(), 1)).arg("now", s.now().UnixMicro()).
+		run(ctx, s.rdb).Int()
 	if err != nil {
 		return false, fmt.Errorf("board: expire %s of %q: %w", p, b.ID, err)
 	}

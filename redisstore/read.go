@@ -144,13 +144,33 @@ func (s reader) view(ctx context.Context, b *board.Board, p board.Period, mode s
 	return pg, err
 }
 
+// viewModes names the arguments of each mode of view.lua but arounds
+// (views.go builds those).
+var viewModes = map[string][]string{
+	"page":   {"offset", "limit"},
+	"around": {"member", "k"},
+	"range":  {"min", "max", "offset", "limit"},
+}
+
+// viewCall is view.lua's call reading zset z with the display names in
+// names, in mode with its arguments margs (viewModes).
+func viewCall(b *board.Board, z, names, mode string, margs ...any) *luaCall {
+	c := scripts.view.call(4, 5+len(margs)).key("zset", z).key("entries", entriesKey(z)).key("distinct", distinctKey(z)).key("names", names).
+		encoding(b).arg("mode", mode).in(mode)
+	for i, name := range viewModes[mode] {
+		if i < len(margs) {
+			c.arg(name, margs[i])
+		}
+	}
+	return c
+}
+
 // viewOf reads a view of the scores in zset z (a period's, or a
 // snapshot's) with the display names in names (namesOf).
 func (s reader) viewOf(ctx context.Context, b *board.Board, p board.Period, z, names, mode string, margs ...any) (board.Page, error) {
-	keys := []string{z, entriesKey(z), distinctKey(z), names}
-	args := append(append(prelude(b), mode), margs...)
+	c := viewCall(b, z, names, mode, margs...)
 	for attempt := 0; ; attempt++ {
-		reply, err := scripts.view.Run(ctx, s.rdb, keys, args...).Result()
+		reply, err := c.run(ctx, s.rdb).Result()
 		if err != nil {
 			return board.Page{}, fmt.Errorf("board: %s %s of %q: %w", mode, p, b.ID, err)
 		}
@@ -253,19 +273,18 @@ func (s reader) standings(ctx context.Context, b *board.Board, ps []board.Period
 	if err != nil {
 		return nil, err
 	}
-	keys := []string{namesOf(b.ID, since)}
+	c := scripts.standing.call(1+3*len(ps), 4+len(members)).key("names", namesOf(b.ID, since)).encoding(b)
+	for _, m := range members {
+		c.arg("member", m)
+	}
 	frozen := make([]bool, len(ps))
 	for i, p := range ps {
 		z, at := periodSource(b, p, since)
 		frozen[i] = !at.IsZero()
-		keys = append(keys, z, entriesKey(z), distinctKey(z))
-	}
-	args := prelude(b)
-	for _, m := range members {
-		args = append(args, m)
+		c.in("period").key("zset", z).key("entries", entriesKey(z)).key("distinct", distinctKey(z))
 	}
 	for attempt := 0; ; attempt++ {
-		reply, err := scripts.standing.Run(ctx, s.rdb, keys, args...).Result()
+		reply, err := c.run(ctx, s.rdb).Result()
 		if err != nil {
 			return nil, fmt.Errorf("board: ranks in %q: %w", b.ID, err)
 		}
@@ -326,9 +345,10 @@ func (s reader) Search(ctx context.Context, b *board.Board, p board.Period, pref
 		return nil, false, err
 	}
 	z, frozen := periodSource(b, p, since)
-	keys := []string{z, entriesKey(z), distinctKey(z), namesOf(b.ID, since), nameIndexOf(b.ID, since)}
-	args := append(prelude(b), strings.ToLower(prefix), limit, searchBudget)
-	reply, err := scripts.search.Run(ctx, s.rdb, keys, args...).Result()
+	reply, err := scripts.search.call(5, 7).
+		key("zset", z).key("entries", entriesKey(z)).key("distinct", distinctKey(z)).key("names", namesOf(b.ID, since)).key("name_idx", nameIndexOf(b.ID, since)).
+		encoding(b).arg("prefix", strings.ToLower(prefix)).arg("limit", limit).arg("budget", searchBudget).
+		run(ctx, s.rdb).Result()
 	if err != nil {
 		return nil, false, fmt.Errorf("board: search %s of %q: %w", p, b.ID, err)
 	}

@@ -66,12 +66,15 @@ func (s snapshots) snapshotOf(ctx context.Context, b *board.Board, p board.Perio
 	tok := make([]byte, 8)
 	_, _ = rand.Read(tok)
 	z := tagOf(b.ID) + ":snap:" + hex.EncodeToString(tok)
-	keys := []string{defKey(b.ID), from, z, distinctKey(z), groupCountKey(z), ArchiveState(b.ID), ArchiveSnaps(b.ID), ArchiveLock(b.ID, p)}
 	withTeams := "0"
 	if teams {
 		withTeams = "1"
 	}
-	reply, err := scripts.snapshot.Run(ctx, s.rdb, keys, append(prelude(b), max(int(ttl.Seconds()), 1), p.String(), withTeams, owner)...).Result()
+	reply, err := scripts.snapshot.call(8, 8).key("def", defKey(b.ID)).key("zset", from).key("copy", z).
+		key("copy_distinct", distinctKey(z)).key("copy_counts", groupCountKey(z)).key("archive", ArchiveState(b.ID)).
+		key("snaps", ArchiveSnaps(b.ID)).key("lock", ArchiveLock(b.ID, p)).
+		encoding(b).arg("ttl", max(int(ttl.Seconds()), 1)).arg("label", p.String()).arg("teams", withTeams).arg("owner", owner).
+		run(ctx, s.rdb).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, err)
 	}
@@ -153,8 +156,9 @@ func (s snapshots) DropStaleSnapshots(ctx context.Context, b *board.Board) (int,
 		if !ok || !strings.HasPrefix(z, tagOf(b.ID)+":snap:") {
 			continue // not a record this version wrote
 		}
-		keys := append([]string{ArchiveSnaps(b.ID), archiveLock(b.ID, label)}, snapshotKeys(z)...)
-		n, err := scripts.dropsnap.Run(ctx, s.rdb, keys, append(prelude(b), z, rec, owner)...).Int()
+		n, err := scripts.dropsnap.call(9, 3).key("snaps", ArchiveSnaps(b.ID)).key("lock", archiveLock(b.ID, label)).keysOf("snapshot", snapshotKeys(z)...).
+			arg("snap", z).arg("record", rec).arg("owner", owner).
+			run(ctx, s.rdb).Int()
 		if err != nil {
 			return dropped, fmt.Errorf("board: drop snapshot %s of %q: %w", z, b.ID, err)
 		}

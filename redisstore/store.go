@@ -12,7 +12,7 @@ import (
 
 // scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
 var scripts = struct {
-	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, teambuild, freeze, note *redis.Script
+	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, teambuild, freeze, note *luaScript
 }{
 	submit:    load("submit"),
 	view:      load("view"),
@@ -37,13 +37,13 @@ var scripts = struct {
 }
 
 // load makes the script lua/<name>.lua, after the libraries of lua/lib/ its
-// header's uses: line names.
-func load(name string) *redis.Script {
-	src, err := assemble(luaSource(name))
+// header's uses: line names, with the KEYS and ARGV its header declares.
+func load(name string) *luaScript {
+	s, err := loadScript(name)
 	if err != nil {
 		panic(fmt.Sprintf("lua/%s.lua: %v", name, err))
 	}
-	return redis.NewScript(src)
+	return s
 }
 
 // Defaults of a Store.

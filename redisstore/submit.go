@@ -151,8 +151,8 @@ func (s writer) runSubmit(ctx context.Context, b *board.Board, subs []board.Subm
 				at = append(at, times[i])
 			}
 		}
-		keys, args, written := s.submitCall(b, call, at, opt, atomic, s.now())
-		reply, err := scripts.submit.Run(ctx, s.rdb, keys, args...).Result()
+		c, written := s.submitCall(b, call, at, opt, atomic, s.now())
+		reply, err := c.run(ctx, s.rdb).Result()
 		if err != nil {
 			return "", nil, nil, fmt.Errorf("board: submit to %q: %w", b.ID, err)
 		}
@@ -210,11 +210,11 @@ func batchFingerprint(subs []board.Submission) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// submitCall builds the submit script's keys and arguments for checked
-// submissions at now, and names the score keys it writes. Each submission's
-// tie-break time is times[i], or now plus i microseconds without times, so
-// the items of a batch tie in their order.
-func (s writer) submitCall(b *board.Board, subs []board.Submission, times []time.Time, opt board.BatchOptions, atomic bool, now time.Time) (keys []string, args []any, zsets []string) {
+// submitCall builds the submit script's call for checked submissions at
+// now, and names the score keys it writes. Each submission's tie-break time
+// is times[i], or now plus i microseconds without times, so the items of a
+// batch tie in their order.
+func (s writer) submitCall(b *board.Board, subs []board.Submission, times []time.Time, opt board.BatchOptions, atomic bool, now time.Time) (c *luaCall, zsets []string) {
 	enc := encodingOf(b)
 	mode, ranks := "each", "1"
 	if atomic {
@@ -223,24 +223,26 @@ func (s writer) submitCall(b *board.Board, subs []board.Submission, times []time
 	if opt.NoRanks {
 		ranks = "0"
 	}
-	keys = make([]string, 0, 12+4*len(b.Periods)+len(subs))
-	keys = append(keys, defKey(b.ID), namesKey(b.ID), namesLowerKey(b.ID), nameIndexKey(b.ID), recentKey(b.ID), periodsKey(b.ID), idemKey(b.ID, "batch:"+opt.Key),
-		AuditStream(b.ID), AuditActorStream(b.ID, opt.By.Actor), AuditActors(b.ID), ArchiveState(b.ID), freezeKey(b.ID))
-	args = make([]any, 0, 22+len(b.Periods)+10*len(subs)+4*len(b.Periods))
 	batchFP := ""
 	if atomic && opt.Key != "" {
 		batchFP = batchFingerprint(subs)
 	}
-	args = append(append(args, prelude(b)...),
-		enc.fieldsPart(nil), enc.timePart(now), strconv.FormatInt(b.Version, 10), board.MaxExact, b.Cap,
-		opt.Key, int(s.idemTTL.Seconds()), now.UnixMicro(), s.recentLen, len(b.Periods), len(subs), batchFP,
-		mode, ranks, opt.By.Actor, opt.By.Reason, s.auditKeep)
+	c = scripts.submit.call(12+4*len(b.Periods)+len(subs), 21+5*len(b.Periods)+10*len(subs))
+	c.key("def", defKey(b.ID)).key("names", namesKey(b.ID)).key("names_lc", namesLowerKey(b.ID)).key("names_idx", nameIndexKey(b.ID)).
+		key("recent", recentKey(b.ID)).key("periods", periodsKey(b.ID)).key("batch_idem", idemKey(b.ID, "batch:"+opt.Key)).
+		key("audit", AuditStream(b.ID)).key("audit_actor", AuditActorStream(b.ID, opt.By.Actor)).key("audit_actors", AuditActors(b.ID)).
+		key("archive", ArchiveState(b.ID)).key("freeze", freezeKey(b.ID))
+	c.encoding(b).arg("zero_fields", enc.fieldsPart(nil)).arg("time", enc.timePart(now)).arg("version", strconv.FormatInt(b.Version, 10)).
+		arg("max", board.MaxExact).arg("cap", b.Cap).arg("batch_idem", opt.Key).arg("idem_ttl", int(s.idemTTL.Seconds())).
+		arg("now", now.UnixMicro()).arg("recent_len", s.recentLen).arg("period_count", len(b.Periods)).arg("item_count", len(subs)).
+		arg("batch_fingerprint", batchFP).arg("mode", mode).arg("ranks", ranks).arg("actor", opt.By.Actor).arg("reason", opt.By.Reason).
+		arg("audit_keep", s.auditKeep)
 	for _, k := range b.Periods {
 		p := b.Current(k, now)
 		z := ZSetKey(b.ID, p)
 		zsets = append(zsets, z)
-		keys = append(keys, z, entriesKey(z), distinctKey(z), groupCountKey(z))
-		args = append(args, p.String())
+		c.in("period").key("zset", z).key("entries", entriesKey(z)).key("distinct", distinctKey(z)).key("counts", groupCountKey(z)).
+			arg("label", p.String())
 	}
 	for i := range subs {
 		sub := &subs[i]
@@ -259,12 +261,13 @@ func (s writer) submitCall(b *board.Board, subs []board.Submission, times []time
 		if times != nil {
 			at = times[i]
 		}
-		tp := enc.timePart(at)
-		keys = append(keys, idemKey(b.ID, sub.IdempotencyKey))
-		args = append(args, string(sub.Op), strconv.FormatFloat(sub.Score, 'g', -1, 64), fields, sub.Member, sub.Name, lower, sub.IdempotencyKey, fp, tp, sub.Team)
+		c.in("item").key("idem", idemKey(b.ID, sub.IdempotencyKey)).
+			arg("op", string(sub.Op)).arg("value", strconv.FormatFloat(sub.Score, 'g', -1, 64)).arg("fields", fields).
+			arg("member", sub.Member).arg("name", sub.Name).arg("lower", lower).arg("idem", sub.IdempotencyKey).
+			arg("fingerprint", fp).arg("time", enc.timePart(at)).arg("team", sub.Team)
 	}
-	args = append(args, windowArgs(b, now)...)
-	return keys, args, zsets
+	windowArgs(c, b, now)
+	return c, zsets
 }
 
 // fingerprint identifies what a submission asks for, so an idempotency key

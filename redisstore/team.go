@@ -102,8 +102,10 @@ func (s teamStore) SetTeam(ctx context.Context, boardID, member, team string, by
 		if b.Teams == board.TeamsOff {
 			return "", false, board.NewFieldError(board.ErrInvalidInput, "team", "board %q has no teams; enable them on the board first", b.ID)
 		}
-		keys := append([]string{defKey(b.ID), periodsKey(b.ID)}, auditKeys(b.ID, by)...)
-		reply, err := scripts.setteam.Run(ctx, s.rdb, keys, append(prelude(&b), member, team, by.Actor, by.Reason, s.auditKeep, strconv.FormatInt(b.Version, 10))...).Result()
+		c := scripts.setteam.call(5, 10).key("def", defKey(b.ID)).key("periods", periodsKey(b.ID))
+		auditKeys(c, b.ID, by).encoding(&b).arg("member", member).arg("team", team).arg("actor", by.Actor).arg("reason", by.Reason).
+			arg("audit_keep", s.auditKeep).arg("version", strconv.FormatInt(b.Version, 10))
+		reply, err := c.run(ctx, s.rdb).Result()
 		if err != nil {
 			return "", false, fmt.Errorf("board: team of %q on %q: %w", member, boardID, err)
 		}
@@ -172,8 +174,7 @@ func (s teamStore) TeamPage(ctx context.Context, b *board.Board, p board.Period,
 // Redis keeps them.
 func (s teamStore) teamView(ctx context.Context, b *board.Board, p board.Period, z string, offset, limit int) (board.Page, error) {
 	t := board.TeamBoard(b)
-	keys := []string{z, entriesKey(z), distinctKey(z), teamNamesKey(b.ID)}
-	reply, err := scripts.view.Run(ctx, s.rdb, keys, append(prelude(t), "page", offset, limit)...).Result()
+	reply, err := viewCall(t, z, teamNamesKey(b.ID), "page", offset, limit).run(ctx, s.rdb).Result()
 	if err != nil {
 		return board.Page{}, fmt.Errorf("board: teams of %s of %q: %w", p, b.ID, err)
 	}
@@ -269,7 +270,7 @@ func (s teamStore) rebuildTeams(ctx context.Context, b *board.Board) error {
 		return fmt.Errorf("board: team standings of %q: %w", b.ID, err)
 	}
 	for _, z := range zs {
-		st, _, err := statusOf(scripts.teambuild.Run(ctx, s.rdb, []string{defKey(b.ID), z}, append(prelude(b), string(b.Teams))...).Result())
+		st, _, err := statusOf(scripts.teambuild.call(2, 5).key("def", defKey(b.ID)).key("zset", z).encoding(b).arg("teams", string(b.Teams)).run(ctx, s.rdb).Result())
 		if err != nil {
 			return fmt.Errorf("board: team standing of %s on %q: %w", z, b.ID, err)
 		}

@@ -21,8 +21,8 @@ func (s catalog) Upgrade(ctx context.Context) ([]string, error) {
 		if !b.LegacyUnits {
 			continue
 		}
-		keys := []string{defKey(b.ID), periodsKey(b.ID), recentKey(b.ID), genKey(b.ID)}
-		reply, err := scripts.upgrade.Run(ctx, s.rdb, keys, append(prelude(b), math.Pow10(b.Format.Decimals))...).Result()
+		reply, err := scripts.upgrade.call(4, 5).key("def", defKey(b.ID)).key("periods", periodsKey(b.ID)).key("recent", recentKey(b.ID)).key("gen", genKey(b.ID)).
+			encoding(b).arg("multiplier", math.Pow10(b.Format.Decimals)).run(ctx, s.rdb).Result()
 		if err != nil {
 			return done, fmt.Errorf("board: upgrade %q to units: %w", b.ID, err)
 		}

@@ -45,59 +45,92 @@ func (s reader) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 	if len(qs) == 0 {
 		return out
 	}
-	type call struct {
-		keys    []string
-		args    []any
-		members int // an arounds call's members so far
+	plan := s.planViews(ctx, qs, out)
+	cmds, err := s.runViews(ctx, plan.calls)
+	for i, q := range qs {
+		at := plan.at[i]
+		if at.call < 0 {
+			continue // out[i].Err says why
+		}
+		if cmds == nil || cmds[at.call] == nil {
+			out[i].Err = fmt.Errorf("board: read views: %w", err)
+			continue
+		}
+		reply, cerr := cmds[at.call].Result()
+		if cerr == nil && at.item >= 0 {
+			reply, cerr = aroundOf(reply, at.item, q.Radius)
+		}
+		if cerr != nil {
+			out[i].Err = fmt.Errorf("board: read %s of %q: %w", q.Period, q.Board.ID, cerr)
+			continue
+		}
+		out[i] = s.viewResult(ctx, q, reply, plan.frozen[i])
 	}
+	return out
+}
+
+// viewPlan is the script calls that answer a set of view queries.
+type viewPlan struct {
+	calls []*luaCall
+	// at is each query's call (-1: none, its result's Err says why) and
+	// its item in an arounds call's reply (-1: the call's whole reply).
+	at []struct{ call, item int }
+	// frozen is whether each query reads a frozen copy.
+	frozen []bool
+}
+
+// planViews makes the view.lua calls that answer qs: one per page, one per
+// period's around-me windows (arounds).
+func (s reader) planViews(ctx context.Context, qs []ViewQuery, out []ViewResult) viewPlan {
 	type group struct {
 		zset, names string
 		radius      int
 		version     int64
 	}
-	var calls []call
-	at := make([]struct{ call, item int }, len(qs)) // item -1: the call's whole reply
+	plan := viewPlan{at: make([]struct{ call, item int }, len(qs)), frozen: make([]bool, len(qs))}
 	groups := map[group]int{}
-	frozen := make([]bool, len(qs))
+	members := map[int]int{} // an arounds call's members so far
 	for i, q := range qs {
 		since, err := s.publicFreeze(queryCtx(ctx, q), q.Board)
 		if err != nil {
 			out[i].Err = err
-			at[i].call = -1
+			plan.at[i].call = -1
 			continue
 		}
 		z, copied := periodSource(q.Board, q.Period, since)
-		frozen[i] = !copied.IsZero()
+		plan.frozen[i] = !copied.IsZero()
 		names := namesOf(q.Board.ID, since)
-		keys := func() []string { return []string{z, entriesKey(z), distinctKey(z), names} }
-		if q.Teams {
+		switch {
+		case q.Teams:
 			t := teamZSetKey(z)
-			calls = append(calls, call{keys: []string{t, entriesKey(t), distinctKey(t), teamNamesKey(q.Board.ID)},
-				args: append(prelude(board.TeamBoard(q.Board)), "page", q.Offset, q.Limit)})
-			at[i].call, at[i].item = len(calls)-1, -1
-			continue
+			plan.calls = append(plan.calls, viewCall(board.TeamBoard(q.Board), t, teamNamesKey(q.Board.ID), "page", q.Offset, q.Limit))
+			plan.at[i].call, plan.at[i].item = len(plan.calls)-1, -1
+		case q.Member == "":
+			plan.calls = append(plan.calls, viewCall(q.Board, z, names, "page", q.Offset, q.Limit))
+			plan.at[i].call, plan.at[i].item = len(plan.calls)-1, -1
+		default:
+			g := group{z, names, q.Radius, q.Board.Version}
+			c, ok := groups[g]
+			if !ok {
+				plan.calls = append(plan.calls, viewCall(q.Board, z, names, "arounds").arg("k", q.Radius))
+				c = len(plan.calls) - 1
+				groups[g] = c
+			}
+			plan.at[i].call, plan.at[i].item = c, members[c]
+			members[c]++
+			plan.calls[c].arg("member", q.Member)
 		}
-		if q.Member == "" {
-			calls = append(calls, call{keys: keys(), args: append(prelude(q.Board), "page", q.Offset, q.Limit)})
-			at[i].call, at[i].item = len(calls)-1, -1
-			continue
-		}
-		g := group{z, names, q.Radius, q.Board.Version}
-		c, ok := groups[g]
-		if !ok {
-			calls = append(calls, call{keys: keys(), args: append(prelude(q.Board), "arounds", q.Radius)})
-			c = len(calls) - 1
-			groups[g] = c
-		}
-		at[i].call, at[i].item = c, calls[c].members
-		calls[c].members++
-		calls[c].args = append(calls[c].args, q.Member)
 	}
+	return plan
+}
+
+// runViews runs calls in one pipeline, loading view.lua if Redis lost it.
+func (s reader) runViews(ctx context.Context, calls []*luaCall) ([]*redis.Cmd, error) {
 	run := func() ([]*redis.Cmd, error) {
 		cmds := make([]*redis.Cmd, len(calls))
 		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, c := range calls {
-				cmds[i] = scripts.view.EvalSha(ctx, p, c.keys, c.args...)
+				cmds[i] = c.evalSha(ctx, p)
 			}
 			return nil
 		})
@@ -106,57 +139,41 @@ func (s reader) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 	cmds, err := run()
 	if err != nil && isNoScript(err) {
 		if lerr := scripts.view.Load(ctx, s.rdb).Err(); lerr != nil {
-			err = lerr
+			return cmds, lerr
+		}
+		cmds, err = run()
+	}
+	return cmds, err
+}
+
+// viewResult decodes q's reply; frozen says it read a frozen copy. A view
+// the pipelined read cannot answer exactly (a dense index an outside writer
+// left behind, a closed period that may have expired to the archive) is
+// read again on its own.
+func (s reader) viewResult(ctx context.Context, q ViewQuery, reply any, frozen bool) ViewResult {
+	if q.Teams {
+		pg, _, perr := decodeView(board.TeamBoard(q.Board), q.Period, reply)
+		if perr == nil && pg.Total == 0 && q.Period.Ended(s.now()) && !frozen {
+			pg, perr = s.TeamPage(queryCtx(ctx, q), q.Board, q.Period, q.Offset, q.Limit)
+			return ViewResult{Page: pg, Err: perr}
+		}
+		return ViewResult{Page: board.RoundTeams(q.Board, pg), Err: perr}
+	}
+	pg, pos, perr := decodeView(q.Board, q.Period, reply)
+	closedEmpty := ((perr == nil && pg.Total == 0) || (q.Member != "" && errors.Is(perr, board.ErrNotFound))) &&
+		q.Period.Ended(s.now()) && !frozen
+	if (perr == nil && q.Board.DenseDrifts() && hasUnranked(pg)) || closedEmpty {
+		if q.Member != "" {
+			pg, pos, perr = s.Around(queryCtx(ctx, q), q.Board, q.Period, q.Member, q.Radius)
 		} else {
-			cmds, err = run()
+			pg, perr = s.Page(queryCtx(ctx, q), q.Board, q.Period, q.Offset, q.Limit)
+			pos = pg.Matched
 		}
 	}
-	for i, q := range qs {
-		if at[i].call < 0 {
-			continue // out[i].Err says why
-		}
-		if cmds == nil || cmds[at[i].call] == nil {
-			out[i].Err = fmt.Errorf("board: read views: %w", err)
-			continue
-		}
-		reply, cerr := cmds[at[i].call].Result()
-		if item := at[i].item; cerr == nil && item >= 0 {
-			reply, cerr = aroundOf(reply, item, q.Radius)
-		}
-		if cerr != nil {
-			out[i].Err = fmt.Errorf("board: read %s of %q: %w", q.Period, q.Board.ID, cerr)
-			continue
-		}
-		if q.Teams {
-			pg, _, perr := decodeView(board.TeamBoard(q.Board), q.Period, reply)
-			if perr == nil && pg.Total == 0 && q.Period.Ended(s.now()) && !frozen[i] {
-				// Expired to the archive, maybe: the single read finds it.
-				out[i].Page, out[i].Err = s.TeamPage(queryCtx(ctx, q), q.Board, q.Period, q.Offset, q.Limit)
-				continue
-			}
-			out[i] = ViewResult{Page: board.RoundTeams(q.Board, pg), Err: perr}
-			continue
-		}
-		pg, pos, perr := decodeView(q.Board, q.Period, reply)
-		closedEmpty := ((perr == nil && pg.Total == 0) || (q.Member != "" && errors.Is(perr, board.ErrNotFound))) &&
-			q.Period.Ended(s.now()) && !frozen[i]
-		if (perr == nil && q.Board.DenseDrifts() && hasUnranked(pg)) || closedEmpty {
-			// An outside writer left the dense index behind: the single read
-			// repairs it and reads again. A closed period Redis holds nothing
-			// of may have expired to the archive: the single read finds it.
-			if q.Member != "" {
-				pg, pos, perr = s.Around(queryCtx(ctx, q), q.Board, q.Period, q.Member, q.Radius)
-			} else {
-				pg, perr = s.Page(queryCtx(ctx, q), q.Board, q.Period, q.Offset, q.Limit)
-				pos = pg.Matched
-			}
-		}
-		if errors.Is(perr, board.ErrNotFound) && q.Member != "" {
-			perr = fmt.Errorf("board: member %q is not on %s of %q: %w", q.Member, q.Period, q.Board.ID, board.ErrNotFound)
-		}
-		out[i] = ViewResult{Page: pg, Position: pos, Err: perr}
+	if errors.Is(perr, board.ErrNotFound) && q.Member != "" {
+		perr = fmt.Errorf("board: member %q is not on %s of %q: %w", q.Member, q.Period, q.Board.ID, board.ErrNotFound)
 	}
-	return out
+	return ViewResult{Page: pg, Position: pos, Err: perr}
 }
 
 func queryCtx(ctx context.Context, q ViewQuery) context.Context {

@@ -69,19 +69,15 @@ func bucketKey(zset, bucket string) string { return zset + ":b:" + bucket }
 func bucketsKey(zset string) string        { return zset + ":bs" }
 func windowStateKey(id string) string      { return tagOf(id) + ":r:state" }
 
-// windowArgs are the submit script's window arguments for a write at now:
-// how many windows, then per window its index among the periods (1-based),
-// the bucket of now, the board's window mode and the bucket's TTL.
-func windowArgs(b *board.Board, now time.Time) []any {
-	var out []any
-	n := 0
+// windowArgs gives the submit script's window arguments for a write at now:
+// per rolling window its index among the periods (1-based), the bucket of
+// now, the board's window mode and the bucket's TTL.
+func windowArgs(c *luaCall, b *board.Board, now time.Time) {
 	for i, k := range b.Periods {
 		if k.Rolling() {
-			n++
-			out = append(out, i+1, b.BucketAt(k, now), string(b.Window), int(bucketTTL(k).Seconds()))
+			c.in("window").arg("period", i+1).arg("bucket", b.BucketAt(k, now)).arg("mode", string(b.Window)).arg("ttl", int(bucketTTL(k).Seconds()))
 		}
 	}
-	return append([]any{n}, out...)
 }
 
 // rollChunk is how many members of a leaving bucket one roll step takes out.
@@ -108,10 +104,12 @@ func (s upkeep) RollWindows(ctx context.Context, b *board.Board, maxSteps int) (
 // out; it returns the steps left, -1 when it stopped with work left.
 func (s upkeep) rollWindow(ctx context.Context, b *board.Board, k board.Kind, now time.Time, steps int) (int, error) {
 	z := ZSetKey(b.ID, board.Period{Kind: k})
-	keys := []string{defKey(b.ID), z, entriesKey(z), distinctKey(z), groupCountKey(z), windowStateKey(b.ID), bucketsKey(z)}
-	args := append(prelude(b), string(k), string(b.Window), b.OldestBucket(k, now), rollChunk, strconv.FormatInt(b.Version, 10), freezeKey(b.ID))
+	c := scripts.roll.call(8, 9).key("def", defKey(b.ID)).key("zset", z).key("entries", entriesKey(z)).key("distinct", distinctKey(z)).
+		key("counts", groupCountKey(z)).key("state", windowStateKey(b.ID)).key("buckets", bucketsKey(z)).key("freeze", freezeKey(b.ID)).
+		encoding(b).arg("kind", string(k)).arg("mode", string(b.Window)).arg("floor", b.OldestBucket(k, now)).arg("chunk", rollChunk).
+		arg("version", strconv.FormatInt(b.Version, 10))
 	for ; steps > 0; steps-- {
-		st, err := scripts.roll.Run(ctx, s.rdb, keys, args...).Text()
+		st, err := c.run(ctx, s.rdb).Text()
 		if err != nil {
 			return 0, fmt.Errorf("board: roll %s of %q: %w", k, b.ID, err)
 		}

@@ -2,15 +2,27 @@
 -- copy, and forget the period in the periods set; reads then go to the
 -- archive (redisstore/past.go). The archiver passes the period's archive state as
 -- it read it before checking the archive: any change since (a removal, a
--- reset, another pass) leaves the keys alone. KEYS: 1 archive state, 2
--- periods set, 3 zset, 4 entries, 5 distinct, 6 counts. ARGV (after the
--- prelude's 4): 5 period label, 6 state read, 7 ms to live, 8 now (µs).
+-- reset, another pass) leaves the keys alone.
+-- KEYS: 1 archive (archive state), 2 periods, 3 zset, 4 entries, 5 distinct,
+--   6 counts
+-- ARGV: 1 label (the period's), 2 state (as read), 3 ttl (ms to live),
+--   4 now (µs)
 -- Returns 1 when set to expire, 0 when the state changed.
 -- uses: base
-local v = redis.call('HGET', KEYS[1], ARGV[5])
-if v ~= ARGV[6] or string.find(v, ' x', 1, true) then return 0 end
-for k = 3, 6 do redis.call('PEXPIRE', KEYS[k], ARGV[7]) end
-for _, k in ipairs(team_keys(KEYS[3])) do redis.call('PEXPIRE', k, ARGV[7]) end -- team standings go with it
-redis.call('SREM', KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[1], ARGV[5], v .. ' x' .. ARGV[8])
+local k_archive = KEYS[1]
+local k_periods = KEYS[2]
+local k_zset = KEYS[3]
+local k_entries = KEYS[4]
+local k_distinct = KEYS[5]
+local k_counts = KEYS[6]
+local a_label = ARGV[1]
+local a_state = ARGV[2]
+local a_ttl = ARGV[3]
+local a_now = ARGV[4]
+local v = redis.call('HGET', k_archive, a_label)
+if v ~= a_state or string.find(v, ' x', 1, true) then return 0 end
+for _, k in ipairs({k_zset, k_entries, k_distinct, k_counts}) do redis.call('PEXPIRE', k, a_ttl) end
+for _, k in ipairs(team_keys(k_zset)) do redis.call('PEXPIRE', k, a_ttl) end -- team standings go with it
+redis.call('SREM', k_periods, k_zset)
+redis.call('HSET', k_archive, a_label, v .. ' x' .. a_now)
 return 1

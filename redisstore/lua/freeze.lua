@@ -1,56 +1,66 @@
 -- Freeze a board's public standings, lift the freeze, or take a freeze whose
 -- time has come (redisstore/freeze.go).
--- KEYS: 1 def, 2 the board's generation counter, 3 freeze marker.
--- ARGV (after the prelude's 4): 5 mode ('freeze', 'unfreeze' or 'take'),
---   6 now (µs), then for freeze: 7 at (µs), 8 the keys to copy at the freeze
---   ('<live zset> <frozen zset> ...'); for unfreeze: 7 ms the frozen keys
---   stay readable (a replica whose cached definition still says frozen reads
---   them for up to a second).
+-- KEYS: 1 def, 2 gen (the board's generation counter), 3 freeze (the marker)
+-- ARGV: 1 mode ('freeze', 'unfreeze' or 'take'), 2 now (µs)
+-- ARGV for freeze: 1 at (µs), 2 copies (the keys to copy at the freeze:
+--   '<live zset> <frozen zset> ...')
+-- ARGV for unfreeze: 1 linger (ms the frozen keys stay readable: a replica
+--   whose cached definition still says frozen reads them for up to a second)
 -- freeze and unfreeze change the definition's freeze_at and bump its version,
 -- so every writer and the live hub learn of it. Returns {'nf'} (no board),
 -- {'frozen', at} (freeze: already frozen), {'none'} (unfreeze: not frozen),
 -- {'ok', version, state} (state: take's answer), or take's {state, at}.
--- uses: freeze
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
-local mode, now = ARGV[5], ARGV[6]
-if mode == 'take' then return {freeze_take(KEYS[3], now)} end
+-- uses: base, freeze
+local k_def = KEYS[1]
+local k_gen = KEYS[2]
+local k_freeze = KEYS[3]
+local a_mode = ARGV[1]
+local a_now = ARGV[2]
+local ARGV_FIXED = 2
+local ARGV_FOR_FREEZE = {'at', 'copies'}
+local ARGV_FOR_UNFREEZE = {'linger'}
+if redis.call('EXISTS', k_def) == 0 then return {'nf'} end
+local mode, now = a_mode, a_now
+if mode == 'take' then return {freeze_take(k_freeze, now)} end
 
 local function bump()
-  local version = redis.call('INCR', KEYS[2])
-  local stored = tonumber(redis.call('HGET', KEYS[1], 'version') or '0') or 0
+  local version = redis.call('INCR', k_gen)
+  local stored = tonumber(redis.call('HGET', k_def, 'version') or '0') or 0
   if version <= stored then
     version = stored + 1
-    redis.call('SET', KEYS[2], version)
+    redis.call('SET', k_gen, version)
   end
-  redis.call('HSET', KEYS[1], 'version', version)
+  redis.call('HSET', k_def, 'version', version)
   return version
 end
 
-local state = freeze_take(KEYS[3], now)
+local state = freeze_take(k_freeze, now)
 if mode == 'freeze' then
   if state == 'taken' or state == 'took' then
-    return {'frozen', redis.call('HGET', KEYS[3], 'at')}
+    return {'frozen', redis.call('HGET', k_freeze, 'at')}
   end
-  redis.call('DEL', KEYS[3])
-  redis.call('HSET', KEYS[3], 'at', ARGV[7], 'keys', ARGV[8])
-  redis.call('HSET', KEYS[1], 'freeze_at', ARGV[7])
+  local a = part_at(ARGV, ARGV_FIXED, ARGV_FOR_FREEZE, 1)
+  redis.call('DEL', k_freeze)
+  redis.call('HSET', k_freeze, 'at', a.at, 'keys', a.copies)
+  redis.call('HSET', k_def, 'freeze_at', a.at)
   local v = bump()
-  return {'ok', v, (freeze_take(KEYS[3], now))}
+  return {'ok', v, (freeze_take(k_freeze, now))}
 end
 
 if mode == 'unfreeze' then
+  local linger = part_at(ARGV, ARGV_FIXED, ARGV_FOR_UNFREEZE, 1).linger
   if state == 'none' then
-    if (redis.call('HGET', KEYS[1], 'freeze_at') or '') == '' then return {'none'} end
+    if (redis.call('HGET', k_def, 'freeze_at') or '') == '' then return {'none'} end
   else
-    local keys = redis.call('HGET', KEYS[3], 'keys') or ''
+    local keys = redis.call('HGET', k_freeze, 'keys') or ''
     for _, dst in string.gmatch(keys, '(%S+) (%S+)') do
-      for _, sfx in ipairs(FROZEN_SUFFIXES) do redis.call('PEXPIRE', dst .. sfx, ARGV[7]) end
+      for _, sfx in ipairs(FROZEN_SUFFIXES) do redis.call('PEXPIRE', dst .. sfx, linger) end
     end
-    frozen_teams_expire(string.match(KEYS[1], '^(lb:{[^}]*})'), ARGV[7])
-    frozen_board_expire(string.match(KEYS[1], '^(lb:{[^}]*})'), ARGV[7])
-    redis.call('DEL', KEYS[3])
+    frozen_teams_expire(string.match(k_def, '^(lb:{[^}]*})'), linger)
+    frozen_board_expire(string.match(k_def, '^(lb:{[^}]*})'), linger)
+    redis.call('DEL', k_freeze)
   end
-  redis.call('HDEL', KEYS[1], 'freeze_at')
+  redis.call('HDEL', k_def, 'freeze_at')
   local v = bump()
   return {'ok', v, state}
 end

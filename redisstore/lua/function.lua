@@ -280,7 +280,6 @@ local function submit(keys, args, team)
     tostring(#labels), '1', '', 'atomic', '1', ACTOR, '', tostring(AUDIT_KEEP)}
   for _, l in ipairs(labels) do A[#A + 1] = l end
   for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, '', team}) do A[#A + 1] = x end
-  A[#A + 1] = #windows / 4
   for _, x in ipairs(windows) do A[#A + 1] = x end
 
   local r = submit_script(K, A)

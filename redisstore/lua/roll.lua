@@ -1,10 +1,12 @@
 -- Take the buckets that have left a rolling window out of it (redisstore/window.go),
 -- one chunk of a bucket's members per call, each call atomic.
--- KEYS: 1 def, 2 window zset, 3 entries, 4 distinct, 5 counts, 6 the board's
--- window state hash, 7 the window's set of bucket ids.
--- ARGV (after the prelude's 4): 5 window kind ('last7d'), 6 mode ('sum' or
--- 'best'), 7 the oldest bucket id inside the window now, 8 chunk size, 9
--- the definition version the caller read, 10 the freeze marker's key.
+-- KEYS: 1 def, 2 zset (the window's), 3 entries, 4 distinct, 5 counts,
+--   6 state (the board's window state hash), 7 buckets (the window's set of
+--   bucket ids), 8 freeze (the marker)
+-- ARGV: 1 desc, 2 prefix_width, 3 fields_width, 4 rank_style, 5 kind (the
+--   window's: 'last7d'), 6 mode ('sum' or 'best'), 7 floor (the oldest
+--   bucket id inside the window now), 8 chunk (size), 9 version (the
+--   definition version the caller read)
 -- The state hash keeps, per window, field <kind>: the window's floor (the
 -- oldest bucket it holds; writes to older buckets are left out of it, see
 -- submit.lua). The floor only rises: a replica whose clock is behind cannot
@@ -14,13 +16,26 @@
 -- Returns 'idle' (no bucket has left), 'more' (call again), 'done', or
 -- 'stale' (the definition changed: read it again).
 -- uses: teams, freeze
-local def = redis.call('HMGET', KEYS[1], 'version', 'teams', 'freeze_at')
-if not def[1] and redis.call('EXISTS', KEYS[1]) == 0 then return 'idle' end
-if (def[1] or '0') ~= ARGV[9] then return 'stale' end
+local k_def = KEYS[1]
+local k_zset = KEYS[2]
+local k_entries = KEYS[3]
+local k_distinct = KEYS[4]
+local k_counts = KEYS[5]
+local k_state = KEYS[6]
+local k_buckets = KEYS[7]
+local k_freeze = KEYS[8]
+local a_kind = ARGV[5]
+local a_mode = ARGV[6]
+local a_floor = ARGV[7]
+local a_chunk = ARGV[8]
+local a_version = ARGV[9]
+local def = redis.call('HMGET', k_def, 'version', 'teams', 'freeze_at')
+if not def[1] and redis.call('EXISTS', k_def) == 0 then return 'idle' end
+if (def[1] or '0') ~= a_version then return 'stale' end
 local TEAMS = def[2] or ''
-local TAG = tag_of(KEYS[1])
-local K, MODE, FLOOR, CH = ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8])
-local z, ek, d, c, state, bs = KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local TAG = tag_of(k_def)
+local K, MODE, FLOOR, CH = a_kind, a_mode, a_floor, tonumber(a_chunk)
+local z, ek, d, c, state, bs = k_zset, k_entries, k_distinct, k_counts, k_state, k_buckets
 local floor = redis.call('HGET', state, K)
 if floor and floor >= FLOOR then FLOOR = floor else redis.call('HSET', state, K, FLOOR) end
 
@@ -29,7 +44,7 @@ table.sort(ids)
 if #ids == 0 or ids[1] >= FLOOR then return 'idle' end
 local b = ids[1]
 local bk = z .. ':b:' .. b
-freeze_due(def[3], ARGV[10]) -- a scheduled freeze is taken before the window moves
+freeze_due(def[3], k_freeze) -- a scheduled freeze is taken before the window moves
 local chunk = redis.call('ZRANGE', bk, 0, CH - 1, 'WITHSCORES')
 local mids, vals = {}, {}
 for j = 1, #chunk, 2 do

@@ -1,17 +1,26 @@
 -- Members of one period whose display name starts with a prefix, from the
 -- lexicographic name index: never a scan of the scores.
--- KEYS: 1 zset, 2 entries, 3 distinct, 4 names, 5 name index. For the
--- public of a frozen board, 4 and 5 are its frozen names and their index
--- (frozen_name_keep): the live index is walked beside the frozen one, and
+-- KEYS: 1 zset, 2 entries, 3 distinct, 4 names, 5 name_idx (the name index)
+-- ARGV: 1 desc, 2 prefix_width, 3 fields_width, 4 rank_style, 5 prefix
+--   (lower-cased), 6 limit, 7 budget (most index entries to examine: members
+--   not in this period are skipped)
+-- For the public of a frozen board, names and name_idx are its frozen names
+-- and their index (frozen_name_keep): the live index is walked beside the frozen one, and
 -- its entries of members whose name changed since the freeze are passed
 -- over, so names match as they were at the freeze.
--- ARGV (after the prelude's 4): 5 lower-cased prefix, 6 limit, 7 most index
--- entries to examine (members not in this period are skipped).
 -- Returns {examined-all (1|0), then per match: entry, score, rank, pos, name}.
 -- uses: ranks
-local z, ek, d = KEYS[1], KEYS[2], KEYS[3]
-local prefix, limit, budget = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
-local saved = string.match(KEYS[4], '^(lb:{[^}]*}):frz:names$') and KEYS[4]
+local k_zset = KEYS[1]
+local k_entries = KEYS[2]
+local k_distinct = KEYS[3]
+local k_names = KEYS[4]
+local k_name_idx = KEYS[5]
+local a_prefix = ARGV[5]
+local a_limit = ARGV[6]
+local a_budget = ARGV[7]
+local z, ek, d = k_zset, k_entries, k_distinct
+local prefix, limit, budget = a_prefix, tonumber(a_limit), tonumber(a_budget)
+local saved = string.match(k_names, '^(lb:{[^}]*}):frz:names$') and k_names
 
 -- An index walk in lexicographic order, 100 entries a call.
 local function walker(index)
@@ -42,11 +51,11 @@ end
 -- entry of a member whose name changed since the freeze (to pass over).
 local next_entry
 if not saved then
-  local live = walker(KEYS[5])
+  local live = walker(k_name_idx)
   next_entry = function() return live(), false end
 else
   -- The frozen index and the live one, merged in order.
-  local frozen, live = walker(KEYS[5]), walker(string.match(KEYS[4], '^(lb:{[^}]*})') .. ':names:idx')
+  local frozen, live = walker(k_name_idx), walker(string.match(k_names, '^(lb:{[^}]*})') .. ':names:idx')
   local f, l = frozen(), live()
   next_entry = function()
     local m
@@ -84,7 +93,7 @@ while #out < 1 + limit * 5 do
     out[#out + 1] = s
     out[#out + 1] = rank_at(z, d, pos, e, s)
     out[#out + 1] = pos
-    out[#out + 1] = names_get(KEYS[4], {id})[1]
+    out[#out + 1] = names_get(k_names, {id})[1]
   end
 end
 return out

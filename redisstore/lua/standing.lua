@@ -1,20 +1,25 @@
 -- Standing of members in periods: score, rank, position and how many rank
 -- strictly below, for ranks of friends, a member's every period and percentiles.
--- KEYS: 1 names (a frozen board's public: its frozen names, see names_get),
--- then per period: zset, entries, distinct.
--- ARGV (after the prelude's 4): member ids.
+-- KEYS: 1 names (a frozen board's public: its frozen names, see names_get)
+-- KEYS per period: 1 zset, 2 entries, 3 distinct
+-- ARGV: 1 desc, 2 prefix_width, 3 fields_width, 4 rank_style, 5.. member
 -- Returns per period {total, then per member {score|false, rank, pos, worse, name|false}}.
 -- uses: ranks
+local k_names = KEYS[1]
+local KEYS_FIXED = 1
+local KEYS_PER_PERIOD = {'zset', 'entries', 'distinct'}
+local ARGV_FIXED = 4
 local out = {}
-for i = 2, #KEYS, 3 do
-  local z, ek, d = KEYS[i], KEYS[i + 1], KEYS[i + 2]
+for i = 1, (#KEYS - KEYS_FIXED) / #KEYS_PER_PERIOD do
+  local pk = part_at(KEYS, KEYS_FIXED, KEYS_PER_PERIOD, i)
+  local z, ek, d = pk.zset, pk.entries, pk.distinct
   local total = redis.call('ZCARD', z)
   local per = {total}
-  for a = 5, #ARGV do
+  for a = ARGV_FIXED + 1, #ARGV do
     local id = ARGV[a]
     local e = entry_of(z, ek, id)
     local s = e and redis.call('ZSCORE', z, e)
-    local name = names_get(KEYS[1], {id})[1]
+    local name = names_get(k_names, {id})[1]
     if s then
       local pos = pos_of(z, e)
       local worse = total - 1 - group_end(z, pos, e, s)

@@ -30,8 +30,7 @@
 -- ARGV per window: 1 period (its index among the periods, 1-based), 2 bucket
 --   (the bucket of now), 3 mode ('sum' or 'best'), 4 ttl (the bucket's, in
 --   seconds)
--- After the fixed KEYS come P periods', then N items'; after the fixed ARGV,
--- P periods', N items', the number of rolling windows W, then W windows'.
+-- P periods' come first, then N items', then (ARGV) each rolling window's.
 -- Returns {'ok', json} | {'replay', json} | {'nf'} | {'stale'} (the definition
 --   changed since the caller read it) | {'archived', period label} (a period
 --   whose keys expired to the archive: a writer whose clock is far behind;
@@ -288,7 +287,7 @@ end
 local function read_windows()
   local at = ARGV_FIXED + P * #ARGV_PER_PERIOD + N * #ARGV_PER_ITEM
   local wins = {}
-  for w = 1, tonumber(ARGV[at + 1] or '0') or 0 do wins[w] = part_at(ARGV, at + 1, ARGV_PER_WINDOW, w) end
+  for w = 1, (#ARGV - at) / #ARGV_PER_WINDOW do wins[w] = part_at(ARGV, at, ARGV_PER_WINDOW, w) end
   return wins
 end
 

@@ -2,17 +2,22 @@
 -- teams, as team_apply would have kept it (redisstore/team.go): when a board's
 -- team mode changes. O(members of the period). A closed period the
 -- archiver has copied is marked changed, so it is copied again.
--- KEYS: 1 def, 2 the period's zset. ARGV: the prelude's 4 (its rank style
--- decides the team tie groups), 5 the team mode the caller read.
+-- KEYS: 1 def, 2 zset (the period's)
+-- ARGV: 1 desc, 2 prefix_width, 3 fields_width, 4 rank_style (its rank
+--   style decides the team tie groups), 5 teams (the team mode the caller
+--   read)
 -- Returns {'ok', teams}, or {'stale'} when the definition's team mode or
 -- rank style is no longer the one the caller read (the definition that
 -- changed them rebuilds the standings itself; other edits, a freeze, a
 -- title, leave this rebuild going).
 -- uses: teams
-local def = redis.call('HMGET', KEYS[1], 'teams', 'rank_style')
-if (def[1] or '') ~= ARGV[5] or (def[2] or 'competition') ~= STYLE then return {'stale'} end
-local z, MODE = KEYS[2], ARGV[5]
-local TAG = tag_of(KEYS[1])
+local k_def = KEYS[1]
+local k_zset = KEYS[2]
+local a_teams = ARGV[5]
+local def = redis.call('HMGET', k_def, 'teams', 'rank_style')
+if (def[1] or '') ~= a_teams or (def[2] or 'competition') ~= STYLE then return {'stale'} end
+local z, MODE = k_zset, a_teams
+local TAG = tag_of(k_def)
 -- An archived closed period is copied again: its team standing changes
 -- (or goes, with teams turned off).
 if redis.call('EXISTS', z .. ':t') == 1 or MODE ~= '' then team_changed(TAG, z) end

@@ -3,18 +3,26 @@
 -- multiplied by 10^places (rounded to the unit they were checked to fit),
 -- then the definition is marked and its version bumped, in one atomic step.
 -- O(N) over the board, once.
--- KEYS: 1 def, 2 periods set, 3 recent, 4 generation counter (see putdef). ARGV (after the prelude's 4):
--- 5 multiplier (10^places). Returns {'done'} | {'nf'} | {'ok', periods}.
+-- KEYS: 1 def, 2 periods, 3 recent, 4 gen (the generation counter, see
+--   putdef)
+-- ARGV: 1 desc, 2 prefix_width, 3 fields_width, 4 rank_style, 5 multiplier
+--   (10^places)
+-- Returns {'done'} | {'nf'} | {'ok', periods}.
 -- uses: encoding
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'nf'} end
-if redis.call('HGET', KEYS[1], 'units') == '1' then return {'done'} end
-local M = tonumber(ARGV[5])
+local k_def = KEYS[1]
+local k_periods = KEYS[2]
+local k_recent = KEYS[3]
+local k_gen = KEYS[4]
+local a_multiplier = ARGV[5]
+if redis.call('EXISTS', k_def) == 0 then return {'nf'} end
+if redis.call('HGET', k_def, 'units') == '1' then return {'done'} end
+local M = tonumber(a_multiplier)
 local function units(x)
   local v = tonumber(x) * M
   if v >= 0 then return math.floor(v + 0.5) end
   return -math.floor(-v + 0.5)
 end
-local zs = redis.call('SMEMBERS', KEYS[2])
+local zs = redis.call('SMEMBERS', k_periods)
 for _, z in ipairs(zs) do
   local d, c = z .. ':d', z .. ':c'
   redis.call('DEL', d, c)
@@ -28,7 +36,7 @@ for _, z in ipairs(zs) do
     if redis.call('HINCRBY', c, g, 1) == 1 then redis.call('ZADD', d, s, g) end
   end
 end
-local recent = redis.call('LRANGE', KEYS[3], 0, -1)
+local recent = redis.call('LRANGE', k_recent, 0, -1)
 if #recent > 0 then
   local out = {}
   for _, raw in ipairs(recent) do
@@ -44,14 +52,14 @@ if #recent > 0 then
       out[#out + 1] = raw
     end
   end
-  redis.call('DEL', KEYS[3])
-  redis.call('RPUSH', KEYS[3], unpack(out))
+  redis.call('DEL', k_recent)
+  redis.call('RPUSH', k_recent, unpack(out))
 end
-local version = redis.call('INCR', KEYS[4])
-local stored = tonumber(redis.call('HGET', KEYS[1], 'version') or '0') or 0
+local version = redis.call('INCR', k_gen)
+local stored = tonumber(redis.call('HGET', k_def, 'version') or '0') or 0
 if version <= stored then
   version = stored + 1
-  redis.call('SET', KEYS[4], version)
+  redis.call('SET', k_gen, version)
 end
-redis.call('HSET', KEYS[1], 'units', '1', 'version', version)
+redis.call('HSET', k_def, 'units', '1', 'version', version)
 return {'ok', #zs}

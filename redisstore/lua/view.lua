@@ -1,29 +1,39 @@
 -- Read a window of one period with ranks in one round trip.
 -- KEYS: 1 zset, 2 entries, 3 distinct, 4 names (a frozen board's public: its
--- frozen names, see names_get).
--- ARGV (after the prelude's 4): 5 mode, then
---   page:   6 offset, 7 limit
---   around: 6 member id, 7 k (rows above and below)
---   range:  6 min, 7 max (inclusive score bounds), 8 offset, 9 limit
---   arounds: 6 k, 7... member ids: every around-me window of one period
---            in one call (the live hub's viewers of one board)
+--   frozen names, see names_get)
+-- ARGV: 1 desc, 2 prefix_width, 3 fields_width, 4 rank_style, 5 mode
+-- ARGV for page: 1 offset, 2 limit
+-- ARGV for around: 1 member, 2 k (rows above and below)
+-- ARGV for range: 1 min, 2 max (inclusive score bounds), 3 offset, 4 limit
+-- ARGV for arounds: 1 k, 2.. member (every around-me window of one period
+--   in one call: the live hub's viewers of one board)
 -- Returns {total, first position, matched, rows...}; around returns
 -- {'nf'} when the member is not on the board; arounds returns each
 -- window's start and position, then the merged windows' rows (see below).
 -- uses: ranks
-local z, d, names = KEYS[1], KEYS[3], KEYS[4]
+local k_zset = KEYS[1]
+local k_entries = KEYS[2]
+local k_distinct = KEYS[3]
+local k_names = KEYS[4]
+local a_mode = ARGV[5]
+local ARGV_FIXED = 5
+local ARGV_FOR_PAGE = {'offset', 'limit'}
+local ARGV_FOR_AROUND = {'member', 'k'}
+local ARGV_FOR_RANGE = {'min', 'max', 'offset', 'limit'}
+local z, d, names = k_zset, k_distinct, k_names
 local total = redis.call('ZCARD', z)
-local mode = ARGV[5]
+local mode = a_mode
 
 if mode == 'page' then
-  local offset, limit = tonumber(ARGV[6]), tonumber(ARGV[7])
+  local a = part_at(ARGV, ARGV_FIXED, ARGV_FOR_PAGE, 1)
+  local offset, limit = tonumber(a.offset), tonumber(a.limit)
   local out = {total, offset, total}
   for _, v in ipairs(rows(z, d, names, offset, limit)) do out[#out + 1] = v end
   return out
 end
 
 local function around(member, k)
-  local e = entry_of(z, KEYS[2], member)
+  local e = entry_of(z, k_entries, member)
   local pos = e and pos_of(z, e)
   if not pos then return {'nf'} end
   -- Keep the window full near either end by sliding it.
@@ -35,16 +45,19 @@ local function around(member, k)
   return out
 end
 
-if mode == 'around' then return around(ARGV[6], tonumber(ARGV[7])) end
+if mode == 'around' then
+  local a = part_at(ARGV, ARGV_FIXED, ARGV_FOR_AROUND, 1)
+  return around(a.member, tonumber(a.k))
+end
 
 if mode == 'arounds' then
   -- Every window's start and its member's position (-1: not on the board),
   -- then the rows of the windows merged into ranges, each read once:
   -- {total, n, start1, pos1, ..., startn, posn, {range start, rows...}...}.
-  local k = tonumber(ARGV[6])
-  local out, starts = {total, #ARGV - 6}, {}
-  for i = 7, #ARGV do
-    local e = entry_of(z, KEYS[2], ARGV[i])
+  local k = tonumber(ARGV[ARGV_FIXED + 1])
+  local out, starts = {total, #ARGV - ARGV_FIXED - 1}, {}
+  for i = ARGV_FIXED + 2, #ARGV do
+    local e = entry_of(z, k_entries, ARGV[i])
     local pos = e and pos_of(z, e)
     local start = -1
     if pos then
@@ -78,8 +91,9 @@ if mode == 'arounds' then
 end
 
 if mode == 'range' then
-  local lo, hi = ARGV[6], ARGV[7]
-  local offset, limit = tonumber(ARGV[8]), tonumber(ARGV[9])
+  local a = part_at(ARGV, ARGV_FIXED, ARGV_FOR_RANGE, 1)
+  local lo, hi = a.min, a.max
+  local offset, limit = tonumber(a.offset), tonumber(a.limit)
   local first
   if DESC then first = redis.call('ZCOUNT', z, '(' .. hi, '+inf')
   else first = redis.call('ZCOUNT', z, '-inf', '(' .. lo) end
