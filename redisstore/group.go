@@ -172,6 +172,13 @@ func (s writer) submitEach(ctx context.Context, k groupKey, ws []*waiter) {
 		fail(err)
 		return
 	}
+	answerEach(&b, ws, idx, sent, docs, errs)
+}
+
+// answerEach gives each waiter its item of the script's reply: docs are the
+// items of the submissions sent (indexes into the checked ones), idx maps a
+// checked submission to its waiter, and errs collects each waiter's error.
+func answerEach(b *board.Board, ws []*waiter, idx, sent []int, docs []itemJSON, errs []error) {
 	answered := make([]bool, len(ws))
 	for j, d := range docs {
 		i := idx[sent[j]]
@@ -183,13 +190,13 @@ func (s writer) submitEach(ctx context.Context, k groupKey, ws []*waiter) {
 			errs[i] = board.NewFieldError(board.ErrIdempotencyReused, "idempotency_key", "%q was already used for a different submission; use a new key for a new request", sub.IdempotencyKey)
 			continue
 		case "range":
-			errs[i] = rangeErr(&b, *sub, d.P, d.Old)
+			errs[i] = rangeErr(b, *sub, d.P, d.Old)
 			continue
 		default:
 			errs[i] = fmt.Errorf("unexpected item error %q", d.Err)
 			continue
 		}
-		r, err := decodeChanges(&b, d.Periods, !d.NoRanks)
+		r, err := decodeChanges(b, d.Periods, !d.NoRanks)
 		if err != nil {
 			errs[i] = err
 			continue

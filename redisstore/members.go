@@ -219,16 +219,7 @@ func (s reader) RecentOf(ctx context.Context, bs []*board.Board, n int) []Recent
 		var ids []string
 		out[i].Activities, ids = decodeRecent(b, raw)
 		if since := frozen[i]; !since.IsZero() {
-			// The copy holds no change made since; a clock far behind on
-			// some writer is the one way one could be stamped so.
-			kept := out[i].Activities[:0]
-			var keptIDs []string
-			for j, a := range out[i].Activities {
-				if a.Time.Before(since) {
-					kept, keptIDs = append(kept, a), append(keptIDs, ids[j])
-				}
-			}
-			out[i].Activities, ids = kept, keptIDs
+			out[i].Activities, ids = madeBefore(out[i].Activities, ids, since)
 		}
 		if len(ids) > 0 {
 			names[i] = pipe.HMGet(ctx, namesKey(b.ID), ids...)
@@ -254,20 +245,40 @@ func (s reader) RecentOf(ctx context.Context, bs []*board.Board, n int) []Recent
 			out[i] = RecentResult{Err: fmt.Errorf("board: recent of %q: %w", b.ID, err)}
 			continue
 		}
-		acts := out[i].Activities
-		for j := range acts {
-			acts[j].Name, _ = got[j].(string)
-			if then != nil {
-				if old, ok := then[j].(string); ok {
-					acts[j].Name = old // "" when it had none
-				}
-			}
-			if acts[j].Name == "" {
-				acts[j].Name = acts[j].Member
-			}
-		}
+		nameActivities(out[i].Activities, got, then)
 	}
 	return out
+}
+
+// madeBefore keeps the changes (and their members' ids) made before a
+// freeze at since. The frozen copy holds no change made since; a clock far
+// behind on some writer is the one way one could be stamped so.
+func madeBefore(acts []board.Activity, ids []string, since time.Time) ([]board.Activity, []string) {
+	kept := acts[:0]
+	var keptIDs []string
+	for j, a := range acts {
+		if a.Time.Before(since) {
+			kept, keptIDs = append(kept, a), append(keptIDs, ids[j])
+		}
+	}
+	return kept, keptIDs
+}
+
+// nameActivities gives each change its member's display name: got are the
+// names now (HMGET), then, on a frozen board, the names at the freeze,
+// which win ("" when the member had none).
+func nameActivities(acts []board.Activity, got, then []any) {
+	for j := range acts {
+		acts[j].Name, _ = got[j].(string)
+		if then != nil {
+			if old, ok := then[j].(string); ok {
+				acts[j].Name = old
+			}
+		}
+		if acts[j].Name == "" {
+			acts[j].Name = acts[j].Member
+		}
+	}
 }
 
 // decodeRecent reads a recent-changes list, and the members it names.
