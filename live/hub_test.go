@@ -29,6 +29,11 @@ func TestMain(m *testing.M) { redistest.Main(m, &srv) }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
+// patience is how long a test waits for something that is to happen before
+// it fails: long, since a loaded machine may be slow to get there, and a
+// test that passes never waits it out.
+const patience = 20 * time.Second
+
 type liveFixture struct {
 	t     *testing.T
 	rdb   redis.UniversalClient
@@ -178,11 +183,10 @@ func (w *wsClient) next(timeout time.Duration) (string, error) {
 	return head.Type, nil
 }
 
-// until reads frames until the state satisfies ok, or fails at the
-// deadline: a generous one, since a loaded machine may be slow to get there.
+// until reads frames until the state satisfies ok, or fails after patience.
 func (w *wsClient) until(what string, ok func(s Snapshot) bool) {
 	w.t.Helper()
-	w.within(20*time.Second, what, ok)
+	w.within(patience, what, ok)
 }
 
 // within is until with a deadline of its own, for steps whose time is
