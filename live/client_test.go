@@ -62,10 +62,16 @@ type fakeConn struct {
 	mu     sync.Mutex
 	frames [][]byte
 	gate   chan struct{} // nil: writes go through at once
+	// hold, when set, keeps a write from even noticing its deadline until
+	// it is closed: a write stuck for as long as a test needs.
+	hold   chan struct{}
 	closed bool
 }
 
 func (c *fakeConn) Write(ctx context.Context, _ websocket.MessageType, p []byte) error {
+	if c.hold != nil {
+		<-c.hold
+	}
 	if c.gate != nil {
 		select {
 		case <-c.gate:
@@ -113,7 +119,7 @@ func connect(t *testing.T, h *Hub, c *fakeConn) *client {
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(patience)
 	for !ok() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -151,27 +157,39 @@ func TestCoalescing(t *testing.T) {
 	}
 }
 
+// TestClientThatNeverReadsIsDroppedWithoutDelayingOthers: the reading
+// client gets all its frames while the stuck one's first write has not
+// returned (held, whatever the time: no clock decides it), and the stuck
+// one is then dropped when that write's WriteTimeout ends.
 func TestClientThatNeverReadsIsDroppedWithoutDelayingOthers(t *testing.T) {
 	h, _ := newTestHub(Options{WriteTimeout: 150 * time.Millisecond, QueueSize: 4})
-	stuck := &fakeConn{gate: make(chan struct{})} // never accepts a frame
+	stuck := &fakeConn{gate: make(chan struct{}), hold: make(chan struct{})} // never accepts a frame
 	fast := &fakeConn{}
 	stuckClient := connect(t, h, stuck)
 	fastClient := connect(t, h, fast)
-	start := time.Now()
 	for i := range 10 {
 		h.markDirty("lb:{b}:all")
-		h.tick(context.Background())
-		waitFor(t, fmt.Sprintf("frame %d to the reading client", i+1), func() bool { return fast.count() == i+1 && !fastClient.busy.Load() })
+		ticked := make(chan struct{})
+		go func() { defer close(ticked); h.tick(context.Background()) }()
+		select {
+		case <-ticked:
+		case <-time.After(patience):
+			t.Fatal("a tick waited for the stuck client's write")
+		}
+		waitFor(t, fmt.Sprintf("frame %d to the reading client, while the stuck one's write is held", i+1), func() bool { return fast.count() == i+1 && !fastClient.busy.Load() })
 	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("the reading client waited %v behind the stuck one", d)
+	select {
+	case <-stuckClient.done:
+		t.Fatalf("the stuck client ended (%v) while its write was held", stuckClient.err)
+	default:
 	}
+	close(stuck.hold) // its write now waits for the gate, or its deadline
 	select {
 	case <-stuckClient.done:
 		if !errors.Is(stuckClient.err, context.DeadlineExceeded) {
 			t.Fatalf("stuck client ended with %v", stuckClient.err)
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(patience):
 		t.Fatal("the stuck client was never dropped")
 	}
 	waitFor(t, "the stuck client to be detached", func() bool { return h.Stats().Clients == 1 })

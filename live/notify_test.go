@@ -97,7 +97,7 @@ func TestNotificationsReturnAfterRestart(t *testing.T) {
 // long enough for Redis to restart on a loaded machine.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); {
+	for deadline := time.Now().Add(patience); !cond(); {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}

@@ -88,9 +88,13 @@ func TestPollingWhenConfigIsRefused(t *testing.T) {
 
 // TestFailingViewRetriesAlone: a view that cannot be read (its key holds the
 // wrong type) is retried on its own with backoff; the views of other boards
-// get no extra snapshots, and the failing one recovers with a snapshot.
+// go on with diffs and get no extra snapshots, and the failing one recovers
+// with a snapshot.
 func TestFailingViewRetriesAlone(t *testing.T) {
-	f := newLiveFixture(t, Options{Tick: 20 * time.Millisecond})
+	const tick = 20 * time.Millisecond
+	// bad's client reads nothing while bad fails, so it answers no ping
+	// meanwhile: none may end it (and its view) however long that takes.
+	f := newLiveFixture(t, Options{Tick: tick, PingInterval: time.Hour})
 	f.board("good", "ann", 5)
 	f.board("bad", "bob", 3)
 	good, bad := f.dial("board=good&period=all"), f.dial("board=bad&period=all")
@@ -98,36 +102,110 @@ func TestFailingViewRetriesAlone(t *testing.T) {
 	bad.until("bad's snapshot", func(s Snapshot) bool { return s.Total == 1 })
 	ctx := context.Background()
 	key := redisstore.ZSetKey("bad", board.Period{Kind: board.AllTime})
-	if err := f.rdb.Del(ctx, key).Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.rdb.Set(ctx, key, "not a zset", 0).Err(); err != nil {
-		t.Fatal(err)
-	}
-	// While bad fails, good keeps its one snapshot and gets its writes as
-	// diffs, each write followed by one more failed read of bad.
-	failures := func() int {
+	goodKey := redisstore.ZSetKey("good", board.Period{Kind: board.AllTime})
+
+	// badFailures reads bad's view in the hub: its failed reads in a row. It
+	// fails the test at once if the view is gone (its client dropped), or if
+	// it was read without error after its key was broken.
+	badFailures := func() int {
+		t.Helper()
 		f.hub.mu.Lock()
-		defer f.hub.mu.Unlock()
+		var bv *view
 		for _, v := range f.hub.views {
 			if v.spec.Board == "bad" {
-				return v.retry.failures
+				bv = v
 			}
 		}
-		return 0
+		var failures int
+		var last Snapshot
+		if bv != nil && bv.last != nil {
+			failures, last = bv.retry.failures, *bv.last
+		}
+		f.hub.mu.Unlock()
+		switch {
+		case bv == nil:
+			st := f.hub.Stats()
+			t.Fatalf("bad's view is gone (its client was dropped?): %d views, %d clients, %d dropped for not reading", st.Views, st.Clients, st.SlowDisconnects)
+		case failures == 0 && last.Total != 1:
+			t.Fatalf("bad's view read its broken key without an error: %+v", last)
+		}
+		return failures
 	}
-	for i := range 5 {
-		f.rdb.ZIncrBy(ctx, redisstore.ZSetKey("good", board.Period{Kind: board.AllTime}), 1, "ann")
-		good.until("ann's new score", func(s Snapshot) bool { return len(s.Rows) == 1 && s.Rows[0].Value == float64(6+i) })
-		n := failures()
-		eventually(t, "bad's read to fail again", func() bool { return failures() > n })
+
+	// The key becomes a string in one transaction: the DEL tells the hub
+	// (which watches zset and generic events, not string ones such as SET),
+	// and a read between the two commands would find the board empty,
+	// succeed, and never hear of the SET.
+	broken := time.Now()
+	if _, err := f.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Del(ctx, key)
+		p.Set(ctx, key, "not a zset", 0)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
+	eventually(t, "bad's read to fail", func() bool { return badFailures() > 0 })
+
+	// While bad fails, good's writes reach its client as diffs, and bad is
+	// read again each time its backoff ends (the tick, doubling per failure,
+	// up to maxRetry): good writes until bad has been retried five times.
+	// Retries come with time, not with writes, so how many writes that takes
+	// depends on the machine, not what it proves.
+	const retries = 5
+	first := badFailures()
+	last, lastAt := first, time.Now()
+	writes := 0
+	for writes < retries || last < first+retries {
+		if err := f.rdb.ZIncrBy(ctx, goodKey, 1, "ann").Err(); err != nil {
+			t.Fatal(err)
+		}
+		writes++
+		good.until("ann's new score", func(s Snapshot) bool { return len(s.Rows) == 1 && s.Rows[0].Value == float64(5+writes) })
+		if n := badFailures(); n > last {
+			last, lastAt = n, time.Now()
+		} else if time.Since(lastAt) > maxRetry+patience {
+			t.Fatalf("bad was not read again in %v after its failure %d (its backoff is at most %v)", time.Since(lastAt).Round(time.Millisecond), last, maxRetry)
+		}
+	}
+	// With backoff, not every tick: no more reads than its schedule allows
+	// in the time bad has been broken, and one: the tick of the first may
+	// have read its clock before the key broke.
+	if most := readsWithin(tick, time.Since(broken)) + 1; last > most {
+		t.Errorf("bad's read failed %d times in %v; its backoff allows at most %d", last, time.Since(broken).Round(time.Millisecond), most)
+	}
+	// good's client has read every frame up to a diff made after bad's last
+	// counted retry: a snapshot any of them caused would have come before it.
 	if good.snapshots != 1 {
 		t.Errorf("a failing view of another board sent %d snapshots to good's client, want only the first", good.snapshots)
 	}
-	if err := f.rdb.Del(ctx, key).Err(); err != nil {
+	t.Logf("bad failed %d times while good's client took %d diffs", last, writes)
+
+	// Repaired in one transaction too, so bad's next retry reads the
+	// repaired board, and sends it whole.
+	snapshots := bad.snapshots
+	if _, err := f.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Del(ctx, key)
+		p.ZAdd(ctx, key, redis.Z{Member: "cat", Score: 9})
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
-	f.rdb.ZAdd(ctx, key, redis.Z{Member: "cat", Score: 9})
 	bad.until("bad to recover", func(s Snapshot) bool { return order(s) == "cat:1" })
+	if bad.snapshots != snapshots+1 {
+		t.Errorf("bad recovered with %d snapshots, want 1", bad.snapshots-snapshots)
+	}
+}
+
+// readsWithin is the most reads a failing view or feed may get in elapsed:
+// the first, then one each time its backoff ends, the backoff being the tick
+// doubled per failure, up to maxRetry.
+func readsWithin(tick, elapsed time.Duration) int {
+	n, wait, at := 1, tick, time.Duration(0)
+	for {
+		wait = min(2*wait, maxRetry)
+		if at += wait; at > elapsed {
+			return n
+		}
+		n++
+	}
 }
