@@ -81,6 +81,19 @@ const (
 	TeamsBest    TeamMode = "best"
 )
 
+// Visibility says who may read a board (web/request/gate.go).
+type Visibility string
+
+// Visibilities: public boards are listed and readable by anyone; unlisted
+// ones are readable by anyone with their URL but listed nowhere; private
+// ones are readable only with access (a share link, an API key), and
+// answer as if they did not exist to anyone else.
+const (
+	Public   Visibility = "public"
+	Unlisted Visibility = "unlisted"
+	Private  Visibility = "private"
+)
+
 // Field is an extra integer sort field that orders members whose primary
 // scores are equal ("clears desc, then revives asc").
 type Field struct {
@@ -113,9 +126,11 @@ type Board struct {
 	Window WindowMode
 	// Teams, when set, keeps a team standing per period beside the members'
 	// (redisstore/team.go).
-	Teams   TeamMode
-	Created time.Time
-	Updated time.Time
+	Teams TeamMode
+	// Visibility says who may read the board; Public unless set.
+	Visibility Visibility
+	Created    time.Time
+	Updated    time.Time
 	// Version counts the definition's writes. Writes send the version they
 	// read and the script refuses a stale one, so no score is applied with
 	// settings (periods, cap, zone, encoding) that have since changed.
@@ -214,6 +229,9 @@ func (b *Board) Normalize() {
 	}
 	if b.Window == "" {
 		b.Window = WindowSum
+	}
+	if b.Visibility == "" {
+		b.Visibility = Public
 	}
 	if len(b.Periods) == 0 {
 		b.Periods = []Kind{AllTime}

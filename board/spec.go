@@ -19,9 +19,10 @@ type Spec struct {
 	RankStyle     string      `json:"rank_style,omitempty"`
 	Fields        []FieldSpec `json:"fields,omitempty"`
 	Cap           int         `json:"cap,omitempty"`
-	Retention     *int        `json:"retention,omitempty"` // absent: DefaultRetention
-	Window        string      `json:"window,omitempty"`    // how rolling windows combine: sum (absent) or best
-	Teams         string      `json:"teams,omitempty"`     // team standings: sum, average or best; absent or "none": none
+	Retention     *int        `json:"retention,omitempty"`  // absent: DefaultRetention
+	Window        string      `json:"window,omitempty"`     // how rolling windows combine: sum (absent) or best
+	Teams         string      `json:"teams,omitempty"`      // team standings: sum, average or best; absent or "none": none
+	Visibility    string      `json:"visibility,omitempty"` // public (absent), unlisted or private
 	Created       *time.Time  `json:"created,omitempty"`
 	Updated       *time.Time  `json:"updated,omitempty"`
 	// FreezeAt is when the board's public standings froze, or will
@@ -48,8 +49,9 @@ func SpecOf(b *Board) Spec {
 	j := Spec{
 		ID: b.ID, Title: b.Title, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod),
 		TimeZone: b.TimeZone, TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Cap: b.Cap, Window: string(b.Window), Teams: string(b.Teams),
-		Format:  FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
-		Periods: []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
+		Visibility: string(b.Visibility),
+		Format:     FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
+		Periods:    []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
 	}
 	for _, k := range b.Periods {
 		j.Periods = append(j.Periods, string(k))
@@ -69,8 +71,9 @@ func (j Spec) Board() Board {
 	b := Board{
 		ID: j.ID, Title: j.Title, Order: Order(j.Order), DefaultPeriod: Kind(j.DefaultPeriod),
 		TimeZone: j.TimeZone, TieBreak: TieBreak(j.TieBreak), RankStyle: RankStyle(j.RankStyle), Cap: j.Cap, Window: WindowMode(j.Window), Teams: TeamMode(strings.TrimPrefix(j.Teams, "none")),
-		Format:    Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
-		Retention: DefaultRetention,
+		Visibility: Visibility(j.Visibility),
+		Format:     Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
+		Retention:  DefaultRetention,
 	}
 	if j.Retention != nil {
 		b.Retention = *j.Retention

@@ -125,6 +125,9 @@ func (b *Board) checkOptions(p *problems) {
 	if b.Window != WindowSum && b.Window != WindowBest {
 		p.add("window", "must be sum or best")
 	}
+	if b.Visibility != Public && b.Visibility != Unlisted && b.Visibility != Private {
+		p.add("visibility", "must be public, unlisted or private")
+	}
 	if b.Cap < 0 || b.Cap > MaxCap {
 		p.add("cap", "must be from 0 (no cap) to %d", MaxCap)
 	}

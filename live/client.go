@@ -38,6 +38,7 @@ type client struct {
 	view     *view  // set and read under the hub's lock
 	feed     *feed  // the board's recent changes, if it follows them (hub's lock)
 	pinger   *time.Timer
+	guard    *time.Timer // re-checks the socket's access (Serve's guard)
 
 	mu    sync.Mutex
 	queue [][]byte // frames waiting, at most Options.QueueSize
@@ -170,10 +171,15 @@ func (h *Hub) end(c *client, err error) {
 		if c.pinger != nil {
 			c.pinger.Stop()
 		}
+		if c.guard != nil {
+			c.guard.Stop()
+		}
 		c.mu.Unlock()
 		switch {
 		case err == nil:
 			_ = c.conn.Close(websocket.StatusGoingAway, "server shutting down")
+		case errors.Is(err, errRevoked):
+			_ = c.conn.Close(websocket.StatusPolicyViolation, truncate(err.Error(), 120))
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, errNoPong):
 			h.stats.slowDisconnects.Add(1)
 			board := ""
@@ -195,6 +201,35 @@ func (h *Hub) end(c *client, err error) {
 	})
 }
 
+// errRevoked ends a socket whose guard says its request may no longer read
+// the board.
+var errRevoked = errors.New("access revoked")
+
+// startGuard asks guard every GuardInterval whether the client may still
+// read its board, and ends it with 1008 once it may not. A guard that
+// cannot answer (the store is away) keeps the client: it returns nil.
+func (h *Hub) startGuard(c *client, guard func(context.Context) error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	c.guard = time.AfterFunc(h.opts.GuardInterval, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), h.opts.GuardInterval)
+		err := guard(ctx)
+		cancel()
+		if err != nil {
+			h.end(c, fmt.Errorf("%w: %w", errRevoked, err))
+			return
+		}
+		c.mu.Lock()
+		if !c.ended {
+			c.guard.Reset(h.opts.GuardInterval)
+		}
+		c.mu.Unlock()
+	})
+}
+
 // connKey holds, in a request's context, the network connection it came on.
 type connKey struct{}
 
@@ -210,7 +245,9 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 // until either side goes away, and Serve returns at once. origins are the extra origins allowed to connect
 // (full origins such as https://blog.example.com); "*" allows any. addr is
 // the client's address: each may hold Options.PerAddr sockets at once.
-func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins []string, addr string) {
+// guard, when set, is asked every Options.GuardInterval whether the request
+// may still read the board; an error ends the socket with 1008.
+func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins []string, addr string, guard func(context.Context) error) {
 	release, err := h.admit(addrKey(addr))
 	if err != nil {
 		h.log.Debug("live: refused websocket", slog.String("addr", addr), slog.Any("error", err)) // counted in Stats.Refused
@@ -278,6 +315,9 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins [
 		return
 	}
 	h.startPings(c)
+	if guard != nil {
+		h.startGuard(c, guard)
+	}
 	context.AfterFunc(ctx, func() { h.end(c, errGone) })
 }
 

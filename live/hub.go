@@ -34,6 +34,10 @@ type Options struct {
 	SendBuffer   int           // bytes of kernel send buffer per socket (64 KiB)
 	PerAddr      int           // sockets one client address may hold at once (100)
 	CloseTimeout time.Duration // how long Run waits at the end for clients' close handshakes (5s)
+	// GuardInterval is how often a socket's guard asks again whether its
+	// request may still read the board (500ms): a revoked share link ends
+	// its sockets within about that.
+	GuardInterval time.Duration
 	// Topology is how often the hub asks a Redis Cluster which primaries
 	// serve which slots, to subscribe on new ones (2s).
 	Topology time.Duration
@@ -152,6 +156,9 @@ func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
 	}
 	if opts.PongTimeout <= 0 {
 		opts.PongTimeout = 10 * time.Second
+	}
+	if opts.GuardInterval <= 0 {
+		opts.GuardInterval = 500 * time.Millisecond
 	}
 	if opts.SendBuffer <= 0 {
 		opts.SendBuffer = 64 << 10

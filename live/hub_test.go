@@ -70,7 +70,7 @@ func newLiveFixtureOn(t *testing.T, rdb redis.UniversalClient, opts Options) *li
 		q := r.URL.Query()
 		spec := Spec{Board: q.Get("board"), Kind: board.Kind(q.Get("period")), Limit: 10, Member: q.Get("member"), Radius: 2, Recent: q.Get("recent") == "1", Live: q.Get("live") == "1"}
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		hub.Serve(w, r, spec, []string{"*"}, host)
+		hub.Serve(w, r, spec, []string{"*"}, host, nil)
 	}))
 	h.Config.ConnContext = ConnContext
 	h.Start()
@@ -292,7 +292,7 @@ func TestWebSocketOriginCheck(t *testing.T) {
 	f := newLiveFixture(t, Options{})
 	f.board("origins", "ann", 1)
 	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.hub.Serve(w, r, Spec{Board: "origins", Kind: board.AllTime, Limit: 10}, []string{"https://blog.example.com"}, r.RemoteAddr)
+		f.hub.Serve(w, r, Spec{Board: "origins", Kind: board.AllTime, Limit: 10}, []string{"https://blog.example.com"}, r.RemoteAddr, nil)
 	}))
 	defer h.Close()
 	url := strings.Replace(h.URL, "http", "ws", 1)

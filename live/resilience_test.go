@@ -66,7 +66,7 @@ func TestPollingWhenConfigIsRefused(t *testing.T) {
 	go func() { defer close(done); hub.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hub.Serve(w, r, Spec{Board: "managed", Kind: board.AllTime, Limit: 10}, nil, r.RemoteAddr)
+		hub.Serve(w, r, Spec{Board: "managed", Kind: board.AllTime, Limit: 10}, nil, r.RemoteAddr, nil)
 	}))
 	defer h.Close()
 	b, err := store.CreateBoard(context.Background(), board.Board{ID: "managed", Title: "Managed", TieBreak: board.ByMember})

@@ -247,6 +247,7 @@ func defFields(b *board.Board) []any {
 		"retention", strconv.Itoa(b.Retention),
 		"window", string(b.Window),
 		"teams", string(b.Teams),
+		"visibility", string(b.Visibility),
 		"units", "1", // scores are whole numbers of Format.Unit (board/score.go)
 		"created", b.Created.Format(time.RFC3339Nano),
 		"updated", b.Updated.Format(time.RFC3339Nano),
@@ -268,6 +269,14 @@ func parseDef(m map[string]string) (board.Board, error) {
 	}
 	if b.Window == "" {
 		b.Window = board.WindowSum // definitions from before rolling windows
+	}
+	switch v := board.Visibility(m["visibility"]); v {
+	case "":
+		b.Visibility = board.Public // definitions from before visibility
+	case board.Public, board.Unlisted:
+		b.Visibility = v
+	default:
+		b.Visibility = board.Private // a value this version does not know: closed, not open
 	}
 	b.Format.Decimals, _ = strconv.Atoi(m["decimals"])
 	b.Cap, _ = strconv.Atoi(m["cap"])

@@ -42,6 +42,7 @@ type Admin struct {
 	Accounts *access.Accounts
 	Sessions *access.Sessions
 	Keys     *access.Keys
+	Links    *access.Links // share links of private boards
 	Limiter  *access.Limiter
 	Audit    *audit.Log
 	Signer   *access.Signer
@@ -150,14 +151,24 @@ func New(opts Options) *Server {
 		e.GET("/metrics", echo.WrapHandler(s.metrics.handler(false)), s.requireMetricsToken) // compressed by the middleware above
 	}
 
+	// One gate for every public surface: what a request may read.
+	gate := &request.Gate{Store: opts.Store}
+	if a := opts.Admin; a != nil {
+		if a.Keys != nil {
+			gate.Keys = a.Keys
+		}
+		if a.Links != nil {
+			gate.Links = a.Links
+		}
+	}
 	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export,
-		History: opts.History, Logger: opts.Logger}).Routes(e)
+		History: opts.History, Gate: gate, Logger: opts.Logger}).Routes(e)
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if a := opts.Admin; a != nil {
 		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Limiter: a.Limiter, Audit: a.Audit,
-			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Logger: opts.Logger})
+			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger})
 		s.api.Routes(e)
-		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Limiter: a.Limiter,
+		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Links: a.Links, Limiter: a.Limiter,
 			Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}).Routes(e)
 	}
 	return s
@@ -174,3 +185,7 @@ func adminLive(l pages.Live) admin.LiveServer {
 	}
 	return l
 }
+
+// Routes lists the server's routes: the gate's test walks them to prove
+// that every public surface asks the gate.
+func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }

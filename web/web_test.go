@@ -160,7 +160,7 @@ type fakeLive struct {
 	addrs []string
 }
 
-func (f *fakeLive) Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string, addr string) {
+func (f *fakeLive) Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string, addr string, _ func(context.Context) error) {
 	f.specs = append(f.specs, spec)
 	f.addrs = append(f.addrs, addr)
 	w.WriteHeader(http.StatusSwitchingProtocols)

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -31,7 +32,8 @@ func (s *Handler) boardFormView(c echo.Context, b board.Board, editing bool, err
 	v := templates.BoardFormView{Nav: s.nav(c, "boards"), Editing: editing, Errors: errs,
 		ID: b.ID, Title: b.Title, Format: string(b.Format.Type), Decimals: fmt.Sprint(b.Format.Decimals), Prefix: b.Format.Prefix,
 		Suffix: b.Format.Suffix, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod), TimeZone: b.TimeZone,
-		TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Window: string(b.Window), Teams: string(b.Teams), Periods: map[string]bool{}}
+		TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Window: string(b.Window), Teams: string(b.Teams),
+		Visibility: string(b.Visibility), Periods: map[string]bool{}}
 	if b.Cap > 0 {
 		v.Cap = fmt.Sprint(b.Cap)
 	}
@@ -114,6 +116,9 @@ func (s *Handler) updateBoard(c echo.Context) error {
 	form := postForm(c)
 	b, perrs := parseBoardForm(withFixed(form, &old))
 	b.ID = old.ID
+	if !form.Has("visibility") {
+		b.Visibility = old.Visibility // a form from before the field: never opens a private board
+	}
 	for k, m := range fixedChanges(form, &old) {
 		perrs[k] = m
 	}
@@ -191,6 +196,11 @@ func (s *Handler) deleteBoard(c echo.Context) error {
 	}
 	if err := s.opts.Store.DeleteBoard(c.Request().Context(), b.ID); err != nil {
 		return err
+	}
+	if n, err := s.opts.Links.RevokeAll(context.WithoutCancel(c.Request().Context()), b.ID); err != nil {
+		s.log.Error("share links of a deleted board were not all revoked; they stay void (a board made again under the id is newer)", "board", b.ID, "error", err)
+	} else if n > 0 {
+		s.audit(c, audit.Entry{Action: "link.revoke", Board: b.ID, Before: fmt.Sprintf("%d share links", n), After: "(revoked with the board)"})
 	}
 	s.audit(c, audit.Entry{Action: "board.delete", Board: b.ID, Before: audit.Definition(&b), After: "(deleted)", Reason: "deleted in the admin console"})
 	return s.done(c, "/admin", "Board "+b.ID+" deleted.")

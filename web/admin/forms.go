@@ -29,6 +29,7 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 		RankStyle:     board.RankStyle(v.Get("rank_style")),
 		Window:        board.WindowMode(v.Get("window")),
 		Teams:         board.TeamMode(strings.TrimPrefix(v.Get("teams"), "none")),
+		Visibility:    board.Visibility(v.Get("visibility")),
 	}
 	if b.Format.Type == board.Decimal {
 		if n, err := strconv.Atoi(strings.TrimSpace(v.Get("decimals"))); err == nil {

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -18,7 +19,7 @@ import (
 
 // LiveServer streams the console's live standings (live.Hub).
 type LiveServer interface {
-	Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string, addr string)
+	Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string, addr string, guard func(context.Context) error)
 }
 
 // liveRows is how many rows of live standings the board's console page shows.
@@ -155,6 +156,6 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "live updates are off")
 	}
 	spec := live.Spec{Board: b.ID, Kind: b.DefaultPeriod, Limit: liveRows, Live: true}
-	s.opts.Live.Serve(c.Response(), c.Request(), spec, nil, c.RealIP())
+	s.opts.Live.Serve(c.Response(), c.Request(), spec, nil, c.RealIP(), nil) // the console's session is its access
 	return nil
 }

@@ -46,6 +46,7 @@ type Options struct {
 	Accounts *access.Accounts
 	Sessions *access.Sessions
 	Keys     *access.Keys
+	Links    *access.Links // share links of private boards
 	Limiter  *access.Limiter
 	Audit    *audit.Log
 	// Signer signs the console's cookies: known devices, one-time messages.

@@ -67,6 +67,9 @@ func (s *Handler) apiUpdateBoard(c echo.Context) error {
 	if j.Window == "" { // left out: kept, since it may not change while a window is on
 		j.Window = string(old.Window)
 	}
+	if j.Visibility == "" { // left out: kept
+		j.Visibility = string(old.Visibility)
+	}
 	if j.Teams == "" { // left out: kept; "none" turns teams off
 		j.Teams = string(old.Teams)
 	}

@@ -52,6 +52,9 @@ type Options struct {
 	DefaultTZ string
 	// Export serves whole periods as CSV and JSON; nil: no export route.
 	Export request.Exporter
+	// Gate decides what a request may read (web/request/gate.go); nil: a
+	// gate that knows the API keys and no share links.
+	Gate   *request.Gate
 	Logger *slog.Logger
 }
 
@@ -71,6 +74,12 @@ func New(opts Options) *Handler {
 	}
 	if opts.AddrLimit == 0 {
 		opts.AddrLimit = 600
+	}
+	if opts.Gate == nil {
+		opts.Gate = &request.Gate{Store: opts.Store}
+		if opts.Keys != nil {
+			opts.Gate.Keys = opts.Keys
+		}
 	}
 	return &Handler{opts: opts, log: opts.Logger}
 }

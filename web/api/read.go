@@ -17,7 +17,7 @@ import (
 type boardJSON struct{ board.Spec }
 
 func (s *Handler) apiLoadBoard(c echo.Context) (board.Board, error) {
-	return request.Board(c.Request().Context(), s.opts.Store, request.Param(c, "board"))
+	return s.opts.Gate.Board(c, request.Param(c, "board"))
 }
 
 func (s *Handler) apiPeriod(c echo.Context, b *board.Board) (board.Period, error) {
@@ -43,6 +43,7 @@ func (s *Handler) apiBoards(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	bs = s.opts.Gate.Listed(c, bs)
 	out := make([]board.Spec, len(bs))
 	for i := range bs {
 		out[i] = board.SpecOf(&bs[i])

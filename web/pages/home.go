@@ -17,6 +17,7 @@ func (s *Handler) home(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	boards = s.opts.Gate.Listed(c, boards)
 	now := s.opts.Store.Now()
 	qs := make([]redisstore.ViewQuery, len(boards))
 	for i := range boards {

@@ -15,7 +15,7 @@ import (
 // (offset, limit) or the members around one (member, radius). It checks the
 // query like the pages do, so a bad one gets a 4xx before any upgrade.
 func (s *Handler) liveSocket(c echo.Context) error {
-	b, err := request.Board(c.Request().Context(), s.opts.Store, c.QueryParam("board"))
+	b, err := s.opts.Gate.Board(c, c.QueryParam("board"))
 	if err != nil {
 		return err // handleError: 503 while Redis is unreachable, before any upgrade
 	}
@@ -54,6 +54,6 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		}
 		spec.Teams, spec.Recent = true, false
 	}
-	s.opts.Live.Serve(c.Response(), c.Request(), spec, s.opts.EmbedOrigins, c.RealIP())
+	s.opts.Live.Serve(c.Response(), c.Request(), spec, s.opts.EmbedOrigins, c.RealIP(), s.opts.Gate.Guard(c, b.ID))
 	return nil
 }

@@ -36,7 +36,7 @@ type Store interface {
 
 // Live is what the pages need from the live hub.
 type Live interface {
-	Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string, addr string)
+	Serve(w http.ResponseWriter, r *http.Request, spec live.Spec, origins []string, addr string, guard func(context.Context) error)
 	Stats() live.Stats
 }
 
@@ -54,7 +54,10 @@ type Options struct {
 	Export request.Exporter
 	// History serves the past winners from the archive; nil: none.
 	History History
-	Logger  *slog.Logger
+	// Gate decides what a request may read (web/request/gate.go); nil:
+	// public and unlisted boards only.
+	Gate   *request.Gate
+	Logger *slog.Logger
 }
 
 // Handler serves the public pages.
@@ -69,6 +72,9 @@ func New(opts Options) *Handler {
 		opts.Logger = slog.Default()
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	if opts.Gate == nil {
+		opts.Gate = &request.Gate{Store: opts.Store}
+	}
 	return &Handler{opts: opts, log: opts.Logger}
 }
 
@@ -83,6 +89,7 @@ func (s *Handler) Routes(e *echo.Echo) {
 	e.Match(read, "/b/:board/teams/:team", s.teamPage)
 	e.Match(read, "/embed/:board", s.embedPage)
 	e.Match(read, "/tv", s.tvPage)
+	e.GET("/s/:token", s.shareLink)
 	if s.opts.Export != nil {
 		e.GET("/b/:board/export", s.exportPeriod)
 	}
@@ -94,9 +101,10 @@ func (s *Handler) Routes(e *echo.Echo) {
 	}
 }
 
-// loadBoard reads the board named in the path, or a 404 page naming it.
+// loadBoard reads the board named in the path if the request may read it
+// (the gate), or a 404 page naming it.
 func (s *Handler) loadBoard(c echo.Context) (board.Board, error) {
-	return request.Board(c.Request().Context(), s.opts.Store, request.Param(c, "board"))
+	return s.opts.Gate.Board(c, request.Param(c, "board"))
 }
 
 // invalidMember is the answer to a member id the board refuses (in a path

@@ -117,11 +117,12 @@ func tvKinds(param string) ([]board.Kind, error) {
 func (s *Handler) tvBoards(c echo.Context, named bool) ([]board.Board, error) {
 	ctx := c.Request().Context()
 	if !named {
-		return s.opts.Store.Boards(ctx)
+		bs, err := s.opts.Store.Boards(ctx)
+		return s.opts.Gate.Listed(c, bs), err
 	}
 	var boards []board.Board
 	for _, id := range list(c.QueryParam("boards")) {
-		b, err := request.Board(ctx, s.opts.Store, id)
+		b, err := s.opts.Gate.Board(c, id)
 		if err != nil {
 			return nil, err
 		}

@@ -53,9 +53,7 @@ type BoardReader interface {
 func Board(ctx context.Context, store BoardReader, id string) (board.Board, error) {
 	b, err := store.Board(ctx, id)
 	if errors.Is(err, board.ErrNotFound) {
-		p := ProblemOf(err, "Board not found", fmt.Sprintf("There is no board called “%s”.", id), HomeLink)
-		p.Code = "board_not_found"
-		return b, p
+		return b, notFound(id, err)
 	}
 	return b, err
 }

@@ -42,6 +42,7 @@ type BoardFormView struct {
 	Editing                                                           bool
 	ID, Title, Format, Decimals, Prefix, Suffix, Order, DefaultPeriod string
 	TimeZone, TieBreak, RankStyle, Cap, Retention, Window, Teams      string
+	Visibility                                                        string
 	Periods                                                           map[string]bool
 	Fields                                                            [3]FieldRow
 	Errors                                                            map[string]string
@@ -193,4 +194,30 @@ func scopeOf(board string) string {
 		return "All boards"
 	}
 	return board
+}
+
+// SharingView is a board's "Visibility and sharing" page.
+type SharingView struct {
+	Nav               AdminNav
+	ID, Title, Public string
+	Visibility        string // public, unlisted or private
+	Links             []LinkRow
+	Name, Expires     string // the form's values
+	NewURL, NewName   string // a link just made: its URL, shown once
+	Errors            map[string]string
+}
+
+// LinkRow is one share link.
+type LinkRow struct {
+	ID, Name, By               string
+	Created, Expires, LastUsed time.Time
+	Expired                    bool
+}
+
+// linkWhile says when a share link matters: only a private board needs one.
+func linkWhile(visibility string) string {
+	if visibility == "private" {
+		return ""
+	}
+	return " (the board is " + visibility + " now, so nobody needs a link until it is private)"
 }

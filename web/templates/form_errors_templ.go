@@ -48,7 +48,7 @@ var boardFormFields = []formField{
 	{"id", "id", "Id"}, {"title", "title", "Title"}, {"format.type", "format", "Scores are"},
 	{"format.decimals", "decimals", "Decimal places"}, {"format.prefix", "prefix", "Before the number"},
 	{"format.suffix", "suffix", "After the number"}, {"order", "order", "Better scores are"},
-	{"periods", "period-day", "Periods"}, {"window", "window", "Rolling windows"}, {"teams", "teams", "Teams"}, {"default_period", "default_period", "Opens on"},
+	{"periods", "period-day", "Periods"}, {"window", "window", "Rolling windows"}, {"visibility", "visibility", "Visibility"}, {"teams", "teams", "Teams"}, {"default_period", "default_period", "Opens on"},
 	{"time_zone", "time_zone", "Time zone"}, {"tie_break", "tie_break", "Equal scores"},
 	{"rank_style", "rank_style", "Rank numbers"}, {"fields", "field0", "Extra sort fields"},
 	{"fields[0].name", "field0", "Field 1 name"}, {"fields[1].name", "field1", "Field 2 name"},

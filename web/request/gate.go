@@ -1,0 +1,203 @@
+package request
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"podium/access"
+	"podium/board"
+)
+
+// Gate is the one policy that decides what a request may read of a board.
+// Every public surface (pages, the API's reads, the widget, /tv, the live
+// socket, exports, the archive's pages) loads its board through Gate.Board
+// and lists boards through Gate.Listed; TestEveryRouteAsksTheGate in web/
+// walks the router's routes to prove none goes around it.
+//
+// Public and unlisted boards are readable by anyone; a private one only with
+// a share link's cookie (LinkCookie) or an API key that may act on it. To
+// anyone else a private board answers exactly as an unknown board does: the
+// same 404, the same headers, and about the same time (one Redis read).
+// Writes are not the gate's concern: API keys and the console decide those.
+type Gate struct {
+	Store BoardReader
+	Links LinkAuth // nil: no share links
+	Keys  KeyAuth  // nil: no API keys
+}
+
+// LinkAuth checks share-link tokens (access.Links).
+type LinkAuth interface {
+	Authenticate(ctx context.Context, token string) (access.Link, error)
+}
+
+// KeyAuth checks API keys (access.Keys).
+type KeyAuth interface {
+	Authenticate(ctx context.Context, secret string) (access.APIKey, error)
+}
+
+// Rereader reads a definition from the data store itself, past any cache
+// (redisstore's Reread): a refusal costs what an unknown board's miss does.
+type Rereader interface {
+	Reread(ctx context.Context, id string) (board.Board, error)
+}
+
+// LinkCookie is the cookie that carries a share link of board id.
+func LinkCookie(id string) string { return "podium_link_" + id }
+
+// credentials are what a request brings to read private boards.
+type credentials struct {
+	link string // the share link's token for the board asked for
+	key  string // an API key's secret
+}
+
+func credentialsOf(c echo.Context, id string) credentials {
+	var cr credentials
+	if ck, err := c.Cookie(LinkCookie(id)); err == nil {
+		cr.link = ck.Value
+	}
+	if h := c.Request().Header.Get("Authorization"); h != "" {
+		cr.key, _ = strings.CutPrefix(h, "Bearer ")
+	}
+	return cr
+}
+
+// Board reads the board with the given id if the request may read it, or
+// the 404 Problem of an unknown board. A readable board that is not public
+// marks the answer Cache-Control: private, no-store (and unlisted ones
+// noindex).
+func (g *Gate) Board(c echo.Context, id string) (board.Board, error) {
+	ctx := c.Request().Context()
+	cr := credentialsOf(c, id)
+	b, err := g.Store.Board(ctx, id)
+	if errors.Is(err, board.ErrNotFound) {
+		_, _ = g.readable(ctx, id, board.Board{ID: id, Visibility: board.Private}, cr) // the same work as a refusal
+		return b, notFound(id, err)
+	}
+	if err != nil {
+		return b, err
+	}
+	ok, err := g.readable(ctx, id, b, cr)
+	if err != nil {
+		return board.Board{}, err
+	}
+	if !ok {
+		if r, ok := g.Store.(Rereader); ok {
+			_, _ = r.Reread(ctx, id) // what the unknown board's read costs
+		}
+		return board.Board{}, notFound(id, board.ErrNotFound)
+	}
+	MarkPrivate(c, &b)
+	return b, nil
+}
+
+// MarkPrivate sets the headers of an answer about board b: a board that is
+// not public is no shared cache's business, and an unlisted one is no
+// search engine's.
+func MarkPrivate(c echo.Context, b *board.Board) {
+	h := c.Response().Header()
+	switch b.Visibility {
+	case board.Private:
+		h.Set("Cache-Control", "private, no-store")
+		h.Set("X-Robots-Tag", "noindex")
+	case board.Unlisted:
+		h.Set("X-Robots-Tag", "noindex")
+	}
+}
+
+// readable decides: public and unlisted boards are readable; a private one
+// with a live share link of this board (not of an earlier board of the id)
+// or an API key that may act on it.
+func (g *Gate) readable(ctx context.Context, id string, b board.Board, cr credentials) (bool, error) {
+	if b.Visibility == board.Public || b.Visibility == board.Unlisted {
+		return true, nil
+	}
+	if cr.link != "" && g.Links != nil {
+		l, err := g.Links.Authenticate(ctx, cr.link)
+		switch {
+		case err == nil:
+			if l.Board == id && l.Since.Equal(b.Created) {
+				return true, nil
+			}
+		case !errors.Is(err, access.ErrBadLink):
+			return false, err
+		}
+	}
+	if cr.key != "" && g.Keys != nil {
+		k, err := g.Keys.Authenticate(ctx, cr.key)
+		switch {
+		case err == nil:
+			if k.Allows(id) {
+				return true, nil
+			}
+		case !errors.Is(err, access.ErrBadKey):
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// Listed keeps the boards a listing shows this request: the public ones,
+// and those an API key it brings may act on.
+func (g *Gate) Listed(c echo.Context, bs []board.Board) []board.Board {
+	var key *access.APIKey
+	if cr := credentialsOf(c, ""); cr.key != "" && g.Keys != nil {
+		if k, err := g.Keys.Authenticate(c.Request().Context(), cr.key); err == nil {
+			key = &k
+		}
+	}
+	out := bs[:0:0]
+	for _, b := range bs {
+		if b.Visibility == board.Public || (key != nil && key.Allows(b.ID)) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Guard is what keeps a long-lived answer (a live socket) honest: called
+// again while it runs, it returns an error once the request may no longer
+// read board id (a revoked or expired link, a board made private, deleted
+// or made again). The credentials are the ones the request brought.
+func (g *Gate) Guard(c echo.Context, id string) func(ctx context.Context) error {
+	cr := credentialsOf(c, id)
+	first, err := g.Store.Board(c.Request().Context(), id)
+	created := first.Created
+	if err != nil {
+		created = time.Time{}
+	}
+	return func(ctx context.Context) error {
+		b, err := g.Store.Board(ctx, id)
+		if err != nil {
+			if errors.Is(err, board.ErrNotFound) {
+				return ErrNoLongerReadable
+			}
+			return nil // a store that cannot answer now is no reason to drop a viewer
+		}
+		if !b.Created.Equal(created) {
+			return ErrNoLongerReadable
+		}
+		ok, err := g.readable(ctx, id, b, cr)
+		if err == nil && !ok {
+			return ErrNoLongerReadable
+		}
+		return nil
+	}
+}
+
+// ErrNoLongerReadable ends a live answer whose board the request may no
+// longer read.
+var ErrNoLongerReadable = errors.New("this board is no longer readable with the access this page was opened with")
+
+// notFound is the answer to an unknown board, and to a private one read
+// without access: the two must not differ.
+func notFound(id string, err error) error {
+	p := ProblemOf(err, "Board not found", "There is no board called “"+id+"”.", HomeLink)
+	p.Code = "board_not_found"
+	p.Status = http.StatusNotFound
+	return p
+}
