@@ -165,7 +165,7 @@ func New(opts Options) *Server {
 		History: opts.History, Gate: gate, Logger: opts.Logger}).Routes(e)
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if a := opts.Admin; a != nil {
-		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Limiter: a.Limiter, Audit: a.Audit,
+		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Links: a.Links, Limiter: a.Limiter, Audit: a.Audit,
 			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger})
 		s.api.Routes(e)
 		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Links: a.Links, Limiter: a.Limiter,

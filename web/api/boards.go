@@ -1,6 +1,8 @@
 package api
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 
@@ -93,5 +95,12 @@ func (s *Handler) apiDeleteBoard(c echo.Context) error {
 		return err
 	}
 	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.delete", Board: b.ID, Before: audit.Definition(&b), After: "(deleted)"})
+	if s.opts.Links != nil {
+		if n, err := s.opts.Links.RevokeAll(context.WithoutCancel(c.Request().Context()), b.ID); err != nil {
+			s.log.Error("share links of a deleted board were not all revoked; they stay void (a board made again under the id is another board)", "board", b.ID, "error", err)
+		} else if n > 0 {
+			s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "link.revoke", Board: b.ID, Before: fmt.Sprintf("%d share links", n), After: "(revoked with the board)"})
+		}
+	}
 	return c.NoContent(http.StatusNoContent)
 }

@@ -42,6 +42,7 @@ type Store interface {
 type Options struct {
 	Store   Store
 	Keys    *access.Keys
+	Links   *access.Links // share links, revoked with their board
 	Limiter *access.Limiter
 	Audit   *audit.Log
 	// Requests per minute allowed per API key and per client address.

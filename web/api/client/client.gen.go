@@ -170,6 +170,27 @@ func (e BoardTieBreak) Valid() bool {
 	}
 }
 
+// Defines values for BoardVisibility.
+const (
+	BoardVisibilityPrivate  BoardVisibility = "private"
+	BoardVisibilityPublic   BoardVisibility = "public"
+	BoardVisibilityUnlisted BoardVisibility = "unlisted"
+)
+
+// Valid indicates whether the value is a known member of the BoardVisibility enum.
+func (e BoardVisibility) Valid() bool {
+	switch e {
+	case BoardVisibilityPrivate:
+		return true
+	case BoardVisibilityPublic:
+		return true
+	case BoardVisibilityUnlisted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BoardWindow.
 const (
 	BoardWindowBest BoardWindow = "best"
@@ -338,6 +359,27 @@ func (e BoardDefinitionTieBreak) Valid() bool {
 	case BoardDefinitionTieBreakLatest:
 		return true
 	case BoardDefinitionTieBreakMember:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BoardDefinitionVisibility.
+const (
+	BoardDefinitionVisibilityPrivate  BoardDefinitionVisibility = "private"
+	BoardDefinitionVisibilityPublic   BoardDefinitionVisibility = "public"
+	BoardDefinitionVisibilityUnlisted BoardDefinitionVisibility = "unlisted"
+)
+
+// Valid indicates whether the value is a known member of the BoardDefinitionVisibility enum.
+func (e BoardDefinitionVisibility) Valid() bool {
+	switch e {
+	case BoardDefinitionVisibilityPrivate:
+		return true
+	case BoardDefinitionVisibilityPublic:
+		return true
+	case BoardDefinitionVisibilityUnlisted:
 		return true
 	default:
 		return false
@@ -905,6 +947,27 @@ func (e CreateBoardJSONBodyTieBreak) Valid() bool {
 	}
 }
 
+// Defines values for CreateBoardJSONBodyVisibility.
+const (
+	CreateBoardJSONBodyVisibilityPrivate  CreateBoardJSONBodyVisibility = "private"
+	CreateBoardJSONBodyVisibilityPublic   CreateBoardJSONBodyVisibility = "public"
+	CreateBoardJSONBodyVisibilityUnlisted CreateBoardJSONBodyVisibility = "unlisted"
+)
+
+// Valid indicates whether the value is a known member of the CreateBoardJSONBodyVisibility enum.
+func (e CreateBoardJSONBodyVisibility) Valid() bool {
+	switch e {
+	case CreateBoardJSONBodyVisibilityPrivate:
+		return true
+	case CreateBoardJSONBodyVisibilityPublic:
+		return true
+	case CreateBoardJSONBodyVisibilityUnlisted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateBoardJSONBodyWindow.
 const (
 	CreateBoardJSONBodyWindowBest CreateBoardJSONBodyWindow = "best"
@@ -1241,6 +1304,9 @@ type Board struct {
 	Title   string     `json:"title"`
 	Updated *time.Time `json:"updated,omitempty"`
 
+	// Visibility Who may read the board: public (listed, anyone), unlisted (anyone with its address; listed nowhere) or private (only with a share link or an API key that may act on it; to anyone else it answers 404 board_not_found, as an unknown board does).
+	Visibility *BoardVisibility `json:"visibility,omitempty"`
+
 	// Window How rolling windows combine their buckets: sum adds up the changes made inside the window, best keeps the best score offered inside it (best and set offer their value, incr and decr the score they reach in all time or the longest calendar period). Fixed while a rolling window is enabled.
 	Window BoardWindow `json:"window"`
 }
@@ -1262,6 +1328,9 @@ type BoardTeams string
 
 // BoardTieBreak Who ranks first among equal scores; fixed at creation.
 type BoardTieBreak string
+
+// BoardVisibility Who may read the board: public (listed, anyone), unlisted (anyone with its address; listed nowhere) or private (only with a share link or an API key that may act on it; to anyone else it answers 404 board_not_found, as an unknown board does).
+type BoardVisibility string
 
 // BoardWindow How rolling windows combine their buckets: sum adds up the changes made inside the window, best keeps the best score offered inside it (best and set offer their value, incr and decr the score they reach in all time or the longest calendar period). Fixed while a rolling window is enabled.
 type BoardWindow string
@@ -1318,6 +1387,9 @@ type BoardDefinition struct {
 	// Updated Ignored when sent.
 	Updated *time.Time `json:"updated,omitempty"`
 
+	// Visibility Who may read the board: public (listed, anyone), unlisted (anyone with its address; listed nowhere) or private (only with a share link made in the console or an API key that may act on it). Writes are not affected. Left out: public on a new board, unchanged on an update.
+	Visibility *BoardDefinitionVisibility `json:"visibility,omitempty"`
+
 	// Window How rolling windows combine their buckets: sum adds up the changes made inside the window, best keeps the best score offered inside it (best and set offer their value, incr and decr the score they reach in all time or the longest calendar period). Fixed while a rolling window is enabled (409 `immutable`). Left out on an update: unchanged.
 	Window *BoardDefinitionWindow `json:"window,omitempty"`
 }
@@ -1339,6 +1411,9 @@ type BoardDefinitionTeams string
 
 // BoardDefinitionTieBreak Who ranks first among equal scores; fixed at creation (left out on an update: unchanged).
 type BoardDefinitionTieBreak string
+
+// BoardDefinitionVisibility Who may read the board: public (listed, anyone), unlisted (anyone with its address; listed nowhere) or private (only with a share link made in the console or an API key that may act on it). Writes are not affected. Left out: public on a new board, unchanged on an update.
+type BoardDefinitionVisibility string
 
 // BoardDefinitionWindow How rolling windows combine their buckets: sum adds up the changes made inside the window, best keeps the best score offered inside it (best and set offer their value, incr and decr the score they reach in all time or the longest calendar period). Fixed while a rolling window is enabled (409 `immutable`). Left out on an update: unchanged.
 type BoardDefinitionWindow string
@@ -1908,6 +1983,9 @@ type CreateBoardJSONBody struct {
 	// Updated Ignored when sent.
 	Updated *time.Time `json:"updated,omitempty"`
 
+	// Visibility Who may read the board: public (listed, anyone), unlisted (anyone with its address; listed nowhere) or private (only with a share link made in the console or an API key that may act on it). Writes are not affected. Left out: public on a new board, unchanged on an update.
+	Visibility *CreateBoardJSONBodyVisibility `json:"visibility,omitempty"`
+
 	// Window How rolling windows combine their buckets: sum adds up the changes made inside the window, best keeps the best score offered inside it (best and set offer their value, incr and decr the score they reach in all time or the longest calendar period). Fixed while a rolling window is enabled (409 `immutable`). Left out on an update: unchanged.
 	Window *CreateBoardJSONBodyWindow `json:"window,omitempty"`
 }
@@ -1929,6 +2007,9 @@ type CreateBoardJSONBodyTeams string
 
 // CreateBoardJSONBodyTieBreak defines parameters for CreateBoard.
 type CreateBoardJSONBodyTieBreak string
+
+// CreateBoardJSONBodyVisibility defines parameters for CreateBoard.
+type CreateBoardJSONBodyVisibility string
 
 // CreateBoardJSONBodyWindow defines parameters for CreateBoard.
 type CreateBoardJSONBodyWindow string
