@@ -187,6 +187,7 @@ func settings(j board.Spec) []setting {
 		{"Closed periods kept in Redis", retention, "(none)"},
 		{"Rolling windows", windowName(j), "(none)"},
 		{"Teams", teamsName(j.Teams), "(none)"},
+		{"Visibility", capital(j.Visibility), "Public"}, // definitions from before visibility: public
 	}
 }
 
