@@ -109,12 +109,14 @@ func clip(s string, n int) string {
 	return strings.ToValidUTF8(s, "\ufffd")
 }
 
-func randomToken(n int) string {
+func randomToken(n int) string { return base64.RawURLEncoding.EncodeToString(randomBytes(n)) }
+
+func randomBytes(n int) []byte {
 	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {
 		panic(err) // the OS has no randomness: nothing is safe to do
 	}
-	return base64.RawURLEncoding.EncodeToString(b)
+	return b
 }
 
 func sha(s string) string {

@@ -158,7 +158,7 @@ func TestAPIKeys(t *testing.T) {
 	rdb := srv.Client(t)
 	ctx := context.Background()
 	k := NewKeys(rdb)
-	key, secret, err := k.Create(ctx, "CI bot", "chess")
+	key, secret, err := k.Create(ctx, "CI bot", "chess", false)
 	if err != nil || !strings.HasPrefix(secret, "pdm_"+key.ID+"_") {
 		t.Fatal(key, secret, err)
 	}
@@ -200,7 +200,7 @@ func TestAPIKeys(t *testing.T) {
 	if _, err := other.Authenticate(ctx, secret); !errors.Is(err, ErrBadKey) {
 		t.Fatal("revoked key still works on another replica after KeyCacheTTL")
 	}
-	if _, _, err := k.Create(ctx, " ", ""); !errors.Is(err, ErrInvalid) {
+	if _, _, err := k.Create(ctx, " ", "", false); !errors.Is(err, ErrInvalid) {
 		t.Fatal("blank name accepted")
 	}
 }

@@ -17,9 +17,12 @@ import (
 // APIKey is a program's credential. The secret is shown once at creation;
 // Redis keeps only its SHA-256.
 type APIKey struct {
-	ID       string
-	Name     string
-	Board    string // "" means every board, and boards as code
+	ID    string
+	Name  string
+	Board string // "" means every board, and boards as code
+	// ReadOnly keys read private boards (web/request/gate.go) and write
+	// nothing.
+	ReadOnly bool
 	Created  time.Time
 	LastUsed time.Time
 }
@@ -27,7 +30,8 @@ type APIKey struct {
 // AllBoards reports whether the key may act on every board.
 func (k APIKey) AllBoards() bool { return k.Board == "" }
 
-// Allows reports whether the key may write to a board.
+// Allows reports whether the key may act on a board: read it (whatever its
+// visibility) and, unless the key is read-only, write to it.
 func (k APIKey) Allows(board string) bool { return k.Board == "" || k.Board == board }
 
 // Keys manages API keys.
@@ -56,8 +60,9 @@ func NewKeys(rdb redis.UniversalClient) *Keys {
 	return &Keys{rdb: rdb, now: time.Now, verified: map[string]verifiedKey{}}
 }
 
-// Create makes a key and returns it with its secret, "pdm_<id>_<secret>".
-func (k *Keys) Create(ctx context.Context, name, board string) (APIKey, string, error) {
+// Create makes a key for one board (every board: "") that may write, or
+// only read, and returns it with its secret, "pdm_<id>_<secret>".
+func (k *Keys) Create(ctx context.Context, name, board string, readOnly bool) (APIKey, string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > 64 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return APIKey{}, "", errors.Join(ErrInvalid, errors.New("name must be 1-64 printable characters"))
@@ -65,7 +70,11 @@ func (k *Keys) Create(ctx context.Context, name, board string) (APIKey, string, 
 	id := strings.ToLower(randomToken(6))
 	id = strings.NewReplacer("-", "a", "_", "b").Replace(id)
 	secret := "pdm_" + id + "_" + randomToken(32)
-	key := APIKey{ID: id, Name: name, Board: board, Created: k.now().UTC()}
+	key := APIKey{ID: id, Name: name, Board: board, ReadOnly: readOnly, Created: k.now().UTC()}
+	scope := ""
+	if readOnly {
+		scope = "read"
+	}
 	// The key and the list of keys sit in different hash slots (a Cluster
 	// cannot write both in one step), so the order makes a failure
 	// harmless: listed first, then usable. List passes over a listed id with
@@ -73,7 +82,7 @@ func (k *Keys) Create(ctx context.Context, name, board string) (APIKey, string, 
 	// be revoked.
 	err := k.rdb.SAdd(ctx, apiKeysKey, id).Err()
 	if err == nil {
-		err = k.rdb.HSet(ctx, apiKeyKey+id, "name", name, "board", board, "hash", sha(secret), "created", key.Created.Format(time.RFC3339)).Err()
+		err = k.rdb.HSet(ctx, apiKeyKey+id, "name", name, "board", board, "scope", scope, "hash", sha(secret), "created", key.Created.Format(time.RFC3339)).Err()
 	}
 	if err != nil {
 		return APIKey{}, "", fmt.Errorf("access: create API key: %w", err)
@@ -125,7 +134,7 @@ func (k *Keys) forget(hash string) {
 }
 
 func keyOf(id string, m map[string]string) APIKey {
-	k := APIKey{ID: id, Name: m["name"], Board: m["board"]}
+	k := APIKey{ID: id, Name: m["name"], Board: m["board"], ReadOnly: m["scope"] == "read"}
 	k.Created, _ = time.Parse(time.RFC3339, m["created"])
 	k.LastUsed, _ = time.Parse(time.RFC3339, m["last_used"])
 	return k

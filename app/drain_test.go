@@ -44,7 +44,7 @@ func TestDrainBeforeShutdown(t *testing.T) {
 	if _, err := store.CreateBoard(ctx, board.Board{ID: "drain", Title: "Drain", Periods: []board.Kind{board.AllTime}}); err != nil {
 		t.Fatal(err)
 	}
-	_, key, err := admin.Keys.Create(ctx, "drain", "")
+	_, key, err := admin.Keys.Create(ctx, "drain", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

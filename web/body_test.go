@@ -40,7 +40,7 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 		t.Fatalf("first live frame: %s, %v", frame, err)
 	}
 
-	_, key, err := adm.Keys.Create(ctx, "game", "")
+	_, key, err := adm.Keys.Create(ctx, "game", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

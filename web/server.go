@@ -42,7 +42,8 @@ type Admin struct {
 	Accounts *access.Accounts
 	Sessions *access.Sessions
 	Keys     *access.Keys
-	Links    *access.Links // share links of private boards
+	Links    *access.Links  // share links of private boards
+	Embeds   *access.Embeds // embed secrets: private boards' widgets on other sites
 	Limiter  *access.Limiter
 	Audit    *audit.Log
 	Signer   *access.Signer
@@ -160,15 +161,18 @@ func New(opts Options) *Server {
 		if a.Links != nil {
 			gate.Links = a.Links
 		}
+		if a.Embeds != nil && a.Signer != nil {
+			gate.Embeds, gate.Tickets = a.Embeds, a.Signer
+		}
 	}
 	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export,
 		History: opts.History, Gate: gate, Logger: opts.Logger}).Routes(e)
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if a := opts.Admin; a != nil {
-		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Links: a.Links, Limiter: a.Limiter, Audit: a.Audit,
+		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Links: a.Links, Embeds: a.Embeds, Limiter: a.Limiter, Audit: a.Audit,
 			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger})
 		s.api.Routes(e)
-		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Links: a.Links, Limiter: a.Limiter,
+		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Links: a.Links, Embeds: a.Embeds, Limiter: a.Limiter,
 			Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}).Routes(e)
 	}
 	return s

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"podium/access"
 	"podium/board"
 	"podium/internal/webtest"
 	"podium/web/request"
@@ -90,7 +92,11 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, otherKey := f.Key("reader", secretID), f.Key("other", "open")
+	key, otherKey := f.Key("writer", secretID), f.Key("other", "open")
+	_, readKey, err := f.Admin.Keys.Create(ctx, "reader", secretID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cookie := func(tok string) string { return request.LinkCookie(secretID) + "=" + tok }
 	for _, path := range boardRoutes(t, f, secretID) {
 		ghost := strings.ReplaceAll(path, secretID, ghostID)
@@ -128,7 +134,10 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 			withCreds = append(withCreds, struct {
 				name string
 				hdr  []string
-			}{"its API key", []string{"Authorization", "Bearer " + key}})
+			}{"its API key", []string{"Authorization", "Bearer " + key}}, struct {
+				name string
+				hdr  []string
+			}{"its read-only API key", []string{"Authorization", "Bearer " + readKey}})
 		}
 		for _, cred := range withCreds {
 			res, body := f.Get(path, cred.hdr...)
@@ -256,4 +265,110 @@ func TestLiveSocketClosesWhenItsLinkIsRevoked(t *testing.T) {
 		break
 	}
 	t.Logf("socket closed %v after the revocation", time.Since(revoked).Round(time.Millisecond))
+}
+
+// TestReadOnlyKeyWritesNothing: a read-only key reads a private board and
+// is refused (403 read_only_key) on every write, which changes nothing.
+func TestReadOnlyKeyWritesNothing(t *testing.T) {
+	f := visibilityFixture(t)
+	_, readKey, err := f.Admin.Keys.Create(context.Background(), "site", "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := f.Call("GET", "/api/v1/boards/"+secretID+"/entries", readKey, ""); code != http.StatusOK {
+		t.Fatalf("read with a read-only key: %d %v", code, out)
+	}
+	for _, w := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/boards/" + secretID + "/scores", `{"member":"zelda","score":1}`},
+		{"DELETE", "/api/v1/boards/" + secretID + "/members/zelda", ""},
+		{"PUT", "/api/v1/boards/" + secretID + "/freeze", `{}`},
+		{"POST", "/api/v1/boards", `{"id":"made","title":"Made"}`},
+		{"DELETE", "/api/v1/boards/" + secretID, ""},
+	} {
+		code, out, _ := f.Call(w.method, w.path, readKey, w.body)
+		if code != http.StatusForbidden || webtest.ErrCode(out) != "read_only_key" {
+			t.Errorf("%s %s with a read-only key: %d %v", w.method, w.path, code, out)
+		}
+	}
+	if _, out, _ := f.Call("GET", "/api/v1/boards/"+secretID+"/members/zelda", readKey, ""); !strings.Contains(fmt.Sprint(out), "4242") {
+		t.Errorf("zelda's score changed: %v", out)
+	}
+}
+
+// TestSignedEmbed: a private board's widget opens with a URL signed with its
+// embed secret until the URL's exp; a URL changed after signing, expired,
+// unsigned or signed with an old secret reads as an unknown board; the
+// widget's live socket works with the ticket its page hands it, and ends
+// when the secret is made anew.
+func TestSignedEmbed(t *testing.T) {
+	f := visibilityFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	secret, err := f.Admin.Embeds.Rotate(ctx, secretID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/embed/" + secretID
+	sign := func(secret, q string) string { return path + "?" + q + "&sig=" + access.SignEmbed(secret, path, q) }
+	exp := fmt.Sprint(time.Now().Add(time.Hour).Unix())
+	good := sign(secret, "limit=5&exp="+exp)
+	res, body := f.Get(good)
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, secretName) {
+		t.Fatalf("signed widget: %d %s", res.StatusCode, webtest.Excerpt(body))
+	}
+	if !strings.Contains(res.Header.Get("Cache-Control"), "no-store") {
+		t.Errorf("signed widget's Cache-Control %q", res.Header.Get("Cache-Control"))
+	}
+	_, unknown := f.Get(strings.ReplaceAll(good, secretID, ghostID))
+	for name, u := range map[string]string{
+		"unsigned":          path + "?limit=5&exp=" + exp,
+		"changed after":     strings.Replace(good, "limit=5", "limit=9", 1),
+		"expired":           sign(secret, "limit=5&exp="+fmt.Sprint(time.Now().Add(-time.Second).Unix())),
+		"without exp":       sign(secret, "limit=5"),
+		"another secret":    sign(strings.Repeat("ab", 32), "limit=5&exp="+exp),
+		"sig not last":      path + "?sig=" + access.SignEmbed(secret, path, "limit=5&exp="+exp) + "&limit=5&exp=" + exp,
+		"on the board page": "/b/" + secretID + strings.TrimPrefix(good, path),
+	} {
+		res, body := f.Get(u)
+		if res.StatusCode != http.StatusNotFound || strings.Contains(body, secretName) {
+			t.Errorf("%s: %d %s", name, res.StatusCode, webtest.Excerpt(body))
+		}
+		if name != "on the board page" && strings.ReplaceAll(body, secretID, ghostID) != unknown {
+			t.Errorf("%s: the refusal differs from an unknown board's", name)
+		}
+	}
+	// The live socket: the ticket from the page opens it; without, nothing.
+	_, page := f.Get(good)
+	i := strings.Index(page, "ticket=")
+	if i < 0 {
+		t.Fatalf("the signed widget hands its socket no ticket: %s", webtest.Excerpt(page))
+	}
+	ticket := page[i+len("ticket="):]
+	ticket = ticket[:strings.IndexAny(ticket, "&\"")]
+	ws := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?board=" + secretID + "&period=all&ticket="
+	if _, res, err := websocket.Dial(ctx, ws+"forged.123.abc", nil); err == nil || res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a forged ticket: %v %v", err, res)
+	}
+	conn, _, err := websocket.Dial(ctx, ws+ticket, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	if _, first, err := conn.Read(ctx); err != nil || !strings.Contains(string(first), secretName) {
+		t.Fatalf("first frame: %v %q", err, first)
+	}
+	if _, err := f.Admin.Embeds.Rotate(ctx, secretID); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, _, err := conn.Read(ctx); err != nil {
+			if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+				t.Fatalf("socket ended with %v, want 1008 once the secret changed", err)
+			}
+			break
+		}
+	}
+	if res, _ := f.Get(good); res.StatusCode != http.StatusNotFound {
+		t.Errorf("a URL signed with the old secret: %d", res.StatusCode)
+	}
 }

@@ -18,19 +18,20 @@ import (
 // runCommand runs the set-up subcommands:
 //
 //	web admin create --user NAME        (password read from standard input)
-//	web apikey create --name NAME [--board BOARD]
+//	web apikey create --name NAME [--board BOARD] [--read-only]
 //
 // They talk to REDIS_URL: the embedded store lives inside a running server,
 // where the admin console does the same.
 func runCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) < 2 || args[1] != "create" {
-		return fmt.Errorf("usage: web admin create --user NAME | web apikey create --name NAME [--board BOARD]")
+		return fmt.Errorf("usage: web admin create --user NAME | web apikey create --name NAME [--board BOARD] [--read-only]")
 	}
 	fs := flag.NewFlagSet(args[0]+" create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	user := fs.String("user", "", "admin user name (admin create)")
 	name := fs.String("name", "", "what the key is for, e.g. \"game server\" (apikey create)")
-	boardID := fs.String("board", "", "the one board the key may write to; empty for all boards (apikey create)")
+	boardID := fs.String("board", "", "the one board the key may act on; empty for all boards (apikey create)")
+	readOnly := fs.Bool("read-only", false, "a key that reads private boards and writes nothing (apikey create)")
 	if err := fs.Parse(args[2:]); err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 				return err
 			}
 		}
-		key, secret, err := access.NewKeys(rdb).Create(ctx, *name, *boardID)
+		key, secret, err := access.NewKeys(rdb).Create(ctx, *name, *boardID, *readOnly)
 		if err != nil {
 			return err
 		}
@@ -76,7 +77,12 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 		if key.Board != "" {
 			scope = "board " + key.Board
 		}
-		_ = log.Record(ctx, audit.Entry{Actor: "cli", Action: "apikey.create", Board: key.Board, After: key.Name + " (" + key.ID + ")"})
+		after := key.Name + " (" + key.ID + ")"
+		if key.ReadOnly {
+			scope += ", read only"
+			after += ", read only"
+		}
+		_ = log.Record(ctx, audit.Entry{Actor: "cli", Action: "apikey.create", Board: key.Board, After: after})
 		fmt.Fprintf(stderr, "API key %q for %s (shown once; keep it secret):\n", key.Name, scope)
 		fmt.Fprintln(stdout, secret)
 	}

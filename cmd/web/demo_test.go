@@ -29,7 +29,14 @@ func startRun(t *testing.T, args []string, vars map[string]string) (stop func() 
 // eventually polls cond until it holds, failing the test at the deadline.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	eventuallyWithin(t, what, 20*time.Second, cond)
+}
+
+// eventuallyWithin is eventually with a bound of its own, for a wait that
+// includes something slow on a loaded machine (a Sentinel failover).
+func eventuallyWithin(t *testing.T, what string, bound time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -87,7 +87,7 @@ func failoverUnderLoad(t *testing.T, vars map[string]string, kill func(board str
 			for n := 0; !stopWriting.Load(); n++ {
 				body, _ := json.Marshal(map[string]any{"member": fmt.Sprintf("w%d", w), "score": 1, "op": "incr"})
 				ikey := fmt.Sprintf("w%d-%d", w, n)
-				for deadline := time.Now().Add(30 * time.Second); ; {
+				for deadline := time.Now().Add(time.Minute); ; {
 					req, _ := http.NewRequest("POST", s.base+"/api/v1/boards/"+id+"/scores", bytes.NewReader(body))
 					req.Header.Set("Authorization", "Bearer "+key)
 					req.Header.Set("Content-Type", "application/json")
@@ -138,7 +138,10 @@ func failoverUnderLoad(t *testing.T, vars map[string]string, kill func(board str
 	killedAt.Store(time.Now().UnixNano())
 	kill(id)
 	// Writes in flight at the kill may still succeed: wait for plenty more.
-	eventually(t, "writes after the failover", func() bool { return afterKill.Load() > 200 })
+	// The failover itself (Sentinel's down-after, the election, the
+	// clients finding the new primary) takes seconds more on a loaded
+	// machine: the bound is generous, the condition is what counts.
+	eventuallyWithin(t, "writes after the failover", time.Minute, func() bool { return afterKill.Load() > 200 })
 	var recovered []int64
 	for w := range writers {
 		recovered = append(recovered, acked[w].Load())

@@ -11,11 +11,11 @@ import (
 	"podium/audit"
 )
 
-// Key makes an API key, for every board when boardID is "", and returns
-// its secret.
+// Key makes an API key that may write, for every board when boardID is "",
+// and returns its secret.
 func (f *Server) Key(name, boardID string) string {
 	f.T.Helper()
-	_, secret, err := f.Admin.Keys.Create(context.Background(), name, boardID)
+	_, secret, err := f.Admin.Keys.Create(context.Background(), name, boardID, false)
 	if err != nil {
 		f.T.Fatal(err)
 	}

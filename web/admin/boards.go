@@ -197,6 +197,11 @@ func (s *Handler) deleteBoard(c echo.Context) error {
 	if err := s.opts.Store.DeleteBoard(c.Request().Context(), b.ID); err != nil {
 		return err
 	}
+	if s.opts.Embeds != nil {
+		if err := s.opts.Embeds.Drop(context.WithoutCancel(c.Request().Context()), b.ID); err != nil {
+			s.log.Error("the embed secret of a deleted board was not dropped", "board", b.ID, "error", err)
+		}
+	}
 	if n, err := s.opts.Links.RevokeAll(context.WithoutCancel(c.Request().Context()), b.ID); err != nil {
 		s.log.Error("share links of a deleted board were not all revoked; they stay void (a board made again under the id is newer)", "board", b.ID, "error", err)
 	} else if n > 0 {

@@ -46,7 +46,8 @@ type Options struct {
 	Accounts *access.Accounts
 	Sessions *access.Sessions
 	Keys     *access.Keys
-	Links    *access.Links // share links of private boards
+	Links    *access.Links  // share links of private boards
+	Embeds   *access.Embeds // embed secrets of private boards' widgets
 	Limiter  *access.Limiter
 	Audit    *audit.Log
 	// Signer signs the console's cookies: known devices, one-time messages.

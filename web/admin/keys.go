@@ -22,7 +22,7 @@ func (s *Handler) keysView(c echo.Context) (templates.KeysView, error) {
 		return v, err
 	}
 	for _, k := range keys {
-		row := templates.KeyRow{ID: k.ID, Name: k.Name, Board: k.Board, Created: k.Created, LastUsed: k.LastUsed}
+		row := templates.KeyRow{ID: k.ID, Name: k.Name, Board: k.Board, ReadOnly: k.ReadOnly, Created: k.Created, LastUsed: k.LastUsed}
 		v.Keys = append(v.Keys, row)
 	}
 	bs, err := s.opts.Store.Boards(ctx)
@@ -46,12 +46,15 @@ func (s *Handler) keysPage(c echo.Context) error {
 // createKey shows the new secret once, in this response only.
 func (s *Handler) createKey(c echo.Context) error {
 	ctx := c.Request().Context()
-	name, boardID := strings.TrimSpace(formValue(c, "name")), formValue(c, "board")
+	name, boardID, scope := strings.TrimSpace(formValue(c, "name")), formValue(c, "board"), formValue(c, "scope")
 	v, err := s.keysView(c)
 	if err != nil {
 		return err
 	}
-	v.Name, v.Board = name, boardID
+	v.Name, v.Board, v.Scope = name, boardID, scope
+	if scope != "" && scope != "read" {
+		v.Errors["scope"] = "choose read and write, or read only"
+	}
 	if boardID != "" {
 		if _, err := s.opts.Store.Board(ctx, boardID); errors.Is(err, board.ErrNotFound) {
 			v.Errors["board"] = "no such board"
@@ -60,13 +63,17 @@ func (s *Handler) createKey(c echo.Context) error {
 		}
 	}
 	if len(v.Errors) == 0 {
-		key, secret, err := s.opts.Keys.Create(ctx, name, boardID)
+		key, secret, err := s.opts.Keys.Create(ctx, name, boardID, scope == "read")
 		if errors.Is(err, access.ErrInvalid) {
 			v.Errors["name"] = "give the key a name of 1-64 characters"
 		} else if err != nil {
 			return err
 		} else {
-			s.audit(c, audit.Entry{Action: "apikey.create", Board: key.Board, After: key.Name + " (" + key.ID + ")"})
+			after := key.Name + " (" + key.ID + ")"
+			if key.ReadOnly {
+				after += ", read only"
+			}
+			s.audit(c, audit.Entry{Action: "apikey.create", Board: key.Board, After: after})
 			v, err = s.keysView(c)
 			if err != nil {
 				return err

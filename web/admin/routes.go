@@ -55,6 +55,8 @@ func (s *Handler) Routes(e *echo.Echo) {
 	a.GET("/boards/:board/sharing", s.sharingPage)
 	a.POST("/boards/:board/links", s.createLink)
 	a.POST("/boards/:board/links/:id/revoke", s.revokeLink)
+	a.POST("/boards/:board/embed", s.rotateEmbed)
+	a.POST("/boards/:board/embed/off", s.embedOff)
 	a.GET("/audit", s.auditPage)
 	a.GET("/keys", s.keysPage)
 	a.POST("/keys", s.createKey)

@@ -29,6 +29,13 @@ func (s *Handler) sharingView(c echo.Context, b *board.Board) (templates.Sharing
 	if err != nil {
 		return v, err
 	}
+	v.EmbedPath, v.Site = "/embed/"+url.PathEscape(b.ID), siteURL(c)
+	if s.opts.Embeds != nil {
+		v.EmbedOn, err = s.opts.Embeds.Has(c.Request().Context(), b.ID)
+		if err != nil {
+			return v, err
+		}
+	}
 	now := time.Now()
 	for _, l := range links {
 		v.Links = append(v.Links, templates.LinkRow{ID: l.ID, Name: l.Name, By: l.By, Created: l.Created,
@@ -107,6 +114,53 @@ func (s *Handler) revokeLink(c echo.Context) error {
 	}
 	s.audit(c, audit.Entry{Action: "link.revoke", Board: b.ID, Before: linkLabel(link), After: "(revoked)"})
 	return s.done(c, back, "Link "+link.Name+" revoked: pages opened with it stop within a second.")
+}
+
+// rotateEmbed makes a new embed secret for the board, ending the old one
+// and every signed URL and live widget made with it, and shows it once.
+func (s *Handler) rotateEmbed(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	if s.opts.Embeds == nil {
+		return request.NotFound("Signed embeds are off", "This server keeps no embed secrets.")
+	}
+	had, err := s.opts.Embeds.Has(c.Request().Context(), b.ID)
+	if err != nil {
+		return err
+	}
+	secret, err := s.opts.Embeds.Rotate(c.Request().Context(), b.ID)
+	if err != nil {
+		return err
+	}
+	before := "(none)"
+	if had {
+		before = "(an earlier secret: its signed URLs stop working)"
+	}
+	s.audit(c, audit.Entry{Action: "embed.rotate", Board: b.ID, Before: before, After: "(a new secret)"})
+	v, err := s.sharingView(c, &b)
+	if err != nil {
+		return err
+	}
+	v.NewSecret = secret
+	return request.Render(c, http.StatusCreated, templates.AdminPage("Sharing · "+b.Title, v.Nav, templates.Sharing(v)))
+}
+
+// embedOff ends the board's embed secret: signed widgets stop.
+func (s *Handler) embedOff(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	if s.opts.Embeds == nil {
+		return request.NotFound("Signed embeds are off", "This server keeps no embed secrets.")
+	}
+	if err := s.opts.Embeds.Drop(c.Request().Context(), b.ID); err != nil {
+		return err
+	}
+	s.audit(c, audit.Entry{Action: "embed.off", Board: b.ID, Before: "(a secret)", After: "(none: signed widgets stop)"})
+	return s.done(c, "/admin/boards/"+url.PathEscape(b.ID)+"/sharing", "Signed embeds of "+b.Title+" are off: its signed widgets stop within a second.")
 }
 
 // linkLabel names a link in the audit log: never its token.

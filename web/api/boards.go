@@ -95,6 +95,11 @@ func (s *Handler) apiDeleteBoard(c echo.Context) error {
 		return err
 	}
 	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.delete", Board: b.ID, Before: audit.Definition(&b), After: "(deleted)"})
+	if s.opts.Embeds != nil {
+		if err := s.opts.Embeds.Drop(context.WithoutCancel(c.Request().Context()), b.ID); err != nil {
+			s.log.Error("the embed secret of a deleted board was not dropped", "board", b.ID, "error", err)
+		}
+	}
 	if s.opts.Links != nil {
 		if n, err := s.opts.Links.RevokeAll(context.WithoutCancel(c.Request().Context()), b.ID); err != nil {
 			s.log.Error("share links of a deleted board were not all revoked; they stay void (a board made again under the id is another board)", "board", b.ID, "error", err)

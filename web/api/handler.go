@@ -42,7 +42,8 @@ type Store interface {
 type Options struct {
 	Store   Store
 	Keys    *access.Keys
-	Links   *access.Links // share links, revoked with their board
+	Links   *access.Links  // share links, revoked with their board
+	Embeds  *access.Embeds // embed secrets, dropped with their board
 	Limiter *access.Limiter
 	Audit   *audit.Log
 	// Requests per minute allowed per API key and per client address.

@@ -40,6 +40,9 @@ func (s *Handler) requireKey(next echo.HandlerFunc) echo.HandlerFunc {
 			ae.retry = retry
 			return ae
 		}
+		if key.ReadOnly {
+			return apiErr(403, "read_only_key", "API key %q is read-only: it reads private boards; this needs a key that may write", key.Name)
+		}
 		c.Set("apikey", key)
 		return next(c)
 	}

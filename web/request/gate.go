@@ -20,15 +20,39 @@ import (
 // walks the router's routes to prove none goes around it.
 //
 // Public and unlisted boards are readable by anyone; a private one only with
-// a share link's cookie (LinkCookie) or an API key that may act on it. To
+// a share link's cookie (LinkCookie), an API key that may act on it, or, for
+// its widget, a URL signed with the board's embed secret (and the live
+// ticket the widget's page hands its socket). To
 // anyone else a private board answers exactly as an unknown board does: the
 // same 404, the same headers, and about the same time (one Redis read).
 // Writes are not the gate's concern: API keys and the console decide those.
 type Gate struct {
-	Store BoardReader
-	Links LinkAuth // nil: no share links
-	Keys  KeyAuth  // nil: no API keys
+	Store  BoardReader
+	Links  LinkAuth  // nil: no share links
+	Keys   KeyAuth   // nil: no API keys
+	Embeds EmbedAuth // nil: no signed embeds
+	// Tickets signs and checks the live tickets of signed embeds; nil: a
+	// signed widget does not update live.
+	Tickets TicketSigner
 }
+
+// EmbedAuth checks signed embed URLs (access.Embeds).
+type EmbedAuth interface {
+	Verify(ctx context.Context, boardID, path, rawQuery string) (time.Time, bool)
+	Fingerprint(ctx context.Context, boardID string) (string, error)
+}
+
+// TicketSigner signs small values for a while (access.Signer).
+type TicketSigner interface {
+	Sign(ctx context.Context, purpose, value string, ttl time.Duration) (string, error)
+	Verify(ctx context.Context, purpose, token string) (string, bool)
+}
+
+// EmbedPath is the route of the widget, the one a signed URL opens.
+const EmbedPath = "/embed/:board"
+
+// ticketPurpose is what a live ticket of board id is signed for.
+func ticketPurpose(id string) string { return "embed-live:" + id }
 
 // LinkAuth checks share-link tokens (access.Links).
 type LinkAuth interface {
@@ -53,6 +77,9 @@ func LinkCookie(id string) string { return "podium_link_" + id }
 type credentials struct {
 	link string // the share link's token for the board asked for
 	key  string // an API key's secret
+	// path and query of a signed widget URL (the widget's route only)
+	embedPath, embedQuery string
+	ticket                string // a signed widget's live ticket (/live only)
 }
 
 func credentialsOf(c echo.Context, id string) credentials {
@@ -62,6 +89,15 @@ func credentialsOf(c echo.Context, id string) credentials {
 	}
 	if h := c.Request().Header.Get("Authorization"); h != "" {
 		cr.key, _ = strings.CutPrefix(h, "Bearer ")
+	}
+	u := c.Request().URL
+	switch c.Path() {
+	case EmbedPath:
+		if strings.Contains(u.RawQuery, "sig=") {
+			cr.embedPath, cr.embedQuery = u.EscapedPath(), u.RawQuery
+		}
+	case "/live":
+		cr.ticket = c.QueryParam("ticket")
 	}
 	return cr
 }
@@ -138,7 +174,46 @@ func (g *Gate) readable(ctx context.Context, id string, b board.Board, cr creden
 			return false, err
 		}
 	}
+	if cr.embedQuery != "" && g.Embeds != nil {
+		if _, ok := g.Embeds.Verify(ctx, id, cr.embedPath, cr.embedQuery); ok {
+			return true, nil
+		}
+	}
+	if cr.ticket != "" && g.Embeds != nil && g.Tickets != nil {
+		fp, err := g.Embeds.Fingerprint(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		if v, ok := g.Tickets.Verify(ctx, ticketPurpose(id), cr.ticket); ok && fp != "" && v == fp {
+			return true, nil
+		}
+	}
 	return false, nil
+}
+
+// LiveTicket is what a signed widget's page hands its live socket (the
+// socket's URL carries no signature): a token for board id, valid as long
+// as the signed URL and the board's current embed secret. "" when the
+// request is not a valid signed URL of the board, or nothing can sign.
+func (g *Gate) LiveTicket(c echo.Context, id string) string {
+	cr := credentialsOf(c, id)
+	if cr.embedQuery == "" || g.Embeds == nil || g.Tickets == nil {
+		return ""
+	}
+	ctx := c.Request().Context()
+	until, ok := g.Embeds.Verify(ctx, id, cr.embedPath, cr.embedQuery)
+	if !ok {
+		return ""
+	}
+	fp, err := g.Embeds.Fingerprint(ctx, id)
+	if err != nil || fp == "" {
+		return ""
+	}
+	t, err := g.Tickets.Sign(ctx, ticketPurpose(id), fp, time.Until(until))
+	if err != nil {
+		return ""
+	}
+	return t
 }
 
 // Listed keeps the boards a listing shows this request: the public ones,

@@ -106,7 +106,7 @@ type KeysView struct {
 	Nav                AdminNav
 	Keys               []KeyRow
 	Boards             []string
-	Name, Board        string
+	Name, Board, Scope string
 	NewSecret, NewName string
 	Errors             map[string]string
 }
@@ -114,6 +114,7 @@ type KeysView struct {
 // KeyRow is one API key.
 type KeyRow struct {
 	ID, Name, Board   string
+	ReadOnly          bool
 	Created, LastUsed time.Time
 }
 
@@ -204,6 +205,9 @@ type SharingView struct {
 	Links             []LinkRow
 	Name, Expires     string // the form's values
 	NewURL, NewName   string // a link just made: its URL, shown once
+	EmbedOn           bool   // the board has an embed secret
+	NewSecret         string // an embed secret just made, shown once
+	EmbedPath, Site   string // /embed/<board>, and this site's scheme and host
 	Errors            map[string]string
 }
 
@@ -220,4 +224,12 @@ func linkWhile(visibility string) string {
 		return ""
 	}
 	return " (the board is " + visibility + " now, so nobody needs a link until it is private)"
+}
+
+// embedSnippet is the three lines a site's server runs to sign the
+// widget's address of a board (see access.SignEmbed).
+func embedSnippet(v SharingView) string {
+	return `import hmac, hashlib, time
+q = "period=week&limit=10&exp=%d" % (time.time() + 3600)
+url = "` + v.Site + `" + "` + v.EmbedPath + `?" + q + "&sig=" + hmac.new(bytes.fromhex(SECRET), ("` + v.EmbedPath + `?" + q).encode(), hashlib.sha256).hexdigest()`
 }
