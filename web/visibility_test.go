@@ -343,13 +343,27 @@ func TestSignedEmbed(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("the signed widget hands its socket no ticket: %s", webtest.Excerpt(page))
 	}
-	ticket := page[i+len("ticket="):]
-	ticket = ticket[:strings.IndexAny(ticket, "&\"")]
-	ws := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?board=" + secretID + "&period=all&ticket="
-	if _, res, err := websocket.Dial(ctx, ws+"forged.123.abc", nil); err == nil || res.StatusCode != http.StatusNotFound {
-		t.Fatalf("a forged ticket: %v %v", err, res)
+	j := strings.Index(page, "data-live=\"")
+	if j < 0 {
+		t.Fatal("the signed widget has no live query")
 	}
-	conn, _, err := websocket.Dial(ctx, ws+ticket, nil)
+	query := page[j+len("data-live=\""):]
+	query = strings.ReplaceAll(query[:strings.IndexByte(query, '"')], "&amp;", "&")
+	base := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?"
+	ticket := query[strings.Index(query, "ticket=")+len("ticket="):]
+	for name, q := range map[string]string{
+		"a forged ticket":             strings.Replace(query, ticket, "forged.123.abc", 1),
+		"the ticket on another page":  strings.Replace(query, "offset=0", "offset=50", 1),
+		"the ticket on a longer page": strings.Replace(query, "limit=5", "limit=100", 1),
+	} {
+		if q == query {
+			t.Fatalf("%s: the query %q did not change", name, query)
+		}
+		if _, res, err := websocket.Dial(ctx, base+q, nil); err == nil || res.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: %v %v", name, err, res)
+		}
+	}
+	conn, _, err := websocket.Dial(ctx, base+query, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,10 +88,10 @@ func (s *Handler) embedPage(c echo.Context) error {
 		if member != "" {
 			extra = url.Values{"member": {member}, "radius": {strconv.Itoa(limit / 2)}}
 		}
-		if t := s.opts.Gate.LiveTicket(c, b.ID); t != "" {
-			extra.Set("ticket", t) // a signed widget's socket carries no signature of its own
-		}
 		v.Live.Query = liveQuery(b.ID, p, current, extra)
+		if t := s.opts.Gate.LiveTicket(c, b.ID, v.Live.Query); t != "" {
+			v.Live.Query += "&ticket=" + url.QueryEscape(t) // a signed widget's socket carries no signature of its own
+		}
 	}
 	return request.Render(c, 200, templates.EmbedPage(b.Title, theme, b.ID, templates.Widget(v)))
 }

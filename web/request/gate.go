@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -80,6 +81,21 @@ type credentials struct {
 	// path and query of a signed widget URL (the widget's route only)
 	embedPath, embedQuery string
 	ticket                string // a signed widget's live ticket (/live only)
+	liveSpec              string // the view the socket asks for (LiveSpec)
+}
+
+// LiveSpec is the view a live socket's query asks for, in one canonical
+// form: every parameter but the board and the ticket. A signed widget's
+// ticket is bound to its own, so nobody can take it to another view of the
+// board (another page, another member's around-me) than the one signed.
+func LiveSpec(q url.Values) string {
+	v := url.Values{}
+	for k, vals := range q {
+		if k != "board" && k != "ticket" {
+			v[k] = vals
+		}
+	}
+	return v.Encode()
 }
 
 func credentialsOf(c echo.Context, id string) credentials {
@@ -98,6 +114,7 @@ func credentialsOf(c echo.Context, id string) credentials {
 		}
 	case "/live":
 		cr.ticket = c.QueryParam("ticket")
+		cr.liveSpec = LiveSpec(c.QueryParams())
 	}
 	return cr
 }
@@ -184,7 +201,7 @@ func (g *Gate) readable(ctx context.Context, id string, b board.Board, cr creden
 		if err != nil {
 			return false, err
 		}
-		if v, ok := g.Tickets.Verify(ctx, ticketPurpose(id), cr.ticket); ok && fp != "" && v == fp {
+		if v, ok := g.Tickets.Verify(ctx, ticketPurpose(id), cr.ticket); ok && fp != "" && v == fp+"\n"+cr.liveSpec {
 			return true, nil
 		}
 	}
@@ -192,10 +209,11 @@ func (g *Gate) readable(ctx context.Context, id string, b board.Board, cr creden
 }
 
 // LiveTicket is what a signed widget's page hands its live socket (the
-// socket's URL carries no signature): a token for board id, valid as long
-// as the signed URL and the board's current embed secret. "" when the
-// request is not a valid signed URL of the board, or nothing can sign.
-func (g *Gate) LiveTicket(c echo.Context, id string) string {
+// socket's URL carries no signature): a token for the view liveQuery asks
+// of board id, valid as long as the signed URL and the board's current
+// embed secret. "" when the request is not a valid signed URL of the
+// board, or nothing can sign.
+func (g *Gate) LiveTicket(c echo.Context, id, liveQuery string) string {
 	cr := credentialsOf(c, id)
 	if cr.embedQuery == "" || g.Embeds == nil || g.Tickets == nil {
 		return ""
@@ -209,7 +227,11 @@ func (g *Gate) LiveTicket(c echo.Context, id string) string {
 	if err != nil || fp == "" {
 		return ""
 	}
-	t, err := g.Tickets.Sign(ctx, ticketPurpose(id), fp, time.Until(until))
+	q, err := url.ParseQuery(liveQuery)
+	if err != nil {
+		return ""
+	}
+	t, err := g.Tickets.Sign(ctx, ticketPurpose(id), fp+"\n"+LiveSpec(q), time.Until(until))
 	if err != nil {
 		return ""
 	}

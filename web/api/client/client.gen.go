@@ -1481,7 +1481,7 @@ type EntryTied bool
 // Error Every error answer (HEAD requests get the status and headers only).
 type Error struct {
 	Error struct {
-		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `unauthorized`, `forbidden`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `internal`.
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `internal`.
 		//
 		// Example: invalid
 		Code string `json:"code"`
