@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -190,7 +191,7 @@ func TestReferenceModel(t *testing.T) {
 	if testing.Short() {
 		ops = 30
 	}
-	total := 0
+	var total atomic.Int64
 	for _, order := range []board.Order{board.HigherIsBetter, board.LowerIsBetter} {
 		for _, tb := range []board.TieBreak{board.Earliest, board.Latest, board.ByMember} {
 			for _, style := range []board.RankStyle{board.Competition, board.Dense, board.Ordinal} {
@@ -200,6 +201,7 @@ func TestReferenceModel(t *testing.T) {
 					}
 					name := fmt.Sprintf("%s-%s-%s-%s", order, tb, style, variant)
 					t.Run(name, func(t *testing.T) {
+						t.Parallel() // each its own board; round trips overlap
 						def := board.Board{Order: order, TieBreak: tb, RankStyle: style, Periods: []board.Kind{board.Daily, board.AllTime}}
 						switch variant {
 						case "fields":
@@ -207,13 +209,13 @@ func TestReferenceModel(t *testing.T) {
 						case "cap":
 							def.Cap = 6
 						}
-						total += runModel(t, def, ops, uint64(len(name))*7919+uint64(ops))
+						total.Add(int64(runModel(t, def, ops, uint64(len(name))*7919+uint64(ops))))
 					})
 				}
 			}
 		}
 	}
-	t.Logf("%d random operations checked against the model", total)
+	t.Cleanup(func() { t.Logf("%d random operations checked against the model", total.Load()) })
 }
 
 func runModel(t *testing.T, def board.Board, ops int, seed uint64) int {
