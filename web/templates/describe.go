@@ -20,6 +20,12 @@ func BoardMeta(b *board.Board) string {
 	if b.TimeZone != "UTC" {
 		s += " · " + b.TimeZone
 	}
+	switch b.Visibility {
+	case board.Private:
+		s += " · private"
+	case board.Unlisted:
+		s += " · unlisted"
+	}
 	return s
 }
 
