@@ -174,7 +174,8 @@ func TestListingsShowPublicBoardsOnly(t *testing.T) {
 	}
 	// Unlisted: readable by its address, marked noindex.
 	res, body := f.Get("/b/quiet")
-	if res.StatusCode != http.StatusOK || !strings.Contains(body, "bob") || res.Header.Get("X-Robots-Tag") != "noindex" {
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "bob") || res.Header.Get("X-Robots-Tag") != "noindex" ||
+		!strings.Contains(body, `<meta name="robots" content="noindex">`) {
 		t.Errorf("unlisted board: %d %s, X-Robots-Tag %q", res.StatusCode, webtest.Excerpt(body), res.Header.Get("X-Robots-Tag"))
 	}
 }

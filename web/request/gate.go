@@ -12,6 +12,7 @@ import (
 
 	"podium/access"
 	"podium/board"
+	"podium/web/templates"
 )
 
 // Gate is the one policy that decides what a request may read of a board.
@@ -156,10 +157,13 @@ func MarkPrivate(c echo.Context, b *board.Board) {
 	switch b.Visibility {
 	case board.Private:
 		h.Set("Cache-Control", "private, no-store")
-		h.Set("X-Robots-Tag", "noindex")
 	case board.Unlisted:
-		h.Set("X-Robots-Tag", "noindex")
+	default:
+		return
 	}
+	h.Set("X-Robots-Tag", "noindex")
+	r := c.Request()
+	c.SetRequest(r.WithContext(templates.WithNoIndex(r.Context()))) // and <meta name="robots">
 }
 
 // readable decides: public and unlisted boards are readable; a private one

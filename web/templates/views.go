@@ -3,6 +3,7 @@
 package templates
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -331,3 +332,13 @@ type TeamView struct {
 	Frozen                                   string // the freeze's notice, when the board is frozen
 	Note                                     string // what an archived period's page shows
 }
+
+type noIndexKey struct{}
+
+// WithNoIndex marks a request's context so that the page it renders asks
+// search engines not to index it (a private or unlisted board's).
+func WithNoIndex(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noIndexKey{}, true)
+}
+
+func noIndex(ctx context.Context) bool { v, _ := ctx.Value(noIndexKey{}).(bool); return v }
