@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -40,18 +39,12 @@ type Embeds struct {
 	rdb redis.UniversalClient
 	now func() time.Time
 
-	mu    sync.Mutex
-	cache map[string]cachedSecret
-}
-
-type cachedSecret struct {
-	secret []byte // nil: the board has none
-	at     time.Time
+	cache *shortCache[[]byte] // by board: its secret, nil when it has none
 }
 
 // NewEmbeds makes the store of embed secrets.
 func NewEmbeds(rdb redis.UniversalClient) *Embeds {
-	return &Embeds{rdb: rdb, now: time.Now, cache: map[string]cachedSecret{}}
+	return &Embeds{rdb: rdb, now: time.Now, cache: newShortCache[[]byte](EmbedCacheTTL)}
 }
 
 // Rotate makes a new embed secret for a board, ending the old one, and
@@ -92,19 +85,12 @@ func (e *Embeds) Fingerprint(ctx context.Context, boardID string) (string, error
 	return hex.EncodeToString(sum[:8]), nil
 }
 
-func (e *Embeds) forget(boardID string) {
-	e.mu.Lock()
-	delete(e.cache, boardID)
-	e.mu.Unlock()
-}
+func (e *Embeds) forget(boardID string) { e.cache.forget(boardID) }
 
 func (e *Embeds) secret(ctx context.Context, boardID string) ([]byte, error) {
 	now := e.now()
-	e.mu.Lock()
-	c, ok := e.cache[boardID]
-	e.mu.Unlock()
-	if ok && now.Sub(c.at) < EmbedCacheTTL && now.Sub(c.at) >= 0 {
-		return c.secret, nil
+	if s, ok := e.cache.get(boardID, now); ok {
+		return s, nil
 	}
 	v, err := e.rdb.Get(ctx, embedKey+boardID).Result()
 	if errors.Is(err, redis.Nil) {
@@ -119,12 +105,7 @@ func (e *Embeds) secret(ctx context.Context, boardID string) ([]byte, error) {
 			return nil, errors.New("access: the embed secret of board " + boardID + " in Redis is damaged; rotate it in the console")
 		}
 	}
-	e.mu.Lock()
-	if len(e.cache) >= maxVerified {
-		clear(e.cache)
-	}
-	e.cache[boardID] = cachedSecret{secret: s, at: now}
-	e.mu.Unlock()
+	e.cache.put(boardID, s, now)
 	return s, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -41,23 +40,15 @@ type Keys struct {
 	// verified keys, by the hash of their secret, for KeyCacheTTL: a request
 	// with a known key costs no Redis round trip, and a revoked key stops
 	// working on every replica within KeyCacheTTL.
-	mu       sync.Mutex
-	verified map[string]verifiedKey
-}
-
-type verifiedKey struct {
-	key APIKey
-	at  time.Time
+	verified *shortCache[APIKey]
 }
 
 // KeyCacheTTL is how long a verified API key is trusted without asking Redis.
 const KeyCacheTTL = time.Second
 
-const maxVerified = 10_000
-
 // NewKeys makes the key store.
 func NewKeys(rdb redis.UniversalClient) *Keys {
-	return &Keys{rdb: rdb, now: time.Now, verified: map[string]verifiedKey{}}
+	return &Keys{rdb: rdb, now: time.Now, verified: newShortCache[APIKey](KeyCacheTTL)}
 }
 
 // Create makes a key for one board (every board: "") that may write, or
@@ -99,18 +90,15 @@ func (k *Keys) Authenticate(ctx context.Context, secret string) (APIKey, error) 
 	}
 	hash := sha(secret)
 	now := k.now()
-	k.mu.Lock()
-	v, ok := k.verified[hash]
-	k.mu.Unlock()
-	if ok && now.Sub(v.at) < KeyCacheTTL && now.Sub(v.at) >= 0 {
-		return v.key, nil
+	if key, ok := k.verified.get(hash, now); ok {
+		return key, nil
 	}
 	m, err := k.rdb.HGetAll(ctx, apiKeyKey+parts[1]).Result()
 	if err != nil {
 		return APIKey{}, fmt.Errorf("access: read API key: %w", err)
 	}
 	if len(m) == 0 || subtle.ConstantTimeCompare([]byte(m["hash"]), []byte(hash)) != 1 {
-		k.forget(hash)
+		k.verified.forget(hash)
 		return APIKey{}, ErrBadKey
 	}
 	key := keyOf(parts[1], m)
@@ -118,19 +106,8 @@ func (k *Keys) Authenticate(ctx context.Context, secret string) (APIKey, error) 
 		k.rdb.HSet(ctx, apiKeyKey+key.ID, "last_used", now.UTC().Format(time.RFC3339))
 		key.LastUsed = now
 	}
-	k.mu.Lock()
-	if len(k.verified) >= maxVerified {
-		clear(k.verified)
-	}
-	k.verified[hash] = verifiedKey{key: key, at: now}
-	k.mu.Unlock()
+	k.verified.put(hash, key, now)
 	return key, nil
-}
-
-func (k *Keys) forget(hash string) {
-	k.mu.Lock()
-	delete(k.verified, hash)
-	k.mu.Unlock()
 }
 
 func keyOf(id string, m map[string]string) APIKey {
@@ -182,7 +159,7 @@ func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
 	if err := k.rdb.Del(ctx, apiKeyKey+id).Err(); err != nil {
 		return APIKey{}, fmt.Errorf("access: revoke API key: %w", err)
 	}
-	k.forget(m["hash"]) // at once here; other replicas within KeyCacheTTL
+	k.verified.forget(m["hash"]) // at once here; other replicas within KeyCacheTTL
 	_ = k.rdb.SRem(ctx, apiKeysKey, id).Err()
 	return keyOf(id, m), nil
 }

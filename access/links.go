@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -56,18 +55,12 @@ type Links struct {
 	rdb redis.UniversalClient
 	now func() time.Time
 
-	mu       sync.Mutex
-	verified map[string]verifiedLink // by the token's hash
-}
-
-type verifiedLink struct {
-	link Link
-	at   time.Time
+	verified *shortCache[Link] // by the token's hash
 }
 
 // NewLinks makes the link store.
 func NewLinks(rdb redis.UniversalClient) *Links {
-	return &Links{rdb: rdb, now: time.Now, verified: map[string]verifiedLink{}}
+	return &Links{rdb: rdb, now: time.Now, verified: newShortCache[Link](LinkCacheTTL)}
 }
 
 // CheckLinkName refuses a link name that is not 1-64 printable characters.
@@ -127,11 +120,8 @@ func (l *Links) Authenticate(ctx context.Context, token string) (Link, error) {
 	}
 	hash := sha(token)
 	now := l.now()
-	l.mu.Lock()
-	v, ok := l.verified[hash]
-	l.mu.Unlock()
-	if ok && now.Sub(v.at) < LinkCacheTTL && now.Sub(v.at) >= 0 && !v.link.Expired(now) {
-		return v.link, nil
+	if link, ok := l.verified.get(hash, now); ok && !link.Expired(now) {
+		return link, nil
 	}
 	m, err := l.rdb.HGetAll(ctx, linkKey+parts[1]).Result()
 	if err != nil {
@@ -142,31 +132,20 @@ func (l *Links) Authenticate(ctx context.Context, token string) (Link, error) {
 		stored = strings.Repeat("0", len(hash)) // compare anyway: the same work as a known id
 	}
 	if subtle.ConstantTimeCompare([]byte(stored), []byte(hash)) != 1 || len(m) == 0 {
-		l.forget(hash)
+		l.verified.forget(hash)
 		return Link{}, ErrBadLink
 	}
 	link := linkOf(parts[1], m)
 	if link.Expired(now) {
-		l.forget(hash)
+		l.verified.forget(hash)
 		return Link{}, ErrBadLink
 	}
 	if now.Sub(link.LastUsed) > time.Minute {
 		l.rdb.HSet(ctx, linkKey+link.ID, "last_used", now.UTC().Format(time.RFC3339))
 		link.LastUsed = now
 	}
-	l.mu.Lock()
-	if len(l.verified) >= maxVerified {
-		clear(l.verified)
-	}
-	l.verified[hash] = verifiedLink{link: link, at: now}
-	l.mu.Unlock()
+	l.verified.put(hash, link, now)
 	return link, nil
-}
-
-func (l *Links) forget(hash string) {
-	l.mu.Lock()
-	delete(l.verified, hash)
-	l.mu.Unlock()
 }
 
 func linkOf(id string, m map[string]string) Link {
@@ -213,7 +192,7 @@ func (l *Links) Revoke(ctx context.Context, boardID, id string) (Link, error) {
 	if err := l.rdb.Del(ctx, linkKey+id).Err(); err != nil {
 		return Link{}, fmt.Errorf("access: revoke share link: %w", err)
 	}
-	l.forget(m["hash"])
+	l.verified.forget(m["hash"])
 	if err := l.rdb.SRem(ctx, linksKey+boardID, id).Err(); err != nil {
 		return Link{}, fmt.Errorf("access: revoke share link: %w", err)
 	}
