@@ -119,6 +119,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opt ...Option) (_ *A
 	if a.Archive != nil {
 		a.Archiver = &archive.Archiver{Store: a.Store, DB: a.Archive, Grace: cfg.ArchiveGrace, Log: log}
 		a.Admin.Audit.SetArchive(a.Archive) // the console pages on from Redis into archived entries
+		a.Admin.Archive = a.Archive         // a deleted board's periods go with it
 	}
 	if cfg.Demo {
 		if a.demo, err = prepareDemo(ctx, a.Store, a.Redis, cfg, log); err != nil {

@@ -70,6 +70,32 @@ func (db *DB) Delete(ctx context.Context, boardID, period string) error {
 	return nil
 }
 
+// DropBoard drops every archived period of a board (its standings, team
+// standings and period records; the audit log keeps its entries): a
+// deleted board's past must not show on a board made again under its id,
+// which may be public where the old one was private. It returns how many
+// periods it dropped.
+func (db *DB) DropBoard(ctx context.Context, boardID string) (int64, error) {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("archive: drop %q: %w", boardID, err)
+	}
+	defer tx.Rollback()
+	var n int64
+	for _, q := range []string{`DELETE FROM archive_entries WHERE board = ?`, `DELETE FROM archive_teams WHERE board = ?`,
+		`DELETE FROM archive_periods WHERE board = ?`} {
+		res, err := tx.ExecContext(ctx, db.q(q), boardID)
+		if err != nil {
+			return 0, fmt.Errorf("archive: drop %q: %w", boardID, err)
+		}
+		n, _ = res.RowsAffected() // the last: periods
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("archive: drop %q: %w", boardID, err)
+	}
+	return n, nil
+}
+
 // Archived is what the archive holds of one period.
 type Archived struct {
 	Board      string

@@ -105,3 +105,13 @@ func (s catalog) ReadBoard(ctx context.Context, id string) (board.Board, error) 
 func (s catalog) Reread(ctx context.Context, id string) (board.Board, error) {
 	return s.readBoard(ctx, id)
 }
+
+// BoardFrom is Board, and whether the read went to Redis (false: the
+// cache answered).
+func (s catalog) BoardFrom(ctx context.Context, id string) (board.Board, bool, error) {
+	if d, ok := s.defs.get(id); ok && time.Since(d.read) < s.defTTL {
+		return d.b, false, nil
+	}
+	b, err := s.readBoard(ctx, id)
+	return b, true, err
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -94,8 +95,25 @@ func (s *Server) overTLS(c echo.Context) bool {
 	return r.TLS != nil || (s.opts.TrustProxy && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https"))
 }
 
+// secretParam finds the values of query parameters that carry access: a
+// signed widget's signature and a live socket's ticket.
+var secretParam = regexp.MustCompile(`([?&](?:sig|ticket)=)[^&]*`)
+
+// redactURI keeps credentials out of the log: a share link's token in
+// /s/<token>, and sig= and ticket= values.
+func redactURI(u string) string {
+	if strings.HasPrefix(u, "/s/") {
+		return "/s/[token]"
+	}
+	if strings.Contains(u, "sig=") || strings.Contains(u, "ticket=") {
+		u = secretParam.ReplaceAllString(u, "${1}[redacted]")
+	}
+	return u
+}
+
 // clipURI bounds a request URI in the log: a hostile one may be megabytes.
 func clipURI(u string) string {
+	u = redactURI(u)
 	const max = 512
 	if len(u) <= max {
 		return u

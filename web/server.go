@@ -44,6 +44,11 @@ type Admin struct {
 	Keys     *access.Keys
 	Links    *access.Links  // share links of private boards
 	Embeds   *access.Embeds // embed secrets: private boards' widgets on other sites
+	// Archive is where closed periods went (nil: no archive): a deleted
+	// board's are dropped with it (Forgetter).
+	Archive interface {
+		DropBoard(ctx context.Context, boardID string) (int64, error)
+	}
 	Limiter  *access.Limiter
 	Audit    *audit.Log
 	Signer   *access.Signer
@@ -166,13 +171,14 @@ func New(opts Options) *Server {
 		}
 	}
 	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export,
-		History: opts.History, Gate: gate, Logger: opts.Logger}).Routes(e)
+		History: opts.History, Gate: gate, TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if a := opts.Admin; a != nil {
-		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Links: a.Links, Embeds: a.Embeds, Limiter: a.Limiter, Audit: a.Audit,
+		forget := Forgetter{Links: a.Links, Embeds: a.Embeds, Archive: a.Archive}.Forget
+		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Forget: forget, Limiter: a.Limiter, Audit: a.Audit,
 			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger})
 		s.api.Routes(e)
-		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Links: a.Links, Embeds: a.Embeds, Limiter: a.Limiter,
+		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
 			Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}).Routes(e)
 	}
 	return s

@@ -1,5 +1,6 @@
 -- Delete a board and all its data. Period keys come from the periods set
--- and share the board's hash tag, as do rolling windows' buckets and state.
+-- and the archive state (closed periods set to expire) and share the
+-- board's hash tag, as do rolling windows' buckets and state.
 -- KEYS: 1 def, 2 names, 3 names_lc, 4 names_idx, 5 recent, 6 periods,
 --   7 sched (the period schedule), 8 archive (archive state: a board made
 --   again under the id archives its periods anew), 9 freeze (the marker),
@@ -19,11 +20,19 @@ local k_freeze = KEYS[9]
 local k_hooks = KEYS[10]
 if redis.call('EXISTS', k_def) == 0 then return {'nf'} end
 local zs = redis.call('SMEMBERS', k_periods)
+-- Closed periods the archiver set to expire have left the periods set but
+-- may linger until their TTL: the archive state names them. They go now,
+-- or a board made again under the id would read them as its own.
+local tag = tag_of(k_def)
+local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y'}
+for _, label in ipairs(redis.call('HKEYS', k_archive)) do
+  local kind, key = string.match(label, '^([a-z]+):(.+)$')
+  if kind and LETTER[kind] then zs[#zs + 1] = tag .. ':' .. LETTER[kind] .. ':' .. key end
+end
 for _, z in ipairs(zs) do
   for _, bk in ipairs(bucket_keys(z)) do redis.call('DEL', bk) end
   redis.call('DEL', z, z .. ':e', z .. ':d', z .. ':c', z .. ':bs', unpack(team_keys(z)))
 end
-local tag = tag_of(k_def)
 frozen_teams_expire(tag, 0)
 frozen_board_expire(tag, 0)
 for _, t in ipairs(redis.call('SMEMBERS', tag .. ':teams')) do redis.call('DEL', tag .. ':team:m:' .. t) end

@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -197,16 +196,16 @@ func (s *Handler) deleteBoard(c echo.Context) error {
 	if err := s.opts.Store.DeleteBoard(c.Request().Context(), b.ID); err != nil {
 		return err
 	}
-	if s.opts.Embeds != nil {
-		if err := s.opts.Embeds.Drop(context.WithoutCancel(c.Request().Context()), b.ID); err != nil {
-			s.log.Error("the embed secret of a deleted board was not dropped", "board", b.ID, "error", err)
+	after := "(deleted)"
+	if s.opts.Forget != nil {
+		what, err := s.opts.Forget(c.Request().Context(), b.ID)
+		if err != nil {
+			s.log.Error("a deleted board's links, embed secret or archive were not all dropped", "board", b.ID, "error", err)
+		}
+		if what != "" {
+			after += ": " + what
 		}
 	}
-	if n, err := s.opts.Links.RevokeAll(context.WithoutCancel(c.Request().Context()), b.ID); err != nil {
-		s.log.Error("share links of a deleted board were not all revoked; they stay void (a board made again under the id is newer)", "board", b.ID, "error", err)
-	} else if n > 0 {
-		s.audit(c, audit.Entry{Action: "link.revoke", Board: b.ID, Before: fmt.Sprintf("%d share links", n), After: "(revoked with the board)"})
-	}
-	s.audit(c, audit.Entry{Action: "board.delete", Board: b.ID, Before: audit.Definition(&b), After: "(deleted)", Reason: "deleted in the admin console"})
+	s.audit(c, audit.Entry{Action: "board.delete", Board: b.ID, Before: audit.Definition(&b), After: after, Reason: "deleted in the admin console"})
 	return s.done(c, "/admin", "Board "+b.ID+" deleted.")
 }

@@ -1,8 +1,6 @@
 package api
 
 import (
-	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 
@@ -94,18 +92,16 @@ func (s *Handler) apiDeleteBoard(c echo.Context) error {
 	if err := s.opts.Store.DeleteBoard(c.Request().Context(), b.ID); err != nil {
 		return err
 	}
-	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.delete", Board: b.ID, Before: audit.Definition(&b), After: "(deleted)"})
-	if s.opts.Embeds != nil {
-		if err := s.opts.Embeds.Drop(context.WithoutCancel(c.Request().Context()), b.ID); err != nil {
-			s.log.Error("the embed secret of a deleted board was not dropped", "board", b.ID, "error", err)
+	after := "(deleted)"
+	if s.opts.Forget != nil {
+		what, err := s.opts.Forget(c.Request().Context(), b.ID)
+		if err != nil {
+			s.log.Error("a deleted board's links, embed secret or archive were not all dropped", "board", b.ID, "error", err)
+		}
+		if what != "" {
+			after += ": " + what
 		}
 	}
-	if s.opts.Links != nil {
-		if n, err := s.opts.Links.RevokeAll(context.WithoutCancel(c.Request().Context()), b.ID); err != nil {
-			s.log.Error("share links of a deleted board were not all revoked; they stay void (a board made again under the id is another board)", "board", b.ID, "error", err)
-		} else if n > 0 {
-			s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "link.revoke", Board: b.ID, Before: fmt.Sprintf("%d share links", n), After: "(revoked with the board)"})
-		}
-	}
+	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.delete", Board: b.ID, Before: audit.Definition(&b), After: after})
 	return c.NoContent(http.StatusNoContent)
 }

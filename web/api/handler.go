@@ -42,8 +42,9 @@ type Store interface {
 type Options struct {
 	Store   Store
 	Keys    *access.Keys
-	Links   *access.Links  // share links, revoked with their board
-	Embeds  *access.Embeds // embed secrets, dropped with their board
+	// Forget drops what a deleted board leaves outside Redis (web.Forgetter);
+	// nil: nothing.
+	Forget func(ctx context.Context, boardID string) (string, error)
 	Limiter *access.Limiter
 	Audit   *audit.Log
 	// Requests per minute allowed per API key and per client address.

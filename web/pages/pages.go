@@ -56,8 +56,10 @@ type Options struct {
 	History History
 	// Gate decides what a request may read (web/request/gate.go); nil:
 	// public and unlisted boards only.
-	Gate   *request.Gate
-	Logger *slog.Logger
+	Gate *request.Gate
+	// TrustProxy: TLS is read from X-Forwarded-Proto, for Secure cookies.
+	TrustProxy bool
+	Logger     *slog.Logger
 }
 
 // Handler serves the public pages.

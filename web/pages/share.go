@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"podium/access"
+	"podium/board"
 	"podium/web/request"
 )
 
@@ -31,8 +32,19 @@ func (s *Handler) shareLink(c echo.Context) error {
 	if err != nil {
 		return err // 503 while Redis is away: the link may well be good
 	}
+	// A link of an earlier board under the id (deleted, made again) opens
+	// nothing, so it leaves nothing either.
+	b, err := s.opts.Store.Board(c.Request().Context(), l.Board)
+	if errors.Is(err, board.ErrNotFound) || (err == nil && !l.Since.Equal(b.Created)) {
+		return badLink()
+	}
+	if err != nil {
+		return err
+	}
+	r := c.Request()
+	secure := r.TLS != nil || (s.opts.TrustProxy && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https"))
 	ck := &http.Cookie{Name: request.LinkCookie(l.Board), Value: token, Path: "/", HttpOnly: true,
-		Secure: c.Scheme() == "https", SameSite: http.SameSiteLaxMode, MaxAge: 400 * 24 * 3600}
+		Secure: secure, SameSite: http.SameSiteLaxMode, MaxAge: 400 * 24 * 3600}
 	if !l.Expires.IsZero() {
 		ck.MaxAge = max(1, int(time.Until(l.Expires).Seconds()))
 	}

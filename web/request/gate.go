@@ -67,9 +67,21 @@ type KeyAuth interface {
 }
 
 // Rereader reads a definition from the data store itself, past any cache
-// (redisstore's Reread): a refusal costs what an unknown board's miss does.
+// (redisstore's Reread), and tells whether a read went to it
+// (BoardFrom): a refusal costs what an unknown board's miss does, one
+// read of the data store, whether the definition was cached or not.
 type Rereader interface {
 	Reread(ctx context.Context, id string) (board.Board, error)
+	BoardFrom(ctx context.Context, id string) (b board.Board, fromStore bool, err error)
+}
+
+// board reads a definition, and whether that read went to the data store.
+func (g *Gate) board(ctx context.Context, id string) (board.Board, bool, error) {
+	if r, ok := g.Store.(Rereader); ok {
+		return r.BoardFrom(ctx, id)
+	}
+	b, err := g.Store.Board(ctx, id)
+	return b, true, err
 }
 
 // LinkCookie is the cookie that carries a share link of board id.
@@ -116,6 +128,18 @@ func credentialsOf(c echo.Context, id string) credentials {
 	case "/live":
 		cr.ticket = c.QueryParam("ticket")
 		cr.liveSpec = LiveSpec(c.QueryParams())
+		// A socket may come from any origin (EMBED_ORIGINS), but a share
+		// link's cookie, which the browser sends whoever opens the socket,
+		// counts only from a page of this very host: SameSite=Lax keeps
+		// other sites' requests from carrying it, not a sibling host's
+		// (evil.school.example beside podium.school.example) or a script
+		// injected there. A signed widget's ticket is in the URL, not a
+		// cookie, and counts from anywhere.
+		if o := c.Request().Header.Get("Origin"); o != "" {
+			if u, err := url.Parse(o); err != nil || !strings.EqualFold(u.Host, c.Request().Host) {
+				cr.link = ""
+			}
+		}
 	}
 	return cr
 }
@@ -127,9 +151,12 @@ func credentialsOf(c echo.Context, id string) credentials {
 func (g *Gate) Board(c echo.Context, id string) (board.Board, error) {
 	ctx := c.Request().Context()
 	cr := credentialsOf(c, id)
-	b, err := g.Store.Board(ctx, id)
+	b, fromStore, err := g.board(ctx, id)
 	if errors.Is(err, board.ErrNotFound) {
-		_, _ = g.readable(ctx, id, board.Board{ID: id, Visibility: board.Private}, cr) // the same work as a refusal
+		// The same work as a refusal, and the same answer when it fails.
+		if _, err := g.readable(ctx, id, board.Board{ID: id, Visibility: board.Private}, cr); err != nil {
+			return board.Board{}, err
+		}
 		return b, notFound(id, err)
 	}
 	if err != nil {
@@ -140,8 +167,8 @@ func (g *Gate) Board(c echo.Context, id string) (board.Board, error) {
 		return board.Board{}, err
 	}
 	if !ok {
-		if r, ok := g.Store.(Rereader); ok {
-			_, _ = r.Reread(ctx, id) // what the unknown board's read costs
+		if r, ok := g.Store.(Rereader); ok && !fromStore {
+			_, _ = r.Reread(ctx, id) // a cached definition: pay what the unknown board's read costs
 		}
 		return board.Board{}, notFound(id, board.ErrNotFound)
 	}
@@ -255,6 +282,9 @@ func (g *Gate) Listed(c echo.Context, bs []board.Board) []board.Board {
 	for _, b := range bs {
 		if b.Visibility == board.Public || (key != nil && key.Allows(b.ID)) {
 			out = append(out, b)
+			if b.Visibility == board.Private {
+				c.Response().Header().Set("Cache-Control", "private, no-store") // a listing that names one
+			}
 		}
 	}
 	return out
