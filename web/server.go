@@ -49,9 +49,9 @@ type Admin struct {
 	Archive interface {
 		DropBoard(ctx context.Context, boardID string) (int64, error)
 	}
-	Limiter  *access.Limiter
-	Audit    *audit.Log
-	Signer   *access.Signer
+	Limiter *access.Limiter
+	Audit   *audit.Log
+	Signer  *access.Signer
 	// Requests per minute allowed per API key and per client address.
 	KeyLimit, AddrLimit int
 	// Hooks keeps the boards' webhooks (hooks.Registry); nil: the console

@@ -50,9 +50,9 @@ type Options struct {
 	Embeds   *access.Embeds // embed secrets of private boards' widgets
 	// Forget drops what a deleted board leaves outside Redis (web.Forgetter);
 	// nil: nothing.
-	Forget func(ctx context.Context, boardID string) (string, error)
-	Limiter  *access.Limiter
-	Audit    *audit.Log
+	Forget  func(ctx context.Context, boardID string) (string, error)
+	Limiter *access.Limiter
+	Audit   *audit.Log
 	// Signer signs the console's cookies: known devices, one-time messages.
 	Signer *access.Signer
 	// Hooks keeps the boards' webhooks; nil: no webhook pages.

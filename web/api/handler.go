@@ -40,11 +40,11 @@ type Store interface {
 
 // Options are the API's dependencies. Without Keys the API serves reads only.
 type Options struct {
-	Store   Store
-	Keys    *access.Keys
+	Store Store
+	Keys  *access.Keys
 	// Forget drops what a deleted board leaves outside Redis (web.Forgetter);
 	// nil: nothing.
-	Forget func(ctx context.Context, boardID string) (string, error)
+	Forget  func(ctx context.Context, boardID string) (string, error)
 	Limiter *access.Limiter
 	Audit   *audit.Log
 	// Requests per minute allowed per API key and per client address.
