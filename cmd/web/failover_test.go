@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -93,14 +94,17 @@ func failoverUnderLoad(t *testing.T, vars map[string]string, kill func(board str
 					req.Header.Set("Content-Type", "application/json")
 					req.Header.Set("Idempotency-Key", ikey)
 					res, err := client.Do(req)
+					last := fmt.Sprint(err)
 					if err == nil {
+						answer, _ := io.ReadAll(io.LimitReader(res.Body, 300))
 						res.Body.Close()
 						if res.StatusCode == 200 {
 							break
 						}
+						last = fmt.Sprintf("%d %s", res.StatusCode, answer)
 					}
 					if time.Now().After(deadline) {
-						t.Errorf("writer %d: write %d never succeeded: %v", w, n, err)
+						t.Errorf("writer %d: write %d never succeeded; the last answer: %s", w, n, last)
 						return
 					}
 					retries.Add(1)
