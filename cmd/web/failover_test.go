@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/redis/go-redis/v9"
 
 	"podium/internal/redistest"
 	"podium/live"
@@ -30,7 +31,38 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	}
 	defer st.Close()
 	vars := map[string]string{"REDIS_SENTINEL_ADDRS": strings.Join(st.Addrs(), ","), "REDIS_MASTER_NAME": st.Master, "LIVE_TICK": "20ms"}
-	failoverUnderLoad(t, vars, func(string) { st.Primary.Stop() })
+	failoverUnderLoad(t, vars, func(string) {
+		// Everything written so far (the API key, the board) is on the
+		// replica before the kill: with asynchronous replication, a
+		// replica that lags on a loaded machine would be promoted without
+		// them, and every write after the failover would be refused 401.
+		rdb := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: st.Master, SentinelAddrs: st.Addrs()})
+		defer rdb.Close()
+		replicated(t, rdb)
+		st.Primary.Stop()
+	})
+}
+
+// replicated waits until a replica holds everything written to the
+// primary rdb talks to: a marker written now, then WAIT for one replica's
+// acknowledgement (replication keeps order, so what came before is there
+// too).
+func replicated(t *testing.T, rdb *redis.Client) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := rdb.Set(ctx, "failover-test:marker", time.Now().UnixNano(), 0).Err()
+		if err == nil {
+			if n, werr := rdb.Do(ctx, "WAIT", 1, 1000).Int(); werr == nil && n >= 1 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no replica acknowledged the writes in a minute (last error %v)", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // TestClusterFailoverUnderLoad does the same on a Redis Cluster, killing
