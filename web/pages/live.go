@@ -54,6 +54,6 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		}
 		spec.Teams, spec.Recent = true, false
 	}
-	s.opts.Live.Serve(c.Response(), c.Request(), spec, s.opts.EmbedOrigins, c.RealIP(), s.opts.Gate.Guard(c, b.ID))
+	s.opts.Live.Serve(c.Response(), c.Request(), spec, s.opts.EmbedOrigins, c.RealIP(), s.opts.Gate.Guard(c, &b))
 	return nil
 }

@@ -292,15 +292,11 @@ func (g *Gate) Listed(c echo.Context, bs []board.Board) []board.Board {
 
 // Guard is what keeps a long-lived answer (a live socket) honest: called
 // again while it runs, it returns an error once the request may no longer
-// read board id (a revoked or expired link, a board made private, deleted
-// or made again). The credentials are the ones the request brought.
-func (g *Gate) Guard(c echo.Context, id string) func(ctx context.Context) error {
-	cr := credentialsOf(c, id)
-	first, err := g.Store.Board(c.Request().Context(), id)
-	created := first.Created
-	if err != nil {
-		created = time.Time{}
-	}
+// read the board (a revoked or expired link, a board made private, deleted
+// or made again). The credentials are the ones the request brought, and
+// opened is the board as Gate.Board gave it to the request.
+func (g *Gate) Guard(c echo.Context, opened *board.Board) func(ctx context.Context) error {
+	cr, id, created := credentialsOf(c, opened.ID), opened.ID, opened.Created
 	return func(ctx context.Context) error {
 		b, err := g.Store.Board(ctx, id)
 		if err != nil {
