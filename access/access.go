@@ -22,7 +22,7 @@ var (
 	ErrLocked         = errors.New("too many failed attempts")
 	ErrExists         = errors.New("already exists")
 	ErrNotFound       = errors.New("not found")
-	ErrLastAdmin      = errors.New("the last admin cannot be removed")
+	ErrLastAdmin      = errors.New("the last site admin cannot be removed or made a board user")
 	ErrInvalid        = errors.New("invalid")
 	ErrNoSession      = errors.New("no valid session")
 	ErrBadKey         = errors.New("invalid API key")
@@ -36,7 +36,8 @@ var (
 // per-address count, podium:login:addr:<hash>, is written on its own).
 const (
 	prefix      = "podium:"
-	adminsKey   = prefix + "admins"    // hash: user -> bcrypt hash
+	adminsKey   = prefix + "admins"    // hash: user -> bcrypt hash (see Accounts)
+	rolesKey    = prefix + "roles:"    // hash per user: board -> role (see Roles)
 	sessionKey  = prefix + "session:"  // hash per session, by the token's SHA-256
 	sessionsKey = prefix + "sessions:" // set per user: the key hashes of their sessions
 	apiKeyKey   = prefix + "apikey:"   // hash per key

@@ -74,8 +74,122 @@ func TestAccounts(t *testing.T) {
 	if err := a.Delete(ctx, "alice"); err != nil {
 		t.Fatal(err)
 	}
-	if users, _ := a.List(ctx); !slices.Equal(users, []string{"bob"}) {
+	if users, _ := a.List(ctx); !slices.Equal(users, []Account{{Name: "bob", SiteAdmin: true}}) {
 		t.Fatalf("users %v", users)
+	}
+}
+
+// A board user signs in like a site admin but is none; the last site admin
+// can be neither removed nor made a board user, whatever board users exist.
+func TestAccountKinds(t *testing.T) {
+	rdb := srv.ClientDB(t, 3)
+	ctx := t.Context()
+	rdb.FlushDB(ctx)
+	a := NewAccounts(rdb, bcrypt.MinCost)
+	if err := a.Create(ctx, "root", "root's password"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CreateBoardUser(ctx, "ta", "assistant's password"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CreateBoardUser(ctx, "root", "another password"); !errors.Is(err, ErrExists) {
+		t.Fatalf("a board user over a site admin: %v", err)
+	}
+	if err := a.Verify(ctx, "ta", "assistant's password"); err != nil {
+		t.Fatalf("a board user signs in with their password: %v", err)
+	}
+	if err := a.Verify(ctx, "ta", "board:assistant's password"); !errors.Is(err, ErrBadCredentials) {
+		t.Fatal(err)
+	}
+	if acc, err := a.Get(ctx, "ta"); err != nil || acc.SiteAdmin {
+		t.Fatalf("ta: %+v %v", acc, err)
+	}
+	if _, err := a.Get(ctx, "nobody"); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	for _, try := range []func() error{
+		func() error { return a.Delete(ctx, "root") },
+		func() error { return a.SetSiteAdmin(ctx, "root", false) },
+	} {
+		if err := try(); !errors.Is(err, ErrLastAdmin) {
+			t.Fatalf("the last site admin went: %v", err)
+		}
+	}
+	before, _ := a.Stamp(ctx, "ta")
+	if err := a.SetSiteAdmin(ctx, "ta", true); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := a.Stamp(ctx, "ta"); after == before {
+		t.Fatal("the stamp stayed when the kind changed")
+	}
+	if err := a.Verify(ctx, "ta", "assistant's password"); err != nil {
+		t.Fatalf("the password stays with the kind: %v", err)
+	}
+	if err := a.SetSiteAdmin(ctx, "root", false); err != nil {
+		t.Fatalf("two site admins, one may go: %v", err)
+	}
+	if users, _ := a.List(ctx); !slices.Equal(users, []Account{{Name: "root"}, {Name: "ta", SiteAdmin: true}}) {
+		t.Fatalf("users %v", users)
+	}
+	if err := a.SetSiteAdmin(ctx, "nobody", true); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+}
+
+// A role counts on the board it was given on, not on a board made again
+// under the same id; taking it away counts at once on this replica.
+func TestGrants(t *testing.T) {
+	rdb := srv.ClientDB(t, 4)
+	ctx := t.Context()
+	rdb.FlushDB(ctx)
+	g := NewGrants(rdb)
+	created := time.UnixMilli(1_767_225_600_123)
+	if err := g.Set(ctx, "ta", "class", Scorekeeper, created); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := g.On(ctx, "ta", "class", created); err != nil || r != Scorekeeper {
+		t.Fatalf("role %v %v", r, err)
+	}
+	if r, _ := g.On(ctx, "ta", "class", created.Add(time.Millisecond)); r != NoRole {
+		t.Fatalf("a role on an earlier board of the id counted: %v", r)
+	}
+	if r, _ := g.On(ctx, "ta", "other", created); r != NoRole {
+		t.Fatalf("a role on another board: %v", r)
+	}
+	if err := g.Set(ctx, "ta", "class", Viewer, created); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := g.On(ctx, "ta", "class", created); r != Viewer {
+		t.Fatalf("after a change: %v", r)
+	}
+	_ = g.Set(ctx, "bo", "class", Owner, created)
+	hs, err := g.Holders(ctx, "class", []string{"ann", "bo", "ta"})
+	if err != nil || len(hs) != 2 || hs[0].User != "bo" || hs[0].Role != Owner || hs[1].User != "ta" {
+		t.Fatalf("holders %+v %v", hs, err)
+	}
+	if ok, _ := g.Remove(ctx, "ta", "class"); !ok {
+		t.Fatal("not removed")
+	}
+	if r, _ := g.On(ctx, "ta", "class", created); r != NoRole {
+		t.Fatalf("after removal: %v", r)
+	}
+	rdb.HSet(ctx, userRolesKey("bo"), "odd", "superuser 1")
+	if m, _ := g.Of(ctx, "bo"); len(m) != 1 || m["class"].Role != Owner {
+		t.Fatalf("an unreadable role counted: %+v", m)
+	}
+	if err := g.DropBoard(ctx, "class", []string{"bo", "ta"}); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := g.On(ctx, "bo", "class", created); r != NoRole {
+		t.Fatalf("after the board went: %v", r)
+	}
+	for _, s := range []string{"viewer", "scorekeeper", "owner"} {
+		if r, err := ParseRole(s); err != nil || r.String() != s {
+			t.Fatal(s, r, err)
+		}
+	}
+	if _, err := ParseRole("admin"); !errors.Is(err, ErrInvalid) {
+		t.Fatal(err)
 	}
 }
 

@@ -5,13 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/crypto/bcrypt"
 )
 
-// Accounts are the admins.
+// Accounts are the console's users. A site admin may do everything; a board
+// user only what their roles on boards allow (Roles). The kind is part of the
+// stored value, so creating an account and choosing its kind is one write,
+// and every account made before kinds existed stays a site admin:
+//
+//	podium:admins  user -> bcrypt hash            (a site admin)
+//	               user -> "board:" + bcrypt hash (a board user)
 type Accounts struct {
 	rdb  redis.UniversalClient
 	cost int
@@ -25,8 +32,31 @@ func NewAccounts(rdb redis.UniversalClient, cost int) *Accounts {
 	return &Accounts{rdb: rdb, cost: cost}
 }
 
-// Create adds an admin; ErrExists if the name is taken.
+// boardUser marks the stored value of a board user's account.
+const boardUser = "board:"
+
+// Account is a console user.
+type Account struct {
+	Name      string
+	SiteAdmin bool // every board, users, keys; otherwise their roles only
+}
+
+func accountOf(user, stored string) Account {
+	return Account{Name: user, SiteAdmin: !strings.HasPrefix(stored, boardUser)}
+}
+
+// Create adds a site admin; ErrExists if the name is taken.
 func (a *Accounts) Create(ctx context.Context, user, password string) error {
+	return a.create(ctx, user, password, true)
+}
+
+// CreateBoardUser adds a user who may do only what their roles on boards
+// allow; ErrExists if the name is taken.
+func (a *Accounts) CreateBoardUser(ctx context.Context, user, password string) error {
+	return a.create(ctx, user, password, false)
+}
+
+func (a *Accounts) create(ctx context.Context, user, password string, site bool) error {
 	if err := CheckUser(user); err != nil {
 		return err
 	}
@@ -37,7 +67,11 @@ func (a *Accounts) Create(ctx context.Context, user, password string) error {
 	if err != nil {
 		return fmt.Errorf("access: hash password: %w", err)
 	}
-	ok, err := a.rdb.HSetNX(ctx, adminsKey, user, hash).Result()
+	stored := string(hash)
+	if !site {
+		stored = boardUser + stored
+	}
+	ok, err := a.rdb.HSetNX(ctx, adminsKey, user, stored).Result()
 	if err != nil {
 		return fmt.Errorf("access: create admin %q: %w", user, err)
 	}
@@ -74,7 +108,7 @@ func (a *Accounts) Verify(ctx context.Context, user, password string) error {
 	if len(user) > MaxUserLen || len(password) > MaxPassword {
 		return ErrBadCredentials
 	}
-	hash, err := a.rdb.HGet(ctx, adminsKey, user).Bytes()
+	stored, err := a.rdb.HGet(ctx, adminsKey, user).Result()
 	if errors.Is(err, redis.Nil) {
 		dummy, err := dummyHash(a.cost)
 		if err != nil {
@@ -86,14 +120,16 @@ func (a *Accounts) Verify(ctx context.Context, user, password string) error {
 	if err != nil {
 		return fmt.Errorf("access: verify %q: %w", user, err)
 	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil {
+	hash := strings.TrimPrefix(stored, boardUser)
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
 		return ErrBadCredentials
 	}
 	return nil
 }
 
-// Stamp identifies the account's current password: it changes when the
-// password does, or when the admin is removed and added again. Device
+// Stamp identifies the account's current password and kind: it changes when
+// the password does, when a site admin becomes a board user or back, or when
+// the account is removed and added again. Device
 // cookies carry it, so they stop counting for a password that is gone.
 // "" for an unknown admin.
 func (a *Accounts) Stamp(ctx context.Context, user string) (string, error) {
@@ -110,34 +146,101 @@ func (a *Accounts) Stamp(ctx context.Context, user string) (string, error) {
 	return shortHash("stamp:" + hash), nil
 }
 
-// Exists reports whether an admin account exists; sessions of a removed
-// admin stop working at their next request.
+// Get reads an account; ErrNotFound when there is none (sessions of a
+// removed user stop working at their next request).
+func (a *Accounts) Get(ctx context.Context, user string) (Account, error) {
+	if len(user) > MaxUserLen {
+		return Account{}, fmt.Errorf("user %q: %w", LogSafe(user), ErrNotFound)
+	}
+	stored, err := a.rdb.HGet(ctx, adminsKey, user).Result()
+	if errors.Is(err, redis.Nil) {
+		return Account{}, fmt.Errorf("user %q: %w", user, ErrNotFound)
+	}
+	if err != nil {
+		return Account{}, fmt.Errorf("access: user %q: %w", user, err)
+	}
+	return accountOf(user, stored), nil
+}
+
+// Exists reports whether an account exists.
 func (a *Accounts) Exists(ctx context.Context, user string) (bool, error) {
-	ok, err := a.rdb.HExists(ctx, adminsKey, user).Result()
-	if err != nil {
-		return false, fmt.Errorf("access: admin %q: %w", user, err)
+	_, err := a.Get(ctx, user)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
 	}
-	return ok, nil
+	return err == nil, err
 }
 
-// List names every admin, sorted.
-func (a *Accounts) List(ctx context.Context) ([]string, error) {
-	users, err := a.rdb.HKeys(ctx, adminsKey).Result()
+// List is every account, sorted by name.
+func (a *Accounts) List(ctx context.Context) ([]Account, error) {
+	all, err := a.rdb.HGetAll(ctx, adminsKey).Result()
 	if err != nil {
-		return nil, fmt.Errorf("access: list admins: %w", err)
+		return nil, fmt.Errorf("access: list users: %w", err)
 	}
-	slices.Sort(users)
-	return users, nil
+	out := make([]Account, 0, len(all))
+	for user, stored := range all {
+		out = append(out, accountOf(user, stored))
+	}
+	slices.SortFunc(out, func(x, y Account) int { return strings.Compare(x.Name, y.Name) })
+	return out, nil
 }
 
-// deleteScript removes an admin unless it is the last one.
-var deleteScript = redis.NewScript(`
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 'nf' end
-if redis.call('HLEN', KEYS[1]) <= 1 then return 'last' end
+// siteAdminsLua counts the site admins of KEYS[1] (values without the
+// board-user mark).
+const siteAdminsLua = `
+local function site_admins()
+  local n = 0
+  for _, v in ipairs(redis.call('HVALS', KEYS[1])) do
+    if string.sub(v, 1, 6) ~= 'board:' then n = n + 1 end
+  end
+  return n
+end
+`
+
+// deleteScript removes an account unless it is the last site admin.
+var deleteScript = redis.NewScript(siteAdminsLua + `
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v then return 'nf' end
+if string.sub(v, 1, 6) ~= 'board:' and site_admins() <= 1 then return 'last' end
 redis.call('HDEL', KEYS[1], ARGV[1])
 return 'ok'`)
 
-// Delete removes an admin; the last one stays (ErrLastAdmin).
+// kindScript makes an account a site admin (ARGV[2] = "site") or a board
+// user ("board"), unless that would leave no site admin.
+var kindScript = redis.NewScript(siteAdminsLua + `
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v then return 'nf' end
+local board = string.sub(v, 1, 6) == 'board:'
+if ARGV[2] == 'site' then
+  if board then redis.call('HSET', KEYS[1], ARGV[1], string.sub(v, 7)) end
+  return 'ok'
+end
+if board then return 'ok' end
+if site_admins() <= 1 then return 'last' end
+redis.call('HSET', KEYS[1], ARGV[1], 'board:' .. v)
+return 'ok'`)
+
+// SetSiteAdmin makes user a site admin, or a board user; the last site admin
+// stays one (ErrLastAdmin). The account's Stamp changes, so the devices it
+// signed in from are asked for the password again.
+func (a *Accounts) SetSiteAdmin(ctx context.Context, user string, site bool) error {
+	kind := "board"
+	if site {
+		kind = "site"
+	}
+	st, err := kindScript.Run(ctx, a.rdb, []string{adminsKey}, user, kind).Text()
+	switch {
+	case err != nil:
+		return fmt.Errorf("access: change %q: %w", user, err)
+	case st == "nf":
+		return fmt.Errorf("user %q: %w", user, ErrNotFound)
+	case st == "last":
+		return ErrLastAdmin
+	}
+	return nil
+}
+
+// Delete removes an account; the last site admin stays (ErrLastAdmin).
 func (a *Accounts) Delete(ctx context.Context, user string) error {
 	st, err := deleteScript.Run(ctx, a.rdb, []string{adminsKey}, user).Text()
 	switch {

@@ -217,7 +217,7 @@ func NewAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config) *w
 func newAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config, cost int) *web.Admin {
 	return &web.Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, cost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Links: access.NewLinks(rdb), Embeds: access.NewEmbeds(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
+		Keys: access.NewKeys(rdb), Grants: access.NewGrants(rdb), Links: access.NewLinks(rdb), Embeds: access.NewEmbeds(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
 		KeyLimit: cfg.KeyLimit, AddrLimit: cfg.AddrLimit, Hooks: hooks.NewRegistry(rdb, nil, hooks.AllowPrivate(cfg.Hooks.AllowPrivate)),
 	}
 }

@@ -10,14 +10,17 @@ import (
 )
 
 // Forgetter drops what a deleted board leaves outside its Redis keys: its
-// embed secret, its share links and its archived periods. A board made
+// embed secret, its share links, the roles users held on it and its
+// archived periods. A board made
 // again under the id starts with none of them: the old board's links,
 // signed widgets and past standings must not open or show on the new one,
 // which may be public where the old one was private.
 type Forgetter struct {
-	Links   *access.Links
-	Embeds  *access.Embeds
-	Archive interface {
+	Links    *access.Links
+	Embeds   *access.Embeds
+	Accounts *access.Accounts // with Grants: whose roles to drop
+	Grants   *access.Grants
+	Archive  interface {
 		DropBoard(ctx context.Context, boardID string) (int64, error)
 	}
 }
@@ -42,6 +45,13 @@ func (f Forgetter) Forget(ctx context.Context, boardID string) (string, error) {
 			done = append(done, fmt.Sprintf("%d share links revoked", n))
 		}
 	}
+	if f.Grants != nil && f.Accounts != nil {
+		if n, err := f.dropRoles(ctx, boardID); err != nil {
+			errs = append(errs, fmt.Errorf("roles: %w", err))
+		} else if n > 0 {
+			done = append(done, fmt.Sprintf("%d roles taken away", n))
+		}
+	}
 	if f.Archive != nil {
 		n, err := f.Archive.DropBoard(ctx, boardID)
 		if err != nil {
@@ -52,4 +62,23 @@ func (f Forgetter) Forget(ctx context.Context, boardID string) (string, error) {
 		}
 	}
 	return strings.Join(done, ", "), errors.Join(errs...)
+}
+
+// dropRoles takes every role on boardID away and says how many there were.
+// (A role also names the board's creation time, so one left behind by a
+// failure here still does not count on a board made again under the id.)
+func (f Forgetter) dropRoles(ctx context.Context, boardID string) (int, error) {
+	accs, err := f.Accounts.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	users := make([]string, len(accs))
+	for i, a := range accs {
+		users[i] = a.Name
+	}
+	held, err := f.Grants.Holders(ctx, boardID, users)
+	if err != nil {
+		return 0, err
+	}
+	return len(held), f.Grants.DropBoard(ctx, boardID, users)
 }

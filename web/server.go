@@ -42,6 +42,7 @@ type Admin struct {
 	Accounts *access.Accounts
 	Sessions *access.Sessions
 	Keys     *access.Keys
+	Grants   *access.Grants // board users' roles
 	Links    *access.Links  // share links of private boards
 	Embeds   *access.Embeds // embed secrets: private boards' widgets on other sites
 	// Archive is where closed periods went (nil: no archive): a deleted
@@ -169,16 +170,19 @@ func New(opts Options) *Server {
 		if a.Embeds != nil && a.Signer != nil {
 			gate.Embeds, gate.Tickets = a.Embeds, a.Signer
 		}
+		if a.Sessions != nil && a.Accounts != nil && a.Grants != nil {
+			gate.Readers = access.NewReaders(a.Sessions, a.Accounts, a.Grants)
+		}
 	}
 	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export,
 		History: opts.History, Gate: gate, TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if a := opts.Admin; a != nil {
-		forget := Forgetter{Links: a.Links, Embeds: a.Embeds, Archive: a.Archive}.Forget
+		forget := Forgetter{Links: a.Links, Embeds: a.Embeds, Archive: a.Archive, Accounts: a.Accounts, Grants: a.Grants}.Forget
 		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Forget: forget, Limiter: a.Limiter, Audit: a.Audit,
 			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger})
 		s.api.Routes(e)
-		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
+		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Grants: a.Grants, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
 			Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}).Routes(e)
 	}
 	return s

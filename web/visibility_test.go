@@ -98,10 +98,11 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	cookie := func(tok string) string { return request.LinkCookie(secretID) + "=" + tok }
+	sessions := consoleSessions(t, f)
 	for _, path := range boardRoutes(t, f, secretID) {
 		ghost := strings.ReplaceAll(path, secretID, ghostID)
 		want, wantBody := f.Get(ghost)
-		for _, cred := range []struct {
+		refused := []struct {
 			name string
 			hdr  []string
 		}{
@@ -110,7 +111,18 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 			{"a made-up link", []string{"Cookie", cookie("pvl_abcdefgh_" + strings.Repeat("x", 43))}},
 			{"another board's key", []string{"Authorization", "Bearer " + otherKey}},
 			{"a made-up key", []string{"Authorization", "Bearer pdm_nope_nope"}},
-		} {
+			{"a board user's session without a role on it", sessions["stranger"]},
+			{"a made-up session", []string{"Cookie", request.SessionCookie + "=" + strings.Repeat("x", 43)}},
+		}
+		if strings.HasPrefix(path, "/api/") { // the API reads keys, never the console's cookie
+			for _, u := range []string{"viewer", "root"} {
+				refused = append(refused, struct {
+					name string
+					hdr  []string
+				}{u + "'s session on the API", sessions[u]})
+			}
+		}
+		for _, cred := range refused {
 			res, body := f.Get(path, cred.hdr...)
 			if res.StatusCode != want.StatusCode || strings.ReplaceAll(body, secretID, ghostID) != wantBody {
 				t.Errorf("%s with %s: %d %q, want as unknown %d %q", path, cred.name, res.StatusCode, webtest.Excerpt(body), want.StatusCode, webtest.Excerpt(wantBody))
@@ -130,6 +142,14 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 			name string
 			hdr  []string
 		}{{"its share link", []string{"Cookie", cookie(token)}}}
+		if !strings.HasPrefix(path, "/api/") {
+			for _, u := range []string{"viewer", "scorekeeper", "owner", "root"} {
+				withCreds = append(withCreds, struct {
+					name string
+					hdr  []string
+				}{u + "'s session", sessions[u]})
+			}
+		}
 		if strings.HasPrefix(path, "/api/") {
 			withCreds = append(withCreds, struct {
 				name string
@@ -152,6 +172,41 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 	}
 }
 
+// consoleSessions signs in, as request headers, a site admin (root), a
+// board user of each role on the private board, and a board user with a
+// role on the public board only (stranger).
+func consoleSessions(t *testing.T, f *webtest.Server) map[string][]string {
+	t.Helper()
+	ctx := t.Context()
+	out := map[string][]string{}
+	secret, open := f.MustBoard(t, secretID), f.MustBoard(t, "open")
+	for _, u := range []struct {
+		name  string
+		role  access.Role
+		board *board.Board
+	}{{"root", access.NoRole, nil}, {"viewer", access.Viewer, secret}, {"scorekeeper", access.Scorekeeper, secret},
+		{"owner", access.Owner, secret}, {"stranger", access.Owner, open}} {
+		create := f.Admin.Accounts.CreateBoardUser
+		if u.board == nil {
+			create = f.Admin.Accounts.Create
+		}
+		if err := create(ctx, u.name, "correct horse battery"); err != nil {
+			t.Fatal(err)
+		}
+		if u.board != nil {
+			if err := f.Admin.Grants.Set(ctx, u.name, u.board.ID, u.role, u.board.Created); err != nil {
+				t.Fatal(err)
+			}
+		}
+		token, err := f.Admin.Sessions.Create(ctx, u.name, "192.0.2.1", "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[u.name] = []string{"Cookie", request.SessionCookie + "=" + token}
+	}
+	return out
+}
+
 // TestListingsShowPublicBoardsOnly: the home page, the wall display's
 // default and the API's list of boards show public boards, never unlisted
 // or private ones; an API key lists the boards it may act on.
@@ -171,6 +226,16 @@ func TestListingsShowPublicBoardsOnly(t *testing.T) {
 	_, body := f.Get("/api/v1/boards", "Authorization", "Bearer "+f.Key("reader", secretID))
 	if !strings.Contains(body, secretText) || strings.Contains(body, "Quiet Board") {
 		t.Errorf("a key of the private board lists %q", webtest.Excerpt(body))
+	}
+	// A signed-in viewer of the private board finds it on the home page;
+	// a board user of another board does not.
+	sessions := consoleSessions(t, f)
+	if res, body := f.Get("/", sessions["viewer"]...); !strings.Contains(body, secretText) || strings.Contains(body, "Quiet Board") ||
+		res.Header.Get("Cache-Control") != "private, no-store" {
+		t.Errorf("the home page of a viewer of the private board: %q, Cache-Control %q", webtest.Excerpt(body), res.Header.Get("Cache-Control"))
+	}
+	if _, body := f.Get("/", sessions["stranger"]...); strings.Contains(body, secretText) {
+		t.Errorf("the home page of a board user of another board lists the private board")
 	}
 	// Unlisted: readable by its address, marked noindex.
 	res, body := f.Get("/b/quiet")
@@ -266,6 +331,40 @@ func TestLiveSocketClosesWhenItsLinkIsRevoked(t *testing.T) {
 		break
 	}
 	t.Logf("socket closed %v after the revocation", time.Since(revoked).Round(time.Millisecond))
+}
+
+// TestLiveSocketClosesWhenItsRoleIsTakenAway: a signed-in viewer's socket
+// on a private board ends within the guard's interval (and the role
+// cache's half second) of the role being taken away on another replica.
+func TestLiveSocketClosesWhenItsRoleIsTakenAway(t *testing.T) {
+	f := visibilityFixture(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	sessions := consoleSessions(t, f)
+	url := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?board=" + secretID + "&period=all"
+	hdr := http.Header{sessions["viewer"][0]: {sessions["viewer"][1]}}
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if _, first, err := ws.Read(ctx); err != nil || !strings.Contains(string(first), secretName) {
+		t.Fatalf("first frame: %v %q", err, first)
+	}
+	// Another replica's Grants: this server's cache does not hear of it.
+	if _, err := access.NewGrants(f.Redis).Remove(ctx, "viewer", secretID); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, _, err := ws.Read(ctx)
+		if err == nil {
+			continue
+		}
+		if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+			t.Fatalf("socket ended with %v, want 1008 (access taken away)", err)
+		}
+		break
+	}
 }
 
 // TestReadOnlyKeyWritesNothing: a read-only key reads a private board and

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"podium/access"
 	"podium/audit"
 	"podium/board"
 	"podium/web/request"
@@ -19,10 +20,19 @@ func (s *Handler) adminBoards(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	bs, roles, err := s.mine(c, bs)
+	if err != nil {
+		return err
+	}
 	v := templates.AdminBoardsView{Nav: s.nav(c, "boards")}
 	for i := range bs {
 		b := &bs[i]
-		v.Boards = append(v.Boards, templates.AdminBoardRow{ID: b.ID, Title: b.Title, Meta: templates.BoardMeta(b), Periods: templates.Kinds(b), Public: "/b/" + url.PathEscape(b.ID)})
+		row := templates.AdminBoardRow{ID: b.ID, Title: b.Title, Meta: templates.BoardMeta(b), Periods: templates.Kinds(b), Public: "/b/" + url.PathEscape(b.ID),
+			CanOwn: roles[b.ID] >= access.Owner}
+		if !v.Nav.Site {
+			row.Role = roles[b.ID].String()
+		}
+		v.Boards = append(v.Boards, row)
 	}
 	return request.Render(c, 200, templates.AdminPage("Boards", v.Nav, templates.AdminBoards(v)))
 }

@@ -46,6 +46,7 @@ type Options struct {
 	Accounts *access.Accounts
 	Sessions *access.Sessions
 	Keys     *access.Keys
+	Grants   *access.Grants // board users' roles; nil: site admins only
 	Links    *access.Links  // share links of private boards
 	Embeds   *access.Embeds // embed secrets of private boards' widgets
 	// Forget drops what a deleted board leaves outside Redis (web.Forgetter);

@@ -16,13 +16,13 @@ import (
 )
 
 // hookRoutes mounts a board's webhook pages, when the console has a registry.
-func (s *Handler) hookRoutes(a *echo.Group) {
+func (s *Handler) hookRoutes(a *echo.Group, owner echo.MiddlewareFunc) {
 	if s.opts.Hooks == nil {
 		return
 	}
-	a.GET("/boards/:board/hooks", s.hooksPage)
-	a.POST("/boards/:board/hooks", s.createHook)
-	a.POST("/boards/:board/hooks/:id/:action", s.hookAction)
+	a.GET("/boards/:board/hooks", s.hooksPage, owner)
+	a.POST("/boards/:board/hooks", s.createHook, owner)
+	a.POST("/boards/:board/hooks/:id/:action", s.hookAction, owner)
 }
 
 func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView, error) {

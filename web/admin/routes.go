@@ -19,7 +19,7 @@ import (
 )
 
 const (
-	sessionCookie = "podium_session"
+	sessionCookie = request.SessionCookie
 	loginCookie   = "podium_login"
 	flashCookie   = "podium_flash"
 	deviceCookie  = "podium_device"
@@ -33,37 +33,44 @@ func (s *Handler) Routes(e *echo.Echo) {
 	g.GET("/login", s.loginPage)
 	g.POST("/login", s.login)
 	a := g.Group("", s.requireSession, s.checkCSRF)
+	viewer, scorekeeper, owner := s.need(access.Viewer), s.need(access.Scorekeeper), s.need(access.Owner)
 	a.POST("/logout", s.logout)
 	a.GET("", s.adminBoards)
 	a.GET("/", s.adminBoards)
-	a.GET("/boards/new", s.boardForm)
-	a.POST("/boards/new", s.createBoard)
-	a.GET("/boards/:board/edit", s.boardForm)
-	a.POST("/boards/:board/edit", s.updateBoard)
-	a.GET("/boards/:board/delete", s.deleteBoardPage)
-	a.POST("/boards/:board/delete", s.deleteBoard)
-	a.GET("/boards/:board", s.manageBoard)
-	a.POST("/boards/:board/score", s.adjustScore)
-	a.POST("/boards/:board/remove", s.removeMember)
-	a.POST("/boards/:board/reset", s.resetPeriod)
-	a.POST("/boards/:board/rename", s.renameMember)
-	a.POST("/boards/:board/team", s.setTeam)
-	s.hookRoutes(a)
-	a.POST("/boards/:board/freeze", s.freezeBoard)
-	a.POST("/boards/:board/unfreeze", s.unfreezeBoard)
-	a.GET("/boards/:board/live", s.liveSocket)
-	a.GET("/boards/:board/sharing", s.sharingPage)
-	a.POST("/boards/:board/links", s.createLink)
-	a.POST("/boards/:board/links/:id/revoke", s.revokeLink)
-	a.POST("/boards/:board/embed", s.rotateEmbed)
-	a.POST("/boards/:board/embed/off", s.embedOff)
+	a.GET("/boards/new", s.boardForm, s.siteOnly)
+	a.POST("/boards/new", s.createBoard, s.siteOnly)
+	a.GET("/boards/:board/edit", s.boardForm, owner)
+	a.POST("/boards/:board/edit", s.updateBoard, owner)
+	a.GET("/boards/:board/delete", s.deleteBoardPage, owner)
+	a.POST("/boards/:board/delete", s.deleteBoard, owner)
+	a.GET("/boards/:board", s.manageBoard, viewer)
+	a.POST("/boards/:board/score", s.adjustScore, scorekeeper)
+	a.POST("/boards/:board/remove", s.removeMember, scorekeeper)
+	a.POST("/boards/:board/reset", s.resetPeriod, scorekeeper)
+	a.POST("/boards/:board/rename", s.renameMember, scorekeeper)
+	a.POST("/boards/:board/team", s.setTeam, scorekeeper)
+	s.hookRoutes(a, owner)
+	a.POST("/boards/:board/freeze", s.freezeBoard, scorekeeper)
+	a.POST("/boards/:board/unfreeze", s.unfreezeBoard, scorekeeper)
+	a.GET("/boards/:board/live", s.liveSocket, viewer)
+	a.GET("/boards/:board/sharing", s.sharingPage, owner)
+	a.POST("/boards/:board/links", s.createLink, owner)
+	a.POST("/boards/:board/links/:id/revoke", s.revokeLink, owner)
+	a.POST("/boards/:board/embed", s.rotateEmbed, owner)
+	a.POST("/boards/:board/embed/off", s.embedOff, owner)
+	if s.opts.Grants != nil {
+		a.GET("/boards/:board/people", s.peoplePage, owner)
+		a.POST("/boards/:board/people", s.grantRole, owner)
+		a.POST("/boards/:board/people/:user/revoke", s.revokeRole, owner)
+	}
 	a.GET("/audit", s.auditPage)
-	a.GET("/keys", s.keysPage)
-	a.POST("/keys", s.createKey)
-	a.POST("/keys/:id/revoke", s.revokeKey)
-	a.GET("/users", s.usersPage)
-	a.POST("/users", s.addUser)
-	a.POST("/users/:user/delete", s.removeUser)
+	a.GET("/keys", s.keysPage, s.siteOnly)
+	a.POST("/keys", s.createKey, s.siteOnly)
+	a.POST("/keys/:id/revoke", s.revokeKey, s.siteOnly)
+	a.GET("/users", s.usersPage, s.siteOnly)
+	a.POST("/users", s.addUser, s.siteOnly)
+	a.POST("/users/:user/kind", s.setUserKind, s.siteOnly)
+	a.POST("/users/:user/delete", s.removeUser, s.siteOnly)
 	a.GET("/sessions", s.sessionsPage)
 	a.POST("/sessions/others", s.endOtherSessions)
 	a.POST("/sessions/:id/end", s.endSession)
@@ -112,7 +119,13 @@ func (s *Handler) secure(c echo.Context) bool {
 }
 
 func (s *Handler) setCookie(c echo.Context, name, value string, maxAge int) {
-	c.SetCookie(&http.Cookie{Name: name, Value: value, Path: "/admin", MaxAge: maxAge, HttpOnly: true,
+	path := "/admin"
+	if name == sessionCookie {
+		// The whole site: a signed-in user's private boards open on their
+		// own pages too (request.Gate).
+		path = "/"
+	}
+	c.SetCookie(&http.Cookie{Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true,
 		Secure: s.secure(c), SameSite: http.SameSiteLaxMode})
 }
 
@@ -121,12 +134,13 @@ func session(c echo.Context) access.Session { s, _ := c.Get("session").(access.S
 // requireSession lets signed-in admins through and sends others to log in.
 func (s *Handler) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		sess, err := s.currentSession(c)
+		sess, acc, err := s.currentSession(c)
 		if err != nil {
 			return err
 		}
 		if sess != nil {
 			c.Set("session", *sess)
+			c.Set("account", acc)
 			// Admins read a frozen board's live standings (board.LiveStandings);
 			// the public pages never run under this middleware.
 			c.SetRequest(c.Request().WithContext(redisstore.LiveStandings(c.Request().Context())))
@@ -140,29 +154,29 @@ func (s *Handler) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// currentSession is the request's valid session, or nil. The session of an
-// admin who has since been removed is ended here.
-func (s *Handler) currentSession(c echo.Context) (*access.Session, error) {
+// currentSession is the request's valid session and its account, or nil.
+// The session of a user who has since been removed is ended here.
+func (s *Handler) currentSession(c echo.Context) (*access.Session, access.Account, error) {
 	ck, err := c.Cookie(sessionCookie)
 	if err != nil || ck.Value == "" {
-		return nil, nil
+		return nil, access.Account{}, nil
 	}
 	ctx := c.Request().Context()
 	sess, err := s.opts.Sessions.Get(ctx, ck.Value)
 	if errors.Is(err, access.ErrNoSession) {
-		return nil, nil
+		return nil, access.Account{}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, access.Account{}, err
 	}
-	exists, err := s.opts.Accounts.Exists(ctx, sess.User)
+	acc, err := s.opts.Accounts.Get(ctx, sess.User)
+	if errors.Is(err, access.ErrNotFound) {
+		return nil, access.Account{}, s.opts.Sessions.Delete(ctx, ck.Value)
+	}
 	if err != nil {
-		return nil, err
+		return nil, access.Account{}, err
 	}
-	if !exists {
-		return nil, s.opts.Sessions.Delete(ctx, ck.Value)
-	}
-	return &sess, nil
+	return &sess, acc, nil
 }
 
 // checkCSRF requires the session's token on every state-changing form.
@@ -177,10 +191,17 @@ func (s *Handler) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 
 func (s *Handler) nav(c echo.Context, active string) templates.AdminNav {
 	sess := session(c)
-	return templates.AdminNav{User: sess.User, CSRF: sess.CSRF(), Active: active, Flash: s.takeFlash(c)}
+	return templates.AdminNav{User: sess.User, CSRF: sess.CSRF(), Active: active, Flash: s.takeFlash(c), Site: account(c).SiteAdmin}
 }
 
-func (s *Handler) actor(c echo.Context) string { return "admin:" + session(c).User }
+// actor names the signed-in user in the audit log: "admin:alice" for a site
+// admin, "user:ta" for a board user.
+func (s *Handler) actor(c echo.Context) string {
+	if account(c).SiteAdmin {
+		return "admin:" + session(c).User
+	}
+	return "user:" + session(c).User
+}
 
 // audit records a change made by the signed-in admin.
 func (s *Handler) audit(c echo.Context, e audit.Entry) {

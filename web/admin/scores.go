@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"podium/access"
 	"podium/board"
 	"podium/web/request"
 	"podium/web/templates"
@@ -19,7 +20,12 @@ import (
 func (s *Handler) manageView(c echo.Context, b *board.Board, member string) (templates.ManageView, error) {
 	v := templates.ManageView{Nav: s.nav(c, "boards"), ID: b.ID, Title: b.Title, Meta: templates.BoardMeta(b),
 		Public: "/b/" + url.PathEscape(b.ID), Member: member, Errors: map[string]string{}, Values: map[string]string{"op": "incr"},
-		Teams: b.Teams != board.TeamsOff}
+		Teams: b.Teams != board.TeamsOff, People: s.opts.Grants != nil}
+	role := roleOf(c)
+	if !v.Nav.Site {
+		v.Role = role.String()
+	}
+	v.CanScore, v.CanOwn = role >= access.Scorekeeper, role >= access.Owner
 	now := s.opts.Store.Now()
 	v.Periods = append(v.Periods, templates.Link{Label: "Every period", Href: "all"})
 	for _, k := range b.Periods {

@@ -36,7 +36,21 @@ type Gate struct {
 	// Tickets signs and checks the live tickets of signed embeds; nil: a
 	// signed widget does not update live.
 	Tickets TicketSigner
+	// Readers finds what a console session may read (access.Readers): a
+	// signed-in user reads the private boards they hold a role on on their
+	// pages too. nil: the console's sessions count only in the console.
+	Readers SessionReaders
 }
+
+// SessionReaders finds the reader of a console session (access.Readers).
+type SessionReaders interface {
+	Of(ctx context.Context, token string) (access.Reader, bool, error)
+}
+
+// SessionCookie is the console's session cookie. It is sent to every path
+// of the site, so a signed-in user's private boards open on their pages;
+// the API does not read it (API clients bring keys).
+const SessionCookie = "podium_session"
 
 // EmbedAuth checks signed embed URLs (access.Embeds).
 type EmbedAuth interface {
@@ -89,8 +103,9 @@ func LinkCookie(id string) string { return "podium_link_" + id }
 
 // credentials are what a request brings to read private boards.
 type credentials struct {
-	link string // the share link's token for the board asked for
-	key  string // an API key's secret
+	link    string // the share link's token for the board asked for
+	session string // a console session's token (pages and /live, not the API)
+	key     string // an API key's secret
 	// path and query of a signed widget URL (the widget's route only)
 	embedPath, embedQuery string
 	ticket                string // a signed widget's live ticket (/live only)
@@ -116,6 +131,9 @@ func credentialsOf(c echo.Context, id string) credentials {
 	if ck, err := c.Cookie(LinkCookie(id)); err == nil {
 		cr.link = ck.Value
 	}
+	if ck, err := c.Cookie(SessionCookie); err == nil && !strings.HasPrefix(c.Path(), "/api/") {
+		cr.session = ck.Value
+	}
 	if h := c.Request().Header.Get("Authorization"); h != "" {
 		cr.key, _ = strings.CutPrefix(h, "Bearer ")
 	}
@@ -129,7 +147,7 @@ func credentialsOf(c echo.Context, id string) credentials {
 		cr.ticket = c.QueryParam("ticket")
 		cr.liveSpec = LiveSpec(c.QueryParams())
 		// A socket may come from any origin (EMBED_ORIGINS), but a share
-		// link's cookie, which the browser sends whoever opens the socket,
+		// link's or a session's cookie, which the browser sends whoever opens the socket,
 		// counts only from a page of this very host: SameSite=Lax keeps
 		// other sites' requests from carrying it, not a sibling host's
 		// (evil.school.example beside podium.school.example) or a script
@@ -137,7 +155,7 @@ func credentialsOf(c echo.Context, id string) credentials {
 		// cookie, and counts from anywhere.
 		if o := c.Request().Header.Get("Origin"); o != "" {
 			if u, err := url.Parse(o); err != nil || !strings.EqualFold(u.Host, c.Request().Host) {
-				cr.link = ""
+				cr.link, cr.session = "", ""
 			}
 		}
 	}
@@ -222,6 +240,15 @@ func (g *Gate) readable(ctx context.Context, id string, b board.Board, cr creden
 			return false, err
 		}
 	}
+	if cr.session != "" && g.Readers != nil {
+		r, ok, err := g.Readers.Of(ctx, cr.session)
+		if err != nil {
+			return false, err
+		}
+		if ok && r.Role(id, b.Created) >= access.Viewer {
+			return true, nil
+		}
+	}
 	if cr.embedQuery != "" && g.Embeds != nil {
 		if _, ok := g.Embeds.Verify(ctx, id, cr.embedPath, cr.embedQuery); ok {
 			return true, nil
@@ -270,17 +297,27 @@ func (g *Gate) LiveTicket(c echo.Context, id, liveQuery string) string {
 }
 
 // Listed keeps the boards a listing shows this request: the public ones,
-// and those an API key it brings may act on.
+// those an API key it brings may act on, and the private ones its console
+// session may read.
 func (g *Gate) Listed(c echo.Context, bs []board.Board) []board.Board {
+	ctx := c.Request().Context()
+	cr := credentialsOf(c, "")
 	var key *access.APIKey
-	if cr := credentialsOf(c, ""); cr.key != "" && g.Keys != nil {
-		if k, err := g.Keys.Authenticate(c.Request().Context(), cr.key); err == nil {
+	if cr.key != "" && g.Keys != nil {
+		if k, err := g.Keys.Authenticate(ctx, cr.key); err == nil {
 			key = &k
+		}
+	}
+	var reader *access.Reader
+	if cr.session != "" && g.Readers != nil {
+		if r, ok, err := g.Readers.Of(ctx, cr.session); err == nil && ok {
+			reader = &r
 		}
 	}
 	out := bs[:0:0]
 	for _, b := range bs {
-		if b.Visibility == board.Public || (key != nil && key.Allows(b.ID)) {
+		if b.Visibility == board.Public || (key != nil && key.Allows(b.ID)) ||
+			(b.Visibility == board.Private && reader != nil && reader.Role(b.ID, b.Created) >= access.Viewer) {
 			out = append(out, b)
 			if b.Visibility == board.Private {
 				c.Response().Header().Set("Cache-Control", "private, no-store") // a listing that names one

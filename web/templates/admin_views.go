@@ -11,6 +11,7 @@ import (
 // its forms carry, the active section, and a message from the last change.
 type AdminNav struct {
 	User, CSRF, Active, Flash string
+	Site                      bool // a site admin: users and API keys in the navigation
 }
 
 // LoginView is the sign-in form.
@@ -27,6 +28,8 @@ type AdminBoardsView struct {
 // AdminBoardRow is one board in the list.
 type AdminBoardRow struct {
 	ID, Title, Meta, Periods, Public string
+	Role                             string // the signed-in board user's role on it; "" for a site admin
+	CanOwn                           bool   // edit and delete
 }
 
 // FieldRow is one extra sort field in the board form.
@@ -57,6 +60,9 @@ type ConfirmView struct {
 // ManageView is a board's admin page.
 type ManageView struct {
 	Nav                                   AdminNav
+	Role                                  string // a board user's role on the board; "" for a site admin
+	CanScore, CanOwn                      bool   // the forms of a scorekeeper, the links of an owner
+	People                                bool   // roles exist: the People page
 	ID, Title, Meta, Public, Member, Name string
 	Teams                                 bool   // the board keeps team standings
 	Team                                  string // the looked-up member's team
@@ -118,13 +124,27 @@ type KeyRow struct {
 	Created, LastUsed time.Time
 }
 
-// UsersView lists admins.
+// UsersView lists the console's users.
 type UsersView struct {
-	Nav    AdminNav
-	Users  []string
-	User   string
-	Errors map[string]string
+	Nav        AdminNav
+	Users      []access.Account
+	User, Kind string // the form's values
+	Errors     map[string]string
 }
+
+// PeopleView is a board's "People" page: who holds which role on it.
+type PeopleView struct {
+	Nav          AdminNav
+	Board, Title string
+	SiteAdmins   []string // may do everything on every board
+	Holders      []Holder
+	Others       []string // board users without a role here, for the form
+	User, Role   string   // the form's values
+	Errors       map[string]string
+}
+
+// Holder is a board user's role on a board.
+type Holder struct{ User, Role string }
 
 // SessionsView is the signed-in admin's own sessions; Current is the id of
 // the one viewing the page.
@@ -232,4 +252,28 @@ func embedSnippet(v SharingView) string {
 	return `import hmac, hashlib, time
 q = "period=week&limit=10&exp=%d" % (time.time() + 3600)
 url = "` + v.Site + `" + "` + v.EmbedPath + `?" + q + "&sig=" + hmac.new(bytes.fromhex(SECRET), ("` + v.EmbedPath + `?" + q).encode(), hashlib.sha256).hexdigest()`
+}
+
+// joinNames lists names for a sentence: "a, b and c".
+func joinNames(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// roleLine tells a board user what their role lets them do here.
+func roleLine(role string) string {
+	switch role {
+	case "viewer":
+		return "You are a viewer of this board: you may read it, not change it."
+	case "scorekeeper":
+		return "You are a scorekeeper of this board: scores, names, teams, resets, freeze and reveal. An owner changes its definition and who may read it."
+	case "owner":
+		return "You are an owner of this board."
+	}
+	return ""
 }
