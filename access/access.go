@@ -46,18 +46,19 @@ const (
 )
 
 // MaxUserLen bounds a user name wherever one arrives from outside. No
-// account can have a longer name (CheckUser allows 32 characters), so a longer
+// account can have a longer name (CheckUser allows 64 characters), so a longer
 // one is refused before it reaches Redis, bcrypt or a log line: a sign-in form
 // posted with a 5 MB name must not cost 5 MB anywhere.
 const MaxUserLen = 64
 
-var userPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,31}$`)
+var userPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._@+-]{0,63}$`)
 
-// CheckUser refuses user names that are not 1-32 lower-case letters, digits,
-// '.', '_' or '-'.
+// CheckUser refuses user names that are not 1-64 lower-case letters, digits,
+// '.', '_', '-', '+' or '@'. An email address is a name: the account a
+// person signing in with their organisation (OIDC) is given.
 func CheckUser(u string) error {
 	if !userPattern.MatchString(u) {
-		return errors.Join(ErrInvalid, errors.New("user name must be 1-32 lower-case letters, digits, '.', '_' or '-'"))
+		return errors.Join(ErrInvalid, errors.New("user name must be 1-64 lower-case letters, digits, '.', '_', '-', '+' or '@'"))
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func TestAccounts(t *testing.T) {
 	if err := a.Delete(ctx, "alice"); err != nil {
 		t.Fatal(err)
 	}
-	if users, _ := a.List(ctx); !slices.Equal(users, []Account{{Name: "bob", SiteAdmin: true}}) {
+	if users, _ := a.List(ctx); !slices.Equal(users, []Account{{Name: "bob", SiteAdmin: true, Password: true}}) {
 		t.Fatalf("users %v", users)
 	}
 }
@@ -128,7 +128,7 @@ func TestAccountKinds(t *testing.T) {
 	if err := a.SetSiteAdmin(ctx, "root", false); err != nil {
 		t.Fatalf("two site admins, one may go: %v", err)
 	}
-	if users, _ := a.List(ctx); !slices.Equal(users, []Account{{Name: "root"}, {Name: "ta", SiteAdmin: true}}) {
+	if users, _ := a.List(ctx); !slices.Equal(users, []Account{{Name: "root", Password: true}, {Name: "ta", SiteAdmin: true, Password: true}}) {
 		t.Fatalf("users %v", users)
 	}
 	if err := a.SetSiteAdmin(ctx, "nobody", true); !errors.Is(err, ErrNotFound) {

@@ -19,6 +19,9 @@ import (
 //
 //	podium:admins  user -> bcrypt hash            (a site admin)
 //	               user -> "board:" + bcrypt hash (a board user)
+//
+// where the hash is "!" for an account without a password, which signs in
+// only with the organisation's OpenID provider (its name is the email).
 type Accounts struct {
 	rdb  redis.UniversalClient
 	cost int
@@ -39,10 +42,11 @@ const boardUser = "board:"
 type Account struct {
 	Name      string
 	SiteAdmin bool // every board, users, keys; otherwise their roles only
+	Password  bool // false: signs in only with the organisation (OIDC)
 }
 
 func accountOf(user, stored string) Account {
-	return Account{Name: user, SiteAdmin: !strings.HasPrefix(stored, boardUser)}
+	return Account{Name: user, SiteAdmin: !strings.HasPrefix(stored, boardUser), Password: strings.TrimPrefix(stored, boardUser) != noPassword}
 }
 
 // Create adds a site admin; ErrExists if the name is taken.
@@ -56,18 +60,30 @@ func (a *Accounts) CreateBoardUser(ctx context.Context, user, password string) e
 	return a.create(ctx, user, password, false)
 }
 
+// NoPassword is the password of an account that signs in only through the
+// organisation's OpenID provider: CreateBoardUser(ctx, email, NoPassword).
+const NoPassword = ""
+
+// noPassword is what such an account stores instead of a hash.
+const noPassword = "!"
+
 func (a *Accounts) create(ctx context.Context, user, password string, site bool) error {
 	if err := CheckUser(user); err != nil {
 		return err
 	}
-	if err := CheckPassword(password); err != nil {
-		return err
+	stored := noPassword
+	if password != NoPassword {
+		if err := CheckPassword(password); err != nil {
+			return err
+		}
+		hash, err := bcrypt.GenerateFromPassword([]byte(password), a.cost)
+		if err != nil {
+			return fmt.Errorf("access: hash password: %w", err)
+		}
+		stored = string(hash)
+	} else if !strings.Contains(user, "@") {
+		return errors.Join(ErrInvalid, errors.New("an account without a password signs in with its organisation, by its email address: name it by that address"))
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), a.cost)
-	if err != nil {
-		return fmt.Errorf("access: hash password: %w", err)
-	}
-	stored := string(hash)
 	if !site {
 		stored = boardUser + stored
 	}
@@ -109,7 +125,8 @@ func (a *Accounts) Verify(ctx context.Context, user, password string) error {
 		return ErrBadCredentials
 	}
 	stored, err := a.rdb.HGet(ctx, adminsKey, user).Result()
-	if errors.Is(err, redis.Nil) {
+	if errors.Is(err, redis.Nil) || strings.TrimPrefix(stored, boardUser) == noPassword {
+		// No account, or one without a password: the same bcrypt work.
 		dummy, err := dummyHash(a.cost)
 		if err != nil {
 			return fmt.Errorf("access: dummy hash at cost %d: %w", a.cost, err)

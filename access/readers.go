@@ -4,19 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
 // Reader is what a console session may read of private boards: a site admin
 // every board, a board user the boards they hold a role on.
 type Reader struct {
-	Account Account
+	Account Account  // the zero Account for someone signed in by the organisation without one
+	Org     Identity // who the organisation's sign-in found; empty after a password's
 	grants  map[string]Grant
 }
 
-// Role is the reader's role on the board boardID created at created: Owner
-// for a site admin, NoRole for a role given on an earlier board of the id.
-func (r Reader) Role(boardID string, created time.Time) Role {
+// granted is the reader's role on the board boardID created at created:
+// Owner for a site admin, NoRole for a role given on an earlier board of the
+// id.
+func (r Reader) granted(boardID string, created time.Time) Role {
 	if r.Account.SiteAdmin {
 		return Owner
 	}
@@ -36,12 +39,31 @@ type Readers struct {
 	Sessions *Sessions
 	Accounts *Accounts
 	Grants   *Grants
+	Allow    *AllowLists          // nil: no sign-in with an organisation
 	cache    *shortCache[*Reader] // by the token's hash; nil for no reader
 }
 
-// NewReaders reads sessions, accounts and roles.
-func NewReaders(s *Sessions, a *Accounts, g *Grants) *Readers {
-	return &Readers{Sessions: s, Accounts: a, Grants: g, cache: newShortCache[*Reader](500 * time.Millisecond)}
+// NewReaders reads sessions, accounts, roles and allow-lists (al may be nil).
+func NewReaders(s *Sessions, a *Accounts, g *Grants, al *AllowLists) *Readers {
+	return &Readers{Sessions: s, Accounts: a, Grants: g, Allow: al, cache: newShortCache[*Reader](500 * time.Millisecond)}
+}
+
+// Role is what r may do on the board boardID created at created: the role
+// they were given, or a viewer's when the board's allow-list admits the
+// organisation's sign-in that made their session.
+func (rs *Readers) Role(ctx context.Context, r Reader, boardID string, created time.Time) (Role, error) {
+	role := r.granted(boardID, created)
+	if role != NoRole || r.Org.Email == "" || rs.Allow == nil {
+		return role, nil
+	}
+	a, err := rs.Allow.Get(ctx, boardID)
+	if err != nil {
+		return NoRole, err
+	}
+	if a.Since.UnixMilli() == created.UnixMilli() && a.Admits(r.Org) {
+		return Viewer, nil
+	}
+	return NoRole, nil
 }
 
 // Of is the reader of a session token; ok false for a token of no live
@@ -76,6 +98,10 @@ func (rs *Readers) read(ctx context.Context, token string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	org := Identity{Email: sess.Email, Groups: sess.Groups}
+	if strings.HasPrefix(sess.User, OrgPrefix) {
+		return &Reader{Org: org}, nil // no account: the allow-lists only
+	}
 	acc, err := rs.Accounts.Get(ctx, sess.User)
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
@@ -83,7 +109,7 @@ func (rs *Readers) read(ctx context.Context, token string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{Account: acc}
+	r := &Reader{Account: acc, Org: org}
 	if !acc.SiteAdmin {
 		if r.grants, err = rs.Grants.Of(ctx, acc.Name); err != nil {
 			return nil, fmt.Errorf("access: reader of a session: %w", err)

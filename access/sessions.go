@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -42,11 +43,34 @@ const (
 // pushes back its idle expiry: at most once a minute, not on every request.
 func (s *Sessions) touchEvery() time.Duration { return min(time.Minute, s.Idle/10) }
 
-// Session is a signed-in admin.
+// Session is a signed-in user: a console account, or a person the
+// organisation's OpenID provider vouched for (Email, Groups), who may have
+// no account (User is then "oidc:" + Email, a name no account can have).
 type Session struct {
 	User    string
 	Created time.Time
+	Email   string   // a verified address from the organisation's sign-in; "" for a password's
+	Groups  []string // the groups the provider named, for boards' allow-lists
 	token   string
+}
+
+// OrgPrefix starts the user of a session of someone the organisation
+// vouched for who has no console account.
+const OrgPrefix = "oidc:"
+
+// Bounds of what an organisation's sign-in stores in a session: an address
+// as long as any mail system takes, and enough groups for an allow-list.
+const (
+	MaxEmail      = 254
+	maxGroups     = 100
+	maxGroupLen   = 128
+	maxSessionKey = len(OrgPrefix) + MaxEmail
+)
+
+// Identity is who an organisation's sign-in found.
+type Identity struct {
+	Email  string
+	Groups []string
 }
 
 // ID is the session's opaque id as List reports it, so a page can mark the
@@ -84,15 +108,28 @@ func userSessionsKey(user string) string { return sessionsKey + user }
 // Create starts a session for user, signed in from addr with userAgent, and
 // returns its token.
 func (s *Sessions) Create(ctx context.Context, user, addr, userAgent string) (string, error) {
-	if user == "" || len(user) > MaxUserLen {
+	return s.CreateFor(ctx, user, Identity{}, addr, userAgent)
+}
+
+// CreateFor starts a session for user whom the organisation's sign-in
+// vouched for as id (user is an account's name, or OrgPrefix + id.Email).
+func (s *Sessions) CreateFor(ctx context.Context, user string, id Identity, addr, userAgent string) (string, error) {
+	if user == "" || len(user) > maxSessionKey || len(id.Email) > MaxEmail {
 		return "", errors.Join(ErrInvalid, fmt.Errorf("session for a user name of %d bytes", len(user)))
+	}
+	groups := make([]string, 0, min(len(id.Groups), maxGroups))
+	for _, g := range id.Groups {
+		if len(groups) < maxGroups && g != "" && len(g) <= maxGroupLen && !strings.Contains(g, "\n") {
+			groups = append(groups, g)
+		}
 	}
 	token := randomToken(32)
 	h := sha(token)
 	now := strconv.FormatInt(s.now().UnixMilli(), 10)
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, sessionKey+h, "user", user, "created", now, "seen", now,
-			"addr", clip(addr, maxAddr), "ua", clip(userAgent, maxUserAgent))
+			"addr", clip(addr, maxAddr), "ua", clip(userAgent, maxUserAgent),
+			"email", id.Email, "groups", strings.Join(groups, "\n"))
 		p.PExpire(ctx, sessionKey+h, s.Idle)
 		p.SAdd(ctx, userSessionsKey(user), h)
 		// No session outlives Absolute, so neither need the index; List
@@ -141,7 +178,11 @@ func (s *Sessions) Get(ctx context.Context, token string) (Session, error) {
 			return Session{}, fmt.Errorf("access: extend session: %w", err)
 		}
 	}
-	return Session{User: m["user"], Created: created, token: token}, nil
+	var groups []string
+	if m["groups"] != "" {
+		groups = strings.Split(m["groups"], "\n")
+	}
+	return Session{User: m["user"], Created: created, Email: m["email"], Groups: groups, token: token}, nil
 }
 
 func msTime(v string) time.Time {
@@ -203,7 +244,7 @@ func toAny(s []string) []any {
 // has ended (expired, past Absolute, or not this user's), and returns each
 // live one with its key hash.
 func (s *Sessions) live(ctx context.Context, user string) ([]SessionInfo, []string, error) {
-	if user == "" || len(user) > MaxUserLen {
+	if user == "" || len(user) > maxSessionKey {
 		return nil, nil, nil
 	}
 	hashes, err := s.rdb.SMembers(ctx, userSessionsKey(user)).Result()

@@ -24,6 +24,7 @@ import (
 	"podium/live"
 	"podium/redisstore"
 	"podium/web"
+	"podium/web/signin"
 )
 
 // App is Podium assembled. Its fields are what tests and harnesses reach
@@ -198,6 +199,7 @@ func (a *App) newServer() *web.Server {
 		MetricsToken: cfg.MetricsToken,
 		Export:       archive.NewReader(a.Store, a.Archive, 4),
 		BodyTimeout:  cfg.BodyTimeout,
+		OIDC:         oidcConfig(cfg),
 		Redis:        a.Redis, // measured for /metrics
 		Logger:       a.Log,
 	}
@@ -217,7 +219,7 @@ func NewAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config) *w
 func newAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config, cost int) *web.Admin {
 	return &web.Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, cost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Grants: access.NewGrants(rdb), Links: access.NewLinks(rdb), Embeds: access.NewEmbeds(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
+		Keys: access.NewKeys(rdb), Grants: access.NewGrants(rdb), Allow: access.NewAllowLists(rdb), Links: access.NewLinks(rdb), Embeds: access.NewEmbeds(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
 		KeyLimit: cfg.KeyLimit, AddrLimit: cfg.AddrLimit, Hooks: hooks.NewRegistry(rdb, nil, hooks.AllowPrivate(cfg.Hooks.AllowPrivate)),
 	}
 }
@@ -259,4 +261,14 @@ func (a *App) httpServer() *http.Server {
 		ConnContext:       live.ConnContext, // a live socket bounds its send buffer
 		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
 	}
+}
+
+// oidcConfig is sign-in with the organisation as web/signin takes it.
+func oidcConfig(cfg Config) signin.Config {
+	o := signin.Config{Issuer: cfg.OIDC.Issuer, ClientID: cfg.OIDC.ClientID, ClientSecret: cfg.OIDC.ClientSecret,
+		Scopes: cfg.OIDC.Scopes, GroupsClaim: cfg.OIDC.GroupsClaim, AllowUnverified: cfg.OIDC.AllowUnverified}
+	if cfg.BaseURL != "" {
+		o.RedirectURL = cfg.BaseURL + signin.CallbackPath
+	}
+	return o
 }

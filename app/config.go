@@ -42,6 +42,16 @@ type Config struct {
 	ArchivePath  string
 	ArchiveGrace time.Duration
 	Hooks        HooksConfig
+	OIDC         OIDCConfig
+}
+
+// OIDCConfig is sign-in with the organisation (web/signin): its OpenID
+// provider and this site's client there. Empty Issuer: off.
+type OIDCConfig struct {
+	Issuer, ClientID, ClientSecret string
+	Scopes                         []string
+	GroupsClaim                    string
+	AllowUnverified                bool
 }
 
 // HooksConfig is how webhooks are found and sent (hooks.Options).
@@ -128,6 +138,9 @@ func (c Config) together() error {
 	var errs []error
 	if (c.AdminUser == "") != (c.AdminPass == "") {
 		errs = append(errs, errors.New("ADMIN_USER and ADMIN_PASSWORD go together: set both or neither"))
+	}
+	if (c.OIDC.Issuer == "") != (c.OIDC.ClientID == "") || (c.OIDC.Issuer == "" && c.OIDC.ClientSecret != "") {
+		errs = append(errs, errors.New("OIDC_ISSUER and OIDC_CLIENT_ID go together (with OIDC_CLIENT_SECRET unless the provider takes a public client): set them all or none"))
 	}
 	if c.DatabaseURL == "" && strings.TrimSpace(c.ArchivePath) == "" {
 		errs = append(errs, errors.New("--archive-path/ARCHIVE_PATH must name a file when DATABASE_URL is empty"))

@@ -93,6 +93,24 @@ var settings = []Setting{
 		set: durationOf(func(c *Config) *time.Duration { return &c.Hooks.Grace }, "0s", "24h")},
 	{Flag: "hooks-allow-private", Env: "HOOKS_ALLOW_PRIVATE", Default: "false", Switch: true, Help: "let webhooks register and reach loopback, private, link-local and local-name addresses (receivers inside your own network)",
 		set: switchOf(func(c *Config) *bool { return &c.Hooks.AllowPrivate })},
+	{Flag: "oidc-issuer", Env: "OIDC_ISSUER", Help: "sign-in with your organisation: the OpenID Connect issuer, e.g. https://accounts.google.com (with OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and BASE_URL; register BASE_URL/auth/callback there)",
+		set: textOf(func(c *Config) *string { return &c.OIDC.Issuer }, issuerURL)},
+	{Flag: "oidc-client-id", Env: "OIDC_CLIENT_ID", Help: "this site's client id at the OpenID provider",
+		set: textOf(func(c *Config) *string { return &c.OIDC.ClientID }, trimmed)},
+	{Flag: "oidc-client-secret", Env: "OIDC_CLIENT_SECRET", Help: "this site's client secret at the OpenID provider (prefer the environment to the flag)",
+		set: textOf(func(c *Config) *string { return &c.OIDC.ClientSecret }, nil)},
+	{Flag: "oidc-scopes", Env: "OIDC_SCOPES", Default: "openid email profile", Help: "scopes asked of the OpenID provider, space-separated; add the one that brings groups if your provider needs it (e.g. groups)",
+		set: func(c *Config, v string) error {
+			c.OIDC.Scopes = strings.Fields(v)
+			if len(c.OIDC.Scopes) == 0 || c.OIDC.Scopes[0] != "openid" {
+				return fmt.Errorf("%q must start with openid", v)
+			}
+			return nil
+		}},
+	{Flag: "oidc-allow-unverified-email", Env: "OIDC_ALLOW_UNVERIFIED_EMAIL", Default: "false", Switch: true, Help: "admit addresses the ID token does not mark email_verified (only for a provider that never sends the claim and lets nobody pick an unchecked address)",
+		set: switchOf(func(c *Config) *bool { return &c.OIDC.AllowUnverified })},
+	{Flag: "oidc-groups-claim", Env: "OIDC_GROUPS_CLAIM", Default: "groups", Help: "the ID token claim that lists a person's groups, for boards' allow-lists",
+		set: textOf(func(c *Config) *string { return &c.OIDC.GroupsClaim }, notEmpty)},
 }
 
 // Settings is the table, in the order --help lists it.
@@ -276,4 +294,29 @@ func embedOrigins(v string) ([]string, error) {
 		errs = append(errs, errors.New("must list at least one origin, or *"))
 	}
 	return out, errors.Join(errs...)
+}
+
+// issuerURL is an OpenID issuer: https (http only on loopback, for tests and
+// a provider on the same machine), no query or fragment.
+func issuerURL(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "", nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("%q must be an issuer URL such as https://accounts.google.com", v)
+	}
+	if u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())) {
+		return "", fmt.Errorf("%q must use https (http only on a loopback address)", v)
+	}
+	return v, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -20,6 +20,7 @@ type Forgetter struct {
 	Embeds   *access.Embeds
 	Accounts *access.Accounts // with Grants: whose roles to drop
 	Grants   *access.Grants
+	Allow    *access.AllowLists
 	Archive  interface {
 		DropBoard(ctx context.Context, boardID string) (int64, error)
 	}
@@ -43,6 +44,11 @@ func (f Forgetter) Forget(ctx context.Context, boardID string) (string, error) {
 		}
 		if n > 0 {
 			done = append(done, fmt.Sprintf("%d share links revoked", n))
+		}
+	}
+	if f.Allow != nil {
+		if err := f.Allow.Drop(ctx, boardID); err != nil {
+			errs = append(errs, fmt.Errorf("allow-list: %w", err))
 		}
 	}
 	if f.Grants != nil && f.Accounts != nil {

@@ -24,7 +24,9 @@ import (
 	"podium/web/api"
 	"podium/web/pages"
 	"podium/web/request"
+	"podium/web/signin"
 	"podium/web/static"
+	"podium/web/templates"
 )
 
 // Writer is the store the console and the API change boards with: the
@@ -42,9 +44,10 @@ type Admin struct {
 	Accounts *access.Accounts
 	Sessions *access.Sessions
 	Keys     *access.Keys
-	Grants   *access.Grants // board users' roles
-	Links    *access.Links  // share links of private boards
-	Embeds   *access.Embeds // embed secrets: private boards' widgets on other sites
+	Grants   *access.Grants     // board users' roles
+	Allow    *access.AllowLists // who may read a private board by signing in with the organisation
+	Links    *access.Links      // share links of private boards
+	Embeds   *access.Embeds     // embed secrets: private boards' widgets on other sites
 	// Archive is where closed periods went (nil: no archive): a deleted
 	// board's are dropped with it (Forgetter).
 	Archive interface {
@@ -99,7 +102,9 @@ type Options struct {
 	// BodyTimeout is how long a request's body may take to arrive after its
 	// headers; a slower client gets 408. Zero means DefaultBodyTimeout.
 	BodyTimeout time.Duration
-	Logger      *slog.Logger
+	// OIDC is sign-in with the organisation (with Admin); Issuer "": off.
+	OIDC   signin.Config
+	Logger *slog.Logger
 }
 
 // Server is the HTTP application.
@@ -140,6 +145,9 @@ func New(opts Options) *Server {
 	e.Use(s.securityHeaders())
 	e.Use(s.closeWhileDraining)
 	e.Use(s.bodyDeadline)
+	if opts.OIDC.Enabled() && opts.Admin != nil {
+		e.Use(signInHeader)
+	}
 	// Compression for what is read: the answers to writes are short, and
 	// the middleware resets a compressor twice per request whatever the
 	// length (a quarter of the CPU of single API writes, measured).
@@ -171,18 +179,23 @@ func New(opts Options) *Server {
 			gate.Embeds, gate.Tickets = a.Embeds, a.Signer
 		}
 		if a.Sessions != nil && a.Accounts != nil && a.Grants != nil {
-			gate.Readers = access.NewReaders(a.Sessions, a.Accounts, a.Grants)
+			gate.Readers = access.NewReaders(a.Sessions, a.Accounts, a.Grants, a.Allow)
 		}
 	}
 	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export,
 		History: opts.History, Gate: gate, TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if a := opts.Admin; a != nil {
-		forget := Forgetter{Links: a.Links, Embeds: a.Embeds, Archive: a.Archive, Accounts: a.Accounts, Grants: a.Grants}.Forget
+		forget := Forgetter{Links: a.Links, Embeds: a.Embeds, Archive: a.Archive, Accounts: a.Accounts, Grants: a.Grants, Allow: a.Allow}.Forget
 		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Forget: forget, Limiter: a.Limiter, Audit: a.Audit,
 			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger})
 		s.api.Routes(e)
-		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Grants: a.Grants, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
+		orgSignIn := opts.OIDC.Enabled() && a.Allow != nil
+		if orgSignIn {
+			signin.New(signin.Options{Config: opts.OIDC, Sessions: a.Sessions, Accounts: a.Accounts, Signer: a.Signer,
+				TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
+		}
+		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Grants: a.Grants, Allow: a.Allow, OrgSignIn: orgSignIn, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
 			Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}).Routes(e)
 	}
 	return s
@@ -203,3 +216,16 @@ func adminLive(l pages.Live) admin.LiveServer {
 // Routes lists the server's routes: the gate's test walks them to prove
 // that every public surface asks the gate.
 func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
+
+// signInHeader tells each page's header whether to offer sign-in with the
+// organisation or sign-out: by the session cookie's presence alone, with
+// no Redis read (a page does not check a session it does not need).
+func signInHeader(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ck, err := c.Cookie(request.SessionCookie)
+		r := c.Request()
+		si := templates.SignIn{On: true, SignedIn: err == nil && ck.Value != "", Next: signin.LocalPath(r.URL.RequestURI())}
+		c.SetRequest(r.WithContext(templates.WithSignIn(r.Context(), si)))
+		return next(c)
+	}
+}

@@ -29,7 +29,13 @@ const (
 // board, the private one holding a named member in a team.
 func visibilityFixture(t *testing.T) *webtest.Server {
 	t.Helper()
-	f := webtest.New(t, webtest.Archive(), webtest.Live())
+	return visibilityFixtureWith(t)
+}
+
+// visibilityFixtureWith is visibilityFixture with more of webtest's options.
+func visibilityFixtureWith(t *testing.T, opts ...webtest.Option) *webtest.Server {
+	t.Helper()
+	f := webtest.New(t, append([]webtest.Option{webtest.Archive(), webtest.Live()}, opts...)...)
 	ctx := context.Background()
 	f.Board(board.Board{ID: "open", Title: "Open Board"}, map[string]float64{"ann": 5})
 	f.Board(board.Board{ID: "quiet", Title: "Quiet Board", Visibility: board.Unlisted}, map[string]float64{"bob": 6})
@@ -112,10 +118,11 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 			{"another board's key", []string{"Authorization", "Bearer " + otherKey}},
 			{"a made-up key", []string{"Authorization", "Bearer pdm_nope_nope"}},
 			{"a board user's session without a role on it", sessions["stranger"]},
+			{"an organisation's sign-in the allow-list does not admit", sessions["outsider"]},
 			{"a made-up session", []string{"Cookie", request.SessionCookie + "=" + strings.Repeat("x", 43)}},
 		}
 		if strings.HasPrefix(path, "/api/") { // the API reads keys, never the console's cookie
-			for _, u := range []string{"viewer", "root"} {
+			for _, u := range []string{"viewer", "root", "member of the organisation"} {
 				refused = append(refused, struct {
 					name string
 					hdr  []string
@@ -143,7 +150,7 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 			hdr  []string
 		}{{"its share link", []string{"Cookie", cookie(token)}}}
 		if !strings.HasPrefix(path, "/api/") {
-			for _, u := range []string{"viewer", "scorekeeper", "owner", "root"} {
+			for _, u := range []string{"viewer", "scorekeeper", "owner", "root", "member of the organisation"} {
 				withCreds = append(withCreds, struct {
 					name string
 					hdr  []string
@@ -203,6 +210,18 @@ func consoleSessions(t *testing.T, f *webtest.Server) map[string][]string {
 			t.Fatal(err)
 		}
 		out[u.name] = []string{"Cookie", request.SessionCookie + "=" + token}
+	}
+	// People signed in with the organisation, without accounts: one the
+	// private board's allow-list admits, one it does not.
+	if err := f.Admin.Allow.Set(ctx, secretID, secret.Created, access.Allow{Domains: []string{"school.example"}}); err != nil {
+		t.Fatal(err)
+	}
+	for name, email := range map[string]string{"member of the organisation": "ann@school.example", "outsider": "bob@elsewhere.example"} {
+		token, err := f.Admin.Sessions.CreateFor(ctx, access.OrgPrefix+email, access.Identity{Email: email}, "192.0.2.1", "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = []string{"Cookie", request.SessionCookie + "=" + token}
 	}
 	return out
 }
@@ -341,29 +360,44 @@ func TestLiveSocketClosesWhenItsRoleIsTakenAway(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	sessions := consoleSessions(t, f)
-	url := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?board=" + secretID + "&period=all"
-	hdr := http.Header{sessions["viewer"][0]: {sessions["viewer"][1]}}
-	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: hdr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := dialLive(ctx, t, f, sessions["viewer"][1])
 	defer ws.CloseNow()
-	if _, first, err := ws.Read(ctx); err != nil || !strings.Contains(string(first), secretName) {
-		t.Fatalf("first frame: %v %q", err, first)
-	}
 	// Another replica's Grants: this server's cache does not hear of it.
 	if _, err := access.NewGrants(f.Redis).Remove(ctx, "viewer", secretID); err != nil {
 		t.Fatal(err)
 	}
+	waitClosedByGuard(ctx, t, ws)
+}
+
+// dialLive opens the private board's live socket with cookie and reads its
+// first frame, which must show the board.
+func dialLive(ctx context.Context, t *testing.T, f *webtest.Server, cookie string) *websocket.Conn {
+	t.Helper()
+	url := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?board=" + secretID + "&period=all"
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Cookie": {cookie}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, first, err := ws.Read(ctx); err != nil || !strings.Contains(string(first), secretName) {
+		ws.CloseNow()
+		t.Fatalf("first frame: %v %q", err, first)
+	}
+	return ws
+}
+
+// waitClosedByGuard reads frames until the socket ends, which must be the
+// guard's 1008 (access taken away).
+func waitClosedByGuard(ctx context.Context, t *testing.T, ws *websocket.Conn) {
+	t.Helper()
 	for {
-		_, _, err := ws.Read(ctx)
+		_, _, err := ws.Read(ctx) // frames may still come until the guard looks again
 		if err == nil {
 			continue
 		}
 		if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
 			t.Fatalf("socket ended with %v, want 1008 (access taken away)", err)
 		}
-		break
+		return
 	}
 }
 

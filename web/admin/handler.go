@@ -46,9 +46,13 @@ type Options struct {
 	Accounts *access.Accounts
 	Sessions *access.Sessions
 	Keys     *access.Keys
-	Grants   *access.Grants // board users' roles; nil: site admins only
-	Links    *access.Links  // share links of private boards
-	Embeds   *access.Embeds // embed secrets of private boards' widgets
+	Grants   *access.Grants     // board users' roles; nil: site admins only
+	Allow    *access.AllowLists // private boards' allow-lists for sign-in with the organisation
+	// OrgSignIn: sign-in with the organisation is on (web/signin): the
+	// sign-in page offers it, and owners edit allow-lists.
+	OrgSignIn bool
+	Links     *access.Links  // share links of private boards
+	Embeds    *access.Embeds // embed secrets of private boards' widgets
 	// Forget drops what a deleted board leaves outside Redis (web.Forgetter);
 	// nil: nothing.
 	Forget  func(ctx context.Context, boardID string) (string, error)

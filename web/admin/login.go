@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +28,11 @@ func safeNext(next string) string {
 func (s *Handler) loginPage(c echo.Context) error {
 	token := randomHex()
 	s.setCookie(c, loginCookie, token, 3600)
-	return request.Render(c, 200, templates.AdminLogin(templates.LoginView{CSRF: token, Next: safeNext(c.QueryParam("next")), Flash: s.takeFlash(c)}))
+	v := templates.LoginView{CSRF: token, Next: safeNext(c.QueryParam("next")), Flash: s.takeFlash(c)}
+	if s.opts.OrgSignIn {
+		v.OrgSignIn = "/auth/login?next=" + url.QueryEscape(v.Next)
+	}
+	return request.Render(c, 200, templates.AdminLogin(v))
 }
 
 func (s *Handler) login(c echo.Context) error {

@@ -119,7 +119,11 @@ func (s *Handler) boardUsers(c echo.Context) ([]access.Account, error) {
 
 // peopleView is who may do what on b, and the form to change it.
 func (s *Handler) peopleView(c echo.Context, b *board.Board) (templates.PeopleView, error) {
-	v := templates.PeopleView{Nav: s.nav(c, "boards"), Board: b.ID, Title: b.Title, Errors: map[string]string{}, Role: access.Scorekeeper.String()}
+	v := templates.PeopleView{Nav: s.nav(c, "boards"), Board: b.ID, Title: b.Title, Errors: map[string]string{}, Role: access.Scorekeeper.String(),
+		Visibility: string(b.Visibility)}
+	if err := s.allowView(c, b, &v); err != nil {
+		return v, err
+	}
 	accs, err := s.boardUsers(c)
 	if err != nil {
 		return v, err

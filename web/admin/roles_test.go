@@ -63,6 +63,7 @@ var consoleNeeds = map[string]string{
 	"GET /admin/boards/:board/people":               "owner",
 	"POST /admin/boards/:board/people":              "owner",
 	"POST /admin/boards/:board/people/:user/revoke": "owner",
+	"POST /admin/boards/:board/allow":               "owner",
 	"GET /admin/boards/new":                         "site",
 	"POST /admin/boards/new":                        "site",
 	"GET /admin/keys":                               "site",

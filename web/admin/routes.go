@@ -62,6 +62,7 @@ func (s *Handler) Routes(e *echo.Echo) {
 		a.GET("/boards/:board/people", s.peoplePage, owner)
 		a.POST("/boards/:board/people", s.grantRole, owner)
 		a.POST("/boards/:board/people/:user/revoke", s.revokeRole, owner)
+		a.POST("/boards/:board/allow", s.setAllow, owner)
 	}
 	a.GET("/audit", s.auditPage)
 	a.GET("/keys", s.keysPage, s.siteOnly)
@@ -138,6 +139,11 @@ func (s *Handler) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		if sess != nil && strings.HasPrefix(sess.User, access.OrgPrefix) {
+			return request.Forbidden("No console account", "You are signed in with your organisation as "+sess.Email+
+				", which opens the private boards your organisation may read, but not the console. A site admin can add a user named "+sess.Email+" to give you one.",
+				templates.Link{Label: "Boards", Href: "/"})
+		}
 		if sess != nil {
 			c.Set("session", *sess)
 			c.Set("account", acc)
@@ -168,6 +174,9 @@ func (s *Handler) currentSession(c echo.Context) (*access.Session, access.Accoun
 	}
 	if err != nil {
 		return nil, access.Account{}, err
+	}
+	if strings.HasPrefix(sess.User, access.OrgPrefix) {
+		return &sess, access.Account{}, nil // the organisation's: no account, and none expected
 	}
 	acc, err := s.opts.Accounts.Get(ctx, sess.User)
 	if errors.Is(err, access.ErrNotFound) {

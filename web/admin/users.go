@@ -17,7 +17,7 @@ import (
 
 func (s *Handler) usersView(c echo.Context) (templates.UsersView, error) {
 	users, err := s.opts.Accounts.List(c.Request().Context())
-	return templates.UsersView{Nav: s.nav(c, "users"), Users: users, Kind: "board", Errors: map[string]string{}}, err
+	return templates.UsersView{Nav: s.nav(c, "users"), Users: users, Kind: "board", Errors: map[string]string{}, OrgSignIn: s.opts.OrgSignIn}, err
 }
 
 func (s *Handler) usersPage(c echo.Context) error {
@@ -42,9 +42,14 @@ func (s *Handler) addUser(c echo.Context) error {
 		v.Errors["kind"] = "choose a board user or a site admin"
 	}
 	if err := access.CheckUser(user); err != nil {
-		v.Errors["user"] = "1-32 lower-case letters, digits, '.', '_' or '-'"
+		v.Errors["user"] = "1-64 lower-case letters, digits, '.', '_', '-', '+' or '@'"
 	}
-	if err := access.CheckPassword(pass); err != nil {
+	switch {
+	case pass == "" && s.opts.OrgSignIn && strings.Contains(user, "@"):
+		pass = access.NoPassword // signs in with the organisation only
+	case pass == "" && s.opts.OrgSignIn:
+		v.Errors["password"] = "at least 10 characters; or none, for a user named by their email address who signs in with your organisation"
+	case access.CheckPassword(pass) != nil:
 		v.Errors["password"] = "at least 10 characters (at most 72 bytes)"
 	}
 	if len(v.Errors) == 0 {

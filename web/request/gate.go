@@ -45,6 +45,7 @@ type Gate struct {
 // SessionReaders finds the reader of a console session (access.Readers).
 type SessionReaders interface {
 	Of(ctx context.Context, token string) (access.Reader, bool, error)
+	Role(ctx context.Context, r access.Reader, boardID string, created time.Time) (access.Role, error)
 }
 
 // SessionCookie is the console's session cookie. It is sent to every path
@@ -245,8 +246,14 @@ func (g *Gate) readable(ctx context.Context, id string, b board.Board, cr creden
 		if err != nil {
 			return false, err
 		}
-		if ok && r.Role(id, b.Created) >= access.Viewer {
-			return true, nil
+		if ok {
+			role, err := g.Readers.Role(ctx, r, id, b.Created)
+			if err != nil {
+				return false, err
+			}
+			if role >= access.Viewer {
+				return true, nil
+			}
 		}
 	}
 	if cr.embedQuery != "" && g.Embeds != nil {
@@ -317,7 +324,7 @@ func (g *Gate) Listed(c echo.Context, bs []board.Board) []board.Board {
 	out := bs[:0:0]
 	for _, b := range bs {
 		if b.Visibility == board.Public || (key != nil && key.Allows(b.ID)) ||
-			(b.Visibility == board.Private && reader != nil && reader.Role(b.ID, b.Created) >= access.Viewer) {
+			(b.Visibility == board.Private && reader != nil && g.readerMay(ctx, *reader, &b)) {
 			out = append(out, b)
 			if b.Visibility == board.Private {
 				c.Response().Header().Set("Cache-Control", "private, no-store") // a listing that names one
@@ -325,6 +332,13 @@ func (g *Gate) Listed(c echo.Context, bs []board.Board) []board.Board {
 		}
 	}
 	return out
+}
+
+// readerMay reports whether a signed-in reader may read b (a listing: a
+// failure to tell leaves the board out).
+func (g *Gate) readerMay(ctx context.Context, r access.Reader, b *board.Board) bool {
+	role, err := g.Readers.Role(ctx, r, b.ID, b.Created)
+	return err == nil && role >= access.Viewer
 }
 
 // Guard is what keeps a long-lived answer (a live socket) honest: called

@@ -17,6 +17,7 @@ type AdminNav struct {
 // LoginView is the sign-in form.
 type LoginView struct {
 	User, Next, CSRF, Error, Flash string
+	OrgSignIn                      string // the organisation's sign-in, when on
 }
 
 // AdminBoardsView lists boards to manage.
@@ -130,6 +131,7 @@ type UsersView struct {
 	Users      []access.Account
 	User, Kind string // the form's values
 	Errors     map[string]string
+	OrgSignIn  bool // users may sign in with the organisation, without a password
 }
 
 // PeopleView is a board's "People" page: who holds which role on it.
@@ -141,6 +143,11 @@ type PeopleView struct {
 	Others       []string // board users without a role here, for the form
 	User, Role   string   // the form's values
 	Errors       map[string]string
+	Visibility   string
+	// OrgSignIn: sign-in with the organisation is on; Domains and Groups
+	// are the board's allow-list (or the form's values).
+	OrgSignIn       bool
+	Domains, Groups string
 }
 
 // Holder is a board user's role on a board.
@@ -276,4 +283,18 @@ func roleLine(role string) string {
 		return "You are an owner of this board."
 	}
 	return ""
+}
+
+func userHelp(org bool) string {
+	if org {
+		return "Lower-case letters, digits, '.', '_', '-', '+' or '@'. For someone who signs in with your organisation, their email address."
+	}
+	return "Lower-case letters, digits, '.', '_', '-', '+' or '@'."
+}
+
+func passwordHelp(org bool) string {
+	if org {
+		return "At least 10 characters; leave it empty for a user named by their email address who signs in only with your organisation."
+	}
+	return "At least 10 characters."
 }

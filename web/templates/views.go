@@ -5,6 +5,7 @@ package templates
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -342,3 +343,22 @@ func WithNoIndex(ctx context.Context) context.Context {
 }
 
 func noIndex(ctx context.Context) bool { v, _ := ctx.Value(noIndexKey{}).(bool); return v }
+
+// SignIn is what the site header offers about sign-in with the
+// organisation: nothing when it is off, a way in, or a way out.
+type SignIn struct {
+	On       bool
+	SignedIn bool   // the browser holds a session cookie (it may have ended)
+	Next     string // the page to come back to
+}
+
+type signInKey struct{}
+
+// WithSignIn marks a request's context with what its page's header offers.
+func WithSignIn(ctx context.Context, s SignIn) context.Context {
+	return context.WithValue(ctx, signInKey{}, s)
+}
+
+func signInOf(ctx context.Context) SignIn { v, _ := ctx.Value(signInKey{}).(SignIn); return v }
+
+func signInHref(s SignIn) string { return "/auth/login?next=" + url.QueryEscape(s.Next) }
