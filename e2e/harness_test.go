@@ -178,6 +178,13 @@ func (a *app) redis() *redis.Client {
 // built by app.New as the binary builds it, and runs its live hub.
 func launchOn(t *testing.T, rdb redis.UniversalClient, db *archive.DB, origins ...string) *app {
 	t.Helper()
+	return launchConfigured(t, rdb, db, nil, origins...)
+}
+
+// launchConfigured is launchOn with a change to the configuration (nil:
+// none) before the app is built.
+func launchConfigured(t *testing.T, rdb redis.UniversalClient, db *archive.DB, configure func(*podium.Config), origins ...string) *app {
+	t.Helper()
 	var ticks atomic.Int64 // each reading a millisecond later, so ties have an order
 	clock := redisstore.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) })
 	cfg, err := podium.ParseConfig(nil, func(string) string { return "" }, io.Discard)
@@ -194,6 +201,9 @@ func launchOn(t *testing.T, rdb redis.UniversalClient, db *archive.DB, origins .
 	}
 	cfg.EmbedOrigins, cfg.LiveTick = origins, 50*time.Millisecond
 	cfg.Hooks.AllowPrivate = true // receivers are httptest servers on loopback
+	if configure != nil {
+		configure(&cfg)
+	}
 	opts := []podium.Option{podium.WithRedis(rdb), podium.WithStoreOptions(clock), podium.WithPasswordCost(bcrypt.MinCost), podium.WithoutArchive()}
 	if db != nil {
 		opts[len(opts)-1] = podium.WithArchiveDB(db)
