@@ -51,7 +51,7 @@ func (s *Handler) need(r access.Role) echo.MiddlewareFunc {
 			}
 			switch {
 			case have == access.NoRole:
-				return request.NotFound("Board not found", "There is no board called “"+b.ID+"”.", templates.Link{Label: "Boards", Href: "/admin"})
+				return request.BoardNotFound(b.ID) // as an unknown board
 			case have < r:
 				return request.Forbidden("Not allowed", refusal(r, have, b.Title),
 					templates.Link{Label: b.Title, Href: "/admin/boards/" + url.PathEscape(b.ID)})

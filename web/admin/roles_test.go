@@ -139,8 +139,17 @@ func TestEveryConsoleRouteNeedsItsRole(t *testing.T) {
 			onBoard := strings.Contains(r.Path, ":board")
 			switch {
 			case onBoard && u.rank == 0 && need != "site":
-				if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "Board not found") {
-					t.Errorf("%s as %s (no role on it): %d %q, want the unknown board's 404", key, u.name, res.StatusCode, webtest.Excerpt(body))
+				ghost := strings.Replace(path, "/class", "/ghost", 1)
+				var want *http.Response
+				var wantBody string
+				if r.Method == http.MethodGet {
+					want, wantBody = a.Get(ghost)
+				} else {
+					want, wantBody = a.Post(ghost, url.Values{"csrf": {a.CSRF}})
+				}
+				if res.StatusCode != http.StatusNotFound || want.StatusCode != http.StatusNotFound ||
+					strings.ReplaceAll(body, "“class”", "“ghost”") != wantBody {
+					t.Errorf("%s as %s (no role on it): %d %q, want the unknown board's 404 %q", key, u.name, res.StatusCode, webtest.Excerpt(body), webtest.Excerpt(wantBody))
 				}
 			case u.rank < ranks[need]:
 				if res.StatusCode != http.StatusForbidden || !strings.Contains(body, "Not allowed") {

@@ -49,6 +49,10 @@ type BoardReader interface {
 	Board(ctx context.Context, id string) (board.Board, error)
 }
 
+// BoardNotFound is the answer Board gives for an unknown board id: also the
+// console's answer about a board the user holds no role on.
+func BoardNotFound(id string) error { return notFound(id, board.ErrNotFound) }
+
 // Board reads the board with the given id, or a 404 Problem naming it.
 func Board(ctx context.Context, store BoardReader, id string) (board.Board, error) {
 	b, err := store.Board(ctx, id)
