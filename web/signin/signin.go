@@ -274,7 +274,7 @@ func (h *Handler) identity(claims map[string]any, next string) (access.Identity,
 		return access.Identity{}, refused(http.StatusForbidden, "No email address", "Your organisation's sign-in did not give your email address, which this site needs to know who you are. Whoever runs this site should ask for the \"email\" scope (OIDC_SCOPES).", next)
 	case len(email) > access.MaxEmail:
 		return access.Identity{}, refused(http.StatusForbidden, "Address too long", "Your email address is longer than any this site keeps.", next)
-	case !h.opts.Config.AllowUnverified && claims["email_verified"] != true && claims["email_verified"] != "true":
+	case !verified(claims["email_verified"], h.opts.Config.AllowUnverified):
 		return access.Identity{}, refused(http.StatusForbidden, "Address not verified", "Your organisation's sign-in did not say that your email address is verified, so it cannot admit you to any board. Verify it there and sign in again.", next)
 	}
 	id := access.Identity{Email: email}
@@ -289,6 +289,18 @@ func (h *Handler) identity(claims map[string]any, next string) (access.Identity,
 		id.Groups = []string{g}
 	}
 	return id, nil
+}
+
+// verified reads email_verified: true, or absent when the site allows it
+// (a provider that never sends the claim); never false.
+func verified(claim any, allowAbsent bool) bool {
+	switch claim {
+	case true, "true":
+		return true
+	case nil:
+		return allowAbsent
+	}
+	return false
 }
 
 // startSession signs the person in: as the console account named by their
