@@ -47,8 +47,9 @@ type ErasureRecord struct {
 	Done      bool // every part finished; Pseudonym and Cut are no longer kept
 	Pseudonym string
 	Mode      board.EraseMode
-	// Cut is the newest entry of the board's audit stream before the
-	// erasure: entries up to it that name the id are the erased member's.
+	// Cut is the id of the erasure's own entry in the board's audit
+	// stream: entries up to it that name the id are the erased member's,
+	// later ones whoever holds the id since.
 	Cut string
 	raw string
 }
@@ -192,12 +193,13 @@ func (s eraser) FinishErasure(ctx context.Context, boardID, member string, rec E
 }
 
 // Redaction is what an erasure takes out of audit entries: the member's id
-// (replaced by Pseudonym) and the display names it had, in the entries up
-// to Cut (lua/lib/redact.lua says how; audit/redact.go is its twin in Go).
+// (replaced by Pseudonym) and the display names it had, in the entries of
+// Board up to Cut (lua/lib/redact.lua says how; audit/redact.go is its twin
+// in Go).
 type Redaction struct {
-	Member, Pseudonym string
-	Names             []string
-	Cut               string
+	Board, Member, Pseudonym string
+	Names                    []string
+	Cut                      string
 }
 
 // redactChunk is how many entries each call of redactstream.lua copies: a
@@ -226,9 +228,9 @@ func (s eraser) RedactStream(ctx context.Context, key string, r Redaction) (int,
 	for range 3 {
 		after, changed := "", 0
 		for {
-			reply, err := scripts.redactstream.call(2, 6+len(names)).key("stream", key).key("copy", cp).
+			reply, err := scripts.redactstream.call(2, 7+len(names)).key("stream", key).key("copy", cp).
 				arg("member", r.Member).arg("pseudonym", r.Pseudonym).arg("cut", r.Cut).arg("after", after).
-				arg("count", redactChunk).arg("ttl", redactTTL.Milliseconds()).args("names", names...).run(ctx, s.rdb).Result()
+				arg("count", redactChunk).arg("ttl", redactTTL.Milliseconds()).arg("board", r.Board).args("names", names...).run(ctx, s.rdb).Result()
 			if err != nil {
 				return 0, fmt.Errorf("board: redact %s: %w", key, err)
 			}

@@ -149,7 +149,7 @@ func (f *fixture) erase(b *board.Board, member string, mode board.EraseMode) (st
 		f.t.Fatal(err)
 	}
 	for _, s := range streams {
-		if _, err := f.store.RedactStream(f.ctx, s, Redaction{Member: member, Pseudonym: p, Names: st.Names, Cut: st.Record.Cut}); err != nil {
+		if _, err := f.store.RedactStream(f.ctx, s, Redaction{Board: b.ID, Member: member, Pseudonym: p, Names: st.Names, Cut: st.Record.Cut}); err != nil {
 			f.t.Fatal(err)
 		}
 	}

@@ -10,9 +10,9 @@
 -- standings following, and renames it in the rest. Closed periods the
 -- archiver copied are marked changed, so their copy is made again. The
 -- audit streams are rewritten afterwards, a chunk at a time
--- (redactstream.lua); this step records where they stop (cut) in the
--- erasure's record, and appends its own entry, which names the pseudonym
--- only.
+-- (redactstream.lua); this step appends its own entry, which names the
+-- pseudonym only, and records its id (the cut: where the member's entries
+-- stop) in the erasure's record.
 -- uses: teams, audit, freeze, erase
 -- KEYS: 1 def, 2 names, 3 names_lc, 4 names_idx, 5 recent, 6 periods,
 --   7 archive (archive state), 8 freeze (the marker), 9 team (member ->
@@ -191,15 +191,14 @@ if found == 0 and a_force ~= '1' then
   if rec then return {'ok', 'record', rec} end
   return {'ok', 'none'}
 end
--- The record: the audit streams' entries up to cut are the member's; the
--- later ones are whoever holds the id from now on.
-local last = redis.call('XREVRANGE', k_audit, '+', '-', 'COUNT', 1)
-local cut = '0-0'
-if #last > 0 then cut = last[1][1] end
-rec = table.concat({'pending', NEW, a_mode, cut}, ' ')
-redis.call('HSET', k_erasures, a_digest, rec)
+-- The erasure's own entry names the pseudonym only; the record's cut is
+-- its id: entries up to it that name the id are the member's, later ones
+-- are whoever holds the id from now on.
 local after = 'pseudonymised as ' .. NEW
 if REMOVE then after = 'removed from the open periods (' .. NEW .. ' in closed ones)' end
 audit_add(k_audit, k_audit_actor, k_audit_actors, a_audit_keep, a_actor, {'t', now_ms(), 'actor', a_actor, 'action', 'member.erase',
   'board', string.match(k_def, '^lb:{(.*)}:def$'), 'member', NEW, 'before', '(an erased member)', 'after', after, 'reason', ''})
+local cut = redis.call('XREVRANGE', k_audit, '+', '-', 'COUNT', 1)[1][1]
+rec = table.concat({'pending', NEW, a_mode, cut}, ' ')
+redis.call('HSET', k_erasures, a_digest, rec)
 return {'ok', 'erased', rec, found, names, touched}

@@ -12,7 +12,8 @@
 -- ARGV: 1 member, 2 pseudonym, 3 cut (entries up to this id are the
 --   member's; later ones are whoever holds the id since), 4 after (the last
 --   id copied; '' at the start), 5 count (entries per call), 6 ttl (ms: the
---   copy expires should the rewrite stop), 7.. names (the member's)
+--   copy expires should the rewrite stop), 7 board (only entries of this
+--   board are redacted; '' every entry), 8.. names (the member's)
 -- Returns {'more', last id copied, entries changed}, {'done', entries
 -- changed} once the stream is replaced (or found empty), or {'again'}.
 local k_stream = KEYS[1]
@@ -23,7 +24,8 @@ local a_cut = ARGV[3]
 local a_after = ARGV[4]
 local a_count = ARGV[5]
 local a_ttl = ARGV[6]
-local ARGV_FIXED = 6
+local a_board = ARGV[7]
+local ARGV_FIXED = 7
 local names = {}
 for i = ARGV_FIXED + 1, #ARGV do names[#names + 1] = ARGV[i] end
 local function le(a, b)
@@ -44,7 +46,7 @@ local es = redis.call('XRANGE', k_stream, start, '+', 'COUNT', count)
 local changed = 0
 for _, e in ipairs(es) do
   local f = e[2]
-  if le(e[1], a_cut) and redact_entry(f, a_member, a_pseudonym, names) then changed = changed + 1 end
+  if le(e[1], a_cut) and redact_entry(f, a_member, a_pseudonym, names, a_board) then changed = changed + 1 end
   redis.call('XADD', k_copy, e[1], unpack(f))
 end
 if #es == count then

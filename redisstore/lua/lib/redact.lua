@@ -63,13 +63,14 @@ local function redact_lines(text, old, new, clear, names)
   return table.concat(lines, '\n'), changed
 end
 
--- redact_entry applies the rule to f; names are the display names the member
--- had (the names this entry shows it with count too). Returns whether
--- anything changed.
-local function redact_entry(f, old, new, names)
+-- redact_entry applies the rule to f, an entry of board (its board field;
+-- '' any); names are the display names the member had (the names this
+-- entry shows it with count too). Returns whether anything changed.
+local function redact_entry(f, old, new, names, board)
   local at = {}
   for i = 1, #f - 1, 2 do at[f[i]] = i + 1 end
   local function get(k) return at[k] and f[at[k]] end
+  if board ~= '' and get('board') ~= board then return false end
   local needles = {old}
   for _, n in ipairs(names) do needles[#needles + 1] = n end
   local about, changed = false, false
