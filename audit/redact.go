@@ -139,9 +139,9 @@ type Rewriter interface {
 	RedactStream(ctx context.Context, key string, r redisstore.Redaction) (int, error)
 }
 
-// lastID stands after every entry id: the legacy streams' entries are all
-// older than any erasure.
-const lastID = "18446744073709551615-18446744073709551615"
+// LastID stands after every entry id: a redaction's cut that takes every
+// entry (the legacy streams' entries are all older than any erasure).
+const LastID = "18446744073709551615-18446744073709551615"
 
 // RedactLegacy rewrites the streams earlier versions wrote a board's
 // entries to (the legacy board stream, the global one and its actors'),
@@ -149,8 +149,8 @@ const lastID = "18446744073709551615-18446744073709551615"
 // changed. The board's own streams are redisstore's (Rewriter does them).
 // The global streams hold every board's entries; only the board's change.
 func (l *Log) RedactLegacy(ctx context.Context, w Rewriter, r redisstore.Redaction) (int, error) {
-	r.Cut = lastID
-	legacy := legacyBoardKey + r.Board
+	r.Cut = LastID
+	legacy := LegacyStream(r.Board)
 	first, actors, err := l.legacyMentions(ctx, legacy, r)
 	if err != nil || first == "" {
 		return 0, err
@@ -170,6 +170,10 @@ func (l *Log) RedactLegacy(ctx context.Context, w Rewriter, r redisstore.Redacti
 	}
 	return n, errors.Join(errs...)
 }
+
+// LegacyStream is the stream earlier versions wrote a board's entries to;
+// the board's listing still reads it.
+func LegacyStream(boardID string) string { return legacyBoardKey + boardID }
 
 // legacyMentions reads the legacy board stream for entries the redaction
 // changes: the first one's id ("" none) and the actors of them all. The

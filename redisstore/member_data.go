@@ -1,10 +1,12 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -50,7 +52,9 @@ func (s eraser) MemberData(ctx context.Context, b *board.Board, member string, m
 	if err != nil {
 		return MemberData{}, err
 	}
-	slices.SortFunc(ps, func(x, y board.Period) int { return y.Start.Compare(x.Start) })
+	slices.SortFunc(ps, func(x, y board.Period) int {
+		return cmp.Or(y.Start.Compare(x.Start), strings.Compare(x.String(), y.String()))
+	})
 	ctx = LiveStandings(ctx)
 	for from := 0; from < len(ps) && !out.More; from += memberChunk {
 		sts, err := s.standings(ctx, b, ps[from:min(len(ps), from+memberChunk)], []string{member})
