@@ -20,6 +20,7 @@ import (
 	"podium/access"
 	"podium/audit"
 	"podium/hooks"
+	"podium/memberdata"
 	"podium/web/admin"
 	"podium/web/api"
 	"podium/web/pages"
@@ -58,6 +59,9 @@ type Admin struct {
 	// Hooks keeps the boards' webhooks (hooks.Registry); nil: the console
 	// has no webhook pages.
 	Hooks *hooks.Registry
+	// Members is a member's data and its erasure, in the console and the
+	// API; nil: neither offers them.
+	Members *memberdata.Service
 }
 
 // Options configure the server.
@@ -179,11 +183,19 @@ func New(opts Options) *Server {
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if a := opts.Admin; a != nil {
 		forget := Forgetter{Links: a.Links, Embeds: a.Embeds, Archive: a.Archive, Accounts: a.Accounts, Grants: a.Grants}.Forget
-		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Forget: forget, Limiter: a.Limiter, Audit: a.Audit,
-			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger})
+		apiOpts := api.Options{Store: a.Store, Keys: a.Keys, Forget: forget, Limiter: a.Limiter, Audit: a.Audit,
+			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger}
+		if a.Members != nil { // never a typed nil in the interface
+			apiOpts.Members = a.Members
+		}
+		s.api = api.New(apiOpts)
 		s.api.Routes(e)
-		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Grants: a.Grants, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
-			Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}).Routes(e)
+		adminOpts := admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Grants: a.Grants, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
+			Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}
+		if a.Members != nil {
+			adminOpts.Members = a.Members
+		}
+		admin.New(adminOpts).Routes(e)
 	}
 	return s
 }
