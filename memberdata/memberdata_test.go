@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -251,4 +252,55 @@ func pad(id string) string {
 	ms, rest, _ := strings.Cut(id, "-")
 	seq, _, _ := strings.Cut(rest, ".")
 	return fmt.Sprintf("%020s-%020s", ms, seq)
+}
+
+// TestEraseDuringWrites: scores sent for the member while it is erased
+// each land wholly before the erasure (under the pseudonym) or after it,
+// as a new member of the id: together they add up, and the audit log names
+// the id only in entries written after the erasure's own.
+func TestEraseDuringWrites(t *testing.T) {
+	backends(t, func(t *testing.T, f *fixture) {
+		f.history()
+		const writers, each = 4, 20
+		var wg sync.WaitGroup
+		for range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range each {
+					if _, err := f.svc.Store.Submit(f.ctx, f.b.ID, board.Submission{Member: "alice", Op: board.Incr, Score: 1}, root); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+		}
+		out, err := f.svc.Erase(f.ctx, &f.b, "alice", board.Pseudonymise, root)
+		wg.Wait()
+		if err != nil || out.Status != board.ErasedNow {
+			t.Fatalf("erase: %+v %v", out, err)
+		}
+		all := board.Period{Kind: board.AllTime}
+		sts, err := f.svc.Store.Ranks(redisstore.LiveStandings(f.ctx), &f.b, all, []string{out.Pseudonym, "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sts[0].Score + sts[1].Score; got != 18+writers*each {
+			t.Errorf("all time: %g under the pseudonym, %g as the new alice; want %d", sts[0].Score, sts[1].Score, 18+writers*each)
+		}
+		msgs, err := f.rdb.XRange(f.ctx, redisstore.AuditStream(f.b.ID), "-", "+").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		erased := false
+		for _, m := range msgs {
+			if m.Values["action"] == "member.erase" {
+				erased = true
+			} else if !erased && strings.Contains(fmt.Sprint(m.Values), "alice") {
+				t.Errorf("an entry before the erasure names alice: %v", m.Values)
+			}
+		}
+		if !erased {
+			t.Error("no erasure entry")
+		}
+	})
 }
