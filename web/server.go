@@ -181,23 +181,27 @@ func New(opts Options) *Server {
 	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export,
 		History: opts.History, Gate: gate, TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
-	if a := opts.Admin; a != nil {
-		forget := Forgetter{Links: a.Links, Embeds: a.Embeds, Archive: a.Archive, Accounts: a.Accounts, Grants: a.Grants}.Forget
-		apiOpts := api.Options{Store: a.Store, Keys: a.Keys, Forget: forget, Limiter: a.Limiter, Audit: a.Audit,
-			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger}
-		if a.Members != nil { // never a typed nil in the interface
-			apiOpts.Members = a.Members
-		}
-		s.api = api.New(apiOpts)
-		s.api.Routes(e)
-		adminOpts := admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Grants: a.Grants, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
-			Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}
-		if a.Members != nil {
-			adminOpts.Members = a.Members
-		}
-		admin.New(adminOpts).Routes(e)
+	if opts.Admin != nil {
+		s.mountAdmin(e, opts.Admin, gate)
 	}
 	return s
+}
+
+// mountAdmin mounts the parts that change boards: the API (its writes
+// and, with them, its reads) and the console.
+func (s *Server) mountAdmin(e *echo.Echo, a *Admin, gate *request.Gate) {
+	opts := s.opts
+	forget := Forgetter{Links: a.Links, Embeds: a.Embeds, Archive: a.Archive, Accounts: a.Accounts, Grants: a.Grants}.Forget
+	apiOpts := api.Options{Store: a.Store, Keys: a.Keys, Forget: forget, Limiter: a.Limiter, Audit: a.Audit,
+		KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger}
+	adminOpts := admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Grants: a.Grants, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
+		Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}
+	if a.Members != nil { // never a typed nil in the interfaces
+		apiOpts.Members, adminOpts.Members = a.Members, a.Members
+	}
+	s.api = api.New(apiOpts)
+	s.api.Routes(e)
+	admin.New(adminOpts).Routes(e)
 }
 
 // ServeHTTP makes the server an http.Handler.
