@@ -22,6 +22,7 @@ import (
 	"podium/audit"
 	"podium/hooks"
 	"podium/live"
+	"podium/memberdata"
 	"podium/redisstore"
 	"podium/web"
 	"podium/web/signin"
@@ -121,7 +122,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opt ...Option) (_ *A
 		a.Archiver = &archive.Archiver{Store: a.Store, DB: a.Archive, Grace: cfg.ArchiveGrace, Log: log}
 		a.Admin.Audit.SetArchive(a.Archive) // the console pages on from Redis into archived entries
 		a.Admin.Archive = a.Archive         // a deleted board's periods go with it
+		a.Admin.Members.Archiver = a.Archiver
 	}
+	a.Admin.Members.Log = log
 	if cfg.Demo {
 		if a.demo, err = prepareDemo(ctx, a.Store, a.Redis, cfg, log); err != nil {
 			return nil, err
@@ -217,10 +220,12 @@ func NewAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config) *w
 
 // newAdmin is NewAdmin hashing new passwords at cost (0: bcrypt's default).
 func newAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config, cost int) *web.Admin {
+	log := audit.New(rdb)
 	return &web.Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, cost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Grants: access.NewGrants(rdb), Allow: access.NewAllowLists(rdb), Links: access.NewLinks(rdb), Embeds: access.NewEmbeds(rdb), Limiter: access.NewLimiter(rdb), Audit: audit.New(rdb), Signer: access.NewSigner(rdb),
+		Keys: access.NewKeys(rdb), Grants: access.NewGrants(rdb), Allow: access.NewAllowLists(rdb), Links: access.NewLinks(rdb), Embeds: access.NewEmbeds(rdb), Limiter: access.NewLimiter(rdb), Audit: log, Signer: access.NewSigner(rdb),
 		KeyLimit: cfg.KeyLimit, AddrLimit: cfg.AddrLimit, Hooks: hooks.NewRegistry(rdb, nil, hooks.AllowPrivate(cfg.Hooks.AllowPrivate)),
+		Members: &memberdata.Service{Store: store, Audit: log}, // its archive, if any, is set by New
 	}
 }
 

@@ -33,4 +33,4 @@ func closedField(k board.Kind) string { return "closed:" + string(k) }
 
 // group is the consumer group every replica reads a board's queue in:
 // Redis hands each entry to one consumer.
-const group = "podium"
+const group = redisstore.HooksGroup

@@ -38,6 +38,9 @@ import (
 //	lb:{chess}:r:7d:b:2026-11-22   zset: one bucket of the window (hours: r:24h:b:2026-11-22T13, UTC), see window.go
 //	lb:{chess}:r:7d:bs             set: the window's bucket ids that hold data
 //	lb:{chess}:r:state             hash: per window, the oldest bucket still in it (its floor)
+//	lb:{chess}:erasures            hash: digest of an erased member's id -> "pending <pseudonym> <mode> <cut>"
+//	                               while its erasure runs, "done <mode>" once finished (erase.go)
+//	lb:{chess}:redact:<hex>        stream with a TTL: an audit stream being rewritten by an erasure
 //	lb:{chess}:hooks               hash: the board's webhooks (package hooks); every other key of
 //	                               its webhooks is named lb:{chess}:hooks:<...> (hooks/keys.go)
 const (
@@ -65,6 +68,7 @@ func idemKey(id, key string) string  { return tagOf(id) + ":idem:" + key }
 func schedKey(id string) string      { return tagOf(id) + ":sched" }
 func genKey(id string) string        { return tagOf(id) + ":gen" }
 func entriesKey(zset string) string  { return zset + ":e" }
+func erasuresKey(id string) string   { return tagOf(id) + ":erasures" }
 
 // HooksKey is the hash of a board's webhook registrations (package hooks,
 // whose other keys are named after it: HooksKey(id) + ":..."). Deleting the

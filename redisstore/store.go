@@ -12,28 +12,31 @@ import (
 
 // scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
 var scripts = struct {
-	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, teambuild, freeze, note *luaScript
+	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, teambuild, freeze, note, erase, erased, redactstream *luaScript
 }{
-	submit:    load("submit"),
-	view:      load("view"),
-	standing:  load("standing"),
-	search:    load("search"),
-	remove:    load("remove"),
-	reset:     load("reset"),
-	rename:    load("rename"),
-	putdef:    load("putdef"),
-	dropboard: load("dropboard"),
-	reindex:   load("reindex"),
-	upgrade:   load("upgrade"),
-	sched:     load("sched"),
-	snapshot:  load("snapshot"),
-	dropsnap:  load("dropsnap"),
-	expire:    load("expire"),
-	roll:      load("roll"),
-	setteam:   load("setteam"),
-	teambuild: load("teambuild"),
-	freeze:    load("freeze"),
-	note:      load("note"),
+	submit:       load("submit"),
+	view:         load("view"),
+	standing:     load("standing"),
+	search:       load("search"),
+	remove:       load("remove"),
+	reset:        load("reset"),
+	rename:       load("rename"),
+	putdef:       load("putdef"),
+	dropboard:    load("dropboard"),
+	reindex:      load("reindex"),
+	upgrade:      load("upgrade"),
+	sched:        load("sched"),
+	snapshot:     load("snapshot"),
+	dropsnap:     load("dropsnap"),
+	expire:       load("expire"),
+	roll:         load("roll"),
+	setteam:      load("setteam"),
+	teambuild:    load("teambuild"),
+	freeze:       load("freeze"),
+	note:         load("note"),
+	erase:        load("erase"),
+	erased:       load("erased"),
+	redactstream: load("redactstream"),
 }
 
 // load makes the script lua/<name>.lua, after the libraries of lua/lib/ its
@@ -63,8 +66,9 @@ const (
 // surface.go for each part's interface): catalog (boards.go, cache.go),
 // reader (read.go, views.go, past.go, recent changes), writer (submit.go,
 // group.go, members.go), teamStore (team.go), freezer (freeze.go), upkeep
-// (window.go, function.go, outside.go: the background work) and snapshots
-// (snapshot.go: the archiver's). Each part reaches the shared state below
+// (window.go, function.go, outside.go: the background work), snapshots
+// (snapshot.go: the archiver's) and eraser (erase.go, member_data.go: a
+// member's data and its erasure). Each part reaches the shared state below
 // through the Store it belongs to.
 type Store struct {
 	catalog
@@ -74,6 +78,7 @@ type Store struct {
 	freezer
 	upkeep
 	snapshots
+	eraser
 
 	rdb       redis.UniversalClient
 	now       func() time.Time
@@ -114,7 +119,7 @@ func WithWriteHook(f func(ctx context.Context, keys ...string)) Option {
 func NewStore(rdb redis.UniversalClient, opts ...Option) *Store {
 	s := &Store{rdb: rdb, now: time.Now, recentLen: DefaultRecentLen, idemTTL: DefaultIdemTTL, defTTL: DefaultDefinitionTTL, auditKeep: DefaultAuditKeep}
 	s.catalog, s.reader, s.writer, s.teamStore = catalog{s}, reader{s}, writer{s}, teamStore{s}
-	s.freezer, s.upkeep, s.snapshots = freezer{s}, upkeep{s}, snapshots{s}
+	s.freezer, s.upkeep, s.snapshots, s.eraser = freezer{s}, upkeep{s}, snapshots{s}, eraser{s}
 	for _, o := range opts {
 		o(s)
 	}

@@ -89,6 +89,15 @@ type Snapshots interface {
 	DropStaleSnapshots(ctx context.Context, b *board.Board) (int, error)
 }
 
+// Eraser is a member's data in Redis, and its erasure there (erase.go, member_data.go).
+type Eraser interface {
+	MemberData(ctx context.Context, b *board.Board, member string, max int) (MemberData, error)
+	EraseMember(ctx context.Context, boardID string, e Erasure) (EraseStep, error)
+	FinishErasure(ctx context.Context, boardID, member string, rec ErasureRecord) error
+	RedactStream(ctx context.Context, key string, r Redaction) (int, error)
+	AuditStreams(ctx context.Context, boardID string) ([]string, error)
+}
+
 // The parts of a Store; each reaches the shared state through its Store.
 type (
 	catalog   struct{ *Store }
@@ -98,6 +107,7 @@ type (
 	freezer   struct{ *Store }
 	upkeep    struct{ *Store }
 	snapshots struct{ *Store }
+	eraser    struct{ *Store }
 )
 
 var (
@@ -108,4 +118,5 @@ var (
 	_ Freezer   = freezer{}
 	_ Upkeep    = upkeep{}
 	_ Snapshots = snapshots{}
+	_ Eraser    = eraser{}
 )

@@ -20,6 +20,7 @@ import (
 	"podium/access"
 	"podium/audit"
 	"podium/hooks"
+	"podium/memberdata"
 	"podium/web/admin"
 	"podium/web/api"
 	"podium/web/pages"
@@ -61,6 +62,9 @@ type Admin struct {
 	// Hooks keeps the boards' webhooks (hooks.Registry); nil: the console
 	// has no webhook pages.
 	Hooks *hooks.Registry
+	// Members is a member's data and its erasure, in the console and the
+	// API; nil: neither offers them.
+	Members *memberdata.Service
 }
 
 // Options configure the server.
@@ -185,20 +189,32 @@ func New(opts Options) *Server {
 	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export,
 		History: opts.History, Gate: gate, TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
-	if a := opts.Admin; a != nil {
-		forget := Forgetter{Links: a.Links, Embeds: a.Embeds, Archive: a.Archive, Accounts: a.Accounts, Grants: a.Grants, Allow: a.Allow}.Forget
-		s.api = api.New(api.Options{Store: a.Store, Keys: a.Keys, Forget: forget, Limiter: a.Limiter, Audit: a.Audit,
-			KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger})
-		s.api.Routes(e)
-		orgSignIn := opts.OIDC.Enabled() && a.Allow != nil
-		if orgSignIn {
-			signin.New(signin.Options{Config: opts.OIDC, Sessions: a.Sessions, Accounts: a.Accounts, Signer: a.Signer,
-				TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
-		}
-		admin.New(admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Grants: a.Grants, Allow: a.Allow, OrgSignIn: orgSignIn, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
-			Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}).Routes(e)
+	if opts.Admin != nil {
+		s.mountAdmin(e, opts.Admin, gate)
 	}
 	return s
+}
+
+// mountAdmin mounts the parts that change boards: the API (its writes
+// and, with them, its reads) and the console.
+func (s *Server) mountAdmin(e *echo.Echo, a *Admin, gate *request.Gate) {
+	opts := s.opts
+	forget := Forgetter{Links: a.Links, Embeds: a.Embeds, Archive: a.Archive, Accounts: a.Accounts, Grants: a.Grants, Allow: a.Allow}.Forget
+	apiOpts := api.Options{Store: a.Store, Keys: a.Keys, Forget: forget, Limiter: a.Limiter, Audit: a.Audit,
+		KeyLimit: a.KeyLimit, AddrLimit: a.AddrLimit, Export: opts.Export, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, Gate: gate, Logger: opts.Logger}
+	orgSignIn := opts.OIDC.Enabled() && a.Allow != nil
+	if orgSignIn {
+		signin.New(signin.Options{Config: opts.OIDC, Sessions: a.Sessions, Accounts: a.Accounts, Signer: a.Signer,
+			TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
+	}
+	adminOpts := admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Grants: a.Grants, Allow: a.Allow, OrgSignIn: orgSignIn, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
+		Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}
+	if a.Members != nil { // never a typed nil in the interfaces
+		apiOpts.Members, adminOpts.Members = a.Members, a.Members
+	}
+	s.api = api.New(apiOpts)
+	s.api.Routes(e)
+	admin.New(adminOpts).Routes(e)
 }
 
 // ServeHTTP makes the server an http.Handler.

@@ -38,6 +38,8 @@ frozen_board_expire(tag, 0)
 for _, t in ipairs(redis.call('SMEMBERS', tag .. ':teams')) do redis.call('DEL', tag .. ':team:m:' .. t) end
 redis.call('DEL', tag .. ':team', tag .. ':teams')
 redis.call('DEL', tag .. ':r:state')
+-- Its erasure records: a board made again under the id has erased nobody.
+redis.call('DEL', tag .. ':erasures')
 -- A frozen board's public copies (freeze.lua) go with it.
 local frozen = redis.call('HGET', k_freeze, 'keys') or ''
 for _, dst in string.gmatch(frozen, '(%S+) (%S+)') do

@@ -68,8 +68,11 @@ type Options struct {
 	TrustProxy bool
 	// Live streams the live standings a board's page shows admins; nil:
 	// the page shows them as read, without updates.
-	Live   LiveServer
-	Logger *slog.Logger
+	Live LiveServer
+	// Members is a member's data and its erasure, for the board's owner;
+	// nil: the console offers neither.
+	Members Members
+	Logger  *slog.Logger
 }
 
 // Handler serves the console.

@@ -66,7 +66,7 @@ func (s *Handler) need(r access.Role) echo.MiddlewareFunc {
 func refusal(need, have access.Role, title string) string {
 	what := map[access.Role]string{
 		access.Scorekeeper: "Changing scores, names, teams, resets and freezes needs the scorekeeper or owner role",
-		access.Owner:       "Changing the board's definition, visibility, sharing, roles, webhooks or deleting it needs the owner role",
+		access.Owner:       "Changing the board's definition, visibility, sharing, roles or webhooks, a member's data and its erasure, or deleting the board needs the owner role",
 	}[need]
 	return what + " on “" + title + "”; you are its " + have.String() + ". An owner of the board or a site admin can change your role."
 }

@@ -49,6 +49,11 @@ func (s *Handler) Routes(e *echo.Echo) {
 	a.POST("/boards/:board/reset", s.resetPeriod, scorekeeper)
 	a.POST("/boards/:board/rename", s.renameMember, scorekeeper)
 	a.POST("/boards/:board/team", s.setTeam, scorekeeper)
+	if s.opts.Members != nil {
+		a.GET("/boards/:board/data", s.memberData, owner)
+		a.GET("/boards/:board/erase", s.erasePage, owner)
+		a.POST("/boards/:board/erase", s.eraseMember, owner)
+	}
 	s.hookRoutes(a, owner)
 	a.POST("/boards/:board/freeze", s.freezeBoard, scorekeeper)
 	a.POST("/boards/:board/unfreeze", s.unfreezeBoard, scorekeeper)

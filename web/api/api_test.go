@@ -15,13 +15,14 @@ import (
 
 	"podium/board"
 	"podium/hooks"
+	"podium/memberdata"
 )
 
 // TestOpenAPIMatchesRoutes: every API route is documented with its method,
 // and every documented operation is a route.
 func TestOpenAPIMatchesRoutes(t *testing.T) {
 	e := echo.New()
-	New(Options{Export: exportNothing{}, Hooks: hooks.NewRegistry(nil, nil)}).Routes(e) // every optional route on
+	New(Options{Export: exportNothing{}, Hooks: hooks.NewRegistry(nil, nil), Members: noMembers{}}).Routes(e) // every optional route on
 	var routes []string
 	for _, r := range e.Routes() {
 		if !strings.HasPrefix(r.Path, "/api/v1/") || strings.HasSuffix(r.Path, "/*") || r.Method == "HEAD" { // HEAD mirrors each GET
@@ -111,4 +112,15 @@ func TestOpenAPIDeliveryErrors(t *testing.T) {
 	if len(got) == 0 || !slices.Equal(got, hooks.Failures) {
 		t.Fatalf("Delivery.error lists %q, the runner writes %q", got, hooks.Failures)
 	}
+}
+
+// noMembers is a Members that holds nothing, for route listings.
+type noMembers struct{}
+
+func (noMembers) Data(context.Context, *board.Board, string) (memberdata.Data, error) {
+	return memberdata.Data{}, memberdata.ErrNoMember
+}
+
+func (noMembers) Erase(context.Context, *board.Board, string, board.EraseMode, board.Author) (board.Erased, error) {
+	return board.Erased{}, memberdata.ErrNoMember
 }

@@ -29,6 +29,8 @@ func TestAPIOnCluster(t *testing.T) {
 		"APIExactNumbers":             TestAPIExactNumbers,
 		"APIHonestSubmitErrors":       TestAPIHonestSubmitErrors,
 		"APIRollingWindows":           TestAPIRollingWindows,
+		"MemberDataDownload":          TestMemberDataDownload,
+		"EraseOverTheAPI":             TestEraseOverTheAPI,
 	} {
 		t.Run(name, test)
 	}

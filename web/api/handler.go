@@ -55,6 +55,8 @@ type Options struct {
 	DefaultTZ string
 	// Export serves whole periods as CSV and JSON; nil: no export route.
 	Export request.Exporter
+	// Members is a member's data and its erasure; nil: no such routes.
+	Members Members
 	// Gate decides what a request may read (web/request/gate.go); nil: a
 	// gate that knows the API keys and no share links.
 	Gate   *request.Gate

@@ -56,6 +56,10 @@ func TestOpenAPIResponses(t *testing.T) {
 	}
 
 	all, chessOnly := f.Key("ops", ""), f.Key("chess bot", "chess")
+	_, reader, err := f.Admin.Keys.Create(ctx, "chess reader", "chess", true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Webhooks: one to delete, one to test, and a board with its ten.
 	chess, _ := f.Store.Board(ctx, "chess")
 	raw, _ := f.Store.Board(ctx, "raw")
@@ -235,6 +239,23 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"unfreeze again", "DELETE", "/boards/chess/freeze", all, "", nil, 409},
 
 		{"remove from every period", "DELETE", "/boards/chess/members/bob", all, "", nil, 200},
+
+		{"member data", "GET", "/boards/chess/members/dan/data", chessOnly, "", nil, 200},
+		{"member data without key", "GET", "/boards/chess/members/dan/data", "", "", nil, 401},
+		{"member data with a read-only key", "GET", "/boards/chess/members/dan/data", reader, "", nil, 403},
+		{"member data of an unknown member", "GET", "/boards/chess/members/ghost/data", all, "", nil, 404},
+		{"member data of an unknown board", "GET", "/boards/nope/members/dan/data", all, "", nil, 404},
+		{"member data of a bad member id", "GET", "/boards/chess/members/" + long + "/data", all, "", nil, 422},
+		{"erase", "POST", "/boards/chess/members/dan/erase", chessOnly, `{"mode":"remove"}`, nil, 200},
+		{"erase again", "POST", "/boards/chess/members/dan/erase", all, "", nil, 200},
+		{"erase with no body", "POST", "/boards/chess/members/fay/erase", all, "", nil, 200},
+		{"erase malformed", "POST", "/boards/chess/members/ann/erase", all, `{"mode":`, nil, 400},
+		{"erase without key", "POST", "/boards/chess/members/ann/erase", "", "", nil, 401},
+		{"erase with a read-only key", "POST", "/boards/chess/members/ann/erase", reader, "", nil, 403},
+		{"erase with another board's key", "POST", "/boards/league/members/ann/erase", chessOnly, "", nil, 403},
+		{"erase an unknown member", "POST", "/boards/chess/members/ghost/erase", all, "", nil, 404},
+		{"erase too large", "POST", "/boards/chess/members/ann/erase", all, `{"mode":"` + strings.Repeat("x", 1_000_001) + `"}`, nil, 413},
+		{"erase in a bad mode", "POST", "/boards/chess/members/ann/erase", all, `{"mode":"shred"}`, nil, 422},
 		{"delete with a board's key", "DELETE", "/boards/sprint", chessOnly, "", nil, 403},
 		{"delete without key", "DELETE", "/boards/sprint", "", "", nil, 401},
 		{"delete", "DELETE", "/boards/sprint", all, "", nil, 204},

@@ -220,6 +220,8 @@ func sampleRequest(t *testing.T, operationID, key string) apiCase {
 		"getHook":          {method: "GET", path: "/boards/chess/hooks/nope", key: key},
 		"updateHook":       {method: "PATCH", path: "/boards/chess/hooks/nope", key: key, body: `{"enabled":false}`},
 		"rotateHookSecret": {method: "POST", path: "/boards/chess/hooks/nope/secret", key: key},
+		"getMemberData":    {method: "GET", path: "/boards/chess/members/ann/data", key: key},
+		"eraseMember":      {method: "POST", path: "/boards/chess/members/ann/erase", key: key, body: `{"mode":"pseudonymise"}`},
 	}[operationID]
 	if !ok {
 		t.Fatalf("operation %q has no sample request: add one (every operation needs an operationId)", operationID)

@@ -17,35 +17,44 @@ func keyOf(c echo.Context) access.APIKey { k, _ := c.Get("apikey").(access.APIKe
 // per-key rate limit.
 func (s *Handler) requireKey(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		h := c.Request().Header.Get("Authorization")
-		secret, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok || secret == "" {
-			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="podium"`)
-			return apiErr(401, "unauthorized", "send an API key as Authorization: Bearer <key>")
-		}
-		key, err := s.opts.Keys.Authenticate(c.Request().Context(), strings.TrimSpace(secret))
-		if errors.Is(err, access.ErrBadKey) {
-			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="podium", error="invalid_token"`)
-			return apiErr(401, "unauthorized", "that API key is not valid (revoked or mistyped)")
-		}
-		if err != nil {
+		if err := s.authenticate(c); err != nil {
 			return err
 		}
-		okRate, retry, err := s.opts.Limiter.Allow(c.Request().Context(), "key:"+key.ID, s.opts.KeyLimit)
-		if err != nil {
-			return err
-		}
-		if !okRate {
-			ae := apiErr(429, "rate_limited", "this API key is over %d requests a minute; retry after %ds", s.opts.KeyLimit, int(retry.Seconds()+0.999))
-			ae.retry = retry
-			return ae
-		}
-		if key.ReadOnly {
-			return apiErr(403, "read_only_key", "API key %q is read-only: it reads private boards; this needs a key that may write", key.Name)
-		}
-		c.Set("apikey", key)
 		return next(c)
 	}
+}
+
+// authenticate checks the request's API key (a key that may write), and
+// its rate, and keeps the key for the handler (keyOf).
+func (s *Handler) authenticate(c echo.Context) error {
+	h := c.Request().Header.Get("Authorization")
+	secret, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok || secret == "" {
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="podium"`)
+		return apiErr(401, "unauthorized", "send an API key as Authorization: Bearer <key>")
+	}
+	key, err := s.opts.Keys.Authenticate(c.Request().Context(), strings.TrimSpace(secret))
+	if errors.Is(err, access.ErrBadKey) {
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="podium", error="invalid_token"`)
+		return apiErr(401, "unauthorized", "that API key is not valid (revoked or mistyped)")
+	}
+	if err != nil {
+		return err
+	}
+	okRate, retry, err := s.opts.Limiter.Allow(c.Request().Context(), "key:"+key.ID, s.opts.KeyLimit)
+	if err != nil {
+		return err
+	}
+	if !okRate {
+		ae := apiErr(429, "rate_limited", "this API key is over %d requests a minute; retry after %ds", s.opts.KeyLimit, int(retry.Seconds()+0.999))
+		ae.retry = retry
+		return ae
+	}
+	if key.ReadOnly {
+		return apiErr(403, "read_only_key", "API key %q is read-only: it reads private boards; this needs a key that may write", key.Name)
+	}
+	c.Set("apikey", key)
+	return nil
 }
 
 // limitAddr applies the per-client-address rate limit to every API request.
@@ -97,6 +106,10 @@ func (s *Handler) Routes(e *echo.Echo) {
 	g.Match(read, "/boards/:board/teams", s.apiTeams)
 	g.Match(read, "/boards/:board/teams/:team", s.apiTeam)
 	g.PUT("/boards/:board/members/:member/team", s.apiSetTeam, s.requireKey)
+	if s.opts.Members != nil {
+		g.GET("/boards/:board/members/:member/data", s.apiMemberData) // the gate first, then the key: a read of the board
+		g.POST("/boards/:board/members/:member/erase", s.apiEraseMember, s.requireKey)
+	}
 	if s.opts.Hooks != nil {
 		g.GET("/boards/:board/hooks", s.apiHooks, s.requireKey)
 		g.POST("/boards/:board/hooks", s.apiCreateHook, s.requireKey)

@@ -64,6 +64,7 @@ type ManageView struct {
 	Role                                  string // a board user's role on the board; "" for a site admin
 	CanScore, CanOwn                      bool   // the forms of a scorekeeper, the links of an owner
 	People                                bool   // roles exist: the People page
+	MemberData                            bool   // an owner may download a member's data and erase it
 	ID, Title, Meta, Public, Member, Name string
 	Teams                                 bool   // the board keeps team standings
 	Team                                  string // the looked-up member's team

@@ -512,6 +512,93 @@ func (e EntryTied) Valid() bool {
 	}
 }
 
+// Defines values for ErasureDone.
+const (
+	ErasureDoneArchive ErasureDone = "archive"
+	ErasureDoneAudit   ErasureDone = "audit"
+	ErasureDoneRecord  ErasureDone = "record"
+	ErasureDoneRedis   ErasureDone = "redis"
+)
+
+// Valid indicates whether the value is a known member of the ErasureDone enum.
+func (e ErasureDone) Valid() bool {
+	switch e {
+	case ErasureDoneArchive:
+		return true
+	case ErasureDoneAudit:
+		return true
+	case ErasureDoneRecord:
+		return true
+	case ErasureDoneRedis:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ErasureMode.
+const (
+	ErasureModePseudonymise ErasureMode = "pseudonymise"
+	ErasureModeRemove       ErasureMode = "remove"
+)
+
+// Valid indicates whether the value is a known member of the ErasureMode enum.
+func (e ErasureMode) Valid() bool {
+	switch e {
+	case ErasureModePseudonymise:
+		return true
+	case ErasureModeRemove:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ErasurePending.
+const (
+	ErasurePendingArchive ErasurePending = "archive"
+	ErasurePendingAudit   ErasurePending = "audit"
+	ErasurePendingRecord  ErasurePending = "record"
+	ErasurePendingRedis   ErasurePending = "redis"
+)
+
+// Valid indicates whether the value is a known member of the ErasurePending enum.
+func (e ErasurePending) Valid() bool {
+	switch e {
+	case ErasurePendingArchive:
+		return true
+	case ErasurePendingAudit:
+		return true
+	case ErasurePendingRecord:
+		return true
+	case ErasurePendingRedis:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ErasureStatus.
+const (
+	AlreadyErased ErasureStatus = "already_erased"
+	Erased        ErasureStatus = "erased"
+	Incomplete    ErasureStatus = "incomplete"
+)
+
+// Valid indicates whether the value is a known member of the ErasureStatus enum.
+func (e ErasureStatus) Valid() bool {
+	switch e {
+	case AlreadyErased:
+		return true
+	case Erased:
+		return true
+	case Incomplete:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ExportEntriesRawScore1.
 const (
 	MinusInf ExportEntriesRawScore1 = "-Inf"
@@ -659,6 +746,27 @@ func (e HookRegistrationPeriods) Valid() bool {
 	case HookRegistrationPeriodsWeek:
 		return true
 	case HookRegistrationPeriodsYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MemberDataTruncated.
+const (
+	MemberDataTruncatedArchived MemberDataTruncated = "archived"
+	MemberDataTruncatedAudit    MemberDataTruncated = "audit"
+	MemberDataTruncatedPeriods  MemberDataTruncated = "periods"
+)
+
+// Valid indicates whether the value is a known member of the MemberDataTruncated enum.
+func (e MemberDataTruncated) Valid() bool {
+	switch e {
+	case MemberDataTruncatedArchived:
+		return true
+	case MemberDataTruncatedAudit:
+		return true
+	case MemberDataTruncatedPeriods:
 		return true
 	default:
 		return false
@@ -1148,6 +1256,24 @@ func (e GetAroundParamsPeriod) Valid() bool {
 	}
 }
 
+// Defines values for EraseMemberJSONBodyMode.
+const (
+	EraseMemberJSONBodyModePseudonymise EraseMemberJSONBodyMode = "pseudonymise"
+	EraseMemberJSONBodyModeRemove       EraseMemberJSONBodyMode = "remove"
+)
+
+// Valid indicates whether the value is a known member of the EraseMemberJSONBodyMode enum.
+func (e EraseMemberJSONBodyMode) Valid() bool {
+	switch e {
+	case EraseMemberJSONBodyModePseudonymise:
+		return true
+	case EraseMemberJSONBodyModeRemove:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetTeamsParamsPeriod.
 const (
 	GetTeamsParamsPeriodAll     GetTeamsParamsPeriod = "all"
@@ -1478,10 +1604,64 @@ type Entry struct {
 // EntryTied Present (true) when a neighbour in this answer shares the rank; never on ordinal boards.
 type EntryTied bool
 
+// Erasure defines model for Erasure.
+type Erasure struct {
+	Board string `json:"board"`
+
+	// Done The parts this request did, in order: `redis` (scores in every period and window, names, teams, recent changes, webhook state and deliveries not yet sent), `audit` (the audit log in Redis), `archive` (archived periods and audit entries), `record`.
+	Done []ErasureDone `json:"done"`
+
+	// Mode The erasure's mode (an erasure sent again goes on in the mode it began with).
+	Mode ErasureMode `json:"mode"`
+
+	// Pending The parts left (status `incomplete`).
+	Pending *[]ErasurePending `json:"pending,omitempty"`
+
+	// Pseudonym The member's id from now on, where its scores stay (absent when already erased).
+	//
+	// Example: erased-3f9a0c1d2e4b5a69
+	Pseudonym *string       `json:"pseudonym,omitempty"`
+	Status    ErasureStatus `json:"status"`
+}
+
+// ErasureDone defines model for Erasure.Done.
+type ErasureDone string
+
+// ErasureMode The erasure's mode (an erasure sent again goes on in the mode it began with).
+type ErasureMode string
+
+// ErasurePending defines model for Erasure.Pending.
+type ErasurePending string
+
+// ErasureStatus defines model for Erasure.Status.
+type ErasureStatus string
+
+// ErasureFailed An erasure that stopped halfway (`erase_incomplete`, with `erasure`), or the data store unreachable (`unavailable`).
+type ErasureFailed struct {
+	Erasure *Erasure `json:"erasure,omitempty"`
+	Error   struct {
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
+		//
+		// Example: invalid
+		Code string `json:"code"`
+
+		// Field The request field or parameter at fault, e.g. `score`, `scores[3].score`, `limit`.
+		//
+		// Example: score
+		Field *string `json:"field,omitempty"`
+
+		// Fields Every field at fault, when the request was checked as a whole (422 `invalid`).
+		Fields *[]FieldIssue `json:"fields,omitempty"`
+
+		// Message For people: what was wrong and, where it helps, what to do.
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
 // Error Every error answer (HEAD requests get the status and headers only).
 type Error struct {
 	Error struct {
-		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `internal`.
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
 		//
 		// Example: invalid
 		Code string `json:"code"`
@@ -1647,6 +1827,74 @@ type Member struct {
 
 	// Periods Every enabled period of the board, current ones.
 	Periods []Standing `json:"periods"`
+}
+
+// MemberChange defines model for MemberChange.
+type MemberChange struct {
+	// Action Example: score.incr
+	Action string  `json:"action"`
+	Actor  string  `json:"actor"`
+	After  *string `json:"after,omitempty"`
+	Before *string `json:"before,omitempty"`
+
+	// Id The audit entry's id (`<ms>-<seq>`).
+	Id     string    `json:"id"`
+	Period *string   `json:"period,omitempty"`
+	Reason *string   `json:"reason,omitempty"`
+	Time   time.Time `json:"time"`
+}
+
+// MemberData Everything a board keeps about one member.
+type MemberData struct {
+	// Archived Its rows of archived periods, latest first.
+	Archived []MemberPeriod `json:"archived"`
+
+	// Audit The audit log's entries about it, newest first.
+	Audit     []MemberChange `json:"audit"`
+	Board     string         `json:"board"`
+	Generated time.Time      `json:"generated"`
+
+	// Limit The most rows each list holds.
+	Limit  int    `json:"limit"`
+	Member string `json:"member"`
+
+	// Name Its display name, when it has one besides its id.
+	Name *string `json:"name,omitempty"`
+
+	// Periods Its standing in every period Redis holds, latest first.
+	Periods []MemberPeriod `json:"periods"`
+	Team    *string        `json:"team,omitempty"`
+
+	// Truncated The lists that had more than `limit` rows.
+	Truncated *[]MemberDataTruncated `json:"truncated,omitempty"`
+}
+
+// MemberDataTruncated defines model for MemberData.Truncated.
+type MemberDataTruncated string
+
+// MemberPeriod defines model for MemberPeriod.
+type MemberPeriod struct {
+	End *time.Time `json:"end,omitempty"`
+
+	// Name Archived rows: the display name the member had then, if any besides its id.
+	Name *string `json:"name,omitempty"`
+
+	// Of Members in the period.
+	Of int `json:"of"`
+
+	// Open Still running: the score may change.
+	Open bool `json:"open"`
+
+	// Period The period's label: `week:2026-W47`, `day:2026-11-22`, `all`, `last7d`...
+	Period string `json:"period"`
+
+	// Rank In the board's rank style.
+	Rank int `json:"rank"`
+
+	// Score Exact, in the board's unit.
+	Score float64    `json:"score"`
+	Start *time.Time `json:"start,omitempty"`
+	Title string     `json:"title"`
 }
 
 // Page defines model for Page.
@@ -2089,6 +2337,14 @@ type GetAroundParams struct {
 // GetAroundParamsPeriod defines parameters for GetAround.
 type GetAroundParamsPeriod string
 
+// EraseMemberJSONBody defines parameters for EraseMember.
+type EraseMemberJSONBody struct {
+	Mode *EraseMemberJSONBodyMode `json:"mode,omitempty"`
+}
+
+// EraseMemberJSONBodyMode defines parameters for EraseMember.
+type EraseMemberJSONBodyMode string
+
 // SetTeamJSONBody defines parameters for SetTeam.
 type SetTeamJSONBody struct {
 	// Reason Recorded in the audit log.
@@ -2148,6 +2404,9 @@ type CreateHookJSONRequestBody = HookRegistration
 
 // UpdateHookJSONRequestBody defines body for UpdateHook for application/json ContentType.
 type UpdateHookJSONRequestBody UpdateHookJSONBody
+
+// EraseMemberJSONRequestBody defines body for EraseMember for application/json ContentType.
+type EraseMemberJSONRequestBody EraseMemberJSONBody
 
 // SetTeamJSONRequestBody defines body for SetTeam for application/json ContentType.
 type SetTeamJSONRequestBody SetTeamJSONBody
@@ -2659,6 +2918,31 @@ type ClientInterface interface {
 	// Corresponds with GET /boards/{board}/members/{member}/around (the `GetAround` operationId).
 	GetAround(ctx context.Context, board BoardID, member MemberID, params *GetAroundParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetMemberData Everything the board keeps about a member, as one JSON download.
+	//
+	// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
+	//
+	// Corresponds with GET /boards/{board}/members/{member}/data (the `GetMemberData` operationId).
+	GetMemberData(ctx context.Context, board BoardID, member MemberID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EraseMemberWithBody Erase a member everywhere: Redis, the archive, the audit log, webhook deliveries not yet sent.
+	//
+	// `pseudonymise` (the default) replaces the member's id with a pseudonym (`erased-` and 16 hex digits) everywhere and drops its display name: its scores stay, so every other member keeps its rank, in open and archived periods alike. `remove` takes the member out of the open periods (all time, rolling windows, each kind's current period), whose ranks and team standings close up; in closed periods, in Redis or archived, it is pseudonymised all the same (they are final results). The audit log records `member.erase` with the pseudonym only. A write for the member's id that arrives during the erasure is erased with it or, arriving after the step that erases Redis (one atomic script), makes a new member of that id. Idempotent: an id of which nothing is left answers 200 `already_erased`; an id the board never held, 404 `member_not_found`. The parts run in order (`redis`, `audit`, `archive`, `record`); should one fail, the answer is 503 `erase_incomplete` with `erasure` saying which parts were done and which are left, and sending the request again finishes them with the same pseudonym. Backups, webhook deliveries already sent and copies other systems took are beyond its reach.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /boards/{board}/members/{member}/erase (the `EraseMember` operationId).
+	EraseMemberWithBody(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EraseMember Erase a member everywhere: Redis, the archive, the audit log, webhook deliveries not yet sent.
+	//
+	// `pseudonymise` (the default) replaces the member's id with a pseudonym (`erased-` and 16 hex digits) everywhere and drops its display name: its scores stay, so every other member keeps its rank, in open and archived periods alike. `remove` takes the member out of the open periods (all time, rolling windows, each kind's current period), whose ranks and team standings close up; in closed periods, in Redis or archived, it is pseudonymised all the same (they are final results). The audit log records `member.erase` with the pseudonym only. A write for the member's id that arrives during the erasure is erased with it or, arriving after the step that erases Redis (one atomic script), makes a new member of that id. Idempotent: an id of which nothing is left answers 200 `already_erased`; an id the board never held, 404 `member_not_found`. The parts run in order (`redis`, `audit`, `archive`, `record`); should one fail, the answer is 503 `erase_incomplete` with `erasure` saying which parts were done and which are left, and sending the request again finishes them with the same pseudonym. Backups, webhook deliveries already sent and copies other systems took are beyond its reach.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /boards/{board}/members/{member}/erase (the `EraseMember` operationId).
+	EraseMember(ctx context.Context, board BoardID, member MemberID, body EraseMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SetTeamWithBody Put a member in a team, or take it out of its team.
 	//
 	// The member's scores in every period Redis holds move from its old team's standing to the new one's, in one atomic step, audited as `member.team`. `"team": ""` takes it out of its team. Boards with `teams` only (422 otherwise).
@@ -3127,6 +3411,61 @@ func (c *Client) GetMember(ctx context.Context, board BoardID, member MemberID, 
 // Corresponds with GET /boards/{board}/members/{member}/around (the `GetAround` operationId).
 func (c *Client) GetAround(ctx context.Context, board BoardID, member MemberID, params *GetAroundParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAroundRequest(c.Server, board, member, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMemberData Everything the board keeps about a member, as one JSON download.
+//
+// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
+//
+// Corresponds with GET /boards/{board}/members/{member}/data (the `GetMemberData` operationId).
+func (c *Client) GetMemberData(ctx context.Context, board BoardID, member MemberID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMemberDataRequest(c.Server, board, member)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EraseMemberWithBody Erase a member everywhere: Redis, the archive, the audit log, webhook deliveries not yet sent.
+//
+// `pseudonymise` (the default) replaces the member's id with a pseudonym (`erased-` and 16 hex digits) everywhere and drops its display name: its scores stay, so every other member keeps its rank, in open and archived periods alike. `remove` takes the member out of the open periods (all time, rolling windows, each kind's current period), whose ranks and team standings close up; in closed periods, in Redis or archived, it is pseudonymised all the same (they are final results). The audit log records `member.erase` with the pseudonym only. A write for the member's id that arrives during the erasure is erased with it or, arriving after the step that erases Redis (one atomic script), makes a new member of that id. Idempotent: an id of which nothing is left answers 200 `already_erased`; an id the board never held, 404 `member_not_found`. The parts run in order (`redis`, `audit`, `archive`, `record`); should one fail, the answer is 503 `erase_incomplete` with `erasure` saying which parts were done and which are left, and sending the request again finishes them with the same pseudonym. Backups, webhook deliveries already sent and copies other systems took are beyond its reach.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /boards/{board}/members/{member}/erase (the `EraseMember` operationId).
+func (c *Client) EraseMemberWithBody(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEraseMemberRequestWithBody(c.Server, board, member, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EraseMember Erase a member everywhere: Redis, the archive, the audit log, webhook deliveries not yet sent.
+//
+// `pseudonymise` (the default) replaces the member's id with a pseudonym (`erased-` and 16 hex digits) everywhere and drops its display name: its scores stay, so every other member keeps its rank, in open and archived periods alike. `remove` takes the member out of the open periods (all time, rolling windows, each kind's current period), whose ranks and team standings close up; in closed periods, in Redis or archived, it is pseudonymised all the same (they are final results). The audit log records `member.erase` with the pseudonym only. A write for the member's id that arrives during the erasure is erased with it or, arriving after the step that erases Redis (one atomic script), makes a new member of that id. Idempotent: an id of which nothing is left answers 200 `already_erased`; an id the board never held, 404 `member_not_found`. The parts run in order (`redis`, `audit`, `archive`, `record`); should one fail, the answer is 503 `erase_incomplete` with `erasure` saying which parts were done and which are left, and sending the request again finishes them with the same pseudonym. Backups, webhook deliveries already sent and copies other systems took are beyond its reach.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /boards/{board}/members/{member}/erase (the `EraseMember` operationId).
+func (c *Client) EraseMember(ctx context.Context, board BoardID, member MemberID, body EraseMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEraseMemberRequest(c.Server, board, member, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4219,6 +4558,101 @@ func NewGetAroundRequest(server string, board BoardID, member MemberID, params *
 	return req, nil
 }
 
+// NewGetMemberDataRequest constructs an http.Request for the GetMemberData method
+func NewGetMemberDataRequest(server string, board BoardID, member MemberID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "member", member, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/members/%s/data", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewEraseMemberRequest calls the generic EraseMember builder with application/json body
+func NewEraseMemberRequest(server string, board BoardID, member MemberID, body EraseMemberJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEraseMemberRequestWithBody(server, board, member, "application/json", bodyReader)
+}
+
+// NewEraseMemberRequestWithBody constructs an http.Request for the EraseMember method, with any body, and a specified content type
+func NewEraseMemberRequestWithBody(server string, board BoardID, member MemberID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "member", member, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/members/%s/erase", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSetTeamRequest calls the generic SetTeam builder with application/json body
 func NewSetTeamRequest(server string, board BoardID, member MemberID, body SetTeamJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4792,6 +5226,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /boards/{board}/members/{member}/around (the `GetAround` operationId).
 	GetAroundWithResponse(ctx context.Context, board BoardID, member MemberID, params *GetAroundParams, reqEditors ...RequestEditorFn) (*GetAroundResponse, error)
+
+	// GetMemberDataWithResponse Everything the board keeps about a member, as one JSON download.
+	//
+	// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /boards/{board}/members/{member}/data (the `GetMemberData` operationId).
+	GetMemberDataWithResponse(ctx context.Context, board BoardID, member MemberID, reqEditors ...RequestEditorFn) (*GetMemberDataResponse, error)
+
+	// EraseMemberWithBodyWithResponse Erase a member everywhere: Redis, the archive, the audit log, webhook deliveries not yet sent.
+	//
+	// `pseudonymise` (the default) replaces the member's id with a pseudonym (`erased-` and 16 hex digits) everywhere and drops its display name: its scores stay, so every other member keeps its rank, in open and archived periods alike. `remove` takes the member out of the open periods (all time, rolling windows, each kind's current period), whose ranks and team standings close up; in closed periods, in Redis or archived, it is pseudonymised all the same (they are final results). The audit log records `member.erase` with the pseudonym only. A write for the member's id that arrives during the erasure is erased with it or, arriving after the step that erases Redis (one atomic script), makes a new member of that id. Idempotent: an id of which nothing is left answers 200 `already_erased`; an id the board never held, 404 `member_not_found`. The parts run in order (`redis`, `audit`, `archive`, `record`); should one fail, the answer is 503 `erase_incomplete` with `erasure` saying which parts were done and which are left, and sending the request again finishes them with the same pseudonym. Backups, webhook deliveries already sent and copies other systems took are beyond its reach.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /boards/{board}/members/{member}/erase (the `EraseMember` operationId).
+	EraseMemberWithBodyWithResponse(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EraseMemberResponse, error)
+
+	// EraseMemberWithResponse Erase a member everywhere: Redis, the archive, the audit log, webhook deliveries not yet sent.
+	//
+	// `pseudonymise` (the default) replaces the member's id with a pseudonym (`erased-` and 16 hex digits) everywhere and drops its display name: its scores stay, so every other member keeps its rank, in open and archived periods alike. `remove` takes the member out of the open periods (all time, rolling windows, each kind's current period), whose ranks and team standings close up; in closed periods, in Redis or archived, it is pseudonymised all the same (they are final results). The audit log records `member.erase` with the pseudonym only. A write for the member's id that arrives during the erasure is erased with it or, arriving after the step that erases Redis (one atomic script), makes a new member of that id. Idempotent: an id of which nothing is left answers 200 `already_erased`; an id the board never held, 404 `member_not_found`. The parts run in order (`redis`, `audit`, `archive`, `record`); should one fail, the answer is 503 `erase_incomplete` with `erasure` saying which parts were done and which are left, and sending the request again finishes them with the same pseudonym. Backups, webhook deliveries already sent and copies other systems took are beyond its reach.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /boards/{board}/members/{member}/erase (the `EraseMember` operationId).
+	EraseMemberWithResponse(ctx context.Context, board BoardID, member MemberID, body EraseMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*EraseMemberResponse, error)
 
 	// SetTeamWithBodyWithResponse Put a member in a team, or take it out of its team.
 	//
@@ -6765,6 +7226,228 @@ func (r GetAroundResponse) ContentType() string {
 	return ""
 }
 
+// GetMemberDataResponse200Headers the declared response headers of an HTTP 200 response for GetMemberData
+type GetMemberDataResponse200Headers struct {
+	ContentDisposition string
+}
+
+// GetMemberDataResponse401Headers the declared response headers of an HTTP 401 response for GetMemberData
+type GetMemberDataResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// GetMemberDataResponse429Headers the declared response headers of an HTTP 429 response for GetMemberData
+type GetMemberDataResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetMemberDataResponse503Headers the declared response headers of an HTTP 503 response for GetMemberData
+type GetMemberDataResponse503Headers struct {
+	RetryAfter int
+}
+
+type GetMemberDataResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MemberData
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Invalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetMemberDataResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetMemberDataResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetMemberDataResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMemberDataResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMemberDataResponse) GetJSON200() *MemberData {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetMemberDataResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetMemberDataResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetMemberDataResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetMemberDataResponse) GetJSON422() *Invalid {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetMemberDataResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMemberDataResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMemberDataResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMemberDataResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMemberDataResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMemberDataResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// EraseMemberResponse401Headers the declared response headers of an HTTP 401 response for EraseMember
+type EraseMemberResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// EraseMemberResponse429Headers the declared response headers of an HTTP 429 response for EraseMember
+type EraseMemberResponse429Headers struct {
+	RetryAfter int
+}
+
+type EraseMemberResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Erasure
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Invalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ErasureFailed
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *EraseMemberResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EraseMemberResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r EraseMemberResponse) GetJSON200() *Erasure {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r EraseMemberResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r EraseMemberResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r EraseMemberResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r EraseMemberResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r EraseMemberResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r EraseMemberResponse) GetJSON422() *Invalid {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r EraseMemberResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r EraseMemberResponse) GetJSON503() *ErasureFailed {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r EraseMemberResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EraseMemberResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EraseMemberResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EraseMemberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SetTeamResponse401Headers the declared response headers of an HTTP 401 response for SetTeam
 type SetTeamResponse401Headers struct {
 	WWWAuthenticate string
@@ -7596,6 +8279,51 @@ func (c *ClientWithResponses) GetAroundWithResponse(ctx context.Context, board B
 		return nil, err
 	}
 	return ParseGetAroundResponse(rsp)
+}
+
+// GetMemberDataWithResponse Everything the board keeps about a member, as one JSON download.
+//
+// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /boards/{board}/members/{member}/data (the `GetMemberData` operationId).
+func (c *ClientWithResponses) GetMemberDataWithResponse(ctx context.Context, board BoardID, member MemberID, reqEditors ...RequestEditorFn) (*GetMemberDataResponse, error) {
+	rsp, err := c.GetMemberData(ctx, board, member, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMemberDataResponse(rsp)
+}
+
+// EraseMemberWithBodyWithResponse Erase a member everywhere: Redis, the archive, the audit log, webhook deliveries not yet sent.
+//
+// `pseudonymise` (the default) replaces the member's id with a pseudonym (`erased-` and 16 hex digits) everywhere and drops its display name: its scores stay, so every other member keeps its rank, in open and archived periods alike. `remove` takes the member out of the open periods (all time, rolling windows, each kind's current period), whose ranks and team standings close up; in closed periods, in Redis or archived, it is pseudonymised all the same (they are final results). The audit log records `member.erase` with the pseudonym only. A write for the member's id that arrives during the erasure is erased with it or, arriving after the step that erases Redis (one atomic script), makes a new member of that id. Idempotent: an id of which nothing is left answers 200 `already_erased`; an id the board never held, 404 `member_not_found`. The parts run in order (`redis`, `audit`, `archive`, `record`); should one fail, the answer is 503 `erase_incomplete` with `erasure` saying which parts were done and which are left, and sending the request again finishes them with the same pseudonym. Backups, webhook deliveries already sent and copies other systems took are beyond its reach.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /boards/{board}/members/{member}/erase (the `EraseMember` operationId).
+func (c *ClientWithResponses) EraseMemberWithBodyWithResponse(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EraseMemberResponse, error) {
+	rsp, err := c.EraseMemberWithBody(ctx, board, member, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEraseMemberResponse(rsp)
+}
+
+// EraseMemberWithResponse Erase a member everywhere: Redis, the archive, the audit log, webhook deliveries not yet sent.
+//
+// `pseudonymise` (the default) replaces the member's id with a pseudonym (`erased-` and 16 hex digits) everywhere and drops its display name: its scores stay, so every other member keeps its rank, in open and archived periods alike. `remove` takes the member out of the open periods (all time, rolling windows, each kind's current period), whose ranks and team standings close up; in closed periods, in Redis or archived, it is pseudonymised all the same (they are final results). The audit log records `member.erase` with the pseudonym only. A write for the member's id that arrives during the erasure is erased with it or, arriving after the step that erases Redis (one atomic script), makes a new member of that id. Idempotent: an id of which nothing is left answers 200 `already_erased`; an id the board never held, 404 `member_not_found`. The parts run in order (`redis`, `audit`, `archive`, `record`); should one fail, the answer is 503 `erase_incomplete` with `erasure` saying which parts were done and which are left, and sending the request again finishes them with the same pseudonym. Backups, webhook deliveries already sent and copies other systems took are beyond its reach.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /boards/{board}/members/{member}/erase (the `EraseMember` operationId).
+func (c *ClientWithResponses) EraseMemberWithResponse(ctx context.Context, board BoardID, member MemberID, body EraseMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*EraseMemberResponse, error) {
+	rsp, err := c.EraseMember(ctx, board, member, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEraseMemberResponse(rsp)
 }
 
 // SetTeamWithBodyWithResponse Put a member in a team, or take it out of its team.
@@ -9544,6 +10272,222 @@ func ParseGetAroundResponse(rsp *http.Response) (*GetAroundResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMemberDataResponse parses an HTTP response from a GetMemberDataWithResponse call
+func ParseGetMemberDataResponse(rsp *http.Response) (*GetMemberDataResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMemberDataResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MemberData
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetMemberDataResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetMemberDataResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetMemberDataResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMemberDataResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseEraseMemberResponse parses an HTTP response from a EraseMemberWithResponse call
+func ParseEraseMemberResponse(rsp *http.Response) (*EraseMemberResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EraseMemberResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Erasure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ErasureFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers EraseMemberResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers EraseMemberResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil

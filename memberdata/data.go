@@ -1,0 +1,176 @@
+// Package memberdata is what Podium keeps about one member of a board, as
+// the person it stands for may ask for it: a copy of all of it as one JSON
+// document (Data), and its erasure from every store (Erase). The parts live
+// in their stores (redisstore, archive, audit); this package runs them in
+// their order.
+package memberdata
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"podium/archive"
+	"podium/audit"
+	"podium/board"
+	"podium/redisstore"
+)
+
+// Limit bounds each list of a member's data (its standings in Redis, its
+// archived rows, its audit entries): a copy holds at most three times
+// Limit rows (a few megabytes of JSON), whatever the history, and says
+// which lists it cut (Data.Truncated).
+const Limit = 10_000
+
+// ErrNoMember: the board holds nothing of the member, anywhere.
+var ErrNoMember = errors.New("no such member")
+
+// Service reads and erases members' data.
+type Service struct {
+	Store    *redisstore.Store
+	Audit    *audit.Log
+	Archiver *archive.Archiver // nil: no archive
+	Log      *slog.Logger
+}
+
+// Data is the copy of everything a board keeps about one member.
+type Data struct {
+	Board     string    `json:"board"`
+	Member    string    `json:"member"`
+	Name      string    `json:"name,omitempty"` // its display name, if it has one besides its id
+	Team      string    `json:"team,omitempty"`
+	Generated time.Time `json:"generated"`
+	// Periods are its standings in every period Redis holds: the open ones
+	// (all time, rolling windows, the current day, week...) and closed ones
+	// not yet archived away, latest first.
+	Periods []Standing `json:"periods"`
+	// Archived are its rows of closed periods in the archive, latest first.
+	Archived []Standing `json:"archived"`
+	// Audit are the changes the audit log records about it, newest first:
+	// in Redis and in the archive.
+	Audit []Change `json:"audit"`
+	// Limit is the most rows each list holds; Truncated names the lists
+	// that had more ("periods", "archived", "audit").
+	Limit     int      `json:"limit"`
+	Truncated []string `json:"truncated,omitempty"`
+}
+
+// Standing is the member's place in one period.
+type Standing struct {
+	Period string      `json:"period"` // "week:2026-W47", "all", "last7d"
+	Title  string      `json:"title"`
+	Start  *time.Time  `json:"start,omitempty"`
+	End    *time.Time  `json:"end,omitempty"`
+	Open   bool        `json:"open"`           // still running: the score may change
+	Name   string      `json:"name,omitempty"` // archived rows: the name it had then
+	Score  json.Number `json:"score"`          // in the board's unit, exact
+	Rank   int         `json:"rank"`
+	Of     int         `json:"of"` // members in the period
+}
+
+// Change is an audit entry about the member.
+type Change struct {
+	ID     string    `json:"id"`
+	Time   time.Time `json:"time"`
+	Actor  string    `json:"actor"`
+	Action string    `json:"action"`
+	Period string    `json:"period,omitempty"`
+	Before string    `json:"before,omitempty"`
+	After  string    `json:"after,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+}
+
+// Data reads what board b keeps about member; ErrNoMember (wrapping
+// board.ErrNotFound) when it keeps nothing.
+func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data, error) {
+	if err := board.CheckMember(member); err != nil {
+		return Data{}, err
+	}
+	now := s.Store.Now()
+	out := Data{Board: b.ID, Member: member, Generated: now.UTC(), Limit: Limit, Periods: []Standing{}, Archived: []Standing{}, Audit: []Change{}}
+	md, err := s.Store.MemberData(ctx, b, member, Limit)
+	if err != nil {
+		return Data{}, err
+	}
+	out.Name, out.Team = md.Name, md.Team
+	for _, st := range md.Standings {
+		out.Periods = append(out.Periods, standingOf(b, st.Period, now, "", st.Score, st.Rank, st.Total))
+	}
+	truncate(&out, "periods", md.More)
+	if s.Archiver != nil {
+		rows, more, err := s.Archiver.DB.MemberRows(ctx, b.ID, member, Limit)
+		if err != nil {
+			return Data{}, err
+		}
+		for _, r := range rows {
+			p, err := periodOf(b, r.Period)
+			if err != nil {
+				continue
+			}
+			name := r.Name
+			if name == member {
+				name = "" // named by its id only
+			}
+			out.Archived = append(out.Archived, standingOf(b, p, now, name, r.Score, r.Rank, r.Members))
+		}
+		truncate(&out, "archived", more)
+	}
+	es, more, err := s.Audit.About(ctx, b.ID, member, Limit)
+	if err != nil {
+		return Data{}, err
+	}
+	for _, e := range es {
+		out.Audit = append(out.Audit, Change{ID: e.ID, Time: e.Time.UTC(), Actor: e.Actor, Action: e.Action, Period: e.Period, Before: e.Before, After: e.After, Reason: e.Reason})
+	}
+	truncate(&out, "audit", more)
+	if out.Name == "" && out.Team == "" && len(out.Periods)+len(out.Archived)+len(out.Audit) == 0 {
+		return Data{}, noMember(b.ID, member)
+	}
+	return out, nil
+}
+
+func noMember(boardID, member string) error {
+	return fmt.Errorf("board %q holds nothing of member %q (never there, or erased): %w", boardID, member, errors.Join(ErrNoMember, board.ErrNotFound))
+}
+
+func truncate(d *Data, list string, more bool) {
+	if more {
+		d.Truncated = append(d.Truncated, list)
+	}
+}
+
+func standingOf(b *board.Board, p board.Period, now time.Time, name string, score float64, rank, of int) Standing {
+	st := Standing{Period: p.String(), Title: p.Title(), Open: !p.Ended(now), Score: json.Number(b.Format.Number(score)), Rank: rank, Of: of}
+	st.Name = name
+	if p.Kind.Calendar() {
+		start, end := p.Start.UTC(), p.End.UTC()
+		st.Start, st.End = &start, &end
+	}
+	return st
+}
+
+// periodOf reads a period's label ("week:2026-W47", "all").
+func periodOf(b *board.Board, label string) (board.Period, error) {
+	kind, key, _ := strings.Cut(label, ":")
+	k, err := board.ParseKind(kind)
+	if err != nil {
+		return board.Period{}, err
+	}
+	return board.ParsePeriod(k, key, b.Location())
+}
+
+// Filename is the download's name: the board, the member (characters a
+// file name may not hold replaced), and the day.
+func Filename(boardID, member string, at time.Time) string {
+	safe := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, member)
+	return "podium-" + boardID + "-" + strings.Trim(safe, ".") + "-" + at.UTC().Format("2006-01-02") + ".json"
+}
