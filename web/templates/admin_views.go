@@ -45,7 +45,7 @@ type BoardFormView struct {
 	Editing                                                           bool
 	ID, Title, Format, Decimals, Prefix, Suffix, Order, DefaultPeriod string
 	TimeZone, TieBreak, RankStyle, Cap, Retention, Window, Teams      string
-	Visibility                                                        string
+	Visibility, Names, TopOnly                                        string
 	Periods                                                           map[string]bool
 	Fields                                                            [3]FieldRow
 	Errors                                                            map[string]string

@@ -53,6 +53,27 @@ func (e BoardDefaultPeriod) Valid() bool {
 	}
 }
 
+// Defines values for BoardNames.
+const (
+	BoardNamesFull       BoardNames = "full"
+	BoardNamesInitials   BoardNames = "initials"
+	BoardNamesPseudonyms BoardNames = "pseudonyms"
+)
+
+// Valid indicates whether the value is a known member of the BoardNames enum.
+func (e BoardNames) Valid() bool {
+	switch e {
+	case BoardNamesFull:
+		return true
+	case BoardNamesInitials:
+		return true
+	case BoardNamesPseudonyms:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BoardOrder.
 const (
 	BoardOrderHigher BoardOrder = "higher"
@@ -239,6 +260,27 @@ func (e BoardDefinitionDefaultPeriod) Valid() bool {
 	case BoardDefinitionDefaultPeriodWeek:
 		return true
 	case BoardDefinitionDefaultPeriodYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BoardDefinitionNames.
+const (
+	BoardDefinitionNamesFull       BoardDefinitionNames = "full"
+	BoardDefinitionNamesInitials   BoardDefinitionNames = "initials"
+	BoardDefinitionNamesPseudonyms BoardDefinitionNames = "pseudonyms"
+)
+
+// Valid indicates whether the value is a known member of the BoardDefinitionNames enum.
+func (e BoardDefinitionNames) Valid() bool {
+	switch e {
+	case BoardDefinitionNamesFull:
+		return true
+	case BoardDefinitionNamesInitials:
+		return true
+	case BoardDefinitionNamesPseudonyms:
 		return true
 	default:
 		return false
@@ -827,6 +869,27 @@ func (e CreateBoardJSONBodyDefaultPeriod) Valid() bool {
 	}
 }
 
+// Defines values for CreateBoardJSONBodyNames.
+const (
+	CreateBoardJSONBodyNamesFull       CreateBoardJSONBodyNames = "full"
+	CreateBoardJSONBodyNamesInitials   CreateBoardJSONBodyNames = "initials"
+	CreateBoardJSONBodyNamesPseudonyms CreateBoardJSONBodyNames = "pseudonyms"
+)
+
+// Valid indicates whether the value is a known member of the CreateBoardJSONBodyNames enum.
+func (e CreateBoardJSONBodyNames) Valid() bool {
+	switch e {
+	case CreateBoardJSONBodyNamesFull:
+		return true
+	case CreateBoardJSONBodyNamesInitials:
+		return true
+	case CreateBoardJSONBodyNamesPseudonyms:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateBoardJSONBodyOrder.
 const (
 	CreateBoardJSONBodyOrderHigher CreateBoardJSONBodyOrder = "higher"
@@ -1277,6 +1340,9 @@ type Board struct {
 	// Id Example: arcade
 	Id string `json:"id"`
 
+	// Names Privacy mode: how answers without an API key (and the widget, the wall display, share links) name members. initials and pseudonyms replace each member's name with its initials or a stable pseudonym ("Player 7F3A") and its id with an opaque stand-in (`anon-…`); API keys always see full names and ids.
+	Names *BoardNames `json:"names,omitempty"`
+
 	// Order Which score is better; fixed at creation.
 	Order BoardOrder `json:"order"`
 
@@ -1301,7 +1367,10 @@ type Board struct {
 	TimeZone string `json:"time_zone"`
 
 	// Title Example: Neon Arcade
-	Title   string     `json:"title"`
+	Title string `json:"title"`
+
+	// TopOnly Privacy mode: answers without an API key show only the first N places (totals and pages count only them); a personal link also shows its own member. Absent: everyone is shown.
+	TopOnly *int       `json:"top_only,omitempty"`
 	Updated *time.Time `json:"updated,omitempty"`
 
 	// Visibility Who may read the board: public (listed, anyone), unlisted (anyone with its address; listed nowhere) or private (only with a share link or an API key that may act on it; to anyone else it answers 404 board_not_found, as an unknown board does).
@@ -1313,6 +1382,9 @@ type Board struct {
 
 // BoardDefaultPeriod The period shown when none is asked for; one of `periods`.
 type BoardDefaultPeriod string
+
+// BoardNames Privacy mode: how answers without an API key (and the widget, the wall display, share links) name members. initials and pseudonyms replace each member's name with its initials or a stable pseudonym ("Player 7F3A") and its id with an opaque stand-in (`anon-…`); API keys always see full names and ids.
+type BoardNames string
 
 // BoardOrder Which score is better; fixed at creation.
 type BoardOrder string
@@ -1358,6 +1430,9 @@ type BoardDefinition struct {
 	// Id Example: arcade
 	Id *string `json:"id,omitempty"`
 
+	// Names Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
+	Names *BoardDefinitionNames `json:"names,omitempty"`
+
 	// Order Which score is better; fixed at creation (left out on an update: unchanged).
 	Order *BoardDefinitionOrder `json:"order,omitempty"`
 
@@ -1384,6 +1459,9 @@ type BoardDefinition struct {
 	// Title Example: Neon Arcade
 	Title string `json:"title"`
 
+	// TopOnly Privacy mode: show only the first N places to readers without an API key or a console role (a personal link also shows its own member); 0 shows everyone. Left out: 0 on a new board, unchanged on an update.
+	TopOnly *int `json:"top_only,omitempty"`
+
 	// Updated Ignored when sent.
 	Updated *time.Time `json:"updated,omitempty"`
 
@@ -1396,6 +1474,9 @@ type BoardDefinition struct {
 
 // BoardDefinitionDefaultPeriod Default: all time when enabled, else the first enabled period.
 type BoardDefinitionDefaultPeriod string
+
+// BoardDefinitionNames Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
+type BoardDefinitionNames string
 
 // BoardDefinitionOrder Which score is better; fixed at creation (left out on an update: unchanged).
 type BoardDefinitionOrder string
@@ -1954,6 +2035,9 @@ type CreateBoardJSONBody struct {
 	// Id Example: arcade
 	Id string `json:"id"`
 
+	// Names Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
+	Names *CreateBoardJSONBodyNames `json:"names,omitempty"`
+
 	// Order Which score is better; fixed at creation (left out on an update: unchanged).
 	Order *CreateBoardJSONBodyOrder `json:"order,omitempty"`
 
@@ -1980,6 +2064,9 @@ type CreateBoardJSONBody struct {
 	// Title Example: Neon Arcade
 	Title string `json:"title"`
 
+	// TopOnly Privacy mode: show only the first N places to readers without an API key or a console role (a personal link also shows its own member); 0 shows everyone. Left out: 0 on a new board, unchanged on an update.
+	TopOnly *int `json:"top_only,omitempty"`
+
 	// Updated Ignored when sent.
 	Updated *time.Time `json:"updated,omitempty"`
 
@@ -1992,6 +2079,9 @@ type CreateBoardJSONBody struct {
 
 // CreateBoardJSONBodyDefaultPeriod defines parameters for CreateBoard.
 type CreateBoardJSONBodyDefaultPeriod string
+
+// CreateBoardJSONBodyNames defines parameters for CreateBoard.
+type CreateBoardJSONBodyNames string
 
 // CreateBoardJSONBodyOrder defines parameters for CreateBoard.
 type CreateBoardJSONBodyOrder string
