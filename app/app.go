@@ -23,6 +23,7 @@ import (
 	"podium/hooks"
 	"podium/live"
 	"podium/redisstore"
+	"podium/rows"
 	"podium/web"
 )
 
@@ -36,6 +37,7 @@ type App struct {
 	Archive  *archive.DB       // nil WithoutArchive
 	Archiver *archive.Archiver // nil WithoutArchive
 	Hub      *live.Hub
+	Masker   *rows.Masker // names members where boards hide names, alike on every replica
 	Admin    *web.Admin
 	Hooks    *hooks.Runner
 	Server   *web.Server
@@ -114,7 +116,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opt ...Option) (_ *A
 	if err := prepareStore(ctx, a.Store, cfg, log); err != nil {
 		return nil, err
 	}
-	a.Hub = live.New(a.Redis, a.Store, live.Options{Tick: cfg.LiveTick, PerAddr: cfg.LivePerAddr, SelfPublished: cfg.Embedded(), DB: redisDB(a.Redis), Logger: log})
+	key, err := access.PseudonymKey(ctx, a.Redis)
+	if err != nil {
+		return nil, err
+	}
+	a.Masker = rows.NewMasker(key)
+	a.Hub = live.New(a.Redis, a.Store, live.Options{Tick: cfg.LiveTick, PerAddr: cfg.LivePerAddr, SelfPublished: cfg.Embedded(), DB: redisDB(a.Redis),
+		Masker: a.Masker, Logger: log})
 	a.Admin = newAdmin(a.Redis, a.Store, cfg, o.passwordCost)
 	if a.Archive != nil {
 		a.Archiver = &archive.Archiver{Store: a.Store, DB: a.Archive, Grace: cfg.ArchiveGrace, Log: log}
@@ -199,6 +207,7 @@ func (a *App) newServer() *web.Server {
 		Export:       archive.NewReader(a.Store, a.Archive, 4),
 		BodyTimeout:  cfg.BodyTimeout,
 		Redis:        a.Redis, // measured for /metrics
+		Masker:       a.Masker,
 		Logger:       a.Log,
 	}
 	if a.Archive != nil {

@@ -39,6 +39,15 @@ func (s *Handler) embedPage(c echo.Context) error {
 			return invalidMember(err)
 		}
 	}
+	// The widget is shown to others: the board's privacy mode applies
+	// whoever opened it.
+	lens := s.opts.Gate.SharedLens(c, &b)
+	if member != "" && !lens.Opens(member) {
+		if b.Guarded() {
+			return request.BadRequest(b.Title + " shows its members' places only to themselves: a widget cannot follow one member. Leave member out.")
+		}
+		member = "" // a personal link alone opens no other member: the top, as for a member not on the board
+	}
 	teams := c.QueryParam("teams") == "1"
 	if teams && b.Teams == board.TeamsOff {
 		return request.BadRequest(b.Title + " keeps no team standings: leave teams out.")
@@ -59,7 +68,7 @@ func (s *Handler) embedPage(c echo.Context) error {
 		BoardHref:   s.baseURL(c) + boardURL(b.ID, p, current, 1, 0, ""),
 		PeriodTitle: label,
 		Theme:       theme,
-		Table:       tableOf(&b, pg.Entries, member, b.Title+", "+label),
+		Table:       tableOf(lens, pg.Entries, member, b.Title+", "+label),
 		Empty:       "No scores in " + label + " yet.",
 		Board:       b.ID,
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: s.baseURL(c) + "/b/" + url.PathEscape(b.ID) + "/m/", NewTab: true, Me: member,
@@ -67,7 +76,9 @@ func (s *Handler) embedPage(c echo.Context) error {
 	}
 	v.Table.NewTab = true
 	for i := range v.Table.Rows { // links leave the frame
-		v.Table.Rows[i].Href = s.baseURL(c) + memberURL(b.ID, v.Table.Rows[i].Member)
+		if v.Table.Rows[i].Href != "" {
+			v.Table.Rows[i].Href = s.baseURL(c) + v.Table.Rows[i].Href
+		}
 	}
 	if teams {
 		v.Title, v.Noun, v.Empty = b.Title+": teams", "team teams", "No team has a score in "+label+" yet."
@@ -81,12 +92,12 @@ func (s *Handler) embedPage(c echo.Context) error {
 		v.Live.Closed = p.Ended(s.opts.Store.Now()) // not a future period asked for by key
 	}
 	if s.opts.Live != nil {
-		extra := url.Values{"offset": {"0"}, "limit": {strconv.Itoa(limit)}}
+		extra := url.Values{"offset": {"0"}, "limit": {strconv.Itoa(limit)}, "shared": {"1"}}
 		if teams {
 			extra.Set("teams", "1")
 		}
 		if member != "" {
-			extra = url.Values{"member": {member}, "radius": {strconv.Itoa(limit / 2)}}
+			extra = url.Values{"member": {member}, "radius": {strconv.Itoa(limit / 2)}, "shared": {"1"}}
 		}
 		v.Live.Query = liveQuery(b.ID, p, current, extra)
 		if t := s.opts.Gate.LiveTicket(c, b.ID, v.Live.Query); t != "" {

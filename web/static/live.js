@@ -150,10 +150,14 @@
       badge.setAttribute("data-testid", "rank");
       rank.appendChild(badge);
       var name = cell("name");
-      var a = document.createElement("a");
+      // A name the board's privacy mode hides (r.a) stands for nobody a
+      // link could lead to.
+      var a = document.createElement(r.a ? "span" : "a");
       a.setAttribute("data-testid", "name");
-      a.href = hrefBase + encodeURIComponent(r.m);
-      if (newTab) { a.target = "_blank"; a.rel = "noopener"; }
+      if (!r.a) {
+        a.href = hrefBase + encodeURIComponent(r.m);
+        if (newTab) { a.target = "_blank"; a.rel = "noopener"; }
+      }
       name.appendChild(a);
       tr.appendChild(rank);
       tr.appendChild(name);

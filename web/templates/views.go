@@ -91,6 +91,20 @@ type BoardView struct {
 	Empty       string
 	ClearSearch string
 	Live        LiveInfo
+	NoSearch    bool   // the board hides names from this reader: no search by name
+	NoRecent    bool   // the board's privacy mode hides who scored what
+	Privacy     string // what the privacy mode hides from this reader, said once
+	Mine        *Mine  // a personal link's own place
+}
+
+// Mine is a personal link's own place in a period.
+type Mine struct {
+	Name       string
+	Ranked     bool
+	Rank       string // "12th"
+	Score      string
+	Href       string // their page
+	AroundHref string // around them; empty when unranked
 }
 
 // LiveInfo tells the browser script which view a page shows; an empty
