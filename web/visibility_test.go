@@ -98,8 +98,10 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	cookie := func(tok string) string { return request.LinkCookie(secretID) + "=" + tok }
+	personal := personalLinks(t, f, "zelda", "otto", "revoked")
 	sessions := consoleSessions(t, f)
 	for _, path := range boardRoutes(t, f, secretID) {
+		otherMembersLink(t, f, path, cookie(personal["otto"]))
 		ghost := strings.ReplaceAll(path, secretID, ghostID)
 		want, wantBody := f.Get(ghost)
 		refused := []struct {
@@ -113,6 +115,7 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 			{"a made-up key", []string{"Authorization", "Bearer pdm_nope_nope"}},
 			{"a board user's session without a role on it", sessions["stranger"]},
 			{"a made-up session", []string{"Cookie", request.SessionCookie + "=" + strings.Repeat("x", 43)}},
+			{"a revoked personal link", []string{"Cookie", cookie(personal["revoked"])}},
 		}
 		if strings.HasPrefix(path, "/api/") { // the API reads keys, never the console's cookie
 			for _, u := range []string{"viewer", "root"} {
@@ -141,7 +144,7 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 		withCreds := []struct {
 			name string
 			hdr  []string
-		}{{"its share link", []string{"Cookie", cookie(token)}}}
+		}{{"its share link", []string{"Cookie", cookie(token)}}, {"its member's personal link", []string{"Cookie", cookie(personal["zelda"])}}}
 		if !strings.HasPrefix(path, "/api/") {
 			for _, u := range []string{"viewer", "scorekeeper", "owner", "root"} {
 				withCreds = append(withCreds, struct {
@@ -169,6 +172,52 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 				t.Errorf("%s with %s: Cache-Control %q, want private, no-store", path, cred.name, res.Header.Get("Cache-Control"))
 			}
 		}
+	}
+}
+
+// personalLinks makes personal links of the private board for members, by
+// member; the one for "revoked" (zelda's) is revoked at once.
+func personalLinks(t *testing.T, f *webtest.Server, members ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	b := f.MustBoard(t, secretID)
+	for _, m := range members {
+		member := m
+		if m == "revoked" {
+			member = "zelda"
+		}
+		l, token, err := f.Admin.Links.CreatePersonal(t.Context(), secretID, b.Created, member, "", "test", time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m == "revoked" {
+			if _, err := f.Admin.Links.Revoke(t.Context(), secretID, l.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out[m] = token
+	}
+	return out
+}
+
+// otherMembersLink: a personal link reads its board, but no other
+// member's page (path names zelda; the link is otto's): that answers 404
+// exactly as a member without a score does, and shows nothing of zelda.
+func otherMembersLink(t *testing.T, f *webtest.Server, path, cookie string) {
+	t.Helper()
+	res, body := f.Get(path, "Cookie", cookie)
+	if !strings.Contains(path, "zelda") {
+		if res.StatusCode == http.StatusNotFound {
+			t.Errorf("%s with another member's personal link: 404 %q", path, webtest.Excerpt(body))
+		}
+		return
+	}
+	want, wantBody := f.Get(strings.ReplaceAll(path, "zelda", "nobod"), "Cookie", cookie)
+	if res.StatusCode != http.StatusNotFound || want.StatusCode != http.StatusNotFound || strings.ReplaceAll(body, "zelda", "nobod") != wantBody {
+		t.Errorf("%s with another member's personal link: %d %q, want as a member without a score %d %q", path, res.StatusCode, webtest.Excerpt(body), want.StatusCode, webtest.Excerpt(wantBody))
+	}
+	if strings.Contains(body, secretName) || strings.Contains(body, "4242") {
+		t.Errorf("%s with another member's personal link shows zelda", path)
 	}
 }
 
@@ -392,97 +441,5 @@ func TestReadOnlyKeyWritesNothing(t *testing.T) {
 	}
 	if _, out, _ := f.Call("GET", "/api/v1/boards/"+secretID+"/members/zelda", readKey, ""); !strings.Contains(fmt.Sprint(out), "4242") {
 		t.Errorf("zelda's score changed: %v", out)
-	}
-}
-
-// TestSignedEmbed: a private board's widget opens with a URL signed with its
-// embed secret until the URL's exp; a URL changed after signing, expired,
-// unsigned or signed with an old secret reads as an unknown board; the
-// widget's live socket works with the ticket its page hands it, and ends
-// when the secret is made anew.
-func TestSignedEmbed(t *testing.T) {
-	f := visibilityFixture(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	secret, err := f.Admin.Embeds.Rotate(ctx, secretID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := "/embed/" + secretID
-	sign := func(secret, q string) string { return path + "?" + q + "&sig=" + access.SignEmbed(secret, path, q) }
-	exp := fmt.Sprint(time.Now().Add(time.Hour).Unix())
-	good := sign(secret, "limit=5&exp="+exp)
-	res, body := f.Get(good)
-	if res.StatusCode != http.StatusOK || !strings.Contains(body, secretName) {
-		t.Fatalf("signed widget: %d %s", res.StatusCode, webtest.Excerpt(body))
-	}
-	if !strings.Contains(res.Header.Get("Cache-Control"), "no-store") {
-		t.Errorf("signed widget's Cache-Control %q", res.Header.Get("Cache-Control"))
-	}
-	_, unknown := f.Get(strings.ReplaceAll(good, secretID, ghostID))
-	for name, u := range map[string]string{
-		"unsigned":          path + "?limit=5&exp=" + exp,
-		"changed after":     strings.Replace(good, "limit=5", "limit=9", 1),
-		"expired":           sign(secret, "limit=5&exp="+fmt.Sprint(time.Now().Add(-time.Second).Unix())),
-		"without exp":       sign(secret, "limit=5"),
-		"another secret":    sign(strings.Repeat("ab", 32), "limit=5&exp="+exp),
-		"sig not last":      path + "?sig=" + access.SignEmbed(secret, path, "limit=5&exp="+exp) + "&limit=5&exp=" + exp,
-		"on the board page": "/b/" + secretID + strings.TrimPrefix(good, path),
-	} {
-		res, body := f.Get(u)
-		if res.StatusCode != http.StatusNotFound || strings.Contains(body, secretName) {
-			t.Errorf("%s: %d %s", name, res.StatusCode, webtest.Excerpt(body))
-		}
-		if name != "on the board page" && strings.ReplaceAll(body, secretID, ghostID) != unknown {
-			t.Errorf("%s: the refusal differs from an unknown board's", name)
-		}
-	}
-	// The live socket: the ticket from the page opens it; without, nothing.
-	_, page := f.Get(good)
-	i := strings.Index(page, "ticket=")
-	if i < 0 {
-		t.Fatalf("the signed widget hands its socket no ticket: %s", webtest.Excerpt(page))
-	}
-	j := strings.Index(page, "data-live=\"")
-	if j < 0 {
-		t.Fatal("the signed widget has no live query")
-	}
-	query := page[j+len("data-live=\""):]
-	query = strings.ReplaceAll(query[:strings.IndexByte(query, '"')], "&amp;", "&")
-	base := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?"
-	ticket := query[strings.Index(query, "ticket=")+len("ticket="):]
-	for name, q := range map[string]string{
-		"a forged ticket":             strings.Replace(query, ticket, "forged.123.abc", 1),
-		"the ticket on another page":  strings.Replace(query, "offset=0", "offset=50", 1),
-		"the ticket on a longer page": strings.Replace(query, "limit=5", "limit=100", 1),
-	} {
-		if q == query {
-			t.Fatalf("%s: the query %q did not change", name, query)
-		}
-		if _, res, err := websocket.Dial(ctx, base+q, nil); err == nil || res.StatusCode != http.StatusNotFound {
-			t.Errorf("%s: %v %v", name, err, res)
-		}
-	}
-	conn, _, err := websocket.Dial(ctx, base+query, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.CloseNow()
-	if _, first, err := conn.Read(ctx); err != nil || !strings.Contains(string(first), secretName) {
-		t.Fatalf("first frame: %v %q", err, first)
-	}
-	if _, err := f.Admin.Embeds.Rotate(ctx, secretID); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, _, err := conn.Read(ctx); err != nil {
-			if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
-				t.Fatalf("socket ended with %v, want 1008 once the secret changed", err)
-			}
-			break
-		}
-	}
-	if res, _ := f.Get(good); res.StatusCode != http.StatusNotFound {
-		t.Errorf("a URL signed with the old secret: %d", res.StatusCode)
 	}
 }
