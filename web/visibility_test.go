@@ -175,52 +175,6 @@ func TestEveryRouteAsksTheGate(t *testing.T) {
 	}
 }
 
-// personalLinks makes personal links of the private board for members, by
-// member; the one for "revoked" (zelda's) is revoked at once.
-func personalLinks(t *testing.T, f *webtest.Server, members ...string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	b := f.MustBoard(t, secretID)
-	for _, m := range members {
-		member := m
-		if m == "revoked" {
-			member = "zelda"
-		}
-		l, token, err := f.Admin.Links.CreatePersonal(t.Context(), secretID, b.Created, member, "", "test", time.Time{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m == "revoked" {
-			if _, err := f.Admin.Links.Revoke(t.Context(), secretID, l.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-		out[m] = token
-	}
-	return out
-}
-
-// otherMembersLink: a personal link reads its board, but no other
-// member's page (path names zelda; the link is otto's): that answers 404
-// exactly as a member without a score does, and shows nothing of zelda.
-func otherMembersLink(t *testing.T, f *webtest.Server, path, cookie string) {
-	t.Helper()
-	res, body := f.Get(path, "Cookie", cookie)
-	if !strings.Contains(path, "zelda") {
-		if res.StatusCode == http.StatusNotFound {
-			t.Errorf("%s with another member's personal link: 404 %q", path, webtest.Excerpt(body))
-		}
-		return
-	}
-	want, wantBody := f.Get(strings.ReplaceAll(path, "zelda", "nobod"), "Cookie", cookie)
-	if res.StatusCode != http.StatusNotFound || want.StatusCode != http.StatusNotFound || strings.ReplaceAll(body, "zelda", "nobod") != wantBody {
-		t.Errorf("%s with another member's personal link: %d %q, want as a member without a score %d %q", path, res.StatusCode, webtest.Excerpt(body), want.StatusCode, webtest.Excerpt(wantBody))
-	}
-	if strings.Contains(body, secretName) || strings.Contains(body, "4242") {
-		t.Errorf("%s with another member's personal link shows zelda", path)
-	}
-}
-
 // consoleSessions signs in, as request headers, a site admin (root), a
 // board user of each role on the private board, and a board user with a
 // role on the public board only (stranger).

@@ -84,7 +84,6 @@ func (s *Handler) boardPage(c echo.Context) error {
 		}
 		v.Live.Query = liveQuery(b.ID, p, current, extra)
 	}
-	now := s.opts.Store.Now()
 	v.Tabs = s.tabs(&b, p.Kind, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
 	v.Prev, v.Next = s.neighbours(&b, p, func(x board.Period, cur bool) string { return boardURL(b.ID, x, cur, 1, size, "") })
 	if q != "" {
@@ -98,19 +97,27 @@ func (s *Handler) boardPage(c echo.Context) error {
 	if v.Mine, err = s.mine(ctx, lens, p, current); err != nil {
 		return err
 	}
-	// Recent changes are the period's own, and only while it is open: a
-	// closed period's standings are final. Who scored what is nothing a
-	// privacy mode shows.
-	if !v.Live.Closed && !lens.Limited() {
-		acts, err := s.opts.Store.Recent(ctx, &b, recentOnBoard)
-		if err != nil {
-			return err
-		}
-		v.Recent = activities(&b, acts, p, now)
+	if err := s.recent(ctx, lens, p, &v); err != nil {
+		return err
 	}
-	v.NoRecent, v.Privacy = lens.Limited(), privacyNote(lens)
 	s.boardLinks(c, &b, p, &v)
 	return request.Render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))
+}
+
+// recent fills the recent changes of period p: the period's own, and only
+// while it is open (a closed period's standings are final). Who scored
+// what is nothing a privacy mode shows.
+func (s *Handler) recent(ctx context.Context, lens rows.Lens, p board.Period, v *templates.BoardView) error {
+	v.NoRecent, v.Privacy = lens.Limited(), privacyNote(lens)
+	if v.Live.Closed || v.NoRecent {
+		return nil
+	}
+	acts, err := s.opts.Store.Recent(ctx, lens.Board, recentOnBoard)
+	if err != nil {
+		return err
+	}
+	v.Recent = activities(lens.Board, acts, p, s.opts.Store.Now())
+	return nil
 }
 
 // boardLinks fills the links under a board: embed, exports, winners, and

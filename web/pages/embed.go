@@ -33,20 +33,12 @@ func (s *Handler) embedPage(c echo.Context) error {
 	if theme != "" && theme != "light" && theme != "dark" {
 		return request.BadRequest("theme must be light or dark (or left out to follow the reader's setting).")
 	}
-	member := c.QueryParam("member")
-	if member != "" {
-		if err := board.CheckMember(member); err != nil {
-			return invalidMember(err)
-		}
-	}
 	// The widget is shown to others: the board's privacy mode applies
 	// whoever opened it.
 	lens := s.opts.Gate.SharedLens(c, &b)
-	if member != "" && !lens.Opens(member) {
-		if b.Guarded() {
-			return request.BadRequest(b.Title + " shows its members' places only to themselves: a widget cannot follow one member. Leave member out.")
-		}
-		member = "" // a personal link alone opens no other member: the top, as for a member not on the board
+	member, err := widgetMember(lens, c.QueryParam("member"))
+	if err != nil {
+		return err
 	}
 	teams := c.QueryParam("teams") == "1"
 	if teams && b.Teams == board.TeamsOff {
@@ -74,12 +66,7 @@ func (s *Handler) embedPage(c echo.Context) error {
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: s.baseURL(c) + "/b/" + url.PathEscape(b.ID) + "/m/", NewTab: true, Me: member,
 			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)},
 	}
-	v.Table.NewTab = true
-	for i := range v.Table.Rows { // links leave the frame
-		if v.Table.Rows[i].Href != "" {
-			v.Table.Rows[i].Href = s.baseURL(c) + v.Table.Rows[i].Href
-		}
-	}
+	leaveFrame(&v.Table, s.baseURL(c))
 	if teams {
 		v.Title, v.Noun, v.Empty = b.Title+": teams", "team teams", "No team has a score in "+label+" yet."
 		v.BoardHref = s.baseURL(c) + teamsURL(b.ID, p, current, 1)
@@ -105,6 +92,37 @@ func (s *Handler) embedPage(c echo.Context) error {
 		}
 	}
 	return request.Render(c, 200, templates.EmbedPage(b.Title, theme, b.ID, templates.Widget(v)))
+}
+
+// leaveFrame makes a widget's table link out of the frame: whole
+// addresses, in a new tab.
+func leaveFrame(t *templates.Table, base string) {
+	t.NewTab = true
+	for i := range t.Rows {
+		if t.Rows[i].Href != "" {
+			t.Rows[i].Href = base + t.Rows[i].Href
+		}
+	}
+}
+
+// widgetMember is the member a widget follows (?member=), as the reader
+// may see it: none on a board with a privacy mode (an error), nor another
+// member than the one a personal link alone opens (the top then, as for a
+// member not on the board).
+func widgetMember(lens rows.Lens, member string) (string, error) {
+	if member == "" {
+		return "", nil
+	}
+	if err := board.CheckMember(member); err != nil {
+		return "", invalidMember(err)
+	}
+	if lens.Opens(member) {
+		return member, nil
+	}
+	if b := lens.Board; b.Guarded() {
+		return "", request.BadRequest(b.Title + " shows its members' places only to themselves: a widget cannot follow one member. Leave member out.")
+	}
+	return "", nil
 }
 
 // widgetOf is what a widget shows: the top limit rows, the rows around a
