@@ -80,7 +80,8 @@ func TestPrivacyModeOnEverySurface(t *testing.T) {
 	}
 	_, page := f.Get("/b/" + classID)
 	if n := strings.Count(page, `data-testid="row"`); n != 2 || !regexp.MustCompile(`Player [0-9A-F]{4}`).MatchString(page) ||
-		!strings.Contains(page, "5,051") || !strings.Contains(page, `data-testid="privacy-note"`) || strings.Contains(page, `data-testid="search"`) {
+		!strings.Contains(page, "5,051") || !strings.Contains(page, `data-testid="privacy-note"`) || strings.Contains(page, `data-testid="search"`) ||
+		!strings.Contains(page, `data-live-noun="place places"`) || !strings.Contains(page, ">2 places<") {
 		t.Errorf("the board page shows %d rows: %s", n, webtest.Excerpt(page))
 	}
 	// The API without a key: the top two, stand-ins for ids, a total that

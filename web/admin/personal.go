@@ -74,20 +74,20 @@ func (s *Handler) personalView(c echo.Context, b *board.Board, v *templates.Shar
 
 // seesOf says what a personal link shows of the other members.
 func seesOf(b *board.Board) string {
-	var parts []string
+	others := "everyone"
 	if b.TopOnly > 0 {
-		parts = append(parts, fmt.Sprintf("of the others, only the top %d", b.TopOnly))
+		others = fmt.Sprintf("only the top %d", b.TopOnly)
 	}
 	switch b.Names {
 	case board.Initials:
-		parts = append(parts, "their names as initials")
+		others += ", names as initials"
 	case board.Pseudonyms:
-		parts = append(parts, "their names as pseudonyms")
+		others += ", names as pseudonyms"
 	}
-	if len(parts) == 0 {
-		return "The board has no privacy mode, so it shows them the others as a share link does (no other member's own page, though); set one on the board's form to show only the top or hide names."
+	if !b.Guarded() {
+		return "Of the others it shows everyone, as a share link does: the board has no privacy mode (set one on its form to show only the top, or hide names)."
 	}
-	return "The board's privacy mode shows them " + strings.Join(parts, ", ") + "."
+	return "Of the others, the board's privacy mode shows them " + others + "."
 }
 
 // personalForm is what the personal links' form asks for.

@@ -67,6 +67,7 @@ func (s *Handler) aroundPage(c echo.Context) error {
 		MemberHref:  memberURL(b.ID, member),
 		Headline:    headline,
 		PeriodTitle: label,
+		Uncounted:   !lens.Counts(),
 		Table:       tableOf(lens, pg.Entries, member, "Around "+me.Name+" in "+label),
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/", Me: member,
 			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)},

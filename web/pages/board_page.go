@@ -86,10 +86,15 @@ func (s *Handler) boardPage(c echo.Context) error {
 	}
 	v.Tabs = s.tabs(&b, p.Kind, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
 	v.Prev, v.Next = s.neighbours(&b, p, func(x board.Period, cur bool) string { return boardURL(b.ID, x, cur, 1, size, "") })
+	// The table is what the page's live view shows, the same for every
+	// reader of the shared surfaces: a personal link's own place is above it
+	// (mine).
+	table := lens
+	table.Sight.Me = ""
 	if q != "" {
-		err = s.searchRows(ctx, lens, p, q, &v)
+		err = s.searchRows(ctx, table, p, q, &v)
 	} else {
-		err = s.pageRows(ctx, lens, p, pageAt{page: page, size: size, current: current}, &v)
+		err = s.pageRows(ctx, table, p, pageAt{page: page, size: size, current: current}, &v)
 	}
 	if err != nil {
 		return err
@@ -108,7 +113,7 @@ func (s *Handler) boardPage(c echo.Context) error {
 // while it is open (a closed period's standings are final). Who scored
 // what is nothing a privacy mode shows.
 func (s *Handler) recent(ctx context.Context, lens rows.Lens, p board.Period, v *templates.BoardView) error {
-	v.NoRecent, v.Privacy = lens.Limited(), privacyNote(lens)
+	guarded(lens, v)
 	if v.Live.Closed || v.NoRecent {
 		return nil
 	}
@@ -269,6 +274,15 @@ func (s *Handler) mine(ctx context.Context, lens rows.Lens, p board.Period, curr
 	return m, nil
 }
 
+// guarded fills what a board's privacy mode changes on its page for this
+// reader: no recent changes, a note, and a count of the places shown.
+func guarded(lens rows.Lens, v *templates.BoardView) {
+	v.NoRecent, v.Privacy = lens.Limited(), privacyNote(lens)
+	if !lens.Counts() {
+		v.Noun = "place places" // the places shown, not the members there are
+	}
+}
+
 // privacyNote says once what a board's privacy mode hides from this
 // reader: "Only the top 5 places are shown, with names as initials."
 func privacyNote(lens rows.Lens) string {
@@ -285,9 +299,6 @@ func privacyNote(lens rows.Lens) string {
 	case board.Pseudonyms:
 		parts = append(parts, "names are shown as pseudonyms")
 	}
-	out := strings.Join(parts, ", ")
-	if lens.Sight.Me != "" {
-		out += "; your own place and name are shown to you"
-	}
+	out := strings.Join(parts, "; ")
 	return strings.ToUpper(out[:1]) + out[1:] + "."
 }

@@ -33,7 +33,7 @@ func (s *Handler) memberPage(c echo.Context) error {
 		return err
 	}
 	v := templates.MemberView{BoardTitle: b.Title, BoardHref: "/b/" + b.ID, Member: member, Name: member,
-		Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)}
+		Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false), Uncounted: !lens.Counts()}
 	ranked := false
 	for _, st := range sts {
 		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period.Kind), Key: st.Period.Key, Ranked: st.Ranked}

@@ -333,7 +333,10 @@
       if (countEl) countEl.textContent = group(state.total) + (state.total === 1 ? " " + nouns[0] : " " + nouns[1]);
       if (headlineEl && me) {
         var mine = rows.filter(function (r) { return r.m === me; })[0];
-        if (mine) headlineEl.textContent = ordinal(mine.r) + " of " + group(state.total) + " in " + state.title + " · " + mine.s;
+        // data-live-uncounted: the board shows only its top, and not how
+        // many there are.
+        var of = headlineEl.hasAttribute("data-live-uncounted") ? "" : " of " + group(state.total);
+        if (mine) headlineEl.textContent = ordinal(mine.r) + of + " in " + state.title + " · " + mine.s;
       }
       if (announce && announceEl) announceEl.textContent = announce;
     }

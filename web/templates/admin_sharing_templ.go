@@ -76,7 +76,7 @@ func Sharing(v SharingView) templ.Component {
 		}
 		switch v.Visibility {
 		case "private":
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<p data-testid=\"visibility-state\"><strong>Private.</strong> Only people with a share link below, API keys of this board and admins can read it. To anyone else its pages, widget, wall display, live updates and API answer as if it did not exist.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<p data-testid=\"visibility-state\"><strong>Private.</strong> Only people with a share link or a personal link below, users with a role on it, API keys of this board and admins can read it. To anyone else its pages, widget, wall display, live updates and API answer as if it did not exist.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

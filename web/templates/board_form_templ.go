@@ -20,7 +20,7 @@ var teamChoices = []struct{ Value, Label string }{
 var visibilityChoices = []struct{ Value, Label string }{
 	{"public", "Public: listed, and anyone can read it"},
 	{"unlisted", "Unlisted: anyone with its address can read it; listed nowhere"},
-	{"private", "Private: only with a share link or an API key"},
+	{"private", "Private: only with a link, a role on it or an API key"},
 }
 
 var nameChoices = []struct{ Value, Label string }{

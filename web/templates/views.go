@@ -91,10 +91,21 @@ type BoardView struct {
 	Empty       string
 	ClearSearch string
 	Live        LiveInfo
+	Noun        string // what the count counts, "member members" unless set
 	NoSearch    bool   // the board hides names from this reader: no search by name
 	NoRecent    bool   // the board's privacy mode hides who scored what
 	Privacy     string // what the privacy mode hides from this reader, said once
 	Mine        *Mine  // a personal link's own place
+}
+
+// countNoun is what a board page's count counts: members, or the places
+// a privacy mode shows (Noun).
+func countNoun(v BoardView) string {
+	one, many, _ := strings.Cut(v.Noun, " ")
+	if v.Noun == "" {
+		one, many = "member", "members"
+	}
+	return plural(v.Total, one, many)
 }
 
 // Mine is a personal link's own place in a period.
@@ -136,6 +147,7 @@ type AroundView struct {
 	Tabs        []Link
 	Table       Table
 	Live        LiveInfo
+	Uncounted   bool // the board shows only its top: the headline says no "of N"
 }
 
 // MemberPeriod is one period on a member's page.
@@ -160,6 +172,7 @@ type MemberView struct {
 	Periods    []MemberPeriod
 	History    *RankChart // past periods from the archive; nil without
 	Frozen     string     // the frozen notice (rows.FrozenNotice)
+	Uncounted  bool       // the board shows only its top: no "of N", no percentiles
 }
 
 // EmbedView is the widget.
