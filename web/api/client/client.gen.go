@@ -1303,7 +1303,7 @@ type Around struct {
 	// Position The member's 0-based position in board order (differs from rank - 1 at ties).
 	Position int `json:"position"`
 
-	// Total Members in the period.
+	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
 }
 
@@ -1536,9 +1536,11 @@ type DeliveryType string
 type Entry struct {
 	// Fields Extra sort field values, on boards that have them.
 	Fields *[]int64 `json:"fields,omitempty"`
-	Member string   `json:"member"`
 
-	// Name Display name; the member id when none was given.
+	// Member The member's id; without an API key, on a board whose privacy mode hides names, an opaque stand-in (`anon-` and 16 hex digits), stable per member.
+	Member string `json:"member"`
+
+	// Name Display name; the member id when none was given. Without an API key, on a board whose privacy mode hides names, initials or a pseudonym.
 	Name string `json:"name"`
 
 	// Rank In the board's rank style; tied members share it.
@@ -1744,7 +1746,7 @@ type Page struct {
 	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
 	Period Period `json:"period"`
 
-	// Total Members in the period.
+	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
 }
 
@@ -1829,8 +1831,8 @@ type Standing struct {
 
 // Standing0 defines model for Standing.0.
 type Standing0 struct {
-	// Percentile Share of the other members ranked strictly below, in percent.
-	Percentile float64 `json:"percentile"`
+	// Percentile Share of the other members ranked strictly below, in percent. Absent without an API key on a board whose privacy mode shows only its top N: it would tell how many there are.
+	Percentile *float64 `json:"percentile,omitempty"`
 
 	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
 	Period Period          `json:"period"`
@@ -1840,7 +1842,7 @@ type Standing0 struct {
 	// Score Exact: the digits the board keeps (a number, never rounded through a float by the server).
 	Score float64 `json:"score"`
 
-	// Total Members in the period.
+	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
 }
 
@@ -1853,7 +1855,7 @@ type Standing1 struct {
 	Period Period          `json:"period"`
 	Ranked Standing1Ranked `json:"ranked"`
 
-	// Total Members in the period.
+	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
 }
 
