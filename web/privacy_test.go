@@ -328,3 +328,50 @@ func otherMembersLink(t *testing.T, f *webtest.Server, path, cookie string) {
 		t.Errorf("%s with another member's personal link shows zelda", path)
 	}
 }
+
+// TestLiveSightKeptOnAPublicBoard: on a public board with a privacy mode,
+// anyone may go on reading, so a socket's guard asks more than whether the
+// board is readable: a personal link's own view closes (1008) once the link
+// is revoked, and a viewer's whole view once the role is taken away.
+func TestLiveSightKeptOnAPublicBoard(t *testing.T) {
+	f := classFixture(t, board.Public)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	link, token, err := f.Admin.Links.CreatePersonal(ctx, classID, f.MustBoard(t, classID).Created, "zz-dan", "", "test", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?board=" + classID + "&period=all"
+	own, _, err := websocket.Dial(ctx, base+"&member=zz-dan&radius=2", &websocket.DialOptions{HTTPHeader: http.Header{"Cookie": {request.LinkCookie(classID) + "=" + token}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.CloseNow()
+	viewer := viewerOf(t, f)
+	whole, _, err := websocket.Dial(ctx, base+"&offset=0&limit=25", &websocket.DialOptions{HTTPHeader: http.Header{viewer[0]: {viewer[1]}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.CloseNow()
+	for _, ws := range []*websocket.Conn{own, whole} {
+		if _, _, err := ws.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.Admin.Links.Revoke(ctx, classID, link.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Admin.Grants.Remove(ctx, "teacher", classID); err != nil {
+		t.Fatal(err)
+	}
+	for name, ws := range map[string]*websocket.Conn{"the personal link's": own, "the viewer's": whole} {
+		for {
+			if _, _, err := ws.Read(ctx); err != nil {
+				if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+					t.Errorf("%s socket ended with %v, want 1008", name, err)
+				}
+				break
+			}
+		}
+	}
+}
