@@ -100,11 +100,12 @@ type personalForm struct {
 // readPersonal reads the form into v's values, and the members it names.
 func (s *Handler) readPersonal(c echo.Context, b *board.Board, v *templates.SharingView) (personalForm, error) {
 	p := &v.Personal
+	p.Errors = map[string]string{}
 	p.For, p.List, p.Expires, p.Renew = formValue(c, "for"), formValue(c, "members"), formValue(c, "expires"), formValue(c, "renew") == "1"
 	var f personalForm
 	ttl, ok := linkLifetimes[p.Expires]
 	if !ok {
-		v.Errors["p-expires"] = "choose one of the lifetimes offered"
+		v.Personal.Errors["p-expires"] = "choose one of the lifetimes offered"
 	}
 	f.ttl, f.renew = ttl, p.Renew
 	known, err := s.boardMembers(c.Request().Context(), b, access.MaxPersonalLinksPerBoard)
@@ -115,15 +116,15 @@ func (s *Handler) readPersonal(c echo.Context, b *board.Board, v *templates.Shar
 	case "every":
 		f.members = known
 		if len(known) == 0 {
-			v.Errors["p-for"] = "nobody has a score on the board yet: list the members' ids instead"
+			v.Personal.Errors["p-for"] = "nobody has a score on the board yet: list the members' ids instead"
 		}
 	case "list":
-		f.members = listed(p.List, known, v.Errors)
+		f.members = listed(p.List, known, p.Errors)
 	default:
-		v.Errors["p-for"] = "choose every member, or the members listed"
+		v.Personal.Errors["p-for"] = "choose every member, or the members listed"
 	}
 	if len(f.members) > access.MaxPersonalLinksPerBoard {
-		v.Errors["p-members"] = fmt.Sprintf("a board has at most %d personal links: make them for fewer members at a time", access.MaxPersonalLinksPerBoard)
+		v.Personal.Errors["p-members"] = fmt.Sprintf("a board has at most %d personal links: make them for fewer members at a time", access.MaxPersonalLinksPerBoard)
 	}
 	return f, nil
 }
@@ -193,13 +194,13 @@ func (s *Handler) createPersonal(c echo.Context) error {
 		after -= len(had[m.ID]) // replaced
 	}
 	switch {
-	case len(v.Errors) > 0:
+	case len(v.Personal.Errors) > 0:
 	case len(todo) == 0:
-		v.Errors["p-members"] = "every member asked for has a personal link already: tick “make a new link” to replace theirs"
+		v.Personal.Errors["p-members"] = "every member asked for has a personal link already: tick “make a new link” to replace theirs"
 	case after > access.MaxPersonalLinksPerBoard:
-		v.Errors["p-members"] = fmt.Sprintf("that would make %d personal links, and a board has at most %d: revoke some first", after, access.MaxPersonalLinksPerBoard)
+		v.Personal.Errors["p-members"] = fmt.Sprintf("that would make %d personal links, and a board has at most %d: revoke some first", after, access.MaxPersonalLinksPerBoard)
 	}
-	if len(v.Errors) > 0 {
+	if len(v.Personal.Errors) > 0 {
 		return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage("Sharing · "+b.Title, v.Nav, templates.Sharing(v)))
 	}
 	sheet := templates.SheetView{ID: b.ID, Title: b.Title, Back: "/admin/boards/" + url.PathEscape(b.ID) + "/sharing#personal", Skipped: skipped}
@@ -215,7 +216,7 @@ func (s *Handler) createPersonal(c echo.Context) error {
 			if len(sheet.Cards) > 0 {
 				break // the sheet has those made
 			}
-			v.Errors["p-members"] = strings.TrimPrefix(err.Error(), access.ErrInvalid.Error()+"\n")
+			v.Personal.Errors["p-members"] = strings.TrimPrefix(err.Error(), access.ErrInvalid.Error()+"\n")
 			return request.Render(c, http.StatusUnprocessableEntity, templates.AdminPage("Sharing · "+b.Title, v.Nav, templates.Sharing(v)))
 		}
 		if err != nil {

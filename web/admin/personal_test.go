@@ -70,7 +70,9 @@ func TestPersonalLinksSheet(t *testing.T) {
 		"no choice":      {"expires": {""}},
 	} {
 		form.Set("csrf", a.CSRF)
-		if res, body := a.Post("/admin/boards/class/personal", form); res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `class="error-summary"`) {
+		// One summary, the personal links' form's: the share link form above says nothing.
+		if res, body := a.Post("/admin/boards/class/personal", form); res.StatusCode != http.StatusUnprocessableEntity || strings.Count(body, `class="error-summary"`) != 1 ||
+			!strings.Contains(body, "No link was made") {
 			t.Errorf("%s: %d %s", name, res.StatusCode, webtest.Excerpt(body))
 		}
 	}

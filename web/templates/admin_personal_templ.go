@@ -77,7 +77,7 @@ func personalPanel(v SharingView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = errorSummary("No link was made: fix these fields", errorLinks([]formField{{"p-for", "p-every", "For"}, {"p-members", "p-list", "Member ids"}, {"p-expires", "p-expires", "Works for"}}, v.Errors, "personal-form")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = errorSummary("No link was made: fix these fields", errorLinks([]formField{{"p-for", "p-every", "For"}, {"p-members", "p-list", "Member ids"}, {"p-expires", "p-expires", "Works for"}}, v.Personal.Errors, "personal-form")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -85,7 +85,7 @@ func personalPanel(v SharingView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var5 = []any{"field", templ.KV("invalid", v.Errors["p-for"] != "")}
+		var templ_7745c5c3_Var5 = []any{"field", templ.KV("invalid", v.Personal.Errors["p-for"] != "")}
 		templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var5...)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -140,15 +140,15 @@ func personalPanel(v SharingView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if v.Errors["p-for"] != "" {
+		if v.Personal.Errors["p-for"] != "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<p class=\"error\" data-testid=\"error-p-for\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var8 string
-			templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(v.Errors["p-for"])
+			templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(v.Personal.Errors["p-for"])
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/admin_personal.templ`, Line: 20, Col: 67}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/admin_personal.templ`, Line: 20, Col: 76}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 			if templ_7745c5c3_Err != nil {
@@ -194,7 +194,7 @@ func personalPanel(v SharingView) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = field("p-list", "Member ids", "One id a line, as scores are sent for them: members without a score yet are welcome.", v.Errors["p-members"]).Render(templ.WithChildren(ctx, templ_7745c5c3_Var9), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = field("p-list", "Member ids", "One id a line, as scores are sent for them: members without a score yet are welcome.", v.Personal.Errors["p-members"]).Render(templ.WithChildren(ctx, templ_7745c5c3_Var9), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -240,7 +240,7 @@ func personalPanel(v SharingView) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = field("p-expires", "Works for", "After that the links stop working; you can revoke them sooner.", v.Errors["p-expires"]).Render(templ.WithChildren(ctx, templ_7745c5c3_Var11), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = field("p-expires", "Works for", "After that the links stop working; you can revoke them sooner.", v.Personal.Errors["p-expires"]).Render(templ.WithChildren(ctx, templ_7745c5c3_Var11), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -243,6 +243,7 @@ type PersonalForm struct {
 	Renew    bool   // members who have a link get a new one, ending the old
 	Sees     string // what a personal link shows of the others, as the privacy mode says
 	MaxLinks int
+	Errors   map[string]string // the form's, apart from the share link form's
 }
 
 // PersonalRow is one personal link.
