@@ -45,6 +45,9 @@ type Link struct {
 	Created  time.Time
 	Expires  time.Time // zero: never
 	LastUsed time.Time
+	// Member is the one member a personal link is for ("" for a share
+	// link): it reads the board as that member (personal.go).
+	Member string
 }
 
 // Expired reports whether the link has expired at now.
@@ -90,19 +93,29 @@ func (l *Links) Create(ctx context.Context, boardID string, since time.Time, nam
 	if n >= MaxLinksPerBoard {
 		return Link{}, "", errors.Join(ErrInvalid, fmt.Errorf("a board has at most %d share links; revoke one first", MaxLinksPerBoard))
 	}
-	id := strings.NewReplacer("-", "a", "_", "b").Replace(strings.ToLower(randomToken(6)))
-	token := "pvl_" + id + "_" + randomToken(32)
-	link := Link{ID: id, Board: boardID, Since: since.UTC(), Name: name, By: by, Created: now, Expires: expires.UTC()}
+	link := Link{Board: boardID, Since: since.UTC(), Name: name, By: by, Created: now, Expires: expires.UTC()}
+	return l.store(ctx, link, linksKey, randomToken(32))
+}
+
+// store keeps a new link, listed in index, with a token of secret, and
+// returns it with its token.
+func (l *Links) store(ctx context.Context, link Link, index, secret string) (Link, string, error) {
+	link.ID = strings.NewReplacer("-", "a", "_", "b").Replace(strings.ToLower(randomToken(6)))
+	token := "pvl_" + link.ID + "_" + secret
 	exp := ""
-	if !expires.IsZero() {
+	if !link.Expires.IsZero() {
 		exp = link.Expires.Format(time.RFC3339)
+	}
+	fields := []any{"board", link.Board, "since", link.Since.Format(time.RFC3339Nano), "name", link.Name, "by", link.By, "hash", sha(token),
+		"created", link.Created.Format(time.RFC3339Nano), "expires", exp}
+	if link.Member != "" {
+		fields = append(fields, "member", link.Member)
 	}
 	// Listed first, then usable (as API keys): a usable link is never
 	// missing from its board's list, so it can always be revoked.
-	err = l.rdb.SAdd(ctx, linksKey+boardID, id).Err()
+	err := l.rdb.SAdd(ctx, index+link.Board, link.ID).Err()
 	if err == nil {
-		err = l.rdb.HSet(ctx, linkKey+id, "board", boardID, "since", link.Since.Format(time.RFC3339Nano), "name", name, "by", by, "hash", sha(token),
-			"created", now.Format(time.RFC3339Nano), "expires", exp).Err()
+		err = l.rdb.HSet(ctx, linkKey+link.ID, fields...).Err()
 	}
 	if err != nil {
 		return Link{}, "", fmt.Errorf("access: create share link: %w", err)
@@ -149,7 +162,7 @@ func (l *Links) Authenticate(ctx context.Context, token string) (Link, error) {
 }
 
 func linkOf(id string, m map[string]string) Link {
-	link := Link{ID: id, Board: m["board"], Name: m["name"], By: m["by"]}
+	link := Link{ID: id, Board: m["board"], Name: m["name"], By: m["by"], Member: m["member"]}
 	link.Created, _ = time.Parse(time.RFC3339Nano, m["created"])
 	link.Since, _ = time.Parse(time.RFC3339Nano, m["since"])
 	link.Expires, _ = time.Parse(time.RFC3339, m["expires"])
@@ -193,7 +206,11 @@ func (l *Links) Revoke(ctx context.Context, boardID, id string) (Link, error) {
 		return Link{}, fmt.Errorf("access: revoke share link: %w", err)
 	}
 	l.verified.forget(m["hash"])
-	if err := l.rdb.SRem(ctx, linksKey+boardID, id).Err(); err != nil {
+	index := linksKey
+	if m["member"] != "" {
+		index = personalKey
+	}
+	if err := l.rdb.SRem(ctx, index+boardID, id).Err(); err != nil {
 		return Link{}, fmt.Errorf("access: revoke share link: %w", err)
 	}
 	return linkOf(id, m), nil
@@ -202,20 +219,22 @@ func (l *Links) Revoke(ctx context.Context, boardID, id string) (Link, error) {
 // RevokeAll ends every link of a board (a deleted board's), and returns
 // how many there were.
 func (l *Links) RevokeAll(ctx context.Context, boardID string) (int, error) {
-	ids, err := l.rdb.SMembers(ctx, linksKey+boardID).Result()
-	if err != nil {
-		return 0, fmt.Errorf("access: revoke share links: %w", err)
-	}
 	n := 0
-	for _, id := range ids {
-		if _, err := l.Revoke(ctx, boardID, id); err == nil {
-			n++
-		} else if !errors.Is(err, ErrNotFound) {
-			return n, err
+	for _, index := range []string{linksKey, personalKey} {
+		ids, err := l.rdb.SMembers(ctx, index+boardID).Result()
+		if err != nil {
+			return n, fmt.Errorf("access: revoke share links: %w", err)
 		}
-	}
-	if err := l.rdb.Del(ctx, linksKey+boardID).Err(); err != nil {
-		return n, fmt.Errorf("access: revoke share links: %w", err)
+		for _, id := range ids {
+			if _, err := l.Revoke(ctx, boardID, id); err == nil {
+				n++
+			} else if !errors.Is(err, ErrNotFound) {
+				return n, err
+			}
+		}
+		if err := l.rdb.Del(ctx, index+boardID).Err(); err != nil {
+			return n, fmt.Errorf("access: revoke share links: %w", err)
+		}
 	}
 	return n, nil
 }

@@ -79,3 +79,56 @@ func TestShareLinks(t *testing.T) {
 		t.Errorf("revoke all: %d %v", n, err)
 	}
 }
+
+// TestPersonalLinks: a personal link is a share link for one member: its
+// token (128 bits in 26 lower-case characters) authenticates to the member,
+// it is listed apart from the share links, revoked like one, and dropped
+// with the board's links; a share link stored before personal links read
+// as one for no member.
+func TestPersonalLinks(t *testing.T) {
+	rdb := srv.Client(t)
+	ctx := context.Background()
+	l := NewLinks(rdb)
+	since := time.Now().Add(-time.Hour)
+	share, _, err := l.Create(ctx, "pupils", since, "Class 4B", "alice", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, token, err := l.CreatePersonal(ctx, "pupils", since, "zoe", "Zoë Liddell", "alice", time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := strings.TrimPrefix(token, "pvl_"+link.ID+"_")
+	if len(secret) != 26 || strings.ToLower(secret) != secret || link.Member != "zoe" || link.Name != "Zoë Liddell" {
+		t.Fatalf("personal link %+v, token %q", link, token)
+	}
+	got, err := l.Authenticate(ctx, token)
+	if err != nil || got.Member != "zoe" || got.Board != "pupils" {
+		t.Fatalf("authenticate: %+v %v", got, err)
+	}
+	if shares, _ := l.List(ctx, "pupils"); len(shares) != 1 || shares[0].ID != share.ID || shares[0].Member != "" {
+		t.Fatalf("share links: %+v", shares)
+	}
+	if mine, _ := l.ListPersonal(ctx, "pupils"); len(mine) != 1 || mine[0].Member != "zoe" {
+		t.Fatalf("personal links: %+v", mine)
+	}
+	if _, _, err := l.CreatePersonal(ctx, "pupils", since, "", "", "alice", time.Time{}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a personal link for no member: %v", err)
+	}
+	long, _, err := l.CreatePersonal(ctx, "pupils", since, strings.Repeat("m", 100), "", "alice", time.Time{})
+	if err != nil || len([]rune(long.Name)) != 64 {
+		t.Errorf("a long id as the name: %q %v", long.Name, err)
+	}
+	if _, err := l.Revoke(ctx, "pupils", link.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Authenticate(ctx, token); !errors.Is(err, ErrBadLink) {
+		t.Errorf("revoked personal link: %v", err)
+	}
+	if n, err := l.RevokeAll(ctx, "pupils"); err != nil || n != 2 {
+		t.Errorf("revoke all: %d %v", n, err)
+	}
+	if n, _ := rdb.Exists(ctx, linksKey+"pupils", personalKey+"pupils").Result(); n != 0 {
+		t.Errorf("%d link index sets left", n)
+	}
+}

@@ -16,10 +16,11 @@ type Reader struct {
 	grants  map[string]Grant
 }
 
-// granted is the reader's role on the board boardID created at created:
-// Owner for a site admin, NoRole for a role given on an earlier board of the
-// id.
-func (r Reader) granted(boardID string, created time.Time) Role {
+// Granted is the role the reader was given on the board boardID created at
+// created: Owner for a site admin, NoRole for a role given on an earlier
+// board of the id. An allow-list's admission is not a role (Readers.Role):
+// it reads what a share link reads.
+func (r Reader) Granted(boardID string, created time.Time) Role {
 	if r.Account.SiteAdmin {
 		return Owner
 	}
@@ -52,7 +53,7 @@ func NewReaders(s *Sessions, a *Accounts, g *Grants, al *AllowLists) *Readers {
 // they were given, or a viewer's when the board's allow-list admits the
 // organisation's sign-in that made their session.
 func (rs *Readers) Role(ctx context.Context, r Reader, boardID string, created time.Time) (Role, error) {
-	role := r.granted(boardID, created)
+	role := r.Granted(boardID, created)
 	if role != NoRole || r.Org.Email == "" || rs.Allow == nil {
 		return role, nil
 	}

@@ -24,6 +24,7 @@ import (
 	"podium/live"
 	"podium/memberdata"
 	"podium/redisstore"
+	"podium/rows"
 	"podium/web"
 	"podium/web/signin"
 )
@@ -38,6 +39,7 @@ type App struct {
 	Archive  *archive.DB       // nil WithoutArchive
 	Archiver *archive.Archiver // nil WithoutArchive
 	Hub      *live.Hub
+	Masker   *rows.Masker // names members where boards hide names, alike on every replica
 	Admin    *web.Admin
 	Hooks    *hooks.Runner
 	Server   *web.Server
@@ -116,7 +118,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opt ...Option) (_ *A
 	if err := prepareStore(ctx, a.Store, cfg, log); err != nil {
 		return nil, err
 	}
-	a.Hub = live.New(a.Redis, a.Store, live.Options{Tick: cfg.LiveTick, PerAddr: cfg.LivePerAddr, SelfPublished: cfg.Embedded(), DB: redisDB(a.Redis), Logger: log})
+	key, err := access.PseudonymKey(ctx, a.Redis)
+	if err != nil {
+		return nil, err
+	}
+	a.Masker = rows.NewMasker(key)
+	a.Hub = live.New(a.Redis, a.Store, live.Options{Tick: cfg.LiveTick, PerAddr: cfg.LivePerAddr, SelfPublished: cfg.Embedded(), DB: redisDB(a.Redis),
+		Masker: a.Masker, Logger: log})
 	a.Admin = newAdmin(a.Redis, a.Store, cfg, o.passwordCost)
 	if a.Archive != nil {
 		a.Archiver = &archive.Archiver{Store: a.Store, DB: a.Archive, Grace: cfg.ArchiveGrace, Log: log}
@@ -204,6 +212,7 @@ func (a *App) newServer() *web.Server {
 		BodyTimeout:  cfg.BodyTimeout,
 		OIDC:         oidcConfig(cfg),
 		Redis:        a.Redis, // measured for /metrics
+		Masker:       a.Masker,
 		Logger:       a.Log,
 	}
 	if a.Archive != nil {
@@ -221,11 +230,12 @@ func NewAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config) *w
 // newAdmin is NewAdmin hashing new passwords at cost (0: bcrypt's default).
 func newAdmin(rdb redis.UniversalClient, store *redisstore.Store, cfg Config, cost int) *web.Admin {
 	log := audit.New(rdb)
+	links := access.NewLinks(rdb)
 	return &web.Admin{
 		Store: store, Accounts: access.NewAccounts(rdb, cost), Sessions: access.NewSessions(rdb),
-		Keys: access.NewKeys(rdb), Grants: access.NewGrants(rdb), Allow: access.NewAllowLists(rdb), Links: access.NewLinks(rdb), Embeds: access.NewEmbeds(rdb), Limiter: access.NewLimiter(rdb), Audit: log, Signer: access.NewSigner(rdb),
+		Keys: access.NewKeys(rdb), Grants: access.NewGrants(rdb), Allow: access.NewAllowLists(rdb), Links: links, Embeds: access.NewEmbeds(rdb), Limiter: access.NewLimiter(rdb), Audit: log, Signer: access.NewSigner(rdb),
 		KeyLimit: cfg.KeyLimit, AddrLimit: cfg.AddrLimit, Hooks: hooks.NewRegistry(rdb, nil, hooks.AllowPrivate(cfg.Hooks.AllowPrivate)),
-		Members: &memberdata.Service{Store: store, Audit: log}, // its archive, if any, is set by New
+		Members: &memberdata.Service{Store: store, Audit: log, Links: links}, // its archive, if any, is set by New
 	}
 }
 

@@ -94,6 +94,19 @@ const (
 	Private  Visibility = "private"
 )
 
+// NameMode says how a board names its members on shared surfaces: part of
+// its privacy mode (rows/privacy.go).
+type NameMode string
+
+// Name modes: full names (the default), initials ("A. L."), or pseudonyms
+// ("Player 7F3A"), stable per member within a board and not reversible to
+// the member's id.
+const (
+	FullNames  NameMode = "full"
+	Initials   NameMode = "initials"
+	Pseudonyms NameMode = "pseudonyms"
+)
+
 // Field is an extra integer sort field that orders members whose primary
 // scores are equal ("clears desc, then revives asc").
 type Field struct {
@@ -129,8 +142,15 @@ type Board struct {
 	Teams TeamMode
 	// Visibility says who may read the board; Public unless set.
 	Visibility Visibility
-	Created    time.Time
-	Updated    time.Time
+	// Names and TopOnly are the board's privacy mode: how the shared
+	// surfaces (anonymous pages, share links, the widget, the wall display)
+	// name members, and how many of the top they show (0: everyone). The
+	// console, API keys and signed-in users with a role see everything; a
+	// personal link sees its own member whole (rows/privacy.go).
+	Names   NameMode
+	TopOnly int
+	Created time.Time
+	Updated time.Time
 	// Version counts the definition's writes. Writes send the version they
 	// read and the script refuses a stale one, so no score is applied with
 	// settings (periods, cap, zone, encoding) that have since changed.
@@ -157,10 +177,12 @@ const (
 	// keeps in Redis unless it says otherwise: last week stays fast to read.
 	DefaultRetention = 2
 	MaxRetention     = 10_000
-	maxIDLen         = 64
-	maxDecimals      = 6
-	maxFieldName     = 32
-	defaultTZName    = "UTC"
+	// MaxTopOnly bounds a "top N only" privacy mode: a page's worth.
+	MaxTopOnly    = 100
+	maxIDLen      = 64
+	maxDecimals   = 6
+	maxFieldName  = 32
+	defaultTZName = "UTC"
 )
 
 var (
@@ -179,6 +201,10 @@ func (b *Board) Location() *time.Location {
 	}
 	return b.loc
 }
+
+// Guarded reports whether the board has a privacy mode: names hidden or
+// only the top shown on its shared surfaces.
+func (b *Board) Guarded() bool { return (b.Names != "" && b.Names != FullNames) || b.TopOnly > 0 }
 
 // Enabled reports whether the board keeps periods of kind k.
 func (b *Board) Enabled(k Kind) bool { return slices.Contains(b.Periods, k) }
@@ -232,6 +258,9 @@ func (b *Board) Normalize() {
 	}
 	if b.Visibility == "" {
 		b.Visibility = Public
+	}
+	if b.Names == "" {
+		b.Names = FullNames
 	}
 	if len(b.Periods) == 0 {
 		b.Periods = []Kind{AllTime}

@@ -17,6 +17,9 @@ type Entry struct {
 	Name     string
 	Score    float64
 	Fields   []int64 // extra sort field values, when the board has any
+	// Masked: Member and Name are a privacy mode's stand-ins for the member
+	// (rows.Lens), which nothing links to.
+	Masked bool
 }
 
 // Page is a window of one period of a board.

@@ -23,6 +23,8 @@ type Spec struct {
 	Window        string      `json:"window,omitempty"`     // how rolling windows combine: sum (absent) or best
 	Teams         string      `json:"teams,omitempty"`      // team standings: sum, average or best; absent or "none": none
 	Visibility    string      `json:"visibility,omitempty"` // public (absent), unlisted or private
+	Names         string      `json:"names,omitempty"`      // privacy mode: full (absent), initials or pseudonyms
+	TopOnly       *int        `json:"top_only,omitempty"`   // privacy mode: show only the top N (absent or 0: everyone)
 	Created       *time.Time  `json:"created,omitempty"`
 	Updated       *time.Time  `json:"updated,omitempty"`
 	// FreezeAt is when the board's public standings froze, or will
@@ -49,9 +51,13 @@ func SpecOf(b *Board) Spec {
 	j := Spec{
 		ID: b.ID, Title: b.Title, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod),
 		TimeZone: b.TimeZone, TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Cap: b.Cap, Window: string(b.Window), Teams: string(b.Teams),
-		Visibility: string(b.Visibility),
-		Format:     FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
-		Periods:    []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
+		Visibility: string(b.Visibility), Names: string(b.Names),
+		Format:  FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
+		Periods: []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
+	}
+	if b.TopOnly > 0 {
+		n := b.TopOnly
+		j.TopOnly = &n
 	}
 	for _, k := range b.Periods {
 		j.Periods = append(j.Periods, string(k))
@@ -71,12 +77,15 @@ func (j Spec) Board() Board {
 	b := Board{
 		ID: j.ID, Title: j.Title, Order: Order(j.Order), DefaultPeriod: Kind(j.DefaultPeriod),
 		TimeZone: j.TimeZone, TieBreak: TieBreak(j.TieBreak), RankStyle: RankStyle(j.RankStyle), Cap: j.Cap, Window: WindowMode(j.Window), Teams: TeamMode(strings.TrimPrefix(j.Teams, "none")),
-		Visibility: Visibility(j.Visibility),
-		Format:     Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
-		Retention:  DefaultRetention,
+		Visibility: Visibility(j.Visibility), Names: NameMode(j.Names),
+		Format:    Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
+		Retention: DefaultRetention,
 	}
 	if j.Retention != nil {
 		b.Retention = *j.Retention
+	}
+	if j.TopOnly != nil {
+		b.TopOnly = *j.TopOnly
 	}
 	for _, k := range j.Periods {
 		b.Periods = append(b.Periods, Kind(k))

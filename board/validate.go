@@ -128,6 +128,12 @@ func (b *Board) checkOptions(p *problems) {
 	if b.Visibility != Public && b.Visibility != Unlisted && b.Visibility != Private {
 		p.add("visibility", "must be public, unlisted or private")
 	}
+	if b.Names != FullNames && b.Names != Initials && b.Names != Pseudonyms {
+		p.add("names", "must be full, initials or pseudonyms")
+	}
+	if b.TopOnly < 0 || b.TopOnly > MaxTopOnly {
+		p.add("top_only", "must be from 0 (show everyone) to %d", MaxTopOnly)
+	}
 	if b.Cap < 0 || b.Cap > MaxCap {
 		p.add("cap", "must be from 0 (no cap) to %d", MaxCap)
 	}

@@ -44,6 +44,9 @@ func TestValidate(t *testing.T) {
 		{"window", func(b *Board) { b.Window = "avg" }},
 		{"cap", func(b *Board) { b.Cap = -1 }},
 		{"retention", func(b *Board) { b.Retention = MaxRetention + 1 }},
+		{"names", func(b *Board) { b.Names = "nicknames" }},
+		{"top_only", func(b *Board) { b.TopOnly = -1 }},
+		{"top_only", func(b *Board) { b.TopOnly = MaxTopOnly + 1 }},
 	}
 	for _, tc := range cases {
 		b := good()

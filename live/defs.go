@@ -58,8 +58,10 @@ func (h *Hub) refreshDefs(ctx context.Context) {
 		if !ok {
 			continue
 		}
-		if f := h.feeds[id]; f != nil && f.board.Version < b.Version {
-			f.board, f.dirty = b, true // formats and zone of its lines
+		for _, shared := range []bool{false, true} {
+			if f := h.feeds[feedKey{id, shared}]; f != nil && f.board.Version < b.Version {
+				f.board, f.dirty = b, true // formats and zone of its lines, its privacy mode
+			}
 		}
 		for _, v := range h.views {
 			if v.board.ID != id || v.board.Version >= b.Version {

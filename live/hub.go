@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 
 	"podium/board"
 	"podium/redisstore"
+	"podium/rows"
 )
 
 // Reader is what the hub needs from the board engine.
@@ -45,7 +47,10 @@ type Options struct {
 	// embedded store, which has neither notifications nor CONFIG).
 	SelfPublished bool
 	DB            int // the Redis database whose keyspace is watched
-	Logger        *slog.Logger
+	// Masker names members in shared views of boards that hide names
+	// (rows.Lens); nil: a key of this process.
+	Masker *rows.Masker
+	Logger *slog.Logger
 }
 
 // Spec identifies a view; clients with equal specs share one read and one
@@ -67,6 +72,14 @@ type Spec struct {
 	// Live shows a frozen board's live standings: an admin's view, which
 	// only the console opens. Other views show what the public sees.
 	Live bool
+	// Shared views show what the board's privacy mode leaves to the shared
+	// surfaces (rows.Lens): only the top, names hidden. Only readers who
+	// see everything (a role on the board, the console) open others. A
+	// masked view and a full one are two views: they never share a frame.
+	Shared bool
+	// Own: Member is the reader's own (a personal link's): its row shows
+	// wherever it stands, with its own name, in a shared view.
+	Own bool
 }
 
 // Hub owns the views and their clients.
@@ -78,7 +91,7 @@ type Hub struct {
 
 	mu     sync.Mutex
 	views  map[Spec]*view
-	feeds  map[string]*feed              // board id -> its recent changes, while a page shows them
+	feeds  map[feedKey]*feed             // a board's recent changes, while a page shows them
 	byKey  map[string]map[*view]struct{} // zset key -> views reading it
 	dirty  map[string]struct{}
 	resync bool // re-read everything and send snapshots (after a reconnect)
@@ -175,9 +188,14 @@ func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.Masker == nil {
+		key := make([]byte, 32)
+		_, _ = rand.Read(key) // never fails (crypto/rand)
+		opts.Masker = rows.NewMasker(key)
+	}
 	return &Hub{
 		rdb: rdb, reader: reader, opts: opts, log: opts.Logger,
-		views: map[Spec]*view{}, feeds: map[string]*feed{}, byKey: map[string]map[*view]struct{}{}, dirty: map[string]struct{}{},
+		views: map[Spec]*view{}, feeds: map[feedKey]*feed{}, byKey: map[string]map[*view]struct{}{}, dirty: map[string]struct{}{},
 		refusing: map[string]notifyState{}, perAddr: map[string]int{}, defs: map[string]time.Time{},
 	}
 }

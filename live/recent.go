@@ -22,11 +22,18 @@ const RecentSize = 8
 // what it did in every period it touched; a page shows its own period's.
 type feed struct {
 	board   board.Board
+	shared  bool // for shared views: none on a board with a privacy mode
 	clients map[*client]struct{}
 	last    []byte // the last frame sent: what a newcomer gets
 	dirty   bool
 	retry   backoff // a feed whose read failed waits, like a view
 
+}
+
+// feedKey names a feed: a board's, for shared views or for the others.
+type feedKey struct {
+	board  string
+	shared bool
 }
 
 // recentFrame is {"type":"recent","items":[...]}.
@@ -36,11 +43,12 @@ type recentFrame struct {
 }
 
 // follow adds a client to its board's feed (under mu).
-func (h *Hub) follow(c *client, b board.Board) {
-	f := h.feeds[b.ID]
+func (h *Hub) follow(c *client, b board.Board, shared bool) {
+	k := feedKey{b.ID, shared}
+	f := h.feeds[k]
 	if f == nil {
-		f = &feed{board: b, clients: map[*client]struct{}{}, dirty: true}
-		h.feeds[b.ID] = f
+		f = &feed{board: b, shared: shared, clients: map[*client]struct{}{}, dirty: true}
+		h.feeds[k] = f
 	}
 	f.clients[c] = struct{}{}
 	c.feed = f
@@ -57,15 +65,17 @@ func (h *Hub) unfollow(c *client) {
 		return
 	}
 	delete(f.clients, c)
-	if len(f.clients) == 0 && h.feeds[f.board.ID] == f {
-		delete(h.feeds, f.board.ID)
+	if k := (feedKey{f.board.ID, f.shared}); len(f.clients) == 0 && h.feeds[k] == f {
+		delete(h.feeds, k)
 	}
 }
 
 // markRecent notes a change of board id's recent list or names (under mu).
 func (h *Hub) markRecent(id string) {
-	if f := h.feeds[id]; f != nil {
-		f.dirty = true
+	for _, shared := range []bool{false, true} {
+		if f := h.feeds[feedKey{id, shared}]; f != nil {
+			f.dirty = true
+		}
 	}
 }
 
@@ -107,7 +117,13 @@ func (h *Hub) readFeeds(ctx context.Context, fs []*feed) {
 	for i, r := range results {
 		err := r.Err
 		if err == nil {
-			frames[i], err = json.Marshal(recentFrame{Type: "recent", Items: rows.Activities(bs[i], r.Activities)})
+			items := rows.Activities(bs[i], r.Activities)
+			if fs[i].shared && bs[i].Guarded() {
+				// Who scored what, and their ranks: nothing a privacy mode
+				// leaves to the shared surfaces.
+				items = []rows.Activity{}
+			}
+			frames[i], err = json.Marshal(recentFrame{Type: "recent", Items: items})
 		}
 		if err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("recent changes of %q: %w", bs[i].ID, err)

@@ -38,7 +38,7 @@ func TestRecentChangesFollowTheBoard(t *testing.T) {
 		t.Fatalf("the widget got %d recent-changes frames; it did not ask", widget.recents)
 	}
 	f.hub.mu.Lock()
-	following := len(f.hub.feeds["rec"].clients)
+	following := len(f.hub.feeds[feedKey{board: "rec"}].clients)
 	f.hub.mu.Unlock()
 	if st := f.hub.Stats(); st.Views != 1 || st.Clients != 2 || following != 1 {
 		t.Fatalf("%d views for %d clients, %d following recent changes: want the page and the widget sharing one view, the page alone following", st.Views, st.Clients, following)

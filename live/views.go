@@ -46,8 +46,32 @@ func (h *Hub) snapshot(v *view, res redisstore.ViewResult) *Snapshot {
 		return s
 	}
 	s.Total, s.Offset = res.Page.Total, res.Page.Offset
-	s.Rows = rows.Of(&v.board, res.Page.Entries)
+	entries := res.Page.Entries
+	if v.spec.Shared && !v.spec.Teams { // team rows are teams: no privacy mode of members
+		lens := h.lens(v)
+		entries, s.Total = lens.Entries(entries), lens.Total(s.Total)
+		if v.spec.Member != "" && !lens.Opens(v.spec.Member) {
+			// Another member's around-me on a board that has since got a
+			// privacy mode: nothing of it, not even whether it has a score.
+			entries, s.Missing = nil, false
+		}
+		if len(entries) > 0 {
+			s.Offset = entries[0].Position
+		}
+	}
+	s.Rows = rows.Of(&v.board, entries)
 	return s
+}
+
+// lens is what a view's readers see of its board: everything, or, for a
+// shared view, what its privacy mode shows, with the view's member whole
+// when it is their own.
+func (h *Hub) lens(v *view) rows.Lens {
+	sight := rows.Sight{Full: !v.spec.Shared}
+	if v.spec.Own {
+		sight.Me = v.spec.Member
+	}
+	return rows.Lens{Board: &v.board, Sight: sight, Masker: h.opts.Masker}
 }
 
 // Frames sent to browsers: {"type":"snapshot",...Snapshot} or
@@ -123,7 +147,7 @@ func (h *Hub) attach(ctx context.Context, c *client, spec Spec) error {
 		h.deliver(c, v.snapMsg)
 	}
 	if follow {
-		h.follow(c, b)
+		h.follow(c, b, spec.Shared)
 	}
 	return nil
 }

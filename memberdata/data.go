@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"podium/access"
 	"podium/archive"
 	"podium/audit"
 	"podium/board"
@@ -34,7 +35,16 @@ type Service struct {
 	Store    *redisstore.Store
 	Audit    *audit.Log
 	Archiver *archive.Archiver // nil: no archive
-	Log      *slog.Logger
+	// Links are the boards' personal links (access.Links), which name
+	// their member: an erasure revokes the member's. nil: none.
+	Links PersonalLinks
+	Log   *slog.Logger
+}
+
+// PersonalLinks lists and revokes a board's personal links.
+type PersonalLinks interface {
+	ListPersonal(ctx context.Context, boardID string) ([]access.Link, error)
+	Revoke(ctx context.Context, boardID, id string) (access.Link, error)
 }
 
 // Data is the copy of everything a board keeps about one member.

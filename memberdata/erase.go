@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"podium/access"
 	"podium/audit"
 	"podium/board"
 	"podium/redisstore"
@@ -17,6 +18,7 @@ import (
 const (
 	PartRedis   = "redis"   // scores, names, teams, recent changes, webhook state and queued deliveries
 	PartAudit   = "audit"   // the audit log's streams in Redis
+	PartLinks   = "links"   // the member's personal links, revoked
 	PartArchive = "archive" // archived periods and audit entries in SQL
 	PartRecord  = "record"  // the erasure's record, which then keeps no pseudonym
 )
@@ -83,6 +85,12 @@ func (s *Service) Erase(ctx context.Context, b *board.Board, member string, mode
 // finish runs the parts after the Redis step; archErr is why the archive
 // could not be read (nil: it could).
 func (s *Service) finish(ctx context.Context, b *board.Board, member string, rec redisstore.ErasureRecord, names []string, archErr error, out board.Erased) (board.Erased, error) {
+	if err := s.revokeLinks(ctx, b.ID, member); err != nil {
+		return s.incomplete(out, []string{PartLinks, PartAudit, PartArchive, PartRecord}, err)
+	}
+	if s.Links != nil {
+		out.Done = append(out.Done, PartLinks)
+	}
 	streams, err := s.Store.AuditStreams(ctx, b.ID)
 	if err != nil {
 		return s.incomplete(out, []string{PartAudit, PartArchive, PartRecord}, err)
@@ -116,6 +124,27 @@ func (s *Service) finish(ctx context.Context, b *board.Board, member string, rec
 		s.Log.Info("member erased", "board", b.ID, "pseudonym", rec.Pseudonym, "mode", string(rec.Mode), "done", strings.Join(out.Done, ","))
 	}
 	return out, nil
+}
+
+// revokeLinks revokes the member's personal links of the board: they name
+// it (and its display name), and would open its page under the id.
+func (s *Service) revokeLinks(ctx context.Context, boardID, member string) error {
+	if s.Links == nil {
+		return nil
+	}
+	links, err := s.Links.ListPersonal(ctx, boardID)
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		if l.Member != member {
+			continue
+		}
+		if _, err := s.Links.Revoke(ctx, boardID, l.ID); err != nil && !errors.Is(err, access.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 // redactStreams rewrites the board's audit streams that hold an entry the

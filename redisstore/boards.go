@@ -248,6 +248,8 @@ func defFields(b *board.Board) []any {
 		"window", string(b.Window),
 		"teams", string(b.Teams),
 		"visibility", string(b.Visibility),
+		"names", string(b.Names),
+		"top_only", strconv.Itoa(b.TopOnly),
 		"units", "1", // scores are whole numbers of Format.Unit (board/score.go)
 		"created", b.Created.Format(time.RFC3339Nano),
 		"updated", b.Updated.Format(time.RFC3339Nano),
@@ -278,6 +280,15 @@ func parseDef(m map[string]string) (board.Board, error) {
 	default:
 		b.Visibility = board.Private // a value this version does not know: closed, not open
 	}
+	switch n := board.NameMode(m["names"]); n {
+	case "", board.FullNames:
+		b.Names = board.FullNames // definitions from before privacy modes
+	case board.Initials:
+		b.Names = n
+	default:
+		b.Names = board.Pseudonyms // a value this version does not know: hidden, not shown
+	}
+	b.TopOnly, _ = strconv.Atoi(m["top_only"])
 	b.Format.Decimals, _ = strconv.Atoi(m["decimals"])
 	b.Cap, _ = strconv.Atoi(m["cap"])
 	b.Retention = board.DefaultRetention // definitions from before the option

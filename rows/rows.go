@@ -19,6 +19,9 @@ type Row struct {
 	Score  string   `json:"s"`
 	Value  float64  `json:"v"` // the stored score, in the board's units
 	Fields []string `json:"f,omitempty"`
+	// Masked: Member and Name stand for a member whose name the board's
+	// privacy mode hides (Lens): no link leads anywhere from them.
+	Masked bool `json:"a,omitempty"`
 }
 
 // Of turns entries into rows; a row is tied when a neighbour on the same page
@@ -26,7 +29,7 @@ type Row struct {
 func Of(b *board.Board, entries []board.Entry) []Row {
 	out := make([]Row, len(entries))
 	for i, e := range entries {
-		r := Row{Member: e.Member, Name: e.Name, Rank: e.Rank, Score: b.Format.Display(e.Score), Value: e.Score}
+		r := Row{Member: e.Member, Name: e.Name, Rank: e.Rank, Score: b.Format.Display(e.Score), Value: e.Score, Masked: e.Masked}
 		if b.RankStyle != board.Ordinal {
 			r.Tied = (i > 0 && entries[i-1].Rank == e.Rank) || (i+1 < len(entries) && entries[i+1].Rank == e.Rank)
 		}
@@ -41,5 +44,5 @@ func Of(b *board.Board, entries []board.Entry) []Row {
 // Equal reports whether two rows show the same thing.
 func (r Row) Equal(o Row) bool {
 	return r.Member == o.Member && r.Name == o.Name && r.Rank == o.Rank && r.Tied == o.Tied &&
-		r.Score == o.Score && r.Value == o.Value && slices.Equal(r.Fields, o.Fields)
+		r.Score == o.Score && r.Value == o.Value && slices.Equal(r.Fields, o.Fields) && r.Masked == o.Masked
 }

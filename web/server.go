@@ -21,6 +21,7 @@ import (
 	"podium/audit"
 	"podium/hooks"
 	"podium/memberdata"
+	"podium/rows"
 	"podium/web/admin"
 	"podium/web/api"
 	"podium/web/pages"
@@ -103,6 +104,10 @@ type Options struct {
 	Export request.Exporter
 	// History serves past winners from the archive; nil: none.
 	History pages.History
+	// Masker names members where a board's privacy mode hides names, alike
+	// on every replica (rows.Masker with access.PseudonymKey); nil: a key
+	// of this process.
+	Masker *rows.Masker
 	// BodyTimeout is how long a request's body may take to arrive after its
 	// headers; a slower client gets 408. Zero means DefaultBodyTimeout.
 	BodyTimeout time.Duration
@@ -171,7 +176,7 @@ func New(opts Options) *Server {
 	}
 
 	// One gate for every public surface: what a request may read.
-	gate := &request.Gate{Store: opts.Store}
+	gate := &request.Gate{Store: opts.Store, Masker: opts.Masker}
 	if a := opts.Admin; a != nil {
 		if a.Keys != nil {
 			gate.Keys = a.Keys

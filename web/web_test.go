@@ -197,10 +197,10 @@ func TestLiveEndpointChecksTheViewAndMetrics(t *testing.T) {
 			t.Errorf("/live?%s: %d, want %d", tc.query, res.StatusCode, tc.status)
 		}
 	}
-	want := []live.Spec{
-		{Board: "chess", Kind: board.Weekly, Key: "2026-W52", Offset: 25, Limit: 25},
-		{Board: "chess", Kind: board.AllTime, Member: "ann", Radius: 3},
-		{Board: "chess", Kind: board.AllTime, Offset: 25, Limit: 25},
+	want := []live.Spec{ // a reader without a role sees what the board shows the shared surfaces
+		{Board: "chess", Kind: board.Weekly, Key: "2026-W52", Offset: 25, Limit: 25, Shared: true},
+		{Board: "chess", Kind: board.AllTime, Member: "ann", Radius: 3, Shared: true},
+		{Board: "chess", Kind: board.AllTime, Offset: 25, Limit: 25, Shared: true},
 	}
 	if !reflect.DeepEqual(fl.specs, want) {
 		t.Fatalf("specs %+v", fl.specs)

@@ -180,3 +180,34 @@ func TestManageFormErrorSummary(t *testing.T) {
 		t.Fatalf("first link %q", got)
 	}
 }
+
+// TestBoardFormPrivacyMode: the form's privacy mode (names on shared pages,
+// show only the top) is saved with the board and shown again on its edit
+// form; a top that is not a number in range is refused beside its field.
+func TestBoardFormPrivacyMode(t *testing.T) {
+	f := webtest.New(t)
+	a := f.SignedIn()
+	a.Get("/admin/boards/new")
+	form := boardForm(a.CSRF)
+	form.Set("names", "pseudonyms")
+	form.Set("top_only", "many")
+	res, body := a.Post("/admin/boards/new", form)
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `href="#top_only"`) {
+		t.Fatalf("top_only=many: %d %s", res.StatusCode, webtest.Excerpt(body))
+	}
+	form.Set("top_only", "500")
+	if res, body := a.Post("/admin/boards/new", form); res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "must be from 0 (show everyone) to 100") {
+		t.Fatalf("top_only=500: %d %s", res.StatusCode, webtest.Excerpt(body))
+	}
+	form.Set("top_only", "3")
+	if msg := a.FlashAfter(a.Post("/admin/boards/new", form)); msg != "Board created." {
+		t.Fatalf("message %q", msg)
+	}
+	if b := f.MustBoard(t, "quiz"); b.Names != board.Pseudonyms || b.TopOnly != 3 {
+		t.Fatalf("saved names %q top %d", b.Names, b.TopOnly)
+	}
+	_, edit := a.Get("/admin/boards/quiz/edit")
+	if !strings.Contains(edit, `<option value="pseudonyms" selected`) || !strings.Contains(edit, `id="top_only" name="top_only" value="3"`) {
+		t.Fatalf("the edit form does not show the privacy mode: %s", webtest.Excerpt(edit))
+	}
+}

@@ -42,7 +42,10 @@ func (s *Handler) boardFormView(c echo.Context, b board.Board, editing bool, err
 		ID: b.ID, Title: b.Title, Format: string(b.Format.Type), Decimals: fmt.Sprint(b.Format.Decimals), Prefix: b.Format.Prefix,
 		Suffix: b.Format.Suffix, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod), TimeZone: b.TimeZone,
 		TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Window: string(b.Window), Teams: string(b.Teams),
-		Visibility: string(b.Visibility), Periods: map[string]bool{}}
+		Visibility: string(b.Visibility), Names: string(b.Names), Periods: map[string]bool{}}
+	if b.TopOnly > 0 {
+		v.TopOnly = fmt.Sprint(b.TopOnly)
+	}
 	if b.Cap > 0 {
 		v.Cap = fmt.Sprint(b.Cap)
 	}

@@ -30,6 +30,7 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 		Window:        board.WindowMode(v.Get("window")),
 		Teams:         board.TeamMode(strings.TrimPrefix(v.Get("teams"), "none")),
 		Visibility:    board.Visibility(v.Get("visibility")),
+		Names:         board.NameMode(v.Get("names")),
 	}
 	if b.Format.Type == board.Decimal {
 		if n, err := strconv.Atoi(strings.TrimSpace(v.Get("decimals"))); err == nil {
@@ -49,6 +50,13 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 			b.Cap = n
 		} else {
 			errs["cap"] = "must be a whole number; 0 or empty keeps everyone"
+		}
+	}
+	if t := strings.TrimSpace(v.Get("top_only")); t != "" {
+		if n, err := strconv.Atoi(t); err == nil {
+			b.TopOnly = n
+		} else {
+			errs["top_only"] = fmt.Sprintf("must be a whole number from 1 to %d; empty shows everyone", board.MaxTopOnly)
 		}
 	}
 	b.Retention = board.DefaultRetention

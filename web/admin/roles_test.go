@@ -61,6 +61,8 @@ var consoleNeeds = map[string]string{
 	"GET /admin/boards/:board/sharing":              "owner",
 	"POST /admin/boards/:board/links":               "owner",
 	"POST /admin/boards/:board/links/:id/revoke":    "owner",
+	"POST /admin/boards/:board/personal":            "owner",
+	"POST /admin/boards/:board/personal/revoke":     "owner",
 	"POST /admin/boards/:board/embed":               "owner",
 	"POST /admin/boards/:board/embed/off":           "owner",
 	"GET /admin/boards/:board/people":               "owner",

@@ -61,6 +61,8 @@ func (s *Handler) Routes(e *echo.Echo) {
 	a.GET("/boards/:board/sharing", s.sharingPage, owner)
 	a.POST("/boards/:board/links", s.createLink, owner)
 	a.POST("/boards/:board/links/:id/revoke", s.revokeLink, owner)
+	a.POST("/boards/:board/personal", s.createPersonal, owner)
+	a.POST("/boards/:board/personal/revoke", s.revokePersonal, owner)
 	a.POST("/boards/:board/embed", s.rotateEmbed, owner)
 	a.POST("/boards/:board/embed/off", s.embedOff, owner)
 	if s.opts.Grants != nil {

@@ -41,7 +41,7 @@ func (s *Handler) sharingView(c echo.Context, b *board.Board) (templates.Sharing
 		v.Links = append(v.Links, templates.LinkRow{ID: l.ID, Name: l.Name, By: l.By, Created: l.Created,
 			Expires: l.Expires, LastUsed: l.LastUsed, Expired: l.Expired(now)})
 	}
-	return v, nil
+	return v, s.personalView(c, b, &v)
 }
 
 func (s *Handler) sharingPage(c echo.Context) error {
@@ -112,7 +112,11 @@ func (s *Handler) revokeLink(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.audit(c, audit.Entry{Action: "link.revoke", Board: b.ID, Before: linkLabel(link), After: "(revoked)"})
+	before := linkLabel(link)
+	if link.Member != "" {
+		before = "personal " + before
+	}
+	s.audit(c, audit.Entry{Action: "link.revoke", Board: b.ID, Member: link.Member, Before: before, After: "(revoked)"})
 	return s.done(c, back, "Link "+link.Name+" revoked: pages opened with it stop within a second.")
 }
 

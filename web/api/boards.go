@@ -70,6 +70,12 @@ func (s *Handler) apiUpdateBoard(c echo.Context) error {
 	if j.Visibility == "" { // left out: kept
 		j.Visibility = string(old.Visibility)
 	}
+	if j.Names == "" { // left out: kept
+		j.Names = string(old.Names)
+	}
+	if j.TopOnly == nil { // left out: kept; 0 shows everyone
+		j.TopOnly = &old.TopOnly
+	}
 	if j.Teams == "" { // left out: kept; "none" turns teams off
 		j.Teams = string(old.Teams)
 	}

@@ -54,3 +54,38 @@ func TestBoardPeriodsRequired(t *testing.T) {
 		})
 	}
 }
+
+// TestBoardPrivacyOptions: names and top_only are part of the definition:
+// set on create, kept when an update leaves them out, changed when it
+// names them, refused with 422 naming the field when out of range.
+func TestBoardPrivacyOptions(t *testing.T) {
+	f := webtest.New(t)
+	key := f.Key("ops", "")
+	steps := []struct {
+		method, path, body string
+		status             int
+		field              string
+		names              board.NameMode
+		top                int
+	}{
+		{"POST", "/api/v1/boards", `{"id":"class","title":"Class 4B","names":"initials","top_only":5}`, 201, "", board.Initials, 5},
+		{"PUT", "/api/v1/boards/class", `{"title":"Class 4B"}`, 200, "", board.Initials, 5},
+		{"PUT", "/api/v1/boards/class", `{"title":"Class 4B","names":"pseudonyms","top_only":0}`, 200, "", board.Pseudonyms, 0},
+		{"PUT", "/api/v1/boards/class", `{"title":"Class 4B","names":"nicknames"}`, 422, "names", board.Pseudonyms, 0},
+		{"PUT", "/api/v1/boards/class", `{"title":"Class 4B","top_only":101}`, 422, "top_only", board.Pseudonyms, 0},
+		{"PUT", "/api/v1/boards/class", `{"title":"Class 4B","names":"full"}`, 200, "", board.FullNames, 0},
+	}
+	for _, st := range steps {
+		status, out, _ := f.Call(st.method, st.path, key, st.body)
+		if status != st.status || webtest.ErrField(out) != st.field {
+			t.Fatalf("%s %s: %d %v, want %d field %q", st.method, st.body, status, out, st.status, st.field)
+		}
+		b := f.MustBoard(t, "class")
+		if b.Names != st.names || b.TopOnly != st.top {
+			t.Fatalf("after %s: names %q top %d, want %q %d", st.body, b.Names, b.TopOnly, st.names, st.top)
+		}
+		if status < 300 && (out["names"] != string(st.names) || (st.top > 0) != (out["top_only"] != nil)) {
+			t.Fatalf("answer to %s: names %v top_only %v", st.body, out["names"], out["top_only"])
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"podium/board"
 	"podium/internal/webtest"
@@ -75,13 +76,38 @@ func TestEraseOverTheAPI(t *testing.T) {
 	if status, _, _ := f.Call("GET", "/api/v1/boards/club/members/zoe-quill", "", ""); status != 200 {
 		t.Fatalf("a refused erasure changed the member: %d", status)
 	}
+	// A personal link of the member (it names the member, and a name):
+	// the erasure revokes it, and no key of the link is left.
+	club := f.MustBoard(t, "club")
+	link, linkToken, err := f.Admin.Links.CreatePersonal(ctx, "club", club.Created, "zoe-quill", "Zoe Quill", "test", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	mode := client.EraseMemberJSONBodyMode("remove")
 	res, err := c.EraseMemberWithResponse(ctx, "club", "zoe-quill", client.EraseMemberJSONRequestBody{Mode: &mode})
 	if err != nil || res.JSON200 == nil {
 		t.Fatalf("erase: %v %d %s", err, res.StatusCode(), res.Body)
 	}
-	if e := res.JSON200; e.Status != "erased" || e.Mode != "remove" || e.Pseudonym == nil || !strings.HasPrefix(*e.Pseudonym, "erased-") || len(e.Done) != 4 {
+	if e := res.JSON200; e.Status != "erased" || e.Mode != "remove" || e.Pseudonym == nil || !strings.HasPrefix(*e.Pseudonym, "erased-") || len(e.Done) != 5 {
 		t.Errorf("erased: %s", res.Body)
+	}
+	if _, err := f.Admin.Links.Authenticate(ctx, linkToken); err == nil {
+		t.Errorf("the erased member's personal link %s still opens", link.ID)
+	}
+	var cursor uint64
+	for {
+		keys, next, err := f.Redis.Scan(ctx, cursor, "podium:link*", 100).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if dump, _ := f.Redis.Dump(ctx, k).Result(); strings.Contains(strings.ToLower(dump), "zoe") {
+				t.Errorf("%s still names the member", k)
+			}
+		}
+		if cursor = next; cursor == 0 {
+			break
+		}
 	}
 	for _, path := range []string{"/api/v1/boards/club/entries?period=all", "/api/v1/boards/club/export?period=all&format=json", "/api/v1/boards/club/export?period=week",
 		"/api/v1/boards/club/teams", "/b/club", "/b/club/teams"} {
@@ -106,7 +132,7 @@ func TestEraseOverTheAPI(t *testing.T) {
 	f.App.Archive.Close()
 	status, out, _ := f.Call("POST", "/api/v1/boards/club/members/amy/erase", key, "")
 	e, _ := out["erasure"].(map[string]any)
-	if status != 503 || webtest.ErrCode(out) != "erase_incomplete" || e["status"] != "incomplete" || len(e["done"].([]any)) != 2 || len(e["pending"].([]any)) != 2 {
+	if status != 503 || webtest.ErrCode(out) != "erase_incomplete" || e["status"] != "incomplete" || len(e["done"].([]any)) != 3 || len(e["pending"].([]any)) != 2 {
 		t.Errorf("with the archive down: %d %v", status, out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -16,6 +17,7 @@ import (
 	"podium/hooks"
 	"podium/internal/webtest"
 	"podium/redisstore"
+	"podium/web/request"
 )
 
 // TestOpenAPIResponses sends real requests for every operation of the API
@@ -60,6 +62,14 @@ func TestOpenAPIResponses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A board with a privacy mode (only the top place, pseudonyms), and a
+	// personal link of its second member.
+	class := f.Board(board.Board{ID: "class", Title: "Class", Names: board.Pseudonyms, TopOnly: 1}, map[string]float64{"ann": 3, "bob": 2})
+	_, bobsLink, err := f.Admin.Links.CreatePersonal(ctx, "class", class.Created, "bob", "", "test", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := []string{"Cookie", request.LinkCookie("class") + "=" + bobsLink}
 	// Webhooks: one to delete, one to test, and a board with its ten.
 	chess, _ := f.Store.Board(ctx, "chess")
 	raw, _ := f.Store.Board(ctx, "raw")
@@ -218,6 +228,10 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"member unknown", "GET", "/boards/chess/members/ghost", "", "", nil, 404},
 		{"member of unknown board", "GET", "/boards/nope/members/ann", "", "", nil, 404},
 		{"member bad id", "GET", "/boards/chess/members/" + long, "", "", nil, 422},
+		{"entries under a privacy mode", "GET", "/boards/class/entries", "", "", nil, 200},
+		{"a member a privacy mode hides", "GET", "/boards/class/members/ann", "", "", nil, 404},
+		{"a member by their personal link", "GET", "/boards/class/members/bob", "", "", bob, 200},
+		{"around a member by their personal link", "GET", "/boards/class/members/bob/around", "", "", bob, 200},
 
 		{"freeze later", "PUT", "/boards/chess/freeze", all, `{"at":"2099-01-01T12:00:00Z","reason":"finals"}`, nil, 200},
 		{"freeze now", "PUT", "/boards/chess/freeze", chessOnly, "", nil, 200},

@@ -76,8 +76,15 @@ func (s *Handler) apiEntries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, pageJSON{Board: b.ID, Entries: entriesJSON(&b, pg.Entries), FrozenSince: s.frozenSince(&b),
-		Offset: offset, Period: toPeriodJSON(p), Total: pg.Total})
+	lens := s.opts.Gate.Lens(c, &b)
+	return c.JSON(http.StatusOK, pageJSON{Board: b.ID, Entries: entriesJSON(&b, lens.Entries(pg.Entries)), FrozenSince: s.frozenSince(&b),
+		Offset: offset, Period: toPeriodJSON(p), Total: lens.Total(pg.Total)})
+}
+
+// memberNotFound is the answer about a member with no score on a board,
+// and about one the reader may not see: the two must not differ.
+func memberNotFound(member string, b *board.Board) *apiError {
+	return apiErr(404, "member_not_found", "%q has no score on board %q", member, b.ID)
 }
 
 func (s *Handler) apiMember(c echo.Context) error {
@@ -89,6 +96,10 @@ func (s *Handler) apiMember(c echo.Context) error {
 	if err := board.CheckMember(member); err != nil {
 		return err
 	}
+	lens := s.opts.Gate.Lens(c, &b)
+	if !lens.Opens(member) {
+		return memberNotFound(member, &b)
+	}
 	sts, err := s.opts.Store.Member(c.Request().Context(), &b, member)
 	if err != nil {
 		return err
@@ -96,11 +107,14 @@ func (s *Handler) apiMember(c echo.Context) error {
 	out := memberJSON{Member: member, Name: member, FrozenSince: s.frozenSince(&b)}
 	known := false
 	for _, st := range sts {
-		j := standingJSON{Period: toPeriodJSON(st.Period), Ranked: st.Ranked, Total: st.Total}
+		j := standingJSON{Period: toPeriodJSON(st.Period), Ranked: st.Ranked, Total: lens.Total(st.Total)}
 		if st.Ranked {
 			known = true
-			pct := st.Percentile()
-			j.Rank, j.Score, j.Percentile = st.Rank, json.Number(b.Format.Number(st.Score)), &pct
+			j.Rank, j.Score = st.Rank, json.Number(b.Format.Number(st.Score))
+			if lens.Counts() {
+				pct := st.Percentile()
+				j.Percentile = &pct
+			}
 		}
 		if st.Name != "" && st.Name != member {
 			out.Name, known = st.Name, true
@@ -108,7 +122,7 @@ func (s *Handler) apiMember(c echo.Context) error {
 		out.Periods = append(out.Periods, j)
 	}
 	if !known {
-		return apiErr(404, "member_not_found", "%q has no score on board %q", member, b.ID)
+		return memberNotFound(member, &b)
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -130,7 +144,14 @@ func (s *Handler) apiAround(c echo.Context) error {
 	if err := board.CheckMember(member); err != nil {
 		return err
 	}
-	pg, pos, err := s.opts.Store.Around(c.Request().Context(), &b, p, member, radius)
+	lens := s.opts.Gate.Lens(c, &b)
+	var pg board.Page
+	var pos int
+	if !lens.Opens(member) {
+		err = board.ErrNotFound // as for a member without a score
+	} else {
+		pg, pos, err = s.opts.Store.Around(c.Request().Context(), &b, p, member, radius)
+	}
 	if errors.Is(err, board.ErrNotFound) {
 		ae := apiErrorFor(err, "%q has no score in %s of board %q", member, p.Title(), b.ID)
 		ae.Code = "member_not_found"
@@ -139,8 +160,12 @@ func (s *Handler) apiAround(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, aroundJSON{Board: b.ID, Entries: entriesJSON(&b, pg.Entries), FrozenSince: s.frozenSince(&b),
-		Member: member, Offset: pg.Offset, Period: toPeriodJSON(p), Position: pos, Total: pg.Total})
+	entries, offset := lens.Entries(pg.Entries), pg.Offset
+	if len(entries) > 0 {
+		offset = entries[0].Position
+	}
+	return c.JSON(http.StatusOK, aroundJSON{Board: b.ID, Entries: entriesJSON(&b, entries), FrozenSince: s.frozenSince(&b),
+		Member: member, Offset: offset, Period: toPeriodJSON(p), Position: pos, Total: lens.Total(pg.Total)})
 }
 
 // apiExport downloads a period whole, as CSV (the default) or JSON, streamed.
@@ -163,5 +188,5 @@ func (s *Handler) apiExport(c echo.Context) error {
 		ae.Field = "format"
 		return ae
 	}
-	return request.Export(c, s.opts.Export, &b, p, format, s.log)
+	return request.Export(c, s.opts.Export, s.opts.Gate.Lens(c, &b), p, format, s.log)
 }

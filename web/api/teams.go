@@ -79,16 +79,20 @@ func (s *Handler) apiTeam(c echo.Context) error {
 	if len(sts) == 0 {
 		return apiErr(404, "team_not_found", "board %q has no team %q", b.ID, team)
 	}
-	members := make([]teamMemberJSON, len(sts))
-	for i, st := range sts {
-		m := teamMemberJSON{Member: st.Member, Name: st.Name, Ranked: st.Ranked}
-		if m.Name == "" {
-			m.Name = st.Member
+	lens := s.opts.Gate.Lens(c, &b)
+	members := make([]teamMemberJSON, 0, len(sts))
+	for _, st := range sts {
+		if lens.Limited() && (!st.Ranked || !lens.Shows(st.Position, st.Member)) {
+			continue // a member the privacy mode does not show
+		}
+		m := teamMemberJSON{Member: st.Member, Name: lens.Name(st.Member, st.Name), Ranked: st.Ranked}
+		if lens.Hides(st.Member) {
+			m.Member, _ = lens.Masker.Alias(&b, st.Member, st.Name)
 		}
 		if st.Ranked {
 			m.Rank, m.Score, m.Shown = st.Rank, json.Number(b.Format.Number(st.Score)), b.Format.Display(st.Score)
 		}
-		members[i] = m
+		members = append(members, m)
 	}
 	return c.JSON(http.StatusOK, teamJSON{Board: b.ID, FrozenSince: s.frozenSince(&b), Members: members, Period: toPeriodJSON(p), Team: team})
 }

@@ -35,24 +35,40 @@ func (s *Handler) aroundPage(c echo.Context) error {
 		return invalidMember(err)
 	}
 	label := p.Title()
-	pg, pos, err := s.opts.Store.Around(c.Request().Context(), &b, p, member, k)
-	if errors.Is(err, board.ErrNotFound) {
+	lens := s.opts.Gate.Lens(c, &b)
+	notHere := func(err error) error {
 		return request.ProblemOf(err, "Not on this board", fmt.Sprintf("“%s” has no score in %s of %s.", member, label, b.Title),
 			templates.Link{Label: "Back to " + b.Title, Href: boardURL(b.ID, p, current, 1, 0, "")},
 			templates.Link{Label: "Their other periods", Href: memberURL(b.ID, member)})
+	}
+	if !lens.Opens(member) { // another member's, where the privacy mode or a personal link keeps them
+		return notHere(board.ErrNotFound)
+	}
+	pg, pos, err := s.opts.Store.Around(c.Request().Context(), &b, p, member, k)
+	if errors.Is(err, board.ErrNotFound) {
+		return notHere(err)
 	}
 	if err != nil {
 		return err
 	}
 	me := pg.Entries[pos-pg.Offset]
+	headline := fmt.Sprintf("%s of %s in %s · %s", templates.Ordinal(me.Rank), templates.Group(pg.Total), label, b.Format.Display(me.Score))
+	if !lens.Counts() {
+		headline = fmt.Sprintf("%s in %s · %s", templates.Ordinal(me.Rank), label, b.Format.Display(me.Score))
+	}
+	boardPage := pos/defaultSize + 1
+	if !lens.Shows(pos, "") {
+		boardPage = 1 // their own place beyond the top shown: the board opens on the top
+	}
 	v := templates.AroundView{
 		BoardTitle:  b.Title,
-		BoardHref:   boardURL(b.ID, p, current, pos/defaultSize+1, 0, ""),
+		BoardHref:   boardURL(b.ID, p, current, boardPage, 0, ""),
 		Name:        me.Name,
 		MemberHref:  memberURL(b.ID, member),
-		Headline:    fmt.Sprintf("%s of %s in %s · %s", templates.Ordinal(me.Rank), templates.Group(pg.Total), label, b.Format.Display(me.Score)),
+		Headline:    headline,
 		PeriodTitle: label,
-		Table:       tableOf(&b, pg.Entries, member, "Around "+me.Name+" in "+label),
+		Uncounted:   !lens.Counts(),
+		Table:       tableOf(lens, pg.Entries, member, "Around "+me.Name+" in "+label),
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/", Me: member,
 			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)},
 	}

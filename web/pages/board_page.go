@@ -49,6 +49,11 @@ func (s *Handler) boardPage(c echo.Context) error {
 	if len(q) > board.MaxMemberLen {
 		return request.BadRequest(fmt.Sprintf("A search may be at most %d characters.", board.MaxMemberLen))
 	}
+	lens := s.opts.Gate.Lens(c, &b)
+	noSearch := lens.Hides("") // names hidden: a search by name would tell who is where
+	if q != "" && noSearch {
+		return request.BadRequest(b.Title + " hides its members' names: it cannot be searched by name.")
+	}
 	label := p.Title()
 	v := templates.BoardView{
 		Title:       b.Title,
@@ -57,6 +62,7 @@ func (s *Handler) boardPage(c echo.Context) error {
 		PeriodTitle: label,
 		Query:       q,
 		Searching:   q != "",
+		NoSearch:    noSearch,
 		ClearSearch: boardURL(b.ID, p, current, 1, size, ""),
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/",
 			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)},
@@ -73,33 +79,50 @@ func (s *Handler) boardPage(c echo.Context) error {
 	}
 	if s.opts.Live != nil && q == "" {
 		extra := url.Values{"offset": {strconv.Itoa((page - 1) * size)}, "limit": {strconv.Itoa(size)}}
-		if !v.Live.Closed {
+		if !v.Live.Closed && !lens.Limited() {
 			extra.Set("recent", "1") // the page's recent changes follow too
 		}
 		v.Live.Query = liveQuery(b.ID, p, current, extra)
 	}
-	now := s.opts.Store.Now()
 	v.Tabs = s.tabs(&b, p.Kind, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
 	v.Prev, v.Next = s.neighbours(&b, p, func(x board.Period, cur bool) string { return boardURL(b.ID, x, cur, 1, size, "") })
+	// The table is what the page's live view shows, the same for every
+	// reader of the shared surfaces: a personal link's own place is above it
+	// (mine).
+	table := lens
+	table.Sight.Me = ""
 	if q != "" {
-		err = s.searchRows(ctx, &b, p, q, &v)
+		err = s.searchRows(ctx, table, p, q, &v)
 	} else {
-		err = s.pageRows(ctx, &b, p, pageAt{page: page, size: size, current: current}, &v)
+		err = s.pageRows(ctx, table, p, pageAt{page: page, size: size, current: current}, &v)
 	}
 	if err != nil {
 		return err
 	}
-	// Recent changes are the period's own, and only while it is open: a
-	// closed period's standings are final.
-	if !v.Live.Closed {
-		acts, err := s.opts.Store.Recent(ctx, &b, recentOnBoard)
-		if err != nil {
-			return err
-		}
-		v.Recent = activities(&b, acts, p, now)
+	if v.Mine, err = s.mine(ctx, lens, p, current); err != nil {
+		return err
+	}
+	if err := s.recent(ctx, lens, p, &v); err != nil {
+		return err
 	}
 	s.boardLinks(c, &b, p, &v)
 	return request.Render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))
+}
+
+// recent fills the recent changes of period p: the period's own, and only
+// while it is open (a closed period's standings are final). Who scored
+// what is nothing a privacy mode shows.
+func (s *Handler) recent(ctx context.Context, lens rows.Lens, p board.Period, v *templates.BoardView) error {
+	guarded(lens, v)
+	if v.Live.Closed || v.NoRecent {
+		return nil
+	}
+	acts, err := s.opts.Store.Recent(ctx, lens.Board, recentOnBoard)
+	if err != nil {
+		return err
+	}
+	v.Recent = activities(lens.Board, acts, p, s.opts.Store.Now())
+	return nil
 }
 
 // boardLinks fills the links under a board: embed, exports, winners, and
@@ -122,7 +145,8 @@ type pageAt struct {
 }
 
 // searchRows fills v with the members of period p whose names start with q.
-func (s *Handler) searchRows(ctx context.Context, b *board.Board, p board.Period, q string, v *templates.BoardView) error {
+func (s *Handler) searchRows(ctx context.Context, lens rows.Lens, p board.Period, q string, v *templates.BoardView) error {
+	b := lens.Board
 	found, complete, err := s.opts.Store.Search(ctx, b, p, q, searchLimit)
 	if errors.Is(err, board.ErrGone) {
 		return s.gone(b, p, err)
@@ -130,20 +154,25 @@ func (s *Handler) searchRows(ctx context.Context, b *board.Board, p board.Period
 	if err != nil {
 		return err
 	}
-	v.Table = tableOf(b, found, "", "Members of "+b.Title+" named "+q)
+	v.Table = tableOf(lens, found, "", "Members of "+b.Title+" named "+q)
 	v.Incomplete = !complete || len(found) == searchLimit
 	v.Empty = "Nobody whose name starts with “" + q + "” has a score in this period."
+	if lens.Limited() {
+		v.Incomplete = false // not a hint that more were found than shown
+		v.Empty = "Nobody shown on this board has a name that starts with “" + q + "”."
+	}
 	total, err := s.opts.Store.Page(ctx, b, p, 0, 1)
 	if err != nil {
 		return err
 	}
-	v.Total = total.Total
+	v.Total = lens.Total(total.Total)
 	return nil
 }
 
 // pageRows fills v with one page of period p, and the links to its
 // neighbouring pages.
-func (s *Handler) pageRows(ctx context.Context, b *board.Board, p board.Period, at pageAt, v *templates.BoardView) error {
+func (s *Handler) pageRows(ctx context.Context, lens rows.Lens, p board.Period, at pageAt, v *templates.BoardView) error {
+	b := lens.Board
 	page, size, label := at.page, at.size, p.Title()
 	pg, err := s.opts.Store.Page(ctx, b, p, (page-1)*size, size)
 	if errors.Is(err, board.ErrGone) {
@@ -152,13 +181,14 @@ func (s *Handler) pageRows(ctx context.Context, b *board.Board, p board.Period, 
 	if err != nil {
 		return err
 	}
-	pages := max(1, (pg.Total+size-1)/size)
+	total := lens.Total(pg.Total)
+	pages := max(1, (total+size-1)/size)
 	if page > pages {
 		return request.NotFound("Page not found", fmt.Sprintf("%s has %d %s in %s at %d a page.", b.Title, pages, templates.Plural(pages, "page", "pages"), label, size),
 			templates.Link{Label: "First page", Href: boardURL(b.ID, p, at.current, 1, size, "")})
 	}
-	v.Total = pg.Total
-	v.Table = tableOf(b, pg.Entries, "", b.Title+", "+label)
+	v.Total = total
+	v.Table = tableOf(lens, pg.Entries, "", b.Title+", "+label)
 	v.Empty = "No scores in " + label + " yet."
 	v.PageLabel = fmt.Sprintf("Page %d of %d", page, pages)
 	if page > 1 {
@@ -221,4 +251,54 @@ func windowNote(b *board.Board, k board.Kind) string {
 		what = "Each member's best score from "
 	}
 	return what + covers + ". The oldest " + step + " drops out as each " + step + " ends."
+}
+
+// mine is the reader's own place in period p when they came with a
+// personal link; nil otherwise.
+func (s *Handler) mine(ctx context.Context, lens rows.Lens, p board.Period, current bool) (*templates.Mine, error) {
+	me, b := lens.Sight.Me, lens.Board
+	if me == "" {
+		return nil, nil
+	}
+	m := &templates.Mine{Name: me, Href: memberURL(b.ID, me)}
+	pg, pos, err := s.opts.Store.Around(ctx, b, p, me, 0)
+	switch {
+	case errors.Is(err, board.ErrNotFound):
+		return m, nil
+	case err != nil:
+		return nil, err
+	}
+	e := pg.Entries[pos-pg.Offset]
+	m.Name, m.Ranked, m.Rank, m.Score = e.Name, true, templates.Ordinal(e.Rank), b.Format.Display(e.Score)
+	m.AroundHref = aroundURL(b.ID, me, p, current)
+	return m, nil
+}
+
+// guarded fills what a board's privacy mode changes on its page for this
+// reader: no recent changes, a note, and a count of the places shown.
+func guarded(lens rows.Lens, v *templates.BoardView) {
+	v.NoRecent, v.Privacy = lens.Limited(), privacyNote(lens)
+	if !lens.Counts() {
+		v.Noun = "place places" // the places shown, not the members there are
+	}
+}
+
+// privacyNote says once what a board's privacy mode hides from this
+// reader: "Only the top 5 places are shown, with names as initials."
+func privacyNote(lens rows.Lens) string {
+	if !lens.Limited() {
+		return ""
+	}
+	b, parts := lens.Board, []string{}
+	if b.TopOnly > 0 {
+		parts = append(parts, fmt.Sprintf("Only the top %d %s shown", b.TopOnly, templates.Plural(b.TopOnly, "place is", "places are")))
+	}
+	switch b.Names {
+	case board.Initials:
+		parts = append(parts, "names are shown as initials")
+	case board.Pseudonyms:
+		parts = append(parts, "names are shown as pseudonyms")
+	}
+	out := strings.Join(parts, "; ")
+	return strings.ToUpper(out[:1]) + out[1:] + "."
 }

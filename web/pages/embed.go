@@ -33,11 +33,12 @@ func (s *Handler) embedPage(c echo.Context) error {
 	if theme != "" && theme != "light" && theme != "dark" {
 		return request.BadRequest("theme must be light or dark (or left out to follow the reader's setting).")
 	}
-	member := c.QueryParam("member")
-	if member != "" {
-		if err := board.CheckMember(member); err != nil {
-			return invalidMember(err)
-		}
+	// The widget is shown to others: the board's privacy mode applies
+	// whoever opened it.
+	lens := s.opts.Gate.SharedLens(c, &b)
+	member, err := widgetMember(lens, c.QueryParam("member"))
+	if err != nil {
+		return err
 	}
 	teams := c.QueryParam("teams") == "1"
 	if teams && b.Teams == board.TeamsOff {
@@ -59,16 +60,13 @@ func (s *Handler) embedPage(c echo.Context) error {
 		BoardHref:   s.baseURL(c) + boardURL(b.ID, p, current, 1, 0, ""),
 		PeriodTitle: label,
 		Theme:       theme,
-		Table:       tableOf(&b, pg.Entries, member, b.Title+", "+label),
+		Table:       tableOf(lens, pg.Entries, member, b.Title+", "+label),
 		Empty:       "No scores in " + label + " yet.",
 		Board:       b.ID,
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: s.baseURL(c) + "/b/" + url.PathEscape(b.ID) + "/m/", NewTab: true, Me: member,
 			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)},
 	}
-	v.Table.NewTab = true
-	for i := range v.Table.Rows { // links leave the frame
-		v.Table.Rows[i].Href = s.baseURL(c) + memberURL(b.ID, v.Table.Rows[i].Member)
-	}
+	leaveFrame(&v.Table, s.baseURL(c))
 	if teams {
 		v.Title, v.Noun, v.Empty = b.Title+": teams", "team teams", "No team has a score in "+label+" yet."
 		v.BoardHref = s.baseURL(c) + teamsURL(b.ID, p, current, 1)
@@ -81,12 +79,12 @@ func (s *Handler) embedPage(c echo.Context) error {
 		v.Live.Closed = p.Ended(s.opts.Store.Now()) // not a future period asked for by key
 	}
 	if s.opts.Live != nil {
-		extra := url.Values{"offset": {"0"}, "limit": {strconv.Itoa(limit)}}
+		extra := url.Values{"offset": {"0"}, "limit": {strconv.Itoa(limit)}, "shared": {"1"}}
 		if teams {
 			extra.Set("teams", "1")
 		}
 		if member != "" {
-			extra = url.Values{"member": {member}, "radius": {strconv.Itoa(limit / 2)}}
+			extra = url.Values{"member": {member}, "radius": {strconv.Itoa(limit / 2)}, "shared": {"1"}}
 		}
 		v.Live.Query = liveQuery(b.ID, p, current, extra)
 		if t := s.opts.Gate.LiveTicket(c, b.ID, v.Live.Query); t != "" {
@@ -94,6 +92,37 @@ func (s *Handler) embedPage(c echo.Context) error {
 		}
 	}
 	return request.Render(c, 200, templates.EmbedPage(b.Title, theme, b.ID, templates.Widget(v)))
+}
+
+// leaveFrame makes a widget's table link out of the frame: whole
+// addresses, in a new tab.
+func leaveFrame(t *templates.Table, base string) {
+	t.NewTab = true
+	for i := range t.Rows {
+		if t.Rows[i].Href != "" {
+			t.Rows[i].Href = base + t.Rows[i].Href
+		}
+	}
+}
+
+// widgetMember is the member a widget follows (?member=), as the reader
+// may see it: none on a board with a privacy mode (an error), nor another
+// member than the one a personal link alone opens (the top then, as for a
+// member not on the board).
+func widgetMember(lens rows.Lens, member string) (string, error) {
+	if member == "" {
+		return "", nil
+	}
+	if err := board.CheckMember(member); err != nil {
+		return "", invalidMember(err)
+	}
+	if lens.Opens(member) {
+		return member, nil
+	}
+	if b := lens.Board; b.Guarded() {
+		return "", request.BadRequest(b.Title + " shows its members' places only to themselves: a widget cannot follow one member. Leave member out.")
+	}
+	return "", nil
 }
 
 // widgetOf is what a widget shows: the top limit rows, the rows around a

@@ -35,7 +35,7 @@ func (s *Handler) home(c echo.Context) error {
 			Href:   "/b/" + url.PathEscape(b.ID),
 			Period: templates.TabLabel(p.Kind),
 			Meta:   templates.BoardMeta(b),
-			Rows:   tableOf(b, top.Page.Entries, "", "").Rows,
+			Rows:   tableOf(s.opts.Gate.Lens(c, b), top.Page.Entries, "", "").Rows,
 		})
 	}
 	return request.Render(c, 200, templates.Page("Leaderboards", templates.Home(cards)))

@@ -8,6 +8,7 @@ import (
 
 	"podium/board"
 	"podium/live"
+	"podium/rows"
 	"podium/web/request"
 )
 
@@ -48,12 +49,38 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		spec.Offset -= spec.Offset % spec.Limit
 	}
 	spec.Recent = c.QueryParam("recent") == "1" // the board page's recent changes
+	lens := s.opts.Gate.Lens(c, &b)
+	if c.QueryParam("shared") == "1" { // a widget's or a wall's: shown to others
+		lens = s.opts.Gate.SharedLens(c, &b)
+	}
+	spec.Shared = !lens.Sight.Full
+	if spec.Member != "" && !lens.Opens(spec.Member) {
+		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("board %q has no member %q to follow", b.ID, spec.Member))
+	}
+	spec.Own = spec.Shared && spec.Member != "" && spec.Member == lens.Sight.Me
 	if c.QueryParam("teams") == "1" {
 		if b.Teams == board.TeamsOff || spec.Member != "" {
 			return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("board %q has no team standing to follow", b.ID))
 		}
 		spec.Teams, spec.Recent = true, false
 	}
-	s.opts.Live.Serve(c.Response(), c.Request(), spec, s.opts.EmbedOrigins, c.RealIP(), s.opts.Gate.Guard(c, &b))
+	s.opts.Live.Serve(c.Response(), c.Request(), spec, s.opts.EmbedOrigins, c.RealIP(), s.opts.Gate.Guard(c, &b, keeps(spec)))
 	return nil
+}
+
+// keeps is what a socket's sight must go on holding for its view: a full
+// view, a role or a key that sees everything; a member's own view, their
+// personal link (or more).
+func keeps(spec live.Spec) func(rows.Sight) bool {
+	return func(s rows.Sight) bool {
+		switch {
+		case s.Full:
+			return true
+		case !spec.Shared:
+			return false
+		case spec.Own:
+			return s.Me == spec.Member
+		}
+		return true
+	}
 }

@@ -22,12 +22,18 @@ func (s *Handler) memberPage(c echo.Context) error {
 	if err := board.CheckMember(member); err != nil {
 		return invalidMember(err)
 	}
+	notFound := request.NotFound("Member not found", fmt.Sprintf("“%s” has no score on %s right now.", member, b.Title),
+		templates.Link{Label: "Back to " + b.Title, Href: "/b/" + b.ID}, request.HomeLink)
+	lens := s.opts.Gate.Lens(c, &b)
+	if !lens.Opens(member) { // another member's, where the privacy mode or a personal link keeps them
+		return notFound
+	}
 	sts, err := s.opts.Store.Member(c.Request().Context(), &b, member)
 	if err != nil {
 		return err
 	}
 	v := templates.MemberView{BoardTitle: b.Title, BoardHref: "/b/" + b.ID, Member: member, Name: member,
-		Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)}
+		Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false), Uncounted: !lens.Counts()}
 	ranked := false
 	for _, st := range sts {
 		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period.Kind), Key: st.Period.Key, Ranked: st.Ranked}
@@ -41,23 +47,25 @@ func (s *Handler) memberPage(c echo.Context) error {
 			ranked = true
 			mp.Rank = templates.Ordinal(st.Rank)
 			mp.Score = b.Format.Display(st.Score)
-			mp.Of = templates.Group(st.Total)
-			mp.Percentile = fmt.Sprintf("%.0f%%", st.Percentile())
+			if lens.Counts() { // how many there are is no business of a reader shown only the top
+				mp.Of = templates.Group(st.Total)
+				mp.Percentile = fmt.Sprintf("%.0f%%", st.Percentile())
+			}
 			mp.AroundHref = aroundURL(b.ID, member, st.Period, true)
 		}
 		v.Periods = append(v.Periods, mp)
 	}
 	if k := closingKind(&b); k != "" && s.opts.History != nil {
-		if v.History, err = s.history(c, &b, member, k); err != nil {
+		if v.History, err = s.history(c, lens, member, k); err != nil {
 			// The archive is not the page: without it, the page goes on
 			// without the chart.
 			s.log.Warn("member history unavailable", "board", b.ID, "member", member, "error", err)
 			v.History = nil
 		}
 	}
-	if !ranked && v.Name == member && (v.History == nil || len(v.History.Rows) == 0) {
-		return request.NotFound("Member not found", fmt.Sprintf("“%s” has no score on %s right now.", member, b.Title),
-			templates.Link{Label: "Back to " + b.Title, Href: v.BoardHref}, request.HomeLink)
+	own := lens.Sight.Me == member // a personal link's member, before any score: their page, empty
+	if !ranked && !own && v.Name == member && (v.History == nil || len(v.History.Rows) == 0) {
+		return notFound
 	}
 	return request.Render(c, 200, templates.Page(v.Name+" · "+b.Title, templates.MemberPage(v)))
 }
@@ -66,7 +74,8 @@ func (s *Handler) memberPage(c echo.Context) error {
 const historyLen = 12
 
 // history is a member's rank in the last closed periods of a kind.
-func (s *Handler) history(c echo.Context, b *board.Board, member string, k board.Kind) (*templates.RankChart, error) {
+func (s *Handler) history(c echo.Context, lens rows.Lens, member string, k board.Kind) (*templates.RankChart, error) {
+	b := lens.Board
 	sts, err := s.opts.History.History(c.Request().Context(), b.ID, member, k, historyLen)
 	if err != nil {
 		return nil, err
@@ -81,11 +90,18 @@ func (s *Handler) history(c echo.Context, b *board.Board, member string, k board
 		if err != nil || s.secret(b, p) {
 			continue
 		}
-		score := b.Format.Display(st.Score)
+		score, of := b.Format.Display(st.Score), ""
+		if lens.Counts() {
+			of = templates.Group(st.Members)
+		}
 		chart.Rows = append(chart.Rows, templates.ChartRow{Period: p.Title(), Href: boardURL(b.ID, p, false, 1, 0, ""),
-			Rank: templates.Ordinal(st.Rank), Of: templates.Group(st.Members), Score: score})
+			Rank: templates.Ordinal(st.Rank), Of: of, Score: score})
 		ranks = append(ranks, st.Rank)
-		labels = append(labels, fmt.Sprintf("%s: %s of %s, %s", p.Title(), templates.Ordinal(st.Rank), templates.Group(st.Members), score))
+		label := fmt.Sprintf("%s: %s, %s", p.Title(), templates.Ordinal(st.Rank), score)
+		if of != "" {
+			label = fmt.Sprintf("%s: %s of %s, %s", p.Title(), templates.Ordinal(st.Rank), of, score)
+		}
+		labels = append(labels, label)
 		worst = max(worst, st.Rank)
 	}
 	chart.Line, chart.Dots = templates.PlotRanks(ranks, worst, labels)

@@ -15,7 +15,8 @@ import (
 )
 
 // shareLink opens a share link (/s/<token>): it leaves a cookie that lets
-// this browser read the link's board, and goes to the board. The token
+// this browser read the link's board, and goes to the board, or, for a
+// personal link, to its member's own page. The token
 // never stays in the address bar, a history or a Referer.
 func (s *Handler) shareLink(c echo.Context) error {
 	h := c.Response().Header()
@@ -49,6 +50,9 @@ func (s *Handler) shareLink(c echo.Context) error {
 		ck.MaxAge = max(1, int(time.Until(l.Expires).Seconds()))
 	}
 	c.SetCookie(ck)
+	if l.Member != "" { // a personal link: the member's own page
+		return c.Redirect(http.StatusSeeOther, memberURL(l.Board, l.Member))
+	}
 	return c.Redirect(http.StatusSeeOther, "/b/"+url.PathEscape(l.Board))
 }
 

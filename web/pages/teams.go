@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -139,13 +140,20 @@ func (s *Handler) teamPage(c echo.Context) error {
 	} else if past {
 		v.Note = "This period is read from the archive, which keeps each member's rank but not who was in which team: these are " + team + "'s members today, with their ranks in " + p.Title() + "."
 	}
+	lens := s.opts.Gate.Lens(c, &b)
+	var ranked []board.Entry
 	for _, st := range sts {
 		if !st.Ranked {
-			v.Unranked = append(v.Unranked, templates.Link{Label: nameOr(st), Href: memberURL(b.ID, st.Member)})
+			if !lens.Limited() { // names without a place: nothing a privacy mode shows
+				v.Unranked = append(v.Unranked, templates.Link{Label: nameOr(st), Href: memberURL(b.ID, st.Member)})
+			}
 			continue
 		}
-		v.Table.Rows = append(v.Table.Rows, templates.Row{Rank: st.Rank, Member: st.Member, Name: nameOr(st),
-			Score: b.Format.Display(st.Score), Href: memberURL(b.ID, st.Member)})
+		ranked = append(ranked, board.Entry{Rank: st.Rank, Position: st.Position, Member: st.Member, Name: nameOr(st), Score: st.Score})
+	}
+	v.Table = tableOf(lens, ranked, "", v.Table.Label)
+	if lens.Limited() && len(ranked) > 0 {
+		v.Note = strings.TrimSpace(v.Note + " " + privacyNote(lens))
 	}
 	v.Tabs = s.tabs(&b, p.Kind, func(x board.Period) string { return teamURL(b.ID, team, x, true) })
 	return request.Render(c, 200, templates.Page(team+" · "+b.Title, templates.TeamPage(v)))
@@ -166,7 +174,7 @@ func (s *Handler) teamsNotArchived(err error, b *board.Board, p board.Period, cu
 // members' (ranks, ties, scores), each linking where href says; teams have
 // no extra sort fields.
 func teamTable(b *board.Board, entries []board.Entry, label string, href func(team string) string) templates.Table {
-	t := tableOf(b, entries, "", label)
+	t := tableOf(full(b), entries, "", label)
 	t.Teams, t.Fields = true, nil
 	for i := range t.Rows {
 		t.Rows[i].Href, t.Rows[i].Fields = href(t.Rows[i].Member), nil

@@ -77,12 +77,12 @@ screens:
 			sc := templates.TVScreen{
 				Title:       b.Title,
 				PeriodTitle: p.Title(),
-				Table:       tableOf(&b, pg.Entries, "", b.Title+", "+p.Title()),
+				Table:       tableOf(s.opts.Gate.SharedLens(c, &b), pg.Entries, "", b.Title+", "+p.Title()), // the wall is seen by all
 				Empty:       "No scores in " + p.Title() + " yet.",
 				Frozen:      rows.FrozenNotice(&b, now, false),
 			}
 			if s.opts.Live != nil {
-				sc.Live = liveQuery(b.ID, p, true, url.Values{"offset": {"0"}, "limit": {strconv.Itoa(limit)}})
+				sc.Live = liveQuery(b.ID, p, true, url.Values{"offset": {"0"}, "limit": {strconv.Itoa(limit)}, "shared": {"1"}})
 			}
 			v.Screens = append(v.Screens, sc)
 		}

@@ -72,17 +72,22 @@ func (s *Handler) winners(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	lens := s.opts.Gate.Lens(c, &b)
 	for _, t := range tops {
 		_, key, _ := strings.Cut(t.Period, ":")
 		p, err := board.ParsePeriod(kind, key, b.Location())
 		if err != nil || s.secret(&b, p) {
 			continue
 		}
+		meta := templates.Group(t.Members) + " " + templates.Plural(t.Members, "member", "members")
+		if !lens.Counts() {
+			meta = "" // how many there were is no business of a reader shown only the top
+		}
 		v.Cards = append(v.Cards, templates.Card{
 			Title: p.Title(),
 			Href:  boardURL(b.ID, p, false, 1, 0, ""),
-			Meta:  templates.Group(t.Members) + " " + templates.Plural(t.Members, "member", "members"),
-			Rows:  tableOf(&b, t.Top, "", "").Rows,
+			Meta:  meta,
+			Rows:  tableOf(lens, t.Top, "", "").Rows,
 		})
 	}
 	pages := max(1, (total+winnersPerPage-1)/winnersPerPage)

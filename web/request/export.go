@@ -2,6 +2,7 @@ package request
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -37,7 +38,12 @@ func ExportFormat(c echo.Context) (string, error) {
 // the client sees a broken download rather than a short one that looks
 // whole. Each write must reach the client within writeWait: a client that
 // stops reading loses its download instead of holding an export slot.
-func Export(c echo.Context, src Exporter, b *board.Board, p board.Period, format string, log *slog.Logger) error {
+//
+// The rows are those the reader sees (lens): where only the top is shown,
+// the export ends after it (and a personal link's own row), and hidden
+// names are stand-ins.
+func Export(c echo.Context, src Exporter, lens rows.Lens, p board.Period, format string, log *slog.Logger) error {
+	b := lens.Board
 	name := b.ID + "-" + strings.ReplaceAll(p.String(), ":", "-") + "." + format
 	rc := http.NewResponseController(c.Response())
 	w := &lazy{res: c.Response(), rc: rc, start: func(h http.Header) {
@@ -50,7 +56,21 @@ func Export(c echo.Context, src Exporter, b *board.Board, p board.Period, format
 		h.Set("Cache-Control", "no-store")
 	}}
 	ctx := c.Request().Context()
-	err := rows.Export(w, format, b, p, func(fn func([]board.Entry) error) error { return src.Each(ctx, b, p, fn) })
+	err := rows.Export(w, format, b, p, func(fn func([]board.Entry) error) error {
+		err := src.Each(ctx, b, p, func(es []board.Entry) error {
+			if err := fn(lens.Entries(es)); err != nil {
+				return err
+			}
+			if n := len(es); n > 0 && !lens.Shows(es[n-1].Position+1, "") && lens.Sight.Me == "" {
+				return errShown // past the top shown: nothing more to read
+			}
+			return nil
+		})
+		if errors.Is(err, errShown) {
+			return nil
+		}
+		return err
+	})
 	if err != nil && w.started {
 		log.Warn("export cut short", "board", b.ID, "period", p.String(), "format", format, "error", err)
 		panic(http.ErrAbortHandler) // the answer has begun: break it, so it is not taken for whole
@@ -58,6 +78,9 @@ func Export(c echo.Context, src Exporter, b *board.Board, p board.Period, format
 	_ = rc.SetWriteDeadline(time.Time{})
 	return err
 }
+
+// errShown ends an export's read once past what the reader is shown.
+var errShown = errors.New("export: past the places shown")
 
 // writeWait is how long one write of an export may wait for the client.
 const writeWait = 30 * time.Second

@@ -12,6 +12,7 @@ import (
 
 	"podium/access"
 	"podium/board"
+	"podium/rows"
 	"podium/web/templates"
 )
 
@@ -40,6 +41,9 @@ type Gate struct {
 	// signed-in user reads the private boards they hold a role on on their
 	// pages too. nil: the console's sessions count only in the console.
 	Readers SessionReaders
+	// Masker names members where a board's privacy mode hides names
+	// (sight.go); nil: a key of this process.
+	Masker *rows.Masker
 }
 
 // SessionReaders finds the reader of a console session (access.Readers).
@@ -191,6 +195,11 @@ func (g *Gate) Board(c echo.Context, id string) (board.Board, error) {
 		}
 		return board.Board{}, notFound(id, board.ErrNotFound)
 	}
+	s, err := g.sight(ctx, id, b, cr)
+	if err != nil {
+		return board.Board{}, err
+	}
+	c.Set(sightKey(id), s)
 	MarkPrivate(c, &b)
 	return b, nil
 }
@@ -323,6 +332,9 @@ func (g *Gate) Listed(c echo.Context, bs []board.Board) []board.Board {
 	}
 	out := bs[:0:0]
 	for _, b := range bs {
+		if (key != nil && key.Allows(b.ID)) || (reader != nil && reader.Granted(b.ID, b.Created) >= access.Viewer) {
+			c.Set(sightKey(b.ID), rows.Sight{Full: true}) // what the listing shows of it (Lens)
+		}
 		if b.Visibility == board.Public || (key != nil && key.Allows(b.ID)) ||
 			(b.Visibility == board.Private && reader != nil && g.readerMay(ctx, *reader, &b)) {
 			out = append(out, b)
@@ -344,9 +356,12 @@ func (g *Gate) readerMay(ctx context.Context, r access.Reader, b *board.Board) b
 // Guard is what keeps a long-lived answer (a live socket) honest: called
 // again while it runs, it returns an error once the request may no longer
 // read the board (a revoked or expired link, a board made private, deleted
-// or made again). The credentials are the ones the request brought, and
-// opened is the board as Gate.Board gave it to the request.
-func (g *Gate) Guard(c echo.Context, opened *board.Board) func(ctx context.Context) error {
+// or made again), or once its sight no longer keeps what the answer shows
+// (keeps; nil for anything: a personal link revoked on a public board still
+// reads the board, but no longer as its member). The credentials are the
+// ones the request brought, and opened is the board as Gate.Board gave it
+// to the request.
+func (g *Gate) Guard(c echo.Context, opened *board.Board, keeps func(rows.Sight) bool) func(ctx context.Context) error {
 	cr, id, created := credentialsOf(c, opened.ID), opened.ID, opened.Created
 	return func(ctx context.Context) error {
 		b, err := g.Store.Board(ctx, id)
@@ -362,6 +377,11 @@ func (g *Gate) Guard(c echo.Context, opened *board.Board) func(ctx context.Conte
 		ok, err := g.readable(ctx, id, b, cr)
 		if err == nil && !ok {
 			return ErrNoLongerReadable
+		}
+		if err == nil && keeps != nil {
+			if s, err := g.sight(ctx, id, b, cr); err == nil && !keeps(s) {
+				return ErrNoLongerReadable
+			}
 		}
 		return nil
 	}

@@ -22,6 +22,11 @@
   });
   // Show copy buttons only where they can work.
   document.querySelectorAll("[data-copy]").forEach(function (b) { b.hidden = false; });
+  // Print buttons: <button data-print> (a sheet of personal links).
+  document.querySelectorAll("[data-print]").forEach(function (b) {
+    b.hidden = false;
+    b.addEventListener("click", function () { window.print(); });
+  });
   // A form sent back with errors starts at its error summary (autofocus does
   // this where a browser honours it on a non-control).
   var summary = document.querySelector(".error-summary");

@@ -150,10 +150,14 @@
       badge.setAttribute("data-testid", "rank");
       rank.appendChild(badge);
       var name = cell("name");
-      var a = document.createElement("a");
+      // A name the board's privacy mode hides (r.a) stands for nobody a
+      // link could lead to.
+      var a = document.createElement(r.a ? "span" : "a");
       a.setAttribute("data-testid", "name");
-      a.href = hrefBase + encodeURIComponent(r.m);
-      if (newTab) { a.target = "_blank"; a.rel = "noopener"; }
+      if (!r.a) {
+        a.href = hrefBase + encodeURIComponent(r.m);
+        if (newTab) { a.target = "_blank"; a.rel = "noopener"; }
+      }
       name.appendChild(a);
       tr.appendChild(rank);
       tr.appendChild(name);
@@ -329,7 +333,10 @@
       if (countEl) countEl.textContent = group(state.total) + (state.total === 1 ? " " + nouns[0] : " " + nouns[1]);
       if (headlineEl && me) {
         var mine = rows.filter(function (r) { return r.m === me; })[0];
-        if (mine) headlineEl.textContent = ordinal(mine.r) + " of " + group(state.total) + " in " + state.title + " · " + mine.s;
+        // data-live-uncounted: the board shows only its top, and not how
+        // many there are.
+        var of = headlineEl.hasAttribute("data-live-uncounted") ? "" : " of " + group(state.total);
+        if (mine) headlineEl.textContent = ordinal(mine.r) + of + " in " + state.title + " · " + mine.s;
       }
       if (announce && announceEl) announceEl.textContent = announce;
     }

@@ -46,7 +46,7 @@ type BoardFormView struct {
 	Editing                                                           bool
 	ID, Title, Format, Decimals, Prefix, Suffix, Order, DefaultPeriod string
 	TimeZone, TieBreak, RankStyle, Cap, Retention, Window, Teams      string
-	Visibility                                                        string
+	Visibility, Names, TopOnly                                        string
 	Periods                                                           map[string]bool
 	Fields                                                            [3]FieldRow
 	Errors                                                            map[string]string
@@ -237,6 +237,43 @@ type SharingView struct {
 	NewSecret         string // an embed secret just made, shown once
 	EmbedPath, Site   string // /embed/<board>, and this site's scheme and host
 	Errors            map[string]string
+	Personal          PersonalForm
+}
+
+// PersonalForm is the personal links' part of the sharing page: the links
+// made, and the form that makes more.
+type PersonalForm struct {
+	Links    []PersonalRow
+	Members  int    // members with a score in a current period: "every member"
+	For      string // "every" or "list"
+	List     string // member ids, one a line
+	Expires  string
+	Renew    bool   // members who have a link get a new one, ending the old
+	Sees     string // what a personal link shows of the others, as the privacy mode says
+	MaxLinks int
+	Errors   map[string]string // the form's, apart from the share link form's
+}
+
+// PersonalRow is one personal link.
+type PersonalRow struct {
+	ID, Name, Member, By       string
+	Created, Expires, LastUsed time.Time
+	Expired                    bool
+}
+
+// SheetView is the printable sheet of personal links just made: one card a
+// member, shown only in the answer that made them.
+type SheetView struct {
+	ID, Title string
+	Back      string // the sharing page
+	Expires   time.Time
+	Cards     []SheetCard
+	Skipped   []string // members who had a link already, left as they were
+}
+
+// SheetCard is one member's card.
+type SheetCard struct {
+	Name, Member, URL string
 }
 
 // LinkRow is one share link.

@@ -48,7 +48,8 @@ var boardFormFields = []formField{
 	{"id", "id", "Id"}, {"title", "title", "Title"}, {"format.type", "format", "Scores are"},
 	{"format.decimals", "decimals", "Decimal places"}, {"format.prefix", "prefix", "Before the number"},
 	{"format.suffix", "suffix", "After the number"}, {"order", "order", "Better scores are"},
-	{"periods", "period-day", "Periods"}, {"window", "window", "Rolling windows"}, {"visibility", "visibility", "Visibility"}, {"teams", "teams", "Teams"}, {"default_period", "default_period", "Opens on"},
+	{"periods", "period-day", "Periods"}, {"window", "window", "Rolling windows"}, {"visibility", "visibility", "Visibility"},
+	{"names", "names", "Names on shared pages"}, {"top_only", "top_only", "Show only the top"}, {"teams", "teams", "Teams"}, {"default_period", "default_period", "Opens on"},
 	{"time_zone", "time_zone", "Time zone"}, {"tie_break", "tie_break", "Equal scores"},
 	{"rank_style", "rank_style", "Rank numbers"}, {"fields", "field0", "Extra sort fields"},
 	{"fields[0].name", "field0", "Field 1 name"}, {"fields[1].name", "field1", "Field 2 name"},
@@ -110,7 +111,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 79, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 80, Col: 39}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 			if templ_7745c5c3_Err != nil {
@@ -128,7 +129,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var3 templ.SafeURL
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("#" + e.ID))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 82, Col: 44}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 83, Col: 44}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -141,7 +142,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var4 string
 				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(e.Label)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 82, Col: 81}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 83, Col: 81}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
@@ -154,7 +155,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(e.Message)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 82, Col: 96}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 83, Col: 96}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {

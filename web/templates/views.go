@@ -92,6 +92,31 @@ type BoardView struct {
 	Empty       string
 	ClearSearch string
 	Live        LiveInfo
+	Noun        string // what the count counts, "member members" unless set
+	NoSearch    bool   // the board hides names from this reader: no search by name
+	NoRecent    bool   // the board's privacy mode hides who scored what
+	Privacy     string // what the privacy mode hides from this reader, said once
+	Mine        *Mine  // a personal link's own place
+}
+
+// countNoun is what a board page's count counts: members, or the places
+// a privacy mode shows (Noun).
+func countNoun(v BoardView) string {
+	one, many, _ := strings.Cut(v.Noun, " ")
+	if v.Noun == "" {
+		one, many = "member", "members"
+	}
+	return plural(v.Total, one, many)
+}
+
+// Mine is a personal link's own place in a period.
+type Mine struct {
+	Name       string
+	Ranked     bool
+	Rank       string // "12th"
+	Score      string
+	Href       string // their page
+	AroundHref string // around them; empty when unranked
 }
 
 // LiveInfo tells the browser script which view a page shows; an empty
@@ -123,6 +148,7 @@ type AroundView struct {
 	Tabs        []Link
 	Table       Table
 	Live        LiveInfo
+	Uncounted   bool // the board shows only its top: the headline says no "of N"
 }
 
 // MemberPeriod is one period on a member's page.
@@ -147,6 +173,7 @@ type MemberView struct {
 	Periods    []MemberPeriod
 	History    *RankChart // past periods from the archive; nil without
 	Frozen     string     // the frozen notice (rows.FrozenNotice)
+	Uncounted  bool       // the board shows only its top: no "of N", no percentiles
 }
 
 // EmbedView is the widget.

@@ -53,6 +53,27 @@ func (e BoardDefaultPeriod) Valid() bool {
 	}
 }
 
+// Defines values for BoardNames.
+const (
+	BoardNamesFull       BoardNames = "full"
+	BoardNamesInitials   BoardNames = "initials"
+	BoardNamesPseudonyms BoardNames = "pseudonyms"
+)
+
+// Valid indicates whether the value is a known member of the BoardNames enum.
+func (e BoardNames) Valid() bool {
+	switch e {
+	case BoardNamesFull:
+		return true
+	case BoardNamesInitials:
+		return true
+	case BoardNamesPseudonyms:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BoardOrder.
 const (
 	BoardOrderHigher BoardOrder = "higher"
@@ -239,6 +260,27 @@ func (e BoardDefinitionDefaultPeriod) Valid() bool {
 	case BoardDefinitionDefaultPeriodWeek:
 		return true
 	case BoardDefinitionDefaultPeriodYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BoardDefinitionNames.
+const (
+	BoardDefinitionNamesFull       BoardDefinitionNames = "full"
+	BoardDefinitionNamesInitials   BoardDefinitionNames = "initials"
+	BoardDefinitionNamesPseudonyms BoardDefinitionNames = "pseudonyms"
+)
+
+// Valid indicates whether the value is a known member of the BoardDefinitionNames enum.
+func (e BoardDefinitionNames) Valid() bool {
+	switch e {
+	case BoardDefinitionNamesFull:
+		return true
+	case BoardDefinitionNamesInitials:
+		return true
+	case BoardDefinitionNamesPseudonyms:
 		return true
 	default:
 		return false
@@ -935,6 +977,27 @@ func (e CreateBoardJSONBodyDefaultPeriod) Valid() bool {
 	}
 }
 
+// Defines values for CreateBoardJSONBodyNames.
+const (
+	CreateBoardJSONBodyNamesFull       CreateBoardJSONBodyNames = "full"
+	CreateBoardJSONBodyNamesInitials   CreateBoardJSONBodyNames = "initials"
+	CreateBoardJSONBodyNamesPseudonyms CreateBoardJSONBodyNames = "pseudonyms"
+)
+
+// Valid indicates whether the value is a known member of the CreateBoardJSONBodyNames enum.
+func (e CreateBoardJSONBodyNames) Valid() bool {
+	switch e {
+	case CreateBoardJSONBodyNamesFull:
+		return true
+	case CreateBoardJSONBodyNamesInitials:
+		return true
+	case CreateBoardJSONBodyNamesPseudonyms:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateBoardJSONBodyOrder.
 const (
 	CreateBoardJSONBodyOrderHigher CreateBoardJSONBodyOrder = "higher"
@@ -1366,7 +1429,7 @@ type Around struct {
 	// Position The member's 0-based position in board order (differs from rank - 1 at ties).
 	Position int `json:"position"`
 
-	// Total Members in the period.
+	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
 }
 
@@ -1403,6 +1466,9 @@ type Board struct {
 	// Id Example: arcade
 	Id string `json:"id"`
 
+	// Names Privacy mode: how answers without an API key (and the widget, the wall display, share links) name members. initials and pseudonyms replace each member's name with its initials or a stable pseudonym ("Player 7F3A") and its id with an opaque stand-in (`anon-…`); API keys always see full names and ids.
+	Names *BoardNames `json:"names,omitempty"`
+
 	// Order Which score is better; fixed at creation.
 	Order BoardOrder `json:"order"`
 
@@ -1427,7 +1493,10 @@ type Board struct {
 	TimeZone string `json:"time_zone"`
 
 	// Title Example: Neon Arcade
-	Title   string     `json:"title"`
+	Title string `json:"title"`
+
+	// TopOnly Privacy mode: answers without an API key show only the first N places (totals and pages count only them); a personal link also shows its own member. Absent: everyone is shown.
+	TopOnly *int       `json:"top_only,omitempty"`
 	Updated *time.Time `json:"updated,omitempty"`
 
 	// Visibility Who may read the board: public (listed, anyone), unlisted (anyone with its address; listed nowhere) or private (only with a share link or an API key that may act on it; to anyone else it answers 404 board_not_found, as an unknown board does).
@@ -1439,6 +1508,9 @@ type Board struct {
 
 // BoardDefaultPeriod The period shown when none is asked for; one of `periods`.
 type BoardDefaultPeriod string
+
+// BoardNames Privacy mode: how answers without an API key (and the widget, the wall display, share links) name members. initials and pseudonyms replace each member's name with its initials or a stable pseudonym ("Player 7F3A") and its id with an opaque stand-in (`anon-…`); API keys always see full names and ids.
+type BoardNames string
 
 // BoardOrder Which score is better; fixed at creation.
 type BoardOrder string
@@ -1484,6 +1556,9 @@ type BoardDefinition struct {
 	// Id Example: arcade
 	Id *string `json:"id,omitempty"`
 
+	// Names Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
+	Names *BoardDefinitionNames `json:"names,omitempty"`
+
 	// Order Which score is better; fixed at creation (left out on an update: unchanged).
 	Order *BoardDefinitionOrder `json:"order,omitempty"`
 
@@ -1510,6 +1585,9 @@ type BoardDefinition struct {
 	// Title Example: Neon Arcade
 	Title string `json:"title"`
 
+	// TopOnly Privacy mode: show only the first N places to readers without an API key or a console role (a personal link also shows its own member); 0 shows everyone. Left out: 0 on a new board, unchanged on an update.
+	TopOnly *int `json:"top_only,omitempty"`
+
 	// Updated Ignored when sent.
 	Updated *time.Time `json:"updated,omitempty"`
 
@@ -1522,6 +1600,9 @@ type BoardDefinition struct {
 
 // BoardDefinitionDefaultPeriod Default: all time when enabled, else the first enabled period.
 type BoardDefinitionDefaultPeriod string
+
+// BoardDefinitionNames Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
+type BoardDefinitionNames string
 
 // BoardDefinitionOrder Which score is better; fixed at creation (left out on an update: unchanged).
 type BoardDefinitionOrder string
@@ -1581,9 +1662,11 @@ type DeliveryType string
 type Entry struct {
 	// Fields Extra sort field values, on boards that have them.
 	Fields *[]int64 `json:"fields,omitempty"`
-	Member string   `json:"member"`
 
-	// Name Display name; the member id when none was given.
+	// Member The member's id; without an API key, on a board whose privacy mode hides names, an opaque stand-in (`anon-` and 16 hex digits), stable per member.
+	Member string `json:"member"`
+
+	// Name Display name; the member id when none was given. Without an API key, on a board whose privacy mode hides names, initials or a pseudonym.
 	Name string `json:"name"`
 
 	// Rank In the board's rank style; tied members share it.
@@ -1911,7 +1994,7 @@ type Page struct {
 	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
 	Period Period `json:"period"`
 
-	// Total Members in the period.
+	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
 }
 
@@ -1996,8 +2079,8 @@ type Standing struct {
 
 // Standing0 defines model for Standing.0.
 type Standing0 struct {
-	// Percentile Share of the other members ranked strictly below, in percent.
-	Percentile float64 `json:"percentile"`
+	// Percentile Share of the other members ranked strictly below, in percent. Absent without an API key on a board whose privacy mode shows only its top N: it would tell how many there are.
+	Percentile *float64 `json:"percentile,omitempty"`
 
 	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
 	Period Period          `json:"period"`
@@ -2007,7 +2090,7 @@ type Standing0 struct {
 	// Score Exact: the digits the board keeps (a number, never rounded through a float by the server).
 	Score float64 `json:"score"`
 
-	// Total Members in the period.
+	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
 }
 
@@ -2020,7 +2103,7 @@ type Standing1 struct {
 	Period Period          `json:"period"`
 	Ranked Standing1Ranked `json:"ranked"`
 
-	// Total Members in the period.
+	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
 }
 
@@ -2202,6 +2285,9 @@ type CreateBoardJSONBody struct {
 	// Id Example: arcade
 	Id string `json:"id"`
 
+	// Names Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
+	Names *CreateBoardJSONBodyNames `json:"names,omitempty"`
+
 	// Order Which score is better; fixed at creation (left out on an update: unchanged).
 	Order *CreateBoardJSONBodyOrder `json:"order,omitempty"`
 
@@ -2228,6 +2314,9 @@ type CreateBoardJSONBody struct {
 	// Title Example: Neon Arcade
 	Title string `json:"title"`
 
+	// TopOnly Privacy mode: show only the first N places to readers without an API key or a console role (a personal link also shows its own member); 0 shows everyone. Left out: 0 on a new board, unchanged on an update.
+	TopOnly *int `json:"top_only,omitempty"`
+
 	// Updated Ignored when sent.
 	Updated *time.Time `json:"updated,omitempty"`
 
@@ -2240,6 +2329,9 @@ type CreateBoardJSONBody struct {
 
 // CreateBoardJSONBodyDefaultPeriod defines parameters for CreateBoard.
 type CreateBoardJSONBodyDefaultPeriod string
+
+// CreateBoardJSONBodyNames defines parameters for CreateBoard.
+type CreateBoardJSONBodyNames string
 
 // CreateBoardJSONBodyOrder defines parameters for CreateBoard.
 type CreateBoardJSONBodyOrder string

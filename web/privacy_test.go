@@ -1,0 +1,377 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"podium/board"
+	"podium/internal/webtest"
+	"podium/web/request"
+)
+
+// A class board with a privacy mode: only the top two places are shown, as
+// pseudonyms. Five pupils, their ids, names and scores unlike anything
+// else on a page.
+const classID = "class"
+
+var pupils = []struct {
+	id, name string
+	score    float64
+}{
+	{"zz-ann", "Annabel Liddell", 5051}, {"zz-bob", "Bobby Bunnyfoot", 4041}, {"zz-cat", "Catherine Cheshire", 3031},
+	{"zz-dan", "Daniel Dodo", 2021}, {"zz-eve", "Evelyn Eaglet", 1011},
+}
+
+// hidden are what a reader shown the top two as pseudonyms must never see:
+// every pupil's id and name, and the scores beyond the top two.
+var hidden = []string{"zz-ann", "Annabel", "zz-bob", "Bobby", "zz-cat", "Catherine", "3031", "3,031", "zz-dan", "Daniel", "2021", "2,021",
+	"zz-eve", "Evelyn", "1011", "1,011"}
+
+func classFixture(t *testing.T, visibility board.Visibility) *webtest.Server {
+	t.Helper()
+	f := webtest.New(t, webtest.Archive(), webtest.Live())
+	f.Board(board.Board{ID: classID, Title: "Class 4B", Visibility: visibility, Names: board.Pseudonyms, TopOnly: 2, Teams: board.TeamsSum}, nil)
+	for _, p := range pupils {
+		if _, err := f.Store.Submit(t.Context(), classID, board.Submission{Member: p.id, Name: p.name, Score: p.score, Op: board.Set, Team: "red"}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+// classRoutes are the router's routes that read a board, for the class
+// board and the pupil dan (beyond the top two).
+func classRoutes(t *testing.T, f *webtest.Server) []string {
+	var out []string
+	for _, p := range boardRoutes(t, f, classID) {
+		out = append(out, strings.ReplaceAll(p, "zelda", "zz-dan"))
+	}
+	return append(out, "/", "/tv", "/b/"+classID+"?q=Dan", "/b/"+classID+"?page=2&size=1", "/embed/"+classID+"?member=zz-dan",
+		"/b/"+classID+"/export?format=json", "/api/v1/boards/"+classID+"/entries?offset=2")
+}
+
+// TestPrivacyModeOnEverySurface: on a public board that shows only its top
+// two as pseudonyms, no answer to a reader without a role (every route
+// that reads a board, the home page, the wall display, search, the
+// widget, exports, the API without a key) holds a pupil's id or name, or a
+// score beyond the top two; the places shown are there, as pseudonyms.
+func TestPrivacyModeOnEverySurface(t *testing.T) {
+	f := classFixture(t, board.Public)
+	for _, path := range classRoutes(t, f) {
+		res, body := f.Get(path)
+		if strings.Contains(path, "zz-dan") && !strings.HasPrefix(path, "/embed/") && res.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404 as for a member without a score", path, res.StatusCode)
+		}
+		for _, leak := range hidden {
+			if strings.Contains(path, leak) {
+				continue // the answer may say what was asked
+			}
+			if strings.Contains(body, leak) {
+				t.Errorf("%s (%d) shows %q: %s", path, res.StatusCode, leak, webtest.Excerpt(body))
+			}
+		}
+	}
+	_, page := f.Get("/b/" + classID)
+	if n := strings.Count(page, `data-testid="row"`); n != 2 || !regexp.MustCompile(`Player [0-9A-F]{4}`).MatchString(page) ||
+		!strings.Contains(page, "5,051") || !strings.Contains(page, `data-testid="privacy-note"`) || strings.Contains(page, `data-testid="search"`) ||
+		!strings.Contains(page, `data-live-noun="place places"`) || !strings.Contains(page, ">2 places<") {
+		t.Errorf("the board page shows %d rows: %s", n, webtest.Excerpt(page))
+	}
+	// The API without a key: the top two, stand-ins for ids, a total that
+	// counts the places shown.
+	code, out, _ := f.Call("GET", "/api/v1/boards/"+classID+"/entries", "", "")
+	entries, _ := out["entries"].([]any)
+	if code != http.StatusOK || len(entries) != 2 || out["total"] != 2.0 || !strings.HasPrefix(entries[0].(map[string]any)["member"].(string), "anon-") {
+		t.Errorf("entries without a key: %d %v", code, out)
+	}
+	// A pseudonym stays the same from one answer to the next.
+	_, again, _ := f.Call("GET", "/api/v1/boards/"+classID+"/entries", "", "")
+	if again["entries"].([]any)[0].(map[string]any)["name"] != entries[0].(map[string]any)["name"] {
+		t.Error("a pseudonym changed between two reads")
+	}
+	if res, body := f.Get("/b/" + classID + "?q=Ann"); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "cannot be searched by name") {
+		t.Errorf("a search of a board that hides names: %d %s", res.StatusCode, webtest.Excerpt(body))
+	}
+}
+
+// TestPrivacyModeWholeForFullReaders: API keys and signed-in users with a
+// role see every pupil by name on the board's pages and the API, but the
+// wall display and the widget, shown to others, keep the privacy mode
+// whoever opens them.
+func TestPrivacyModeWholeForFullReaders(t *testing.T) {
+	f := classFixture(t, board.Private)
+	code, out, _ := f.Call("GET", "/api/v1/boards/"+classID+"/entries", f.Key("reader", classID), "")
+	if entries, _ := out["entries"].([]any); code != http.StatusOK || len(entries) != 5 || !strings.Contains(webtest.Excerpt(toJSON(out)), "Evelyn Eaglet") {
+		t.Errorf("entries with a key: %d %v", code, out)
+	}
+	viewer := viewerOf(t, f)
+	if _, body := f.Get("/b/"+classID, viewer...); !strings.Contains(body, "Evelyn Eaglet") || strings.Contains(body, "privacy-note") {
+		t.Errorf("the board page of a viewer: %s", webtest.Excerpt(body))
+	}
+	if res, body := f.Get("/b/"+classID+"/m/zz-eve", viewer...); res.StatusCode != http.StatusOK || !strings.Contains(body, "of 5") {
+		t.Errorf("a member page for a viewer: %d %s", res.StatusCode, webtest.Excerpt(body))
+	}
+	for _, shared := range []string{"/tv?boards=" + classID, "/embed/" + classID} {
+		res, body := f.Get(shared, viewer...)
+		for _, leak := range hidden {
+			if strings.Contains(body, leak) {
+				t.Errorf("%s for a signed-in viewer (%d) shows %q", shared, res.StatusCode, leak)
+			}
+		}
+	}
+}
+
+// viewerOf signs in a board user with the viewer role on the class board.
+func viewerOf(t *testing.T, f *webtest.Server) []string {
+	t.Helper()
+	b := f.MustBoard(t, classID)
+	if err := f.Admin.Accounts.CreateBoardUser(t.Context(), "teacher", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Admin.Grants.Set(t.Context(), "teacher", classID, 1, b.Created); err != nil {
+		t.Fatal(err)
+	}
+	token, err := f.Admin.Sessions.Create(t.Context(), "teacher", "192.0.2.1", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"Cookie", request.SessionCookie + "=" + token}
+}
+
+func toJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestPersonalLinkShowsItsMember: dan's personal link, on a private board
+// that shows only its top two as pseudonyms, opens on dan's own page and
+// shows dan whole (name, rank, score, around-me, his place on the board
+// page), the top two as pseudonyms, and nothing of cat and eve; another
+// pupil's page answers as a member without a score.
+func TestPersonalLinkShowsItsMember(t *testing.T) {
+	f := classFixture(t, board.Private)
+	_, token, err := f.Admin.Links.CreatePersonal(t.Context(), classID, f.MustBoard(t, classID).Created, "zz-dan", "Daniel Dodo", "test", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(f.URL + "/s/" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/b/"+classID+"/m/zz-dan" {
+		t.Fatalf("a personal link: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	ck := []string{"Cookie", request.LinkCookie(classID) + "=" + token}
+	others := []string{"zz-cat", "Catherine", "3,031", "3031", "zz-eve", "Evelyn", "1,011", "1011", "zz-ann", "Annabel", "zz-bob", "Bobby"}
+	for path, want := range map[string]string{
+		"/b/" + classID + "/m/zz-dan":                          "Daniel Dodo",
+		"/b/" + classID + "/around/zz-dan":                     "4th in All time",
+		"/b/" + classID:                                        `data-testid="mine-rank">4th`,
+		"/api/v1/boards/" + classID + "/members/zz-dan/around": `"name":"Daniel Dodo"`,
+	} {
+		res, body := f.Get(path, ck...)
+		if res.StatusCode != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("%s: %d, want %q in %s", path, res.StatusCode, want, webtest.Excerpt(body))
+		}
+		for _, leak := range others {
+			if strings.Contains(body, leak) {
+				t.Errorf("%s shows %q to dan's link", path, leak)
+			}
+		}
+	}
+	res, body := f.Get("/b/"+classID+"/m/zz-ann", ck...)
+	_, nobody := f.Get("/b/"+classID+"/m/zz-nob", ck...)
+	if res.StatusCode != http.StatusNotFound || strings.ReplaceAll(body, "zz-ann", "zz-nob") != nobody {
+		t.Errorf("another pupil's page: %d %s", res.StatusCode, webtest.Excerpt(body))
+	}
+}
+
+// TestLivePersonalLinkSocket: a socket opened with a personal link, on its
+// member's around-me, gets frames with its member whole and the top as
+// pseudonyms, never the hidden pupils; another pupil's around-me is
+// refused before any upgrade; revoking the link closes the socket (1008)
+// within about a second.
+func TestLivePersonalLinkSocket(t *testing.T) {
+	f := classFixture(t, board.Private)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	link, token, err := f.Admin.Links.CreatePersonal(ctx, classID, f.MustBoard(t, classID).Created, "zz-dan", "Daniel Dodo", "test", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?board=" + classID + "&period=all&radius=3&member="
+	hdr := http.Header{"Cookie": {request.LinkCookie(classID) + "=" + token}}
+	if _, res, err := websocket.Dial(ctx, base+"zz-cat", &websocket.DialOptions{HTTPHeader: hdr}); err == nil || res == nil || res.StatusCode != http.StatusNotFound {
+		t.Fatalf("another pupil's around-me: err %v, answer %v", err, res)
+	}
+	ws, _, err := websocket.Dial(ctx, base+"zz-dan", &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	_, first, err := ws.Read(ctx)
+	if err != nil || !strings.Contains(string(first), "Daniel Dodo") {
+		t.Fatalf("first frame: %v %s", err, first)
+	}
+	// A write from outside: dan climbs, and the frame still hides the rest.
+	if _, err := f.Store.Submit(ctx, classID, board.Submission{Member: "zz-eve", Score: 3500, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	frames := []string{string(first)}
+	if _, next, err := ws.Read(ctx); err == nil {
+		frames = append(frames, string(next))
+	}
+	for _, fr := range frames {
+		for _, leak := range []string{"zz-cat", "Catherine", "zz-eve", "Evelyn", "Annabel", "zz-ann", "3500", "3031"} {
+			if strings.Contains(fr, leak) {
+				t.Errorf("a frame to dan's link shows %q: %s", leak, fr)
+			}
+		}
+	}
+	if _, err := f.Admin.Links.Revoke(ctx, classID, link.ID); err != nil {
+		t.Fatal(err)
+	}
+	revoked := time.Now()
+	for {
+		if _, _, err := ws.Read(ctx); err != nil {
+			if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+				t.Fatalf("socket ended with %v, want 1008 (link revoked)", err)
+			}
+			break
+		}
+	}
+	t.Logf("socket closed %v after the revocation", time.Since(revoked).Round(time.Millisecond))
+}
+
+// TestLiveSharedViewsNeverMix: an anonymous reader's socket and a signed-in
+// viewer's socket of the same page of a public board with a privacy mode
+// are two views: the first never gets a hidden pupil, the second gets
+// everyone by name.
+func TestLiveSharedViewsNeverMix(t *testing.T) {
+	f := classFixture(t, board.Public)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	url := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?board=" + classID + "&period=all&offset=0&limit=25"
+	viewer := viewerOf(t, f)
+	full, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{viewer[0]: {viewer[1]}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.CloseNow()
+	anon, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.CloseNow()
+	if _, fr, err := full.Read(ctx); err != nil || !strings.Contains(string(fr), "Evelyn Eaglet") {
+		t.Fatalf("the viewer's first frame: %v %s", err, fr)
+	}
+	_, fr, err := anon.Read(ctx)
+	if err != nil || !strings.Contains(string(fr), `"total":2`) {
+		t.Fatalf("the anonymous first frame: %v %s", err, fr)
+	}
+	for _, leak := range hidden {
+		if strings.Contains(string(fr), leak) {
+			t.Errorf("the anonymous frame shows %q: %s", leak, fr)
+		}
+	}
+}
+
+// personalLinks makes personal links of the private board for members, by
+// member; the one for "revoked" (zelda's) is revoked at once.
+func personalLinks(t *testing.T, f *webtest.Server, members ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	b := f.MustBoard(t, secretID)
+	for _, m := range members {
+		member := m
+		if m == "revoked" {
+			member = "zelda"
+		}
+		l, token, err := f.Admin.Links.CreatePersonal(t.Context(), secretID, b.Created, member, "", "test", time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m == "revoked" {
+			if _, err := f.Admin.Links.Revoke(t.Context(), secretID, l.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out[m] = token
+	}
+	return out
+}
+
+// otherMembersLink: a personal link reads its board, but no other
+// member's page (path names zelda; the link is otto's): that answers 404
+// exactly as a member without a score does, and shows nothing of zelda.
+func otherMembersLink(t *testing.T, f *webtest.Server, path, cookie string) {
+	t.Helper()
+	res, body := f.Get(path, "Cookie", cookie)
+	if !strings.Contains(path, "zelda") {
+		if res.StatusCode == http.StatusNotFound {
+			t.Errorf("%s with another member's personal link: 404 %q", path, webtest.Excerpt(body))
+		}
+		return
+	}
+	want, wantBody := f.Get(strings.ReplaceAll(path, "zelda", "nobod"), "Cookie", cookie)
+	if res.StatusCode != http.StatusNotFound || want.StatusCode != http.StatusNotFound || strings.ReplaceAll(body, "zelda", "nobod") != wantBody {
+		t.Errorf("%s with another member's personal link: %d %q, want as a member without a score %d %q", path, res.StatusCode, webtest.Excerpt(body), want.StatusCode, webtest.Excerpt(wantBody))
+	}
+	if strings.Contains(body, secretName) || strings.Contains(body, "4242") {
+		t.Errorf("%s with another member's personal link shows zelda", path)
+	}
+}
+
+// TestLiveSightKeptOnAPublicBoard: on a public board with a privacy mode,
+// anyone may go on reading, so a socket's guard asks more than whether the
+// board is readable: a personal link's own view closes (1008) once the link
+// is revoked, and a viewer's whole view once the role is taken away.
+func TestLiveSightKeptOnAPublicBoard(t *testing.T) {
+	f := classFixture(t, board.Public)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	link, token, err := f.Admin.Links.CreatePersonal(ctx, classID, f.MustBoard(t, classID).Created, "zz-dan", "", "test", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?board=" + classID + "&period=all"
+	own, _, err := websocket.Dial(ctx, base+"&member=zz-dan&radius=2", &websocket.DialOptions{HTTPHeader: http.Header{"Cookie": {request.LinkCookie(classID) + "=" + token}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.CloseNow()
+	viewer := viewerOf(t, f)
+	whole, _, err := websocket.Dial(ctx, base+"&offset=0&limit=25", &websocket.DialOptions{HTTPHeader: http.Header{viewer[0]: {viewer[1]}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.CloseNow()
+	for _, ws := range []*websocket.Conn{own, whole} {
+		if _, _, err := ws.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.Admin.Links.Revoke(ctx, classID, link.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Admin.Grants.Remove(ctx, "teacher", classID); err != nil {
+		t.Fatal(err)
+	}
+	for name, ws := range map[string]*websocket.Conn{"the personal link's": own, "the viewer's": whole} {
+		for {
+			if _, _, err := ws.Read(ctx); err != nil {
+				if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+					t.Errorf("%s socket ended with %v, want 1008", name, err)
+				}
+				break
+			}
+		}
+	}
+}
