@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"podium/access"
 	"podium/board"
 	"podium/internal/webtest"
 	"podium/web/request"
@@ -66,7 +67,11 @@ func TestPrivacyModeOnEverySurface(t *testing.T) {
 	f := classFixture(t, board.Public)
 	for _, path := range classRoutes(t, f) {
 		res, body := f.Get(path)
-		if strings.Contains(path, "zz-dan") && !strings.HasPrefix(path, "/embed/") && res.StatusCode != http.StatusNotFound {
+		if keyOnly(path) {
+			if res.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s without a key: %d, want 401", path, res.StatusCode)
+			}
+		} else if strings.Contains(path, "zz-dan") && !strings.HasPrefix(path, "/embed/") && res.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404 as for a member without a score", path, res.StatusCode)
 		}
 		for _, leak := range hidden {
@@ -117,6 +122,19 @@ func TestPrivacyModeWholeForFullReaders(t *testing.T) {
 	}
 	if res, body := f.Get("/b/"+classID+"/m/zz-eve", viewer...); res.StatusCode != http.StatusOK || !strings.Contains(body, "of 5") {
 		t.Errorf("a member page for a viewer: %d %s", res.StatusCode, webtest.Excerpt(body))
+	}
+	// Someone the organisation's sign-in vouches for, admitted by the
+	// board's allow-list, reads what a share link reads: the shared view.
+	if err := f.Admin.Allow.Set(t.Context(), classID, f.MustBoard(t, classID).Created, access.Allow{Domains: []string{"school.example"}}); err != nil {
+		t.Fatal(err)
+	}
+	token, err := f.Admin.Sessions.CreateFor(t.Context(), access.OrgPrefix+"pupil@school.example", access.Identity{Email: "pupil@school.example"}, "192.0.2.1", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pupil := []string{"Cookie", request.SessionCookie + "=" + token}
+	if res, body := f.Get("/b/"+classID, pupil...); res.StatusCode != http.StatusOK || !strings.Contains(body, "privacy-note") || strings.Contains(body, "Evelyn Eaglet") {
+		t.Errorf("the board page of a pupil admitted by the allow-list: %d %s", res.StatusCode, webtest.Excerpt(body))
 	}
 	for _, shared := range []string{"/tv?boards=" + classID, "/embed/" + classID} {
 		res, body := f.Get(shared, viewer...)
@@ -308,12 +326,22 @@ func personalLinks(t *testing.T, f *webtest.Server, members ...string) map[strin
 	return out
 }
 
+// keyOnly: a member's data, which only a key that may write to the board
+// reads (past the gate, which answers first for a private board).
+func keyOnly(path string) bool { return strings.HasSuffix(path, "/data") }
+
 // otherMembersLink: a personal link reads its board, but no other
 // member's page (path names zelda; the link is otto's): that answers 404
 // exactly as a member without a score does, and shows nothing of zelda.
 func otherMembersLink(t *testing.T, f *webtest.Server, path, cookie string) {
 	t.Helper()
 	res, body := f.Get(path, "Cookie", cookie)
+	if keyOnly(path) {
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s with a personal link and no key: %d %q, want 401", path, res.StatusCode, webtest.Excerpt(body))
+		}
+		return
+	}
 	if !strings.Contains(path, "zelda") {
 		if res.StatusCode == http.StatusNotFound {
 			t.Errorf("%s with another member's personal link: 404 %q", path, webtest.Excerpt(body))

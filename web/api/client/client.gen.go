@@ -558,6 +558,7 @@ func (e EntryTied) Valid() bool {
 const (
 	ErasureDoneArchive ErasureDone = "archive"
 	ErasureDoneAudit   ErasureDone = "audit"
+	ErasureDoneLinks   ErasureDone = "links"
 	ErasureDoneRecord  ErasureDone = "record"
 	ErasureDoneRedis   ErasureDone = "redis"
 )
@@ -568,6 +569,8 @@ func (e ErasureDone) Valid() bool {
 	case ErasureDoneArchive:
 		return true
 	case ErasureDoneAudit:
+		return true
+	case ErasureDoneLinks:
 		return true
 	case ErasureDoneRecord:
 		return true
@@ -600,6 +603,7 @@ func (e ErasureMode) Valid() bool {
 const (
 	ErasurePendingArchive ErasurePending = "archive"
 	ErasurePendingAudit   ErasurePending = "audit"
+	ErasurePendingLinks   ErasurePending = "links"
 	ErasurePendingRecord  ErasurePending = "record"
 	ErasurePendingRedis   ErasurePending = "redis"
 )
@@ -610,6 +614,8 @@ func (e ErasurePending) Valid() bool {
 	case ErasurePendingArchive:
 		return true
 	case ErasurePendingAudit:
+		return true
+	case ErasurePendingLinks:
 		return true
 	case ErasurePendingRecord:
 		return true
@@ -1691,7 +1697,7 @@ type EntryTied bool
 type Erasure struct {
 	Board string `json:"board"`
 
-	// Done The parts this request did, in order: `redis` (scores in every period and window, names, teams, recent changes, webhook state and deliveries not yet sent), `audit` (the audit log in Redis), `archive` (archived periods and audit entries), `record`.
+	// Done The parts this request did, in order: `redis` (scores in every period and window, names, teams, recent changes, webhook state and deliveries not yet sent), `links` (its personal links, revoked), `audit` (the audit log in Redis), `archive` (archived periods and audit entries), `record`.
 	Done []ErasureDone `json:"done"`
 
 	// Mode The erasure's mode (an erasure sent again goes on in the mode it began with).
