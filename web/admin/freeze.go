@@ -145,8 +145,9 @@ func freezeState(b *board.Board, now time.Time) string {
 }
 
 // liveSocket streams the live standings of the board's default period to
-// the console, whatever the public sees: only signed-in admins reach it
-// (requireSession), and only from this site (no embed origins).
+// the console, whatever the public sees: only those who may freeze and
+// reveal reach it (the route's need), and only from this site (no embed
+// origins).
 func (s *Handler) liveSocket(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"podium/access"
 	"podium/audit"
 	"podium/board"
+	"podium/redisstore"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -22,16 +24,15 @@ import (
 // account is the signed-in user's account (requireSession sets it).
 func account(c echo.Context) access.Account { a, _ := c.Get("account").(access.Account); return a }
 
-// roleOn is the signed-in user's role on b.
-func (s *Handler) roleOn(c echo.Context, b *board.Board) (access.Role, error) {
-	acc := account(c)
+// roleOn is acc's role on b.
+func (s *Handler) roleOn(ctx context.Context, acc access.Account, b *board.Board) (access.Role, error) {
 	if acc.SiteAdmin {
 		return access.Owner, nil
 	}
 	if s.opts.Grants == nil {
 		return access.NoRole, nil
 	}
-	return s.opts.Grants.On(c.Request().Context(), acc.Name, b.ID, b.Created)
+	return s.opts.Grants.On(ctx, acc.Name, b.ID, b.Created)
 }
 
 // need lets a request through when the signed-in user holds at least role r
@@ -45,7 +46,7 @@ func (s *Handler) need(r access.Role) echo.MiddlewareFunc {
 			if err != nil {
 				return err
 			}
-			have, err := s.roleOn(c, &b)
+			have, err := s.roleOn(c.Request().Context(), account(c), &b)
 			if err != nil {
 				return err
 			}
@@ -57,6 +58,12 @@ func (s *Handler) need(r access.Role) echo.MiddlewareFunc {
 					templates.Link{Label: b.Title, Href: "/admin/boards/" + url.PathEscape(b.ID)})
 			}
 			c.Set("role", have)
+			if have >= access.Scorekeeper {
+				// Those who may freeze and reveal read a frozen board's live
+				// standings (redisstore.LiveStandings); a viewer reads what
+				// the public does.
+				c.SetRequest(c.Request().WithContext(redisstore.LiveStandings(c.Request().Context())))
+			}
 			return next(c)
 		}
 	}
@@ -65,7 +72,7 @@ func (s *Handler) need(r access.Role) echo.MiddlewareFunc {
 // refusal says what an action needs and what the user has.
 func refusal(need, have access.Role, title string) string {
 	what := map[access.Role]string{
-		access.Scorekeeper: "Changing scores, names, teams, resets and freezes needs the scorekeeper or owner role",
+		access.Scorekeeper: "Changing scores, names, teams, resets and freezes, and a frozen board's live standings, need the scorekeeper or owner role",
 		access.Owner:       "Changing the board's definition, visibility, sharing, roles, webhooks or deleting it needs the owner role",
 	}[need]
 	return what + " on “" + title + "”; you are its " + have.String() + ". An owner of the board or a site admin can change your role."
