@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/labstack/echo/v4"
@@ -268,9 +270,9 @@ func (h *Handler) identify(c echo.Context, st flowState) (access.Identity, error
 // identity reads the address and groups of an ID token's claims.
 func (h *Handler) identity(claims map[string]any, next string) (access.Identity, error) {
 	email, _ := claims["email"].(string)
-	email = strings.ToLower(strings.TrimSpace(email))
+	email = lowerASCII(strings.TrimSpace(email))
 	switch {
-	case email == "" || !strings.Contains(email, "@"):
+	case email == "" || !strings.Contains(email, "@") || !usable(email):
 		return access.Identity{}, refused(http.StatusForbidden, "No email address", "Your organisation's sign-in did not give your email address, which this site needs to know who you are. Whoever runs this site should ask for the \"email\" scope (OIDC_SCOPES).", next)
 	case len(email) > access.MaxEmail:
 		return access.Identity{}, refused(http.StatusForbidden, "Address too long", "Your email address is longer than any this site keeps.", next)
@@ -289,6 +291,34 @@ func (h *Handler) identity(claims map[string]any, next string) (access.Identity,
 		id.Groups = []string{g}
 	}
 	return id, nil
+}
+
+// lowerASCII lower-cases A-Z only. strings.ToLower would fold other
+// characters into ASCII (the Kelvin sign K into k, İ into i), so that a
+// verified address someone else holds became a console user's name.
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
+}
+
+// usable reports whether an address is text without spaces or control
+// characters (an internationalised one is kept as it is, and names no
+// account: account names are ASCII).
+func usable(email string) bool {
+	if !utf8.ValidString(email) {
+		return false
+	}
+	for _, r := range email {
+		if r <= ' ' || r == 0x7f || unicode.IsControl(r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // verified reads email_verified: true, or absent when the site allows it
