@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -24,6 +25,39 @@ func TestOrgSignInIsNoOneElse(t *testing.T) {
 	}
 }
 
+// TestOrgSignInErrorNeedsItsState: the provider's error answer counts only
+// with the state of the sign-in this browser began; a made-up one (a link
+// with words of someone else's choosing) shows none of its words, and the
+// sign-in under way ends (as after any answer that is not its own). A
+// refused sign-in's "Sign in again" keeps the whole page to come back to.
+func TestOrgSignInErrorNeedsItsState(t *testing.T) {
+	f, _ := orgFixture(t)
+	c := stepper(t)
+	next := "/b/open?period=week&limit=5"
+	hop(t, c, f.URL+"/auth/login?next="+url.QueryEscape(next))
+	res, err := c.Get(f.URL + "/auth/callback?error=access_denied&error_description=" + url.QueryEscape("Your account is locked: call 555-0100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readAll(t, res)
+	if res.StatusCode != http.StatusBadRequest || strings.Contains(body, "Your account is locked") {
+		t.Errorf("an error answer without the state: %d %q", res.StatusCode, webtest.Excerpt(body))
+	}
+	// The provider's own refusal, with the state: said, with a way back to
+	// the page the sign-in began on.
+	to, _ := hop(t, c, f.URL+"/auth/login?next="+url.QueryEscape(next))
+	st := mustQuery(t, to).Get("state")
+	res, err = c.Get(f.URL + "/auth/callback?error=access_denied&error_description=denied&state=" + url.QueryEscape(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body = readAll(t, res)
+	want := `href="/auth/login?next=` + url.QueryEscape(next) + `"`
+	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(body, strings.ReplaceAll(want, "&", "&amp;")) {
+		t.Errorf("the provider's refusal: %d, want 401 with %s in %q", res.StatusCode, want, webtest.Excerpt(body))
+	}
+}
+
 func readAll(t *testing.T, res *http.Response) string {
 	t.Helper()
 	defer res.Body.Close()
@@ -35,5 +69,15 @@ func readAll(t *testing.T, res *http.Response) string {
 		if err != nil {
 			return b.String()
 		}
+	}
+}
+
+// The header's "Sign in" on a sign-in's own answer does not lead back to
+// that answer (its code and state).
+func TestOrgSignInHeaderLeavesTheCallback(t *testing.T) {
+	f, _ := orgFixture(t)
+	res, body := f.Get("/auth/callback?code=abc&state=xyz")
+	if res.StatusCode != http.StatusBadRequest || strings.Contains(body, "next=%2Fauth") || !strings.Contains(body, `href="/auth/login?next=%2F"`) {
+		t.Errorf("a callback without its cookie: %d %q", res.StatusCode, webtest.Excerpt(body))
 	}
 }

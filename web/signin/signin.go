@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -186,7 +187,7 @@ func LocalPath(next string) string {
 // refused is a sign-in that did not happen, with a way to start again.
 func refused(status int, title, msg, next string) error {
 	return &request.Problem{Status: status, Code: "signin_failed", Title: title, Message: msg,
-		Links: []templates.Link{{Label: "Sign in again", Href: LoginPath + "?next=" + next}, request.HomeLink}}
+		Links: []templates.Link{{Label: "Sign in again", Href: LoginPath + "?next=" + url.QueryEscape(next)}, request.HomeLink}}
 }
 
 // callback takes the provider's answer.
@@ -195,15 +196,17 @@ func (h *Handler) callback(c echo.Context) error {
 	if err != nil {
 		return refused(http.StatusBadRequest, "Sign-in expired", "This sign-in began more than ten minutes ago or in another browser. Start again.", "/")
 	}
+	// The state first: an answer that is not to this browser's sign-in,
+	// error or not, says nothing (its words may be anyone's).
+	if subtle.ConstantTimeCompare([]byte(c.QueryParam("state")), []byte(st.State)) != 1 {
+		return refused(http.StatusBadRequest, "Sign-in expired", "This answer does not belong to the sign-in this browser began. Start again.", st.Next)
+	}
 	if e := c.QueryParam("error"); e != "" {
 		msg := "Your organisation did not sign you in (" + access.LogSafe(e) + ")."
 		if d := c.QueryParam("error_description"); d != "" {
 			msg = "Your organisation did not sign you in: " + access.LogSafe(d)
 		}
 		return refused(http.StatusUnauthorized, "Not signed in", msg, st.Next)
-	}
-	if subtle.ConstantTimeCompare([]byte(c.QueryParam("state")), []byte(st.State)) != 1 {
-		return refused(http.StatusBadRequest, "Sign-in expired", "This answer does not belong to the sign-in this browser began. Start again.", st.Next)
 	}
 	id, err := h.identify(c, st)
 	if err != nil {
