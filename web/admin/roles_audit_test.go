@@ -53,3 +53,25 @@ func TestBoardUsersAuditLogStartsWithTheirBoard(t *testing.T) {
 		t.Errorf("a site admin does not read the whole log of the id: %q", webtest.Excerpt(body))
 	}
 }
+
+// TestUserKindByEscapedName: a user named by an address is found by its
+// path however the browser escaped it (%40 for @), as removing one is.
+func TestUserKindByEscapedName(t *testing.T) {
+	f := webtest.New(t)
+	root := f.SignedIn()
+	if err := f.Admin.Accounts.CreateBoardUser(t.Context(), "ta+x@school.example", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	root.Get("/admin/users")
+	if res, body := root.Post("/admin/users/ta%2Bx%40school.example/kind", url.Values{"csrf": {root.CSRF}, "kind": {"site"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("kind of ta+x%%40school.example: %d %q", res.StatusCode, webtest.Excerpt(body))
+	}
+	if acc, err := f.Admin.Accounts.Get(t.Context(), "ta+x@school.example"); err != nil || !acc.SiteAdmin {
+		t.Errorf("after the change: %+v %v", acc, err)
+	}
+	entries, _, err := f.Admin.Audit.List(t.Context(), audit.Filter{}, "", 10)
+	if err != nil || len(entries) == 0 || entries[0].Action != "user.kind" ||
+		entries[0].Before != "ta+x@school.example: board user" || entries[0].After != "ta+x@school.example: site admin" {
+		t.Errorf("the kind's audit entry: %+v %v", entries, err)
+	}
+}
