@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"podium/internal/webtest"
+	"podium/web/request"
 )
 
 // TestOrgSignInIsNoOneElse: a verified address that Unicode would fold into
@@ -79,5 +80,48 @@ func TestOrgSignInHeaderLeavesTheCallback(t *testing.T) {
 	res, body := f.Get("/auth/callback?code=abc&state=xyz")
 	if res.StatusCode != http.StatusBadRequest || strings.Contains(body, "next=%2Fauth") || !strings.Contains(body, `href="/auth/login?next=%2F"`) {
 		t.Errorf("a callback without its cookie: %d %q", res.StatusCode, webtest.Excerpt(body))
+	}
+}
+
+// TestOrgSignInDropsTheOldConsoleCookie: a browser that still holds the
+// session cookie of path /admin that versions before board roles set (the
+// browser sends it first to the console) loses it when it signs in with the
+// organisation or signs out on the pages, so the console is not left signed
+// in as whoever that cookie was.
+func TestOrgSignInDropsTheOldConsoleCookie(t *testing.T) {
+	f, m := orgFixture(t)
+	if err := f.Admin.Accounts.Create(t.Context(), "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"sign-in", "sign-out"} {
+		old, err := f.Admin.Sessions.Create(t.Context(), "alice", "192.0.2.1", "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		admin, _ := url.Parse(f.URL + "/admin/")
+		legacy := []*http.Cookie{{Name: request.SessionCookie, Value: old, Path: "/admin"}}
+		c := stepper(t)
+		if step == "sign-in" {
+			c.Jar.SetCookies(admin, legacy)
+		}
+		c, _, code := orgSignInWith(t, c, f, m, person("ann@school.example", true), "/")
+		if code != http.StatusSeeOther {
+			t.Fatalf("%s: sign-in %d", step, code)
+		}
+		if step == "sign-out" {
+			c.Jar.SetCookies(admin, legacy)
+			req, _ := http.NewRequest(http.MethodPost, f.URL+"/auth/logout", nil)
+			req.Header.Set("Sec-Fetch-Site", "same-origin")
+			res, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+		}
+		for _, ck := range c.Jar.Cookies(admin) {
+			if ck.Name == request.SessionCookie && ck.Value == old {
+				t.Errorf("after the %s the console still gets the old /admin cookie", step)
+			}
+		}
 	}
 }

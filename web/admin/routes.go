@@ -119,14 +119,10 @@ func (s *Handler) secure(c echo.Context) bool {
 	return c.Request().TLS != nil || (s.opts.TrustProxy && strings.EqualFold(c.Request().Header.Get("X-Forwarded-Proto"), "https"))
 }
 
+// setCookie sets one of the console's own cookies (the session's is
+// request.SetSessionCookie, site-wide).
 func (s *Handler) setCookie(c echo.Context, name, value string, maxAge int) {
-	path := "/admin"
-	if name == sessionCookie {
-		// The whole site: a signed-in user's private boards open on their
-		// own pages too (request.Gate).
-		path = "/"
-	}
-	c.SetCookie(&http.Cookie{Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true,
+	c.SetCookie(&http.Cookie{Name: name, Value: value, Path: "/admin", MaxAge: maxAge, HttpOnly: true,
 		Secure: s.secure(c), SameSite: http.SameSiteLaxMode})
 }
 

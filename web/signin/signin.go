@@ -353,16 +353,9 @@ func (h *Handler) startSession(c echo.Context, id access.Identity, next string) 
 	if err != nil {
 		return err
 	}
-	SetSessionCookie(c, token, int(h.opts.Sessions.Absolute.Seconds()), h.secure(c))
+	request.SetSessionCookie(c, token, int(h.opts.Sessions.Absolute.Seconds()), h.secure(c))
 	h.log.Info("signed in with the organisation", slog.String("user", user), slog.Int("groups", len(id.Groups)))
 	return c.Redirect(http.StatusSeeOther, next)
-}
-
-// SetSessionCookie sets (maxAge > 0) or clears (< 0) the session cookie, as
-// the console's sign-in does: site-wide, HttpOnly, SameSite=Lax.
-func SetSessionCookie(c echo.Context, token string, maxAge int, secure bool) {
-	c.SetCookie(&http.Cookie{Name: request.SessionCookie, Value: token, Path: "/", MaxAge: maxAge, HttpOnly: true,
-		Secure: secure, SameSite: http.SameSiteLaxMode})
 }
 
 // crossOrigin refuses a sign-out sent from another site.
@@ -378,6 +371,6 @@ func (h *Handler) logout(c echo.Context) error {
 			return err
 		}
 	}
-	SetSessionCookie(c, "", -1, h.secure(c))
+	request.SetSessionCookie(c, "", -1, h.secure(c))
 	return c.Redirect(http.StatusSeeOther, "/")
 }
