@@ -111,9 +111,9 @@ func (s *Handler) mine(c echo.Context, bs []board.Board) ([]board.Board, map[str
 	}
 	var out []board.Board
 	for _, b := range bs {
-		if g, ok := held[b.ID]; ok && g.Since.UnixMilli() == b.Created.UnixMilli() {
+		if r := held[b.ID].On(b.Created); r != access.NoRole {
 			out = append(out, b)
-			roles[b.ID] = g.Role
+			roles[b.ID] = r
 		}
 	}
 	return out, roles, nil
@@ -149,8 +149,8 @@ func (s *Handler) peopleView(c echo.Context, b *board.Board) (templates.PeopleVi
 	}
 	has := map[string]bool{}
 	for _, g := range held {
-		if g.Since.UnixMilli() == b.Created.UnixMilli() {
-			v.Holders = append(v.Holders, templates.Holder{User: g.User, Role: g.Role.String()})
+		if r := g.On(b.Created); r != access.NoRole {
+			v.Holders = append(v.Holders, templates.Holder{User: g.User, Role: r.String()})
 			has[g.User] = true
 		}
 	}
