@@ -42,11 +42,7 @@ func (s *Handler) roleOn(ctx context.Context, acc access.Account, b *board.Board
 func (s *Handler) need(r access.Role) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			b, err := s.loadBoard(c)
-			if err != nil {
-				return err
-			}
-			have, err := s.roleOn(c.Request().Context(), account(c), &b)
+			b, have, err := s.boardAndRole(c)
 			if err != nil {
 				return err
 			}
@@ -67,6 +63,41 @@ func (s *Handler) need(r access.Role) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// boardAndRole reads the board of the request's path and the signed-in
+// user's role on it. For a board user, a board they hold no role on costs
+// what an unknown board does: one read of the definition from the store
+// (past its cache, as request.Gate pays for a refusal) and one of their
+// role, so the time of the 404 does not tell them it exists either.
+func (s *Handler) boardAndRole(c echo.Context) (board.Board, access.Role, error) {
+	ctx, acc, id := c.Request().Context(), account(c), request.Param(c, "board")
+	if acc.SiteAdmin {
+		b, err := s.loadBoard(c)
+		return b, access.Owner, err
+	}
+	b, fromStore, err := s.boardFrom(ctx, id)
+	if errors.Is(err, board.ErrNotFound) {
+		_, _ = s.roleOn(ctx, acc, &board.Board{ID: id}) // the read a board that exists costs
+		return b, access.NoRole, request.BoardNotFound(id)
+	}
+	if err != nil {
+		return b, access.NoRole, err
+	}
+	have, err := s.roleOn(ctx, acc, &b)
+	if r, ok := s.opts.Store.(request.Rereader); ok && err == nil && have == access.NoRole && !fromStore {
+		_, _ = r.Reread(ctx, id) // a cached definition: pay the unknown board's read
+	}
+	return b, have, err
+}
+
+// boardFrom reads a definition, and whether that read went to the store.
+func (s *Handler) boardFrom(ctx context.Context, id string) (board.Board, bool, error) {
+	if r, ok := s.opts.Store.(request.Rereader); ok {
+		return r.BoardFrom(ctx, id)
+	}
+	b, err := s.opts.Store.Board(ctx, id)
+	return b, true, err
 }
 
 // refusal says what an action needs and what the user has.

@@ -3,8 +3,11 @@ package admin_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"podium/access"
 	"podium/audit"
@@ -73,5 +76,53 @@ func TestUserKindByEscapedName(t *testing.T) {
 	if err != nil || len(entries) == 0 || entries[0].Action != "user.kind" ||
 		entries[0].Before != "ta+x@school.example: board user" || entries[0].After != "ta+x@school.example: site admin" {
 		t.Errorf("the kind's audit entry: %+v %v", entries, err)
+	}
+}
+
+// TestNoRoleCostsLikeAnUnknownBoard: a board user asking for a board they
+// hold no role on makes the same Redis commands as for an unknown board,
+// whether the definition and the role are cached or not, so the time of
+// the answer does not tell them the board exists either.
+func TestNoRoleCostsLikeAnUnknownBoard(t *testing.T) {
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "class", Title: "Class", Visibility: board.Private}, map[string]float64{"ann": 1})
+	mine := f.Board(board.Board{ID: "mine", Title: "Mine"}, nil)
+	a := signedInAs(t, f, "stranger", access.Owner, mine)
+	ctx := t.Context()
+	calls := func(path string) int {
+		if err := f.Redis.ConfigResetStat(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if res, _ := a.Get(path); res.StatusCode != http.StatusNotFound {
+			t.Fatalf("%s: %d", path, res.StatusCode)
+		}
+		info, err := f.Redis.Info(ctx, "commandstats").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range regexp.MustCompile(`cmdstat_(\w+):calls=(\d+)`).FindAllStringSubmatch(info, -1) {
+			if m[1] != "info" && m[1] != "config|resetstat" && m[1] != "config" {
+				c, _ := strconv.Atoi(m[2])
+				n += c
+			}
+		}
+		return n
+	}
+	for _, warm := range []bool{false, true} {
+		if !warm {
+			time.Sleep(1100 * time.Millisecond) // past the definition's and the role's caches
+		}
+		held := calls("/admin/boards/class")
+		if !warm {
+			time.Sleep(1100 * time.Millisecond)
+		}
+		unknown := calls("/admin/boards/ghost")
+		if warm { // again, each straight after itself
+			held, unknown = calls("/admin/boards/class"), calls("/admin/boards/ghost")
+		}
+		if held != unknown {
+			t.Errorf("warm %v: a board held by others costs %d Redis commands, an unknown one %d", warm, held, unknown)
+		}
 	}
 }
