@@ -94,6 +94,12 @@ func (a *Accounts) create(ctx context.Context, user, password string, site bool)
 	if !ok {
 		return fmt.Errorf("admin %q: %w", user, ErrExists)
 	}
+	// A new account holds no role: any an earlier account of the name left
+	// (its removal drops them after the account, and may stop half-way)
+	// goes now, before anyone can give this one a role.
+	if err := a.rdb.Del(ctx, userRolesKey(user)).Err(); err != nil {
+		return fmt.Errorf("access: clear the roles of the new user %q: %w", user, err)
+	}
 	return nil
 }
 

@@ -24,11 +24,7 @@ func (r Reader) Granted(boardID string, created time.Time) Role {
 	if r.Account.SiteAdmin {
 		return Owner
 	}
-	g, ok := r.grants[boardID]
-	if !ok || g.Since.UnixMilli() != created.UnixMilli() {
-		return NoRole
-	}
-	return g.Role
+	return r.grants[boardID].On(created) // the zero Grant: NoRole
 }
 
 // Readers finds the Reader of a console session's token, for the pages a

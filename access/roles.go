@@ -58,6 +58,15 @@ type Grant struct {
 	Since time.Time // the board's creation time
 }
 
+// On is the grant's role on the board of its id made at created: NoRole
+// when it was given on an earlier board of the id.
+func (g Grant) On(created time.Time) Role {
+	if g.Since.UnixMilli() != created.UnixMilli() {
+		return NoRole
+	}
+	return g.Role
+}
+
 // Grants keeps board users' roles, one hash per user (podium:roles:<user>,
 // board -> "<role> <board creation ms>"), so a user's boards are one read.
 // Who holds a role on a board is a read of every user's hash, pipelined:
@@ -130,10 +139,7 @@ func (g *Grants) On(ctx context.Context, user, boardID string, created time.Time
 		gr, _ = parseGrant(user, boardID, v)
 		g.cache.put(key, gr, now)
 	}
-	if gr.Since.UnixMilli() != created.UnixMilli() {
-		return NoRole, nil
-	}
-	return gr.Role, nil
+	return gr.On(created), nil
 }
 
 // Of is every role user holds, by board id, including roles on boards since

@@ -49,7 +49,7 @@ func (l *Log) fillArchived(ctx context.Context, rs []*reader, after *place) erro
 	for i, r := range rs {
 		msgs := got[i]
 		r.keep(msgs, after)
-		if len(msgs) < r.chunk {
+		if len(msgs) < r.chunk || r.floored {
 			r.done = true
 			continue
 		}

@@ -94,7 +94,22 @@ local r = redis.pcall('XADD', KEYS[2], id, unpack(fields))
 if type(r) == 'table' and r.err then redis.call('XADD', KEYS[2], '*', unpack(fields)) end
 for i = 1, 2 do redis.call('HINCRBY', KEYS[4], KEYS[i], 1) end
 redis.call('SADD', KEYS[3], ARGV[1])
+if KEYS[5] then redis.call('SET', KEYS[5], id) end
 return 1`)
+
+// DeleteAction is the action of a board's deletion. Its entry marks where
+// the log of a board made again under the id begins (Cut).
+const DeleteAction = "board.delete"
+
+// Cut is the id of the newest deletion entry of boardID's stream, "" when
+// it has none: Filter.After for a log of the board that exists now only.
+func (l *Log) Cut(ctx context.Context, boardID string) (string, error) {
+	id, err := l.rdb.Get(ctx, redisstore.AuditCut(boardID)).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return "", fmt.Errorf("audit: where the log of %q begins: %w", boardID, err)
+	}
+	return id, nil
+}
 
 // Record appends an entry: a board's to the board's streams, any other to
 // the global ones. Score changes are recorded by the board's write itself.
@@ -109,6 +124,9 @@ func (l *Log) Record(ctx context.Context, e Entry) error {
 	_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		if e.Board != "" {
 			keys := []string{redisstore.AuditStream(e.Board), redisstore.AuditActorStream(e.Board, e.Actor), redisstore.AuditActors(e.Board), redisstore.AuditRows(e.Board)}
+			if e.Action == DeleteAction {
+				keys = append(keys, redisstore.AuditCut(e.Board)) // where a board made again under the id starts
+			}
 			recordBoard.Eval(ctx, p, keys, append([]any{e.Actor}, values...)...)
 			p.SAdd(ctx, redisstore.AuditedKey, e.Board)
 			return nil

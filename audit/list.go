@@ -22,6 +22,10 @@ import (
 type Filter struct {
 	Board string
 	Actor string
+	// After, a stream id (Cut), keeps the entries after it only: the log
+	// of the board that now has the id, not of an earlier one. Whatever
+	// the cursor, nothing at or before it is listed.
+	After string
 }
 
 // source is one stream a listing reads, and which of its entries it keeps.
@@ -33,6 +37,7 @@ type source struct {
 	match func(Entry) bool
 	board string // "": the stream has no archive
 	actor string
+	floor *streamID // entries at or before it end the stream (Filter.After)
 }
 
 // archived marks a source as a board's stream (actor "") or a board actor's,
@@ -131,6 +136,15 @@ func (l *Log) List(ctx context.Context, f Filter, cursor string, n int) ([]Entry
 	if err != nil {
 		return nil, "", err
 	}
+	if f.After != "" {
+		floor, err := parseID(f.After)
+		if err != nil {
+			return nil, "", fmt.Errorf("audit: list after %q: %w", f.After, err)
+		}
+		for i := range srcs {
+			srcs[i].floor = &floor
+		}
+	}
 	streams := make([]*reader, len(srcs))
 	for i, src := range srcs {
 		streams[i] = &reader{src: src, end: end, before: before, chunk: 8}
@@ -188,6 +202,7 @@ type reader struct {
 	chunk     int    // entries per read, doubling up to 256
 	buf       []row  // rows read and not yet listed, in listing order
 	inArchive bool   // Redis has no older entries: the archive goes on
+	floored   bool   // it reached its source's floor: nothing older is listed
 	done      bool
 }
 
@@ -228,6 +243,10 @@ func (l *Log) fill(ctx context.Context, all []*reader, after *place) error {
 		if len(msgs) > 0 {
 			r.before = msgs[len(msgs)-1].ID // the archive goes on below the oldest entry in Redis
 		}
+		if r.floored {
+			r.done = true
+			continue
+		}
 		if len(msgs) < r.chunk {
 			r.done = true
 			if l.archive != nil && r.src.board != "" {
@@ -247,6 +266,10 @@ func (r *reader) keep(msgs []redis.XMessage, after *place) {
 		id, err := parseID(m.ID)
 		if err != nil {
 			continue // not written by this package
+		}
+		if f := r.src.floor; f != nil && (id.ms < f.ms || (id.ms == f.ms && id.seq <= f.seq)) {
+			r.floored = true // newest first: the rest is older still
+			return
 		}
 		for k, e := range entriesOf(m) {
 			at := place{id: id, src: r.src.tag, item: k}

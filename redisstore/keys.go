@@ -24,6 +24,7 @@ import (
 //	lb:{chess}:audit:a:<actor>     stream: the same entries, one stream per actor ("by actor" without a scan)
 //	lb:{chess}:audit:actors        set: the actors of the board's audit log
 //	lb:{chess}:audit:rows          hash: audit stream key -> how many rows it holds (the cap counts rows; a batch is one entry)
+//	lb:{chess}:audit:cut           string: the stream id of the board's newest board.delete entry (a board made again starts after it)
 //	lb:{chess}:archive             hash: period ("week:2026-W47") -> archive state ("<pass> <unix µs>"), see archive/
 //	lb:{chess}:archive:lock:<p>    string with a TTL: the replica archiving period p (its pass's token)
 //	lb:{chess}:archive:snaps       hash with a TTL: snapshot key -> "<period> <token>" of the pass that took it
@@ -113,6 +114,11 @@ func ArchiveSnaps(id string) string { return tagOf(id) + ":archive:snaps" }
 // trimmed before they were archived (field "unarchived"); see audit_trim
 // in lua/lib/audit.lua and archive/audit.go.
 func AuditRows(id string) string { return tagOf(id) + ":audit:rows" }
+
+// AuditCut holds the stream id of the newest board.delete entry of board
+// id: a board made again under the id shows its board users the entries
+// after it only (audit.Filter.After), not an earlier board's.
+func AuditCut(id string) string { return tagOf(id) + ":audit:cut" }
 
 func distinctKey(zset string) string   { return zset + ":d" }
 func groupCountKey(zset string) string { return zset + ":c" }

@@ -246,6 +246,9 @@ func signInHeader(next echo.HandlerFunc) echo.HandlerFunc {
 		ck, err := c.Cookie(request.SessionCookie)
 		r := c.Request()
 		si := templates.SignIn{On: true, SignedIn: err == nil && ck.Value != "", Next: signin.LocalPath(r.URL.RequestURI())}
+		if strings.HasPrefix(r.URL.Path, "/auth/") {
+			si.Next = "/" // a sign-in's own pages (a callback's code and state) are nowhere to come back to
+		}
 		c.SetRequest(r.WithContext(templates.WithSignIn(r.Context(), si)))
 		return next(c)
 	}

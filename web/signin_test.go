@@ -66,7 +66,12 @@ func hop(t *testing.T, c *http.Client, u string) (string, int) {
 // to the provider and back; it returns the browser and where it ended.
 func orgSignIn(t *testing.T, f *webtest.Server, m *mockoidc.MockOIDC, user *mockoidc.MockUser, next string) (*http.Client, string, int) {
 	t.Helper()
-	c := stepper(t)
+	return orgSignInWith(t, stepper(t), f, m, user, next)
+}
+
+// orgSignInWith is orgSignIn in browser c.
+func orgSignInWith(t *testing.T, c *http.Client, f *webtest.Server, m *mockoidc.MockOIDC, user *mockoidc.MockUser, next string) (*http.Client, string, int) {
+	t.Helper()
 	m.QueueUser(user)
 	to, code := hop(t, c, f.URL+"/auth/login?next="+url.QueryEscape(next))
 	if code != http.StatusSeeOther || !strings.HasPrefix(to, m.Issuer()) {

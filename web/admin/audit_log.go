@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"podium/access"
 	"podium/audit"
 	"podium/web/request"
 	"podium/web/templates"
@@ -29,7 +30,12 @@ func (s *Handler) auditPage(c echo.Context) error {
 		case f.Board == "":
 			return c.Redirect(http.StatusSeeOther, "/admin/audit?board="+url.QueryEscape(mine[0]))
 		case !slices.Contains(mine, f.Board):
-			return request.NotFound("Board not found", "There is no board called “"+f.Board+"” among yours.", templates.Link{Label: "Audit log", Href: "/admin/audit"})
+			return request.NotFound("Board not found", "There is no board called “"+access.LogSafe(f.Board)+"” among yours.", templates.Link{Label: "Audit log", Href: "/admin/audit"})
+		}
+		// Their board's log, not that of an earlier board of the id: its
+		// members and scores were never theirs to read.
+		if f.After, err = s.opts.Audit.Cut(ctx, f.Board); err != nil {
+			return err
 		}
 	}
 	entries, next, err := s.opts.Audit.List(ctx, f, c.QueryParam("before"), 50)

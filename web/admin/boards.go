@@ -219,6 +219,6 @@ func (s *Handler) deleteBoard(c echo.Context) error {
 			after += ": " + what
 		}
 	}
-	s.audit(c, audit.Entry{Action: "board.delete", Board: b.ID, Before: audit.Definition(&b), After: after, Reason: "deleted in the admin console"})
+	s.audit(c, audit.Entry{Action: audit.DeleteAction, Board: b.ID, Before: audit.Definition(&b), After: after, Reason: "deleted in the admin console"})
 	return s.done(c, "/admin", "Board "+b.ID+" deleted.")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"podium/access"
 	"podium/audit"
 	"podium/board"
 	"podium/live"
@@ -145,8 +146,9 @@ func freezeState(b *board.Board, now time.Time) string {
 }
 
 // liveSocket streams the live standings of the board's default period to
-// the console, whatever the public sees: only signed-in admins reach it
-// (requireSession), and only from this site (no embed origins).
+// the console, whatever the public sees: only those who may freeze and
+// reveal reach it (the route's need), and only from this site (no embed
+// origins). It lasts as long as that access does (liveGuard).
 func (s *Handler) liveSocket(c echo.Context) error {
 	b, err := s.loadBoard(c)
 	if err != nil {
@@ -155,7 +157,47 @@ func (s *Handler) liveSocket(c echo.Context) error {
 	if s.opts.Live == nil {
 		return echo.NewHTTPError(http.StatusNotFound, "live updates are off")
 	}
+	ck, err := c.Cookie(sessionCookie)
+	if err != nil {
+		return err // requireSession found it: not reached
+	}
 	spec := live.Spec{Board: b.ID, Kind: b.DefaultPeriod, Limit: liveRows, Live: true}
-	s.opts.Live.Serve(c.Response(), c.Request(), spec, nil, c.RealIP(), nil) // the console's session is its access
+	s.opts.Live.Serve(c.Response(), c.Request(), spec, nil, c.RealIP(), s.liveGuard(ck.Value, b, access.Scorekeeper))
 	return nil
+}
+
+// errNoLongerAllowed ends a console socket whose access has gone.
+var errNoLongerAllowed = errors.New("the session, the account or its role on the board that opened this socket has gone")
+
+// liveGuard is asked twice a second (live.Options.GuardInterval) whether
+// the session of token may still read b's live standings: it says no once
+// the session has ended, its account is gone, the board was deleted or
+// made again, or the account's role on it is below need (a site admin made
+// a board user, a role taken away; the roles' half-second cache is the
+// only delay). A store that cannot answer keeps the socket.
+func (s *Handler) liveGuard(token string, b board.Board, need access.Role) func(context.Context) error {
+	return func(ctx context.Context) error {
+		sess, err := s.opts.Sessions.Get(ctx, token)
+		if errors.Is(err, access.ErrNoSession) {
+			return errNoLongerAllowed
+		} else if err != nil {
+			return nil
+		}
+		acc, err := s.opts.Accounts.Get(ctx, sess.User)
+		if errors.Is(err, access.ErrNotFound) {
+			return errNoLongerAllowed
+		} else if err != nil {
+			return nil
+		}
+		cur, err := s.opts.Store.Board(ctx, b.ID)
+		if errors.Is(err, board.ErrNotFound) || (err == nil && !cur.Created.Equal(b.Created)) {
+			return errNoLongerAllowed
+		} else if err != nil {
+			return nil
+		}
+		if have, err := s.roleOn(ctx, acc, &cur); err == nil && have < need {
+			return errNoLongerAllowed
+		}
+		return nil
+	}
 }

@@ -90,8 +90,7 @@ func (s *Handler) login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.setCookie(c, sessionCookie, token, int(s.opts.Sessions.Absolute.Seconds()))
-	s.dropOldSessionCookie(c)
+	request.SetSessionCookie(c, token, int(s.opts.Sessions.Absolute.Seconds()), s.secure(c))
 	s.setCookie(c, loginCookie, "", -1)
 	if stamp, err := s.opts.Accounts.Stamp(ctx, user); err == nil && stamp != "" {
 		if device, err := s.opts.Signer.Sign(ctx, "device", user+"\x00"+stamp, deviceTTL); err == nil {
@@ -108,8 +107,7 @@ func (s *Handler) logout(c echo.Context) error {
 			return err
 		}
 	}
-	s.setCookie(c, sessionCookie, "", -1)
-	s.dropOldSessionCookie(c)
+	request.SetSessionCookie(c, "", -1, s.secure(c))
 	return s.done(c, "/admin/login", "Signed out.")
 }
 
@@ -133,12 +131,4 @@ func (s *Handler) knownDevice(c echo.Context, user string) bool {
 	// admin removed and added again, makes old devices strangers.
 	cur, err := s.opts.Accounts.Stamp(c.Request().Context(), user)
 	return err == nil && cur == stamp
-}
-
-// dropOldSessionCookie clears a session cookie of path /admin, as versions
-// before board roles set it: a browser sends it ahead of the site-wide one
-// to the console, where a stale one would sign the user out at once again.
-func (s *Handler) dropOldSessionCookie(c echo.Context) {
-	c.Response().Header().Add("Set-Cookie", (&http.Cookie{Name: sessionCookie, Value: "", Path: "/admin", MaxAge: -1,
-		HttpOnly: true, Secure: s.secure(c), SameSite: http.SameSiteLaxMode}).String())
 }

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"podium/access"
 	"podium/audit"
 	"podium/board"
+	"podium/redisstore"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -22,16 +24,15 @@ import (
 // account is the signed-in user's account (requireSession sets it).
 func account(c echo.Context) access.Account { a, _ := c.Get("account").(access.Account); return a }
 
-// roleOn is the signed-in user's role on b.
-func (s *Handler) roleOn(c echo.Context, b *board.Board) (access.Role, error) {
-	acc := account(c)
+// roleOn is acc's role on b.
+func (s *Handler) roleOn(ctx context.Context, acc access.Account, b *board.Board) (access.Role, error) {
 	if acc.SiteAdmin {
 		return access.Owner, nil
 	}
 	if s.opts.Grants == nil {
 		return access.NoRole, nil
 	}
-	return s.opts.Grants.On(c.Request().Context(), acc.Name, b.ID, b.Created)
+	return s.opts.Grants.On(ctx, acc.Name, b.ID, b.Created)
 }
 
 // need lets a request through when the signed-in user holds at least role r
@@ -41,11 +42,7 @@ func (s *Handler) roleOn(c echo.Context, b *board.Board) (access.Role, error) {
 func (s *Handler) need(r access.Role) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			b, err := s.loadBoard(c)
-			if err != nil {
-				return err
-			}
-			have, err := s.roleOn(c, &b)
+			b, have, err := s.boardAndRole(c)
 			if err != nil {
 				return err
 			}
@@ -57,15 +54,56 @@ func (s *Handler) need(r access.Role) echo.MiddlewareFunc {
 					templates.Link{Label: b.Title, Href: "/admin/boards/" + url.PathEscape(b.ID)})
 			}
 			c.Set("role", have)
+			if have >= access.Scorekeeper {
+				// Those who may freeze and reveal read a frozen board's live
+				// standings (redisstore.LiveStandings); a viewer reads what
+				// the public does.
+				c.SetRequest(c.Request().WithContext(redisstore.LiveStandings(c.Request().Context())))
+			}
 			return next(c)
 		}
 	}
 }
 
+// boardAndRole reads the board of the request's path and the signed-in
+// user's role on it. For a board user, a board they hold no role on costs
+// what an unknown board does: one read of the definition from the store
+// (past its cache, as request.Gate pays for a refusal) and one of their
+// role, so the time of the 404 does not tell them it exists either.
+func (s *Handler) boardAndRole(c echo.Context) (board.Board, access.Role, error) {
+	ctx, acc, id := c.Request().Context(), account(c), request.Param(c, "board")
+	if acc.SiteAdmin {
+		b, err := s.loadBoard(c)
+		return b, access.Owner, err
+	}
+	b, fromStore, err := s.boardFrom(ctx, id)
+	if errors.Is(err, board.ErrNotFound) {
+		_, _ = s.roleOn(ctx, acc, &board.Board{ID: id}) // the read a board that exists costs
+		return b, access.NoRole, request.BoardNotFound(id)
+	}
+	if err != nil {
+		return b, access.NoRole, err
+	}
+	have, err := s.roleOn(ctx, acc, &b)
+	if r, ok := s.opts.Store.(request.Rereader); ok && err == nil && have == access.NoRole && !fromStore {
+		_, _ = r.Reread(ctx, id) // a cached definition: pay the unknown board's read
+	}
+	return b, have, err
+}
+
+// boardFrom reads a definition, and whether that read went to the store.
+func (s *Handler) boardFrom(ctx context.Context, id string) (board.Board, bool, error) {
+	if r, ok := s.opts.Store.(request.Rereader); ok {
+		return r.BoardFrom(ctx, id)
+	}
+	b, err := s.opts.Store.Board(ctx, id)
+	return b, true, err
+}
+
 // refusal says what an action needs and what the user has.
 func refusal(need, have access.Role, title string) string {
 	what := map[access.Role]string{
-		access.Scorekeeper: "Changing scores, names, teams, resets and freezes needs the scorekeeper or owner role",
+		access.Scorekeeper: "Changing scores, names, teams, resets and freezes, and a frozen board's live standings, need the scorekeeper or owner role",
 		access.Owner:       "Changing the board's definition, visibility, sharing, roles or webhooks, a member's data and its erasure, or deleting the board needs the owner role",
 	}[need]
 	return what + " on “" + title + "”; you are its " + have.String() + ". An owner of the board or a site admin can change your role."
@@ -104,9 +142,9 @@ func (s *Handler) mine(c echo.Context, bs []board.Board) ([]board.Board, map[str
 	}
 	var out []board.Board
 	for _, b := range bs {
-		if g, ok := held[b.ID]; ok && g.Since.UnixMilli() == b.Created.UnixMilli() {
+		if r := held[b.ID].On(b.Created); r != access.NoRole {
 			out = append(out, b)
-			roles[b.ID] = g.Role
+			roles[b.ID] = r
 		}
 	}
 	return out, roles, nil
@@ -142,8 +180,8 @@ func (s *Handler) peopleView(c echo.Context, b *board.Board) (templates.PeopleVi
 	}
 	has := map[string]bool{}
 	for _, g := range held {
-		if g.Since.UnixMilli() == b.Created.UnixMilli() {
-			v.Holders = append(v.Holders, templates.Holder{User: g.User, Role: g.Role.String()})
+		if r := g.On(b.Created); r != access.NoRole {
+			v.Holders = append(v.Holders, templates.Holder{User: g.User, Role: r.String()})
 			has[g.User] = true
 		}
 	}

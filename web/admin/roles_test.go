@@ -40,7 +40,7 @@ func signedInAs(t *testing.T, f *webtest.Server, user string, role access.Role, 
 // listed fails TestEveryConsoleRouteNeedsItsRole, so none goes unchecked.
 var consoleNeeds = map[string]string{
 	"GET /admin/boards/:board":                      "viewer",
-	"GET /admin/boards/:board/live":                 "viewer",
+	"GET /admin/boards/:board/live":                 "scorekeeper",
 	"POST /admin/boards/:board/score":               "scorekeeper",
 	"POST /admin/boards/:board/remove":              "scorekeeper",
 	"POST /admin/boards/:board/reset":               "scorekeeper",

@@ -57,7 +57,7 @@ func (s *Handler) Routes(e *echo.Echo) {
 	s.hookRoutes(a, owner)
 	a.POST("/boards/:board/freeze", s.freezeBoard, scorekeeper)
 	a.POST("/boards/:board/unfreeze", s.unfreezeBoard, scorekeeper)
-	a.GET("/boards/:board/live", s.liveSocket, viewer)
+	a.GET("/boards/:board/live", s.liveSocket, scorekeeper) // a frozen board's live standings
 	a.GET("/boards/:board/sharing", s.sharingPage, owner)
 	a.POST("/boards/:board/links", s.createLink, owner)
 	a.POST("/boards/:board/links/:id/revoke", s.revokeLink, owner)
@@ -126,14 +126,10 @@ func (s *Handler) secure(c echo.Context) bool {
 	return c.Request().TLS != nil || (s.opts.TrustProxy && strings.EqualFold(c.Request().Header.Get("X-Forwarded-Proto"), "https"))
 }
 
+// setCookie sets one of the console's own cookies (the session's is
+// request.SetSessionCookie, site-wide).
 func (s *Handler) setCookie(c echo.Context, name, value string, maxAge int) {
-	path := "/admin"
-	if name == sessionCookie {
-		// The whole site: a signed-in user's private boards open on their
-		// own pages too (request.Gate).
-		path = "/"
-	}
-	c.SetCookie(&http.Cookie{Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true,
+	c.SetCookie(&http.Cookie{Name: name, Value: value, Path: "/admin", MaxAge: maxAge, HttpOnly: true,
 		Secure: s.secure(c), SameSite: http.SameSiteLaxMode})
 }
 
@@ -154,9 +150,13 @@ func (s *Handler) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 		if sess != nil {
 			c.Set("session", *sess)
 			c.Set("account", acc)
-			// Admins read a frozen board's live standings (board.LiveStandings);
-			// the public pages never run under this middleware.
-			c.SetRequest(c.Request().WithContext(redisstore.LiveStandings(c.Request().Context())))
+			if acc.SiteAdmin {
+				// Site admins read a frozen board's live standings
+				// (redisstore.LiveStandings), board users where their role
+				// lets them freeze and reveal (need); the public pages never
+				// run under this middleware.
+				c.SetRequest(c.Request().WithContext(redisstore.LiveStandings(c.Request().Context())))
+			}
 			return next(c)
 		}
 		if c.Request().Method != http.MethodGet {

@@ -33,8 +33,10 @@ func (s *Handler) manageView(c echo.Context, b *board.Board, member string) (tem
 		v.Periods = append(v.Periods, templates.Link{Label: templates.TabLabel(k) + " (" + p.Title() + ")", Href: p.String()})
 		v.ResetPeriods = append(v.ResetPeriods, templates.Link{Label: templates.TabLabel(k) + " (" + p.Title() + ")", Href: p.String()})
 	}
-	if err := s.freezeView(c, b, &v); err != nil {
-		return v, err
+	if v.CanScore { // the freeze panel, with the live standings
+		if err := s.freezeView(c, b, &v); err != nil {
+			return v, err
+		}
 	}
 	if member == "" {
 		return v, nil

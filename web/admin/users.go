@@ -103,11 +103,18 @@ func (s *Handler) removeUser(c echo.Context) error {
 // (the next request reads the new kind); their known devices are asked for
 // the password again (the account's stamp changed).
 func (s *Handler) setUserKind(c echo.Context) error {
-	user, kind := c.Param("user"), formValue(c, "kind")
+	user, kind := request.Param(c, "user"), formValue(c, "kind")
 	if kind != "site" && kind != "board" {
 		return request.BadRequest("kind must be site or board.", templates.Link{Label: "Users", Href: "/admin/users"})
 	}
-	err := s.opts.Accounts.SetSiteAdmin(c.Request().Context(), user, kind == "site")
+	words := map[bool]string{true: "site admin", false: "board user"}
+	acc, err := s.opts.Accounts.Get(c.Request().Context(), user)
+	if err == nil {
+		if acc.SiteAdmin == (kind == "site") {
+			return s.done(c, "/admin/users", user+" is a "+words[acc.SiteAdmin]+" already.")
+		}
+		err = s.opts.Accounts.SetSiteAdmin(c.Request().Context(), user, kind == "site")
+	}
 	switch {
 	case errors.Is(err, access.ErrLastAdmin):
 		return &request.Problem{Status: http.StatusConflict, Code: "conflict", Title: "Not changed", Message: "The last site admin cannot become a board user; make another user a site admin first.",
@@ -117,7 +124,7 @@ func (s *Handler) setUserKind(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	after := map[string]string{"site": "site admin", "board": "board user"}[kind]
-	s.audit(c, audit.Entry{Action: "user.kind", After: user + ": " + after})
+	before, after := words[acc.SiteAdmin], words[kind == "site"]
+	s.audit(c, audit.Entry{Action: "user.kind", Before: user + ": " + before, After: user + ": " + after})
 	return s.done(c, "/admin/users", user+" is now a "+after+".")
 }

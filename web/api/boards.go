@@ -108,6 +108,6 @@ func (s *Handler) apiDeleteBoard(c echo.Context) error {
 			after += ": " + what
 		}
 	}
-	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: "board.delete", Board: b.ID, Before: audit.Definition(&b), After: after})
+	s.record(c, audit.Entry{Actor: actorOfKey(keyOf(c)), Action: audit.DeleteAction, Board: b.ID, Before: audit.Definition(&b), After: after})
 	return c.NoContent(http.StatusNoContent)
 }

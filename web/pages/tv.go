@@ -117,8 +117,10 @@ func tvKinds(param string) ([]board.Kind, error) {
 func (s *Handler) tvBoards(c echo.Context, named bool) ([]board.Board, error) {
 	ctx := c.Request().Context()
 	if !named {
+		// A wall display is read by a room, not by the signed-in user whose
+		// browser shows it: their session lists none of their private boards.
 		bs, err := s.opts.Store.Boards(ctx)
-		return s.opts.Gate.Listed(c, bs), err
+		return s.opts.Gate.ListedOnAWall(c, bs), err
 	}
 	var boards []board.Board
 	for _, id := range list(c.QueryParam("boards")) {

@@ -316,8 +316,20 @@ func (g *Gate) LiveTicket(c echo.Context, id, liveQuery string) string {
 // those an API key it brings may act on, and the private ones its console
 // session may read.
 func (g *Gate) Listed(c echo.Context, bs []board.Board) []board.Board {
-	ctx := c.Request().Context()
+	return g.listed(c, bs, credentialsOf(c, ""))
+}
+
+// ListedOnAWall is Listed for a screen a room reads (the wall display's
+// default): an API key still lists its boards, a signed-in user's session
+// does not add theirs.
+func (g *Gate) ListedOnAWall(c echo.Context, bs []board.Board) []board.Board {
 	cr := credentialsOf(c, "")
+	cr.session = ""
+	return g.listed(c, bs, cr)
+}
+
+func (g *Gate) listed(c echo.Context, bs []board.Board, cr credentials) []board.Board {
+	ctx := c.Request().Context()
 	var key *access.APIKey
 	if cr.key != "" && g.Keys != nil {
 		if k, err := g.Keys.Authenticate(ctx, cr.key); err == nil {

@@ -18,9 +18,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/labstack/echo/v4"
@@ -184,7 +187,7 @@ func LocalPath(next string) string {
 // refused is a sign-in that did not happen, with a way to start again.
 func refused(status int, title, msg, next string) error {
 	return &request.Problem{Status: status, Code: "signin_failed", Title: title, Message: msg,
-		Links: []templates.Link{{Label: "Sign in again", Href: LoginPath + "?next=" + next}, request.HomeLink}}
+		Links: []templates.Link{{Label: "Sign in again", Href: LoginPath + "?next=" + url.QueryEscape(next)}, request.HomeLink}}
 }
 
 // callback takes the provider's answer.
@@ -193,15 +196,17 @@ func (h *Handler) callback(c echo.Context) error {
 	if err != nil {
 		return refused(http.StatusBadRequest, "Sign-in expired", "This sign-in began more than ten minutes ago or in another browser. Start again.", "/")
 	}
+	// The state first: an answer that is not to this browser's sign-in,
+	// error or not, says nothing (its words may be anyone's).
+	if subtle.ConstantTimeCompare([]byte(c.QueryParam("state")), []byte(st.State)) != 1 {
+		return refused(http.StatusBadRequest, "Sign-in expired", "This answer does not belong to the sign-in this browser began. Start again.", st.Next)
+	}
 	if e := c.QueryParam("error"); e != "" {
 		msg := "Your organisation did not sign you in (" + access.LogSafe(e) + ")."
 		if d := c.QueryParam("error_description"); d != "" {
 			msg = "Your organisation did not sign you in: " + access.LogSafe(d)
 		}
 		return refused(http.StatusUnauthorized, "Not signed in", msg, st.Next)
-	}
-	if subtle.ConstantTimeCompare([]byte(c.QueryParam("state")), []byte(st.State)) != 1 {
-		return refused(http.StatusBadRequest, "Sign-in expired", "This answer does not belong to the sign-in this browser began. Start again.", st.Next)
 	}
 	id, err := h.identify(c, st)
 	if err != nil {
@@ -268,9 +273,9 @@ func (h *Handler) identify(c echo.Context, st flowState) (access.Identity, error
 // identity reads the address and groups of an ID token's claims.
 func (h *Handler) identity(claims map[string]any, next string) (access.Identity, error) {
 	email, _ := claims["email"].(string)
-	email = strings.ToLower(strings.TrimSpace(email))
+	email = lowerASCII(strings.TrimSpace(email))
 	switch {
-	case email == "" || !strings.Contains(email, "@"):
+	case email == "" || !strings.Contains(email, "@") || !usable(email):
 		return access.Identity{}, refused(http.StatusForbidden, "No email address", "Your organisation's sign-in did not give your email address, which this site needs to know who you are. Whoever runs this site should ask for the \"email\" scope (OIDC_SCOPES).", next)
 	case len(email) > access.MaxEmail:
 		return access.Identity{}, refused(http.StatusForbidden, "Address too long", "Your email address is longer than any this site keeps.", next)
@@ -289,6 +294,34 @@ func (h *Handler) identity(claims map[string]any, next string) (access.Identity,
 		id.Groups = []string{g}
 	}
 	return id, nil
+}
+
+// lowerASCII lower-cases A-Z only. strings.ToLower would fold other
+// characters into ASCII (the Kelvin sign K into k, İ into i), so that a
+// verified address someone else holds became a console user's name.
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
+}
+
+// usable reports whether an address is text without spaces or control
+// characters (an internationalised one is kept as it is, and names no
+// account: account names are ASCII).
+func usable(email string) bool {
+	if !utf8.ValidString(email) {
+		return false
+	}
+	for _, r := range email {
+		if r <= ' ' || r == 0x7f || unicode.IsControl(r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // verified reads email_verified: true, or absent when the site allows it
@@ -320,16 +353,9 @@ func (h *Handler) startSession(c echo.Context, id access.Identity, next string) 
 	if err != nil {
 		return err
 	}
-	SetSessionCookie(c, token, int(h.opts.Sessions.Absolute.Seconds()), h.secure(c))
+	request.SetSessionCookie(c, token, int(h.opts.Sessions.Absolute.Seconds()), h.secure(c))
 	h.log.Info("signed in with the organisation", slog.String("user", user), slog.Int("groups", len(id.Groups)))
 	return c.Redirect(http.StatusSeeOther, next)
-}
-
-// SetSessionCookie sets (maxAge > 0) or clears (< 0) the session cookie, as
-// the console's sign-in does: site-wide, HttpOnly, SameSite=Lax.
-func SetSessionCookie(c echo.Context, token string, maxAge int, secure bool) {
-	c.SetCookie(&http.Cookie{Name: request.SessionCookie, Value: token, Path: "/", MaxAge: maxAge, HttpOnly: true,
-		Secure: secure, SameSite: http.SameSiteLaxMode})
 }
 
 // crossOrigin refuses a sign-out sent from another site.
@@ -345,6 +371,6 @@ func (h *Handler) logout(c echo.Context) error {
 			return err
 		}
 	}
-	SetSessionCookie(c, "", -1, h.secure(c))
+	request.SetSessionCookie(c, "", -1, h.secure(c))
 	return c.Redirect(http.StatusSeeOther, "/")
 }

@@ -52,3 +52,22 @@ func TestIdentityClaims(t *testing.T) {
 		t.Error("OIDC_ALLOW_UNVERIFIED_EMAIL admitted an address the provider says is not verified")
 	}
 }
+
+// An address is lower-cased as ASCII only: a provider's verified address
+// with a character that Unicode folds into ASCII (the Kelvin sign K, the
+// dotted İ) must not become another person's address, such as a console
+// user's name.
+func TestIdentityFoldsASCIIOnly(t *testing.T) {
+	h := New(Options{Config: Config{GroupsClaim: "groups"}})
+	for _, email := range []string{"\u212Aate@school.example", "\u0130an@school.example", "ann@\u212Aings.example"} {
+		id, err := h.identity(map[string]any{"email": email, "email_verified": true}, "/")
+		if err == nil && (id.Email == "kate@school.example" || id.Email == "ian@school.example" || id.Email == "ann@kings.example") {
+			t.Errorf("%q became %q", email, id.Email)
+		}
+	}
+	for _, email := range []string{"ann@school.example\n", "ann\x00@school.example", "ann @school.example"} {
+		if id, err := h.identity(map[string]any{"email": email, "email_verified": true}, "/"); err == nil && id.Email != "ann@school.example" {
+			t.Errorf("%q admitted as %q", email, id.Email)
+		}
+	}
+}
