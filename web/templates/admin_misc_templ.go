@@ -799,9 +799,9 @@ func Users(v UsersView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var34 string
-				templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs("Make " + u.Name + " a board user")
+				templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs("Make board user: " + u.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/admin_misc.templ`, Line: 194, Col: 103}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/admin_misc.templ`, Line: 194, Col: 97}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 				if templ_7745c5c3_Err != nil {
@@ -817,9 +817,9 @@ func Users(v UsersView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var35 string
-				templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs("Make " + u.Name + " a site admin")
+				templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs("Make site admin: " + u.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/admin_misc.templ`, Line: 197, Col: 103}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/admin_misc.templ`, Line: 197, Col: 97}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 				if templ_7745c5c3_Err != nil {

@@ -145,9 +145,9 @@ func People(v PeopleView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var9 string
-				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs("Take " + h.User + "'s role away")
+				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs("Take away: " + h.User + "'s role")
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/admin_people.templ`, Line: 27, Col: 99}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/admin_people.templ`, Line: 27, Col: 100}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
