@@ -1,6 +1,7 @@
 package memberdata
 
 import (
+	"errors"
 	"testing"
 
 	"podium/audit"
@@ -42,6 +43,31 @@ func TestEraseRedactsLinkEntries(t *testing.T) {
 		// What the entries said besides the member stays.
 		if excerpt(dump, "revoked: a new link replaces it") == "" {
 			t.Error("the revocation's entry lost what it said of the link")
+		}
+	})
+}
+
+// TestEraseRefusesAWordOfAReason: an id the board never held is refused,
+// though other members' entries name it in their reasons, in Redis ("asked
+// by coach") or in the archive ("week 45 import"): an erasure is no way to
+// take words out of the audit log.
+func TestEraseRefusesAWordOfAReason(t *testing.T) {
+	backends(t, func(t *testing.T, f *fixture) {
+		f.history()
+		e := audit.Entry{Actor: root.Actor, Board: f.b.ID, Action: "member.team", Member: "bob", Before: "red", After: "blue", Reason: "asked by coach"}
+		if err := f.svc.Audit.Record(f.ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		for _, word := range []string{"coach", "import"} {
+			if out, err := f.svc.Erase(f.ctx, &f.b, word, board.Pseudonymise, root); !errors.Is(err, ErrNoMember) {
+				t.Errorf("erase %q: %+v %v, want ErrNoMember", word, out, err)
+			}
+		}
+		dump := f.dump()
+		for _, reason := range []string{"asked by coach", "week 45 import"} {
+			if excerpt(dump, reason) == "" {
+				t.Errorf("the reason %q is gone", reason)
+			}
 		}
 	})
 }
