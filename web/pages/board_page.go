@@ -198,7 +198,7 @@ func (s *Handler) search(ctx context.Context, lens rows.Lens, p board.Period, q 
 func (s *Handler) pageRows(ctx context.Context, lens rows.Lens, p board.Period, at pageAt, v *templates.BoardView) error {
 	b := lens.Board
 	page, size, label := at.page, at.size, p.Title()
-	pg, err := s.opts.Store.Page(ctx, b, p, (page-1)*size, size)
+	pg, err := request.ReadPage(ctx, s.opts.Store, lens, p, (page-1)*size, size)
 	if errors.Is(err, board.ErrGone) {
 		return s.gone(b, p, err)
 	}
