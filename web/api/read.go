@@ -188,5 +188,5 @@ func (s *Handler) apiExport(c echo.Context) error {
 		ae.Field = "format"
 		return ae
 	}
-	return request.Export(c, s.opts.Export, s.opts.Gate.Lens(c, &b), p, format, s.log)
+	return request.Export(c, s.opts.Export, s.opts.Store, s.opts.Gate.Lens(c, &b), p, format, s.log)
 }
