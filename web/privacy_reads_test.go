@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
@@ -29,17 +30,27 @@ func (r *periodReads) DialHook(next redis.DialHook) redis.DialHook { return next
 func (r *periodReads) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if strings.Contains(fmt.Sprint(cmd.Args()...), r.key) {
-			r.mu.Lock()
-			r.n += len(fmt.Sprint(cmd.(interface{ Val() any }).Val()))
-			r.mu.Unlock()
-		}
+		r.count(cmd)
 		return err
 	}
 }
 
+func (r *periodReads) count(cmd redis.Cmder) {
+	if v, ok := cmd.(interface{ Val() any }); ok && strings.Contains(fmt.Sprint(cmd.Args()...), r.key) {
+		r.mu.Lock()
+		r.n += len(fmt.Sprint(v.Val()))
+		r.mu.Unlock()
+	}
+}
+
 func (r *periodReads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			r.count(cmd)
+		}
+		return err
+	}
 }
 
 // of is what answering path read of the period.
@@ -48,6 +59,28 @@ func (r *periodReads) of(f *webtest.Server, path string) int {
 	r.n = 0
 	r.mu.Unlock()
 	f.Get(path)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
+}
+
+// ofSocket is what a live socket of path read of the period for its first
+// frame.
+func (r *periodReads) ofSocket(t *testing.T, f *webtest.Server, path string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	r.mu.Lock()
+	r.n = 0
+	r.mu.Unlock()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.URL, "http")+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if _, _, err := ws.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.n
@@ -64,7 +97,7 @@ func TestTopOnlyReadsOnlyTheTop(t *testing.T) {
 	reads, copies := &periodReads{key: "lb:{big}:all"}, &periodReads{key: "lb:{big}:snap:"}
 	rdb.AddHook(reads)
 	rdb.AddHook(copies)
-	f := webtest.New(t, webtest.Client(rdb))
+	f := webtest.New(t, webtest.Client(rdb), webtest.Live())
 	f.Board(board.Board{ID: "big", Title: "Big", TopOnly: 2}, nil)
 	var subs []board.Submission
 	for i := range 300 {
@@ -86,6 +119,15 @@ func TestTopOnlyReadsOnlyTheTop(t *testing.T) {
 			if got := reads.of(f, p); got != want {
 				t.Errorf("%s read %d bytes of the period, %s %d: what is read depends on the members beyond the top", p, got, paths[0], want)
 			}
+		}
+	}
+	// A live page of the board: its first frame reads the top, whichever
+	// page it is.
+	f.Get("/") // warm
+	want := reads.ofSocket(t, f, "/live?board=big&period=all&offset=0&limit=100")
+	for _, q := range []string{"offset=100&limit=100", "offset=5000&limit=100"} {
+		if got := reads.ofSocket(t, f, "/live?board=big&period=all&"+q); got != want {
+			t.Errorf("a live page at %s read %d bytes of the period, the first page %d", q, got, want)
 		}
 	}
 	// An export copies a whole period, to read it at one instant: 30 ms
