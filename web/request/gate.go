@@ -201,6 +201,11 @@ func (g *Gate) Board(c echo.Context, id string) (board.Board, error) {
 	}
 	c.Set(sightKey(id), s)
 	MarkPrivate(c, &b)
+	if b.Guarded() && (s.Full || s.Me != "") {
+		// More than the privacy mode leaves to everyone: no shared cache
+		// keeps it for the next reader of the address.
+		c.Response().Header().Set("Cache-Control", "private, no-store")
+	}
 	return b, nil
 }
 
@@ -344,14 +349,15 @@ func (g *Gate) listed(c echo.Context, bs []board.Board, cr credentials) []board.
 	}
 	out := bs[:0:0]
 	for _, b := range bs {
-		if (key != nil && key.Allows(b.ID)) || (reader != nil && reader.Granted(b.ID, b.Created) >= access.Viewer) {
+		full := (key != nil && key.Allows(b.ID)) || (reader != nil && reader.Granted(b.ID, b.Created) >= access.Viewer)
+		if full {
 			c.Set(sightKey(b.ID), rows.Sight{Full: true}) // what the listing shows of it (Lens)
 		}
 		if b.Visibility == board.Public || (key != nil && key.Allows(b.ID)) ||
 			(b.Visibility == board.Private && reader != nil && g.readerMay(ctx, *reader, &b)) {
 			out = append(out, b)
-			if b.Visibility == board.Private {
-				c.Response().Header().Set("Cache-Control", "private, no-store") // a listing that names one
+			if b.Visibility == board.Private || (full && b.Guarded()) {
+				c.Response().Header().Set("Cache-Control", "private, no-store") // a listing that names one, or shows it whole
 			}
 		}
 	}
