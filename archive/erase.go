@@ -30,13 +30,17 @@ type Erased struct {
 }
 
 // EraseMember renames the member in every archived period of the board
-// and redacts the board's archived audit entries up to r.Cut. A period's
-// rows change under its archiving lock, so that no pass copying it from a
-// snapshot taken before the Redis step writes the old rows back; the
-// board's stream is copied first (it is redacted by then), so that a copy
-// in flight from before finds its rows already there.
+// and redacts the board's archived audit entries up to r.Cut. It waits for
+// the passes under way to end, and a period's rows change under its
+// archiving lock, so that no pass copying it from a snapshot taken before
+// the Redis step writes the old rows back; the board's stream is copied
+// first (it is redacted by then), so that a copy in flight from before
+// finds its rows already there.
 func (a *Archiver) EraseMember(ctx context.Context, b *board.Board, r redisstore.Redaction) (Erased, error) {
 	var out Erased
+	if err := a.awaitPasses(ctx, b); err != nil {
+		return out, err
+	}
 	periods, err := a.DB.memberPeriods(ctx, b.ID, r.Member)
 	if err != nil {
 		return out, err
@@ -52,6 +56,30 @@ func (a *Archiver) EraseMember(ctx context.Context, b *board.Board, r redisstore
 	}
 	out.Audit, err = a.DB.redactAudit(ctx, r)
 	return out, err
+}
+
+// awaitPasses waits for the passes copying the board's closed periods
+// that began before the erasure's Redis step: one may be about to write the
+// member's old rows of a period the archive does not hold yet, which
+// memberPeriods would not list. A pass that begins later copies the
+// member's new id.
+func (a *Archiver) awaitPasses(ctx context.Context, b *board.Board) error {
+	ps, err := a.Store.StoredPeriods(ctx, b)
+	if err != nil {
+		return err
+	}
+	now := a.Store.Now()
+	for _, p := range ps {
+		if !p.Ended(now) {
+			continue // nothing copies a period still open
+		}
+		l, err := a.waitLock(ctx, b, p)
+		if err != nil {
+			return err
+		}
+		l.release()
+	}
+	return nil
 }
 
 // memberPeriods lists the archived periods that hold member.

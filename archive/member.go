@@ -10,7 +10,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/audit"
-	"podium/redisstore"
 )
 
 // What the archive holds of one member: its rows of archived periods and
@@ -96,7 +95,9 @@ func (db *DB) AuditHolding(ctx context.Context, boardID, text, before string, n 
 
 // MemberTraces reads what an erasure of member must know of the archive:
 // the display names it had (its rows', and those its archived audit entries
-// show it with) and whether the archive holds anything the erasure changes.
+// show it with) and whether the archive holds anything of it: a row, or
+// an audit entry about it (other members' entries whose reasons merely
+// name it do not count: an id the board never held is not erased).
 func (db *DB) MemberTraces(ctx context.Context, boardID, member string) (names []string, holds bool, err error) {
 	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT DISTINCT name FROM archive_entries WHERE board = ? AND member = ?`), boardID, member)
 	if err != nil {
@@ -117,7 +118,6 @@ func (db *DB) MemberTraces(ctx context.Context, boardID, member string) (names [
 	if err := rs.Err(); err != nil {
 		return nil, false, err
 	}
-	r := redisstore.Redaction{Board: boardID, Member: member, Pseudonym: probePseudonym}
 	for before := ""; ; {
 		msgs, err := db.AuditHolding(ctx, boardID, member, before, auditPage)
 		if err != nil {
@@ -129,7 +129,7 @@ func (db *DB) MemberTraces(ctx context.Context, boardID, member string) (names [
 				f[k], _ = v.(string)
 			}
 			names = append(names, audit.NamesIn(f, member)...)
-			if !holds && audit.Redact(f, r) {
+			if !holds && audit.About(f, member) {
 				holds = true
 			}
 		}
@@ -141,6 +141,3 @@ func (db *DB) MemberTraces(ctx context.Context, boardID, member string) (names [
 	slices.Sort(names)
 	return slices.Compact(names), holds, nil
 }
-
-// probePseudonym stands in for a pseudonym where a redaction only tests entries.
-const probePseudonym = "erased-0"

@@ -104,6 +104,13 @@ func Redact(f map[string]string, r redisstore.Redaction) bool {
 	if reason := f["reason"]; reason != "" && reason != Redacted && mentions(reason, needles, about) {
 		f["reason"], changed = Redacted, true
 	}
+	if about { // what the member's own entries say of it: a personal link's label names it
+		for _, k := range []string{"before", "after"} {
+			if v := f[k]; v != "" && v != Redacted && mentions(v, needles, true) {
+				f[k], changed = Redacted, true
+			}
+		}
+	}
 	return changed
 }
 

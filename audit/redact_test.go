@@ -50,6 +50,11 @@ func TestRedactTwins(t *testing.T) {
 			map[string]string{"teams": "erased-1\t\tred\nbob\tred\tblue"}},
 		{"team move", []string{"board", "chess", "action", "member.team", "member", "alice", "before", "red", "after", "blue"},
 			map[string]string{"member": "erased-1"}},
+		{"personal link", []string{"board", "chess", "action", "link.revoke", "member", "alice", "before", "personal Al (k1)", "after", "(revoked)"},
+			map[string]string{"member": "erased-1", "before": Redacted}},
+		{"personal link named by the id", []string{"board", "chess", "action", "link.create", "member", "alice", "after", "personal alice (k2)"},
+			map[string]string{"member": "erased-1", "after": Redacted}},
+		{"another's personal link", []string{"board", "chess", "action", "link.create", "member", "bob", "after", "personal alice (k3)"}, nil},
 		{"done before", []string{"board", "chess", "action", "member.erase", "member", "erased-1", "reason", Redacted}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -260,7 +260,7 @@ func (h *Hub) tick(ctx context.Context) {
 	}
 	qs := make([]redisstore.ViewQuery, len(work))
 	for i, v := range work {
-		qs[i] = redisstore.ViewQuery{Board: &v.board, Period: v.period, Offset: v.spec.Offset, Limit: v.spec.Limit, Member: v.spec.Member, Radius: v.spec.Radius, Teams: v.spec.Teams, Live: v.spec.Live}
+		qs[i] = v.query()
 	}
 	h.stats.reads.Add(int64(len(qs)))
 	h.stats.lastReads.Store(int64(len(qs)))

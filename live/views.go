@@ -38,6 +38,25 @@ func (h *Hub) unindex(v *view) {
 	}
 }
 
+// query is what the hub reads for view v. A shared page of a board that
+// shows only its top reads the top whole, whatever the page (snapshot keeps
+// the page's part of it): what a page costs to read then tells nothing of
+// the members beyond the top.
+func (v *view) query() redisstore.ViewQuery {
+	q := redisstore.ViewQuery{Board: &v.board, Period: v.period, Offset: v.spec.Offset, Limit: v.spec.Limit, Member: v.spec.Member,
+		Radius: v.spec.Radius, Teams: v.spec.Teams, Live: v.spec.Live}
+	if v.topOnly() {
+		q.Offset, q.Limit = 0, v.board.TopOnly
+	}
+	return q
+}
+
+// topOnly reports whether v is a shared page of a board that shows only
+// its top.
+func (v *view) topOnly() bool {
+	return v.spec.Shared && !v.spec.Teams && v.spec.Member == "" && v.board.TopOnly > 0
+}
+
 func (h *Hub) snapshot(v *view, res redisstore.ViewResult) *Snapshot {
 	s := &Snapshot{Period: string(v.period.Kind), Key: v.period.Key, Title: v.period.Title(), Rows: []rows.Row{},
 		Frozen: rows.FrozenNotice(&v.board, h.reader.Now(), v.spec.Live)}
@@ -49,6 +68,10 @@ func (h *Hub) snapshot(v *view, res redisstore.ViewResult) *Snapshot {
 	entries := res.Page.Entries
 	if v.spec.Shared && !v.spec.Teams { // team rows are teams: no privacy mode of members
 		lens := h.lens(v)
+		if v.topOnly() { // the top was read: the page's part of it
+			lo, hi := min(v.spec.Offset, len(entries)), min(v.spec.Offset+v.spec.Limit, len(entries))
+			entries, s.Offset = entries[lo:hi], v.spec.Offset
+		}
 		entries, s.Total = lens.Entries(entries), lens.Total(s.Total)
 		if v.spec.Member != "" && !lens.Opens(v.spec.Member) {
 			// Another member's around-me on a board that has since got a

@@ -58,7 +58,7 @@ func (s *Service) Erase(ctx context.Context, b *board.Board, member string, mode
 		}
 		// Nothing of the member in Redis's structures, and no erasure under
 		// way: its traces may be left in the audit log or the archive.
-		left, err := s.traces(ctx, b.ID, member, archNames, archHolds)
+		left, err := s.traces(ctx, b.ID, member, archHolds)
 		if err != nil {
 			return out, err // nothing done
 		}
@@ -178,8 +178,11 @@ func (s *Service) archiveTraces(ctx context.Context, b *board.Board, member stri
 }
 
 // traces says whether the audit log (in Redis) or the archive still holds
-// something of a member whose Redis structures hold nothing.
-func (s *Service) traces(ctx context.Context, boardID, member string, names []string, archived bool) (bool, error) {
+// something of a member whose Redis structures hold nothing: an entry
+// about it. Other members' entries whose reasons merely name it do not
+// count: an id the board never held is refused, so that an erasure is no
+// way to take a word out of every reason of the log.
+func (s *Service) traces(ctx context.Context, boardID, member string, archived bool) (bool, error) {
 	if archived {
 		return true, nil
 	}
@@ -187,13 +190,8 @@ func (s *Service) traces(ctx context.Context, boardID, member string, names []st
 	if err != nil {
 		return false, err
 	}
-	r := redisstore.Redaction{Board: boardID, Member: member, Pseudonym: board.ErasedPrefix + "0", Names: names, Cut: audit.LastID}
-	for _, k := range append(streams, audit.LegacyStream(boardID)) {
-		if hit, err := s.Audit.Touches(ctx, k, r); hit || err != nil {
-			return hit, err
-		}
-	}
-	return false, nil
+	_, about, err := s.Audit.NamesIn(ctx, append(streams, audit.LegacyStream(boardID)), member, audit.LastID)
+	return len(about) > 0, err
 }
 
 // incomplete is the answer of an erasure that failed before parts.

@@ -14,6 +14,20 @@ func decodeJSON(c echo.Context, v any) error {
 	if err != nil {
 		return err
 	}
+	return decodeRaw(raw, v)
+}
+
+// decodeOptionalJSON is decodeJSON for a body that may be left out: an
+// empty one (whether sent with a length of 0 or chunked) leaves v as it is.
+func decodeOptionalJSON(c echo.Context, v any) error {
+	raw, err := readBody(c.Request().Body)
+	if err != nil || len(raw) == 0 {
+		return err
+	}
+	return decodeRaw(raw, v)
+}
+
+func decodeRaw(raw []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

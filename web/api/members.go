@@ -96,10 +96,8 @@ func (s *Handler) apiEraseMember(c echo.Context) error {
 	var body struct {
 		Mode string `json:"mode"`
 	}
-	if c.Request().ContentLength != 0 { // no body: the default mode
-		if err := decodeJSON(c, &body); err != nil {
-			return err
-		}
+	if err := decodeOptionalJSON(c, &body); err != nil { // no body: the default mode
+		return err
 	}
 	mode, err := board.ParseEraseMode(body.Mode)
 	if err != nil {

@@ -136,3 +136,21 @@ func TestEraseOverTheAPI(t *testing.T) {
 		t.Errorf("with the archive down: %d %v", status, out)
 	}
 }
+
+// TestEraseWithAnEmptyChunkedBody: an empty body asks for the default
+// mode whether it comes with a length of 0 or chunked (HTTP/2 clients,
+// proxies, streams), as the documentation says.
+func TestEraseWithAnEmptyChunkedBody(t *testing.T) {
+	f, _, key := memberFixture(t)
+	req, _ := http.NewRequest("POST", f.URL+"/api/v1/boards/club/members/zoe-quill/erase", strings.NewReader(""))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.ContentLength, req.TransferEncoding = -1, []string{"chunked"}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("an erasure with an empty chunked body: %d, want 200", res.StatusCode)
+	}
+}

@@ -72,11 +72,11 @@ func (s *Handler) apiEntries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	pg, err := s.opts.Store.Page(c.Request().Context(), &b, p, offset, limit)
+	lens := s.opts.Gate.Lens(c, &b)
+	pg, err := request.ReadPage(c.Request().Context(), s.opts.Store, lens, p, offset, limit)
 	if err != nil {
 		return err
 	}
-	lens := s.opts.Gate.Lens(c, &b)
 	return c.JSON(http.StatusOK, pageJSON{Board: b.ID, Entries: entriesJSON(&b, lens.Entries(pg.Entries)), FrozenSince: s.frozenSince(&b),
 		Offset: offset, Period: toPeriodJSON(p), Total: lens.Total(pg.Total)})
 }
@@ -188,5 +188,5 @@ func (s *Handler) apiExport(c echo.Context) error {
 		ae.Field = "format"
 		return ae
 	}
-	return request.Export(c, s.opts.Export, s.opts.Gate.Lens(c, &b), p, format, s.log)
+	return request.Export(c, s.opts.Export, s.opts.Store, s.opts.Gate.Lens(c, &b), p, format, s.log)
 }

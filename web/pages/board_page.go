@@ -147,7 +147,7 @@ type pageAt struct {
 // searchRows fills v with the members of period p whose names start with q.
 func (s *Handler) searchRows(ctx context.Context, lens rows.Lens, p board.Period, q string, v *templates.BoardView) error {
 	b := lens.Board
-	found, complete, err := s.opts.Store.Search(ctx, b, p, q, searchLimit)
+	found, complete, err := s.search(ctx, lens, p, q)
 	if errors.Is(err, board.ErrGone) {
 		return s.gone(b, p, err)
 	}
@@ -169,12 +169,36 @@ func (s *Handler) searchRows(ctx context.Context, lens rows.Lens, p board.Period
 	return nil
 }
 
+// search finds the members of period p whose names start with q: through
+// the name index, or, for a reader shown only the top, among the places
+// shown. The index's first matches may all be members the reader is not
+// shown (the places shown that match would then go unfound), and the time
+// it takes to walk them would tell how many there are.
+func (s *Handler) search(ctx context.Context, lens rows.Lens, p board.Period, q string) ([]board.Entry, bool, error) {
+	b := lens.Board
+	if lens.Counts() {
+		return s.opts.Store.Search(ctx, b, p, q, searchLimit)
+	}
+	pg, err := s.opts.Store.Page(ctx, b, p, 0, b.TopOnly)
+	if err != nil {
+		return nil, false, err
+	}
+	prefix := strings.ToLower(q) // as the name index keeps names (redisstore.Search)
+	var out []board.Entry
+	for _, e := range pg.Entries {
+		if strings.HasPrefix(strings.ToLower(e.Name), prefix) {
+			out = append(out, e)
+		}
+	}
+	return out, true, nil
+}
+
 // pageRows fills v with one page of period p, and the links to its
 // neighbouring pages.
 func (s *Handler) pageRows(ctx context.Context, lens rows.Lens, p board.Period, at pageAt, v *templates.BoardView) error {
 	b := lens.Board
 	page, size, label := at.page, at.size, p.Title()
-	pg, err := s.opts.Store.Page(ctx, b, p, (page-1)*size, size)
+	pg, err := request.ReadPage(ctx, s.opts.Store, lens, p, (page-1)*size, size)
 	if errors.Is(err, board.ErrGone) {
 		return s.gone(b, p, err)
 	}

@@ -48,7 +48,7 @@ func (s *Handler) embedPage(c echo.Context) error {
 		return request.BadRequest("A team widget highlights no member: use teams or member, not both.")
 	}
 	label := p.Title()
-	pg, member, err := s.widgetRows(c.Request().Context(), &b, p, widgetOf{limit: limit, member: member, teams: teams})
+	pg, member, err := s.widgetRows(c.Request().Context(), lens, p, widgetOf{limit: limit, member: member, teams: teams})
 	if errors.Is(err, board.ErrTeamsNotArchived) {
 		return s.teamsNotArchived(err, &b, p, current)
 	}
@@ -135,7 +135,8 @@ type widgetOf struct {
 
 // widgetRows reads a widget's rows. A member not on the board yet gets the
 // top instead, and member comes back empty.
-func (s *Handler) widgetRows(ctx context.Context, b *board.Board, p board.Period, w widgetOf) (board.Page, string, error) {
+func (s *Handler) widgetRows(ctx context.Context, lens rows.Lens, p board.Period, w widgetOf) (board.Page, string, error) {
+	b := lens.Board
 	if w.teams {
 		pg, err := s.opts.Store.TeamPage(ctx, b, p, 0, w.limit)
 		return pg, "", err
@@ -146,6 +147,6 @@ func (s *Handler) widgetRows(ctx context.Context, b *board.Board, p board.Period
 			return pg, w.member, err
 		}
 	}
-	pg, err := s.opts.Store.Page(ctx, b, p, 0, w.limit)
+	pg, err := request.ReadPage(ctx, s.opts.Store, lens, p, 0, w.limit)
 	return pg, "", err
 }

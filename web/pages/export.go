@@ -20,5 +20,5 @@ func (s *Handler) exportPeriod(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return request.Export(c, s.opts.Export, s.opts.Gate.Lens(c, &b), p, format, s.log)
+	return request.Export(c, s.opts.Export, s.opts.Store, s.opts.Gate.Lens(c, &b), p, format, s.log)
 }

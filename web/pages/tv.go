@@ -70,14 +70,15 @@ screens:
 				return request.BadRequest(fmt.Sprintf("A display shows at most %d boards and periods; ask for fewer.", maxTVScreens))
 			}
 			p := b.Current(k, now)
-			pg, err := s.opts.Store.Page(ctx, &b, p, 0, limit)
+			lens := s.opts.Gate.SharedLens(c, &b) // the wall is seen by all
+			pg, err := request.ReadPage(ctx, s.opts.Store, lens, p, 0, limit)
 			if err != nil {
 				return err
 			}
 			sc := templates.TVScreen{
 				Title:       b.Title,
 				PeriodTitle: p.Title(),
-				Table:       tableOf(s.opts.Gate.SharedLens(c, &b), pg.Entries, "", b.Title+", "+p.Title()), // the wall is seen by all
+				Table:       tableOf(lens, pg.Entries, "", b.Title+", "+p.Title()),
 				Empty:       "No scores in " + p.Title() + " yet.",
 				Frozen:      rows.FrozenNotice(&b, now, false),
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,13 @@ import (
 // Redis, or from the archive once the period's keys are gone.
 type Exporter interface {
 	Each(ctx context.Context, b *board.Board, p board.Period, fn func([]board.Entry) error) error
+}
+
+// TopReader reads the top of a period and a member's place in it
+// (redisstore.Store): all an export shows a reader shown only the top.
+type TopReader interface {
+	PageReader
+	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 }
 
 // ExportFormat reads ?format= (csv by default), or a problem naming it.
@@ -40,9 +48,10 @@ func ExportFormat(c echo.Context) (string, error) {
 // stops reading loses its download instead of holding an export slot.
 //
 // The rows are those the reader sees (lens): where only the top is shown,
-// the export ends after it (and a personal link's own row), and hidden
-// names are stand-ins.
-func Export(c echo.Context, src Exporter, lens rows.Lens, p board.Period, format string, log *slog.Logger) error {
+// the export is the top (and a personal link's own row), read from top
+// rather than copied whole from src, so that its cost tells nothing of the
+// members beyond; hidden names are stand-ins.
+func Export(c echo.Context, src Exporter, top TopReader, lens rows.Lens, p board.Period, format string, log *slog.Logger) error {
 	b := lens.Board
 	name := b.ID + "-" + strings.ReplaceAll(p.String(), ":", "-") + "." + format
 	rc := http.NewResponseController(c.Response())
@@ -57,19 +66,14 @@ func Export(c echo.Context, src Exporter, lens rows.Lens, p board.Period, format
 	}}
 	ctx := c.Request().Context()
 	err := rows.Export(w, format, b, p, func(fn func([]board.Entry) error) error {
-		err := src.Each(ctx, b, p, func(es []board.Entry) error {
-			if err := fn(lens.Entries(es)); err != nil {
+		if !lens.Counts() {
+			es, err := shown(ctx, top, lens, p)
+			if err != nil {
 				return err
 			}
-			if n := len(es); n > 0 && !lens.Shows(es[n-1].Position+1, "") && lens.Sight.Me == "" {
-				return errShown // past the top shown: nothing more to read
-			}
-			return nil
-		})
-		if errors.Is(err, errShown) {
-			return nil
+			return fn(lens.Entries(es))
 		}
-		return err
+		return src.Each(ctx, b, p, func(es []board.Entry) error { return fn(lens.Entries(es)) })
 	})
 	if err != nil && w.started {
 		log.Warn("export cut short", "board", b.ID, "period", p.String(), "format", format, "error", err)
@@ -79,8 +83,27 @@ func Export(c echo.Context, src Exporter, lens rows.Lens, p board.Period, format
 	return err
 }
 
-// errShown ends an export's read once past what the reader is shown.
-var errShown = errors.New("export: past the places shown")
+// shown reads the entries of period p a reader shown only the top sees:
+// the top, and a personal link's own row wherever it stands.
+func shown(ctx context.Context, top TopReader, lens rows.Lens, p board.Period) ([]board.Entry, error) {
+	b := lens.Board
+	pg, err := top.Page(ctx, b, p, 0, b.TopOnly)
+	if err != nil {
+		return nil, err
+	}
+	es, me := pg.Entries, lens.Sight.Me
+	if me == "" || slices.ContainsFunc(es, func(e board.Entry) bool { return e.Member == me }) {
+		return es, nil
+	}
+	around, pos, err := top.Around(ctx, b, p, me, 0)
+	switch {
+	case errors.Is(err, board.ErrNotFound):
+		return es, nil // no score of theirs in the period
+	case err != nil:
+		return nil, err
+	}
+	return append(es, around.Entries[pos-around.Offset]), nil
+}
 
 // writeWait is how long one write of an export may wait for the client.
 const writeWait = 30 * time.Second

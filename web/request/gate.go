@@ -201,6 +201,11 @@ func (g *Gate) Board(c echo.Context, id string) (board.Board, error) {
 	}
 	c.Set(sightKey(id), s)
 	MarkPrivate(c, &b)
+	if b.Guarded() && (s.Full || s.Me != "") {
+		// More than the privacy mode leaves to everyone: no shared cache
+		// keeps it for the next reader of the address.
+		c.Response().Header().Set("Cache-Control", "private, no-store")
+	}
 	return b, nil
 }
 
@@ -344,14 +349,15 @@ func (g *Gate) listed(c echo.Context, bs []board.Board, cr credentials) []board.
 	}
 	out := bs[:0:0]
 	for _, b := range bs {
-		if (key != nil && key.Allows(b.ID)) || (reader != nil && reader.Granted(b.ID, b.Created) >= access.Viewer) {
+		full := (key != nil && key.Allows(b.ID)) || (reader != nil && reader.Granted(b.ID, b.Created) >= access.Viewer)
+		if full {
 			c.Set(sightKey(b.ID), rows.Sight{Full: true}) // what the listing shows of it (Lens)
 		}
 		if b.Visibility == board.Public || (key != nil && key.Allows(b.ID)) ||
 			(b.Visibility == board.Private && reader != nil && g.readerMay(ctx, *reader, &b)) {
 			out = append(out, b)
-			if b.Visibility == board.Private {
-				c.Response().Header().Set("Cache-Control", "private, no-store") // a listing that names one
+			if b.Visibility == board.Private || (full && b.Guarded()) {
+				c.Response().Header().Set("Cache-Control", "private, no-store") // a listing that names one, or shows it whole
 			}
 		}
 	}
@@ -364,44 +370,6 @@ func (g *Gate) readerMay(ctx context.Context, r access.Reader, b *board.Board) b
 	role, err := g.Readers.Role(ctx, r, b.ID, b.Created)
 	return err == nil && role >= access.Viewer
 }
-
-// Guard is what keeps a long-lived answer (a live socket) honest: called
-// again while it runs, it returns an error once the request may no longer
-// read the board (a revoked or expired link, a board made private, deleted
-// or made again), or once its sight no longer keeps what the answer shows
-// (keeps; nil for anything: a personal link revoked on a public board still
-// reads the board, but no longer as its member). The credentials are the
-// ones the request brought, and opened is the board as Gate.Board gave it
-// to the request.
-func (g *Gate) Guard(c echo.Context, opened *board.Board, keeps func(rows.Sight) bool) func(ctx context.Context) error {
-	cr, id, created := credentialsOf(c, opened.ID), opened.ID, opened.Created
-	return func(ctx context.Context) error {
-		b, err := g.Store.Board(ctx, id)
-		if err != nil {
-			if errors.Is(err, board.ErrNotFound) {
-				return ErrNoLongerReadable
-			}
-			return nil // a store that cannot answer now is no reason to drop a viewer
-		}
-		if !b.Created.Equal(created) {
-			return ErrNoLongerReadable
-		}
-		ok, err := g.readable(ctx, id, b, cr)
-		if err == nil && !ok {
-			return ErrNoLongerReadable
-		}
-		if err == nil && keeps != nil {
-			if s, err := g.sight(ctx, id, b, cr); err == nil && !keeps(s) {
-				return ErrNoLongerReadable
-			}
-		}
-		return nil
-	}
-}
-
-// ErrNoLongerReadable ends a live answer whose board the request may no
-// longer read.
-var ErrNoLongerReadable = errors.New("this board is no longer readable with the access this page was opened with")
 
 // notFound is the answer to an unknown board, and to a private one read
 // without access: the two must not differ.

@@ -97,3 +97,30 @@ func (g *Gate) masker() *rows.Masker {
 	}
 	return fallbackMasker()
 }
+
+// PageReader reads a window of a period (redisstore.Store).
+type PageReader interface {
+	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
+}
+
+// ReadPage reads the entries at offset..offset+limit of period p for a
+// reader who sees the board through lens. Where only the top is shown, it
+// reads the top whole, whatever the window, and keeps the window's part of
+// it: what a window costs to read (the time an answer takes) then tells
+// nothing of the members beyond the top, not even how many there are. The
+// entries and the total are the store's: lens decides what of them shows.
+func ReadPage(ctx context.Context, r PageReader, lens rows.Lens, p board.Period, offset, limit int) (board.Page, error) {
+	if lens.Counts() {
+		return r.Page(ctx, lens.Board, p, offset, limit)
+	}
+	if err := board.CheckWindow(offset, limit); err != nil {
+		return board.Page{}, err
+	}
+	pg, err := r.Page(ctx, lens.Board, p, 0, lens.Board.TopOnly)
+	if err != nil {
+		return pg, err
+	}
+	n := len(pg.Entries)
+	pg.Entries, pg.Offset = pg.Entries[min(offset, n):min(offset+limit, n)], offset
+	return pg, nil
+}

@@ -11,7 +11,9 @@
 -- '(erased)': anywhere in it in an entry about the member, as a whole word
 -- (not inside a longer run of letters, digits, '_' and '-') in any other;
 -- the names are those given and those the entry itself shows the member
--- with.
+-- with. In an entry about the member, a before or after that names it
+-- (a personal link's label: "personal Alice L. (k3f9a2)") is replaced by
+-- '(erased)' too.
 
 local REDACTED = '(erased)'
 
@@ -95,6 +97,14 @@ local function redact_entry(f, old, new, names, board)
   local reason = get('reason')
   if reason and reason ~= '' and reason ~= REDACTED and redact_mentions(reason, needles, about) then
     f[at.reason], changed = REDACTED, true
+  end
+  if about then -- what the member's own entries say of it: a personal link's label names it
+    for _, k in ipairs({'before', 'after'}) do
+      local v = get(k)
+      if v and v ~= '' and v ~= REDACTED and redact_mentions(v, needles, true) then
+        f[at[k]], changed = REDACTED, true
+      end
+    end
   end
   return changed
 end
