@@ -115,6 +115,11 @@ func (s *Service) finish(ctx context.Context, b *board.Board, member string, rec
 		}
 		out.Done = append(out.Done, PartArchive)
 	}
+	// Again: a personal link an owner made for the id while the parts above
+	// ran would otherwise outlive the erasure.
+	if err := s.revokeLinks(ctx, b.ID, member); err != nil {
+		return s.incomplete(out, []string{PartRecord}, err)
+	}
 	if err := s.Store.FinishErasure(ctx, b.ID, member, rec); err != nil {
 		return s.incomplete(out, []string{PartRecord}, err)
 	}
