@@ -37,17 +37,9 @@ func (s *Handler) boardPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	size, err := request.Int(c.QueryParam("size"), "size", defaultSize, 1, maxSize)
+	size, page, q, err := boardQuery(c)
 	if err != nil {
 		return err
-	}
-	page, err := request.Int(c.QueryParam("page"), "page", 1, 1, 1_000_000)
-	if err != nil {
-		return err
-	}
-	q := strings.TrimSpace(c.QueryParam("q"))
-	if len(q) > board.MaxMemberLen {
-		return request.BadRequest(fmt.Sprintf("A search may be at most %d characters.", board.MaxMemberLen))
 	}
 	lens := s.opts.Gate.Lens(c, &b)
 	noSearch := lens.Hides("") // names hidden: a search by name would tell who is where
@@ -107,6 +99,21 @@ func (s *Handler) boardPage(c echo.Context) error {
 	}
 	s.boardLinks(c, &b, p, &v)
 	return request.Render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))
+}
+
+// boardQuery reads a board page's size, page and search.
+func boardQuery(c echo.Context) (size, page int, q string, err error) {
+	if size, err = request.Int(c.QueryParam("size"), "size", defaultSize, 1, maxSize); err != nil {
+		return
+	}
+	if page, err = request.Int(c.QueryParam("page"), "page", 1, 1, 1_000_000); err != nil {
+		return
+	}
+	q = strings.TrimSpace(c.QueryParam("q"))
+	if len(q) > board.MaxMemberLen {
+		err = request.BadRequest(fmt.Sprintf("A search may be at most %d characters.", board.MaxMemberLen))
+	}
+	return
 }
 
 // recent fills the recent changes of period p: the period's own, and only
