@@ -20,6 +20,8 @@ import (
 // and how to fix them. Each page is loaded once and shown in the four ways
 // (the viewport resized, the preferred scheme emulated), which halves the
 // test's time against a load per way; the tour's legs run side by side.
+// Shown at 390 px, each page is also held to fitsAPhone: one walk of the
+// tour for both (a walk of its own took a minute of make test).
 func TestEveryPagePassesAxe(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
@@ -34,39 +36,42 @@ func TestEveryPagePassesAxe(t *testing.T) {
 				t.Errorf("%s (%s, %s): %d axe-core %s rule(s) failed:\n%s", s.name, s.path, v, len(vs), version, describe(vs))
 				snap(t, page, s.name+"-"+v.String())
 			}
+			if v == (variant{390, false}) {
+				fitsAPhone(t, page, s)
+			}
 		}
 	})
 	t.Logf("axe-core %s: %d pages in 4 ways, %d runs in %v", version, len(stops()), runs.Load(), time.Since(start).Round(time.Millisecond))
 }
 
-// TestEveryPageFitsAPhone: no page scrolls sideways at 390 px, every
+// stepName is what a previous/next period link, only an arrow at 390 px,
+// must be named.
+var stepName = regexp.MustCompile(`^(Previous|Next) (day|week|month|year): \S`)
+
+// fitsAPhone: the page, shown at 390 px, does not scroll sideways, every
 // period tab is in view (none cut off in a strip that scrolls), and the
 // previous/next period links, only arrows there, are named for what they do.
-func TestEveryPageFitsAPhone(t *testing.T) {
-	t.Parallel()
-	a := tourApp(t)
-	step := regexp.MustCompile(`^(Previous|Next) (day|week|month|year): \S`)
-	walk(t, a, func(t *testing.T) playwright.Page { return tourPage(t, variant{width: 390}, "") }, func(t *testing.T, page playwright.Page, s stop) {
-		if w := measureWidth(t, page); w.Scroll > w.Viewport {
-			t.Errorf("%s (%s) is %d px wide in a %d px viewport: it scrolls sideways; widest: %s (right edge at %d px)",
-				s.name, s.path, w.Scroll, w.Viewport, w.Widest, w.Right)
-			snap(t, page, s.name)
+func fitsAPhone(t *testing.T, page playwright.Page, s stop) {
+	t.Helper()
+	if w := measureWidth(t, page); w.Scroll > w.Viewport {
+		t.Errorf("%s (%s) is %d px wide in a %d px viewport: it scrolls sideways; widest: %s (right edge at %d px)",
+			s.name, s.path, w.Scroll, w.Viewport, w.Widest, w.Right)
+		snap(t, page, s.name+"-390px")
+	}
+	if n, _ := page.GetByTestId("tabs").Count(); n > 0 {
+		cut, err := page.GetByTestId("tabs").Evaluate(`el => el.scrollWidth > el.clientWidth ? el.innerText.replace(/\s+/g, " ") : ""`, nil)
+		must(t, err)
+		if cut != "" {
+			t.Errorf("%s (%s): the period tabs (%s) do not fit in 390 px", s.name, s.path, cut)
 		}
-		if n, _ := page.GetByTestId("tabs").Count(); n > 0 {
-			cut, err := page.GetByTestId("tabs").Evaluate(`el => el.scrollWidth > el.clientWidth ? el.innerText.replace(/\s+/g, " ") : ""`, nil)
-			must(t, err)
-			if cut != "" {
-				t.Errorf("%s (%s): the period tabs (%s) do not fit in 390 px", s.name, s.path, cut)
+	}
+	for _, id := range []string{"prev", "next"} {
+		if n, _ := page.GetByTestId(id).Count(); n > 0 {
+			if err := expect.Locator(page.GetByTestId(id)).ToHaveAccessibleName(stepName); err != nil {
+				t.Errorf("%s (%s): the %s period link: %v", s.name, s.path, id, err)
 			}
 		}
-		for _, id := range []string{"prev", "next"} {
-			if n, _ := page.GetByTestId(id).Count(); n > 0 {
-				if err := expect.Locator(page.GetByTestId(id)).ToHaveAccessibleName(step); err != nil {
-					t.Errorf("%s (%s): the %s period link: %v", s.name, s.path, id, err)
-				}
-			}
-		}
-	})
+	}
 }
 
 // TestMemberPageNamesPeriods: a member's page names each period as the board
