@@ -83,18 +83,27 @@ func (l *Links) Create(ctx context.Context, boardID string, since time.Time, nam
 		return Link{}, "", err
 	}
 	now := l.now().UTC()
-	if !expires.IsZero() && !expires.After(now) {
-		return Link{}, "", errors.Join(ErrInvalid, errors.New("the expiry must be in the future"))
-	}
-	n, err := l.rdb.SCard(ctx, linksKey+boardID).Result()
-	if err != nil {
-		return Link{}, "", fmt.Errorf("access: create share link: %w", err)
-	}
-	if n >= MaxLinksPerBoard {
-		return Link{}, "", errors.Join(ErrInvalid, fmt.Errorf("a board has at most %d share links; revoke one first", MaxLinksPerBoard))
+	if err := l.roomFor(ctx, linksKey, boardID, MaxLinksPerBoard, "share links", expires, now); err != nil {
+		return Link{}, "", err
 	}
 	link := Link{Board: boardID, Since: since.UTC(), Name: name, By: by, Created: now, Expires: expires.UTC()}
 	return l.store(ctx, link, linksKey, randomToken(32))
+}
+
+// roomFor refuses a new link of boardID, listed in index, that would
+// expire before now or be one more than most of its kind.
+func (l *Links) roomFor(ctx context.Context, index, boardID string, most int, kind string, expires, now time.Time) error {
+	if !expires.IsZero() && !expires.After(now) {
+		return errors.Join(ErrInvalid, errors.New("the expiry must be in the future"))
+	}
+	n, err := l.rdb.SCard(ctx, index+boardID).Result()
+	if err != nil {
+		return fmt.Errorf("access: create a link: %w", err)
+	}
+	if n >= int64(most) {
+		return errors.Join(ErrInvalid, fmt.Errorf("a board has at most %d %s; revoke some first", most, kind))
+	}
+	return nil
 }
 
 // store keeps a new link, listed in index, with a token of secret, and

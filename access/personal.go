@@ -40,15 +40,8 @@ func (l *Links) CreatePersonal(ctx context.Context, boardID string, since time.T
 	}
 	name = linkNameOf(name, member)
 	now := l.now().UTC()
-	if !expires.IsZero() && !expires.After(now) {
-		return Link{}, "", errors.Join(ErrInvalid, errors.New("the expiry must be in the future"))
-	}
-	n, err := l.rdb.SCard(ctx, personalKey+boardID).Result()
-	if err != nil {
-		return Link{}, "", fmt.Errorf("access: create personal link: %w", err)
-	}
-	if n >= MaxPersonalLinksPerBoard {
-		return Link{}, "", errors.Join(ErrInvalid, fmt.Errorf("a board has at most %d personal links; revoke some first", MaxPersonalLinksPerBoard))
+	if err := l.roomFor(ctx, personalKey, boardID, MaxPersonalLinksPerBoard, "personal links", expires, now); err != nil {
+		return Link{}, "", err
 	}
 	link := Link{Board: boardID, Since: since.UTC(), Name: name, By: by, Created: now, Expires: expires.UTC(), Member: member}
 	return l.store(ctx, link, personalKey, personalSecret())
