@@ -6,7 +6,7 @@ PKGS    := ./...
 ADDR    ?= :8080
 RUNARGS ?= --demo
 
-.PHONY: lint-openapi staticcheck run build test unit e2e e2e-setup deps-test vet generate check-generated check-tidy fmt lint fuzz bench bench-api bench-live bench-archive
+.PHONY: lint-openapi staticcheck run build test unit e2e e2e-setup deps-test vet generate check-generated check-tidy fmt lint fuzz bench bench-redis bench-api bench-live bench-archive
 
 run: build
 	./bin/web --addr $(ADDR) $(RUNARGS)
@@ -80,6 +80,11 @@ fuzz: deps-test
 # Benchmarks on a 1,000,000-member board next to redis-benchmark on this machine.
 bench: deps-test
 	scripts/bench.sh
+
+# Redis' own µs per operation (reads and writes) on a 1,000,000-member
+# board, next to the bare commands and redis-benchmark ZINCRBY -c 50.
+bench-redis: deps-test
+	scripts/bench-redis.sh
 
 # The API's write path under load (loopback only, stops by itself): single
 # POSTs and batches against the real server, beside redis-benchmark ZINCRBY.

@@ -57,24 +57,30 @@ func BenchmarkSubmit(b *testing.B) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
 	b.ResetTimer()
+	done, n := measureRedis(b, s.rdb), 0
 	for b.Loop() {
+		n++
 		m := fmt.Sprintf("player-%07d", rng.IntN(benchMembers))
 		if _, err := s.Submit(ctx, bd.ID, board.Submission{Member: m, Score: 1, Op: board.Incr}, tester); err != nil {
 			b.Fatal(err)
 		}
 	}
+	done(n)
 }
 
 func benchPage(b *testing.B, offset int) {
 	s, bd, all := benchSetup(b)
 	ctx := context.Background()
 	b.ResetTimer()
+	done, n := measureRedis(b, s.rdb), 0
 	for b.Loop() {
+		n++
 		pg, err := s.Page(ctx, bd, all, offset, 50)
 		if err != nil || len(pg.Entries) != 50 {
 			b.Fatal(err)
 		}
 	}
+	done(n)
 }
 
 func BenchmarkPageTop(b *testing.B)    { benchPage(b, 0) }
@@ -85,12 +91,15 @@ func BenchmarkRank(b *testing.B) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 6))
 	b.ResetTimer()
+	done, n := measureRedis(b, s.rdb), 0
 	for b.Loop() {
+		n++
 		m := fmt.Sprintf("player-%07d", rng.IntN(benchMembers))
 		if st, err := s.Ranks(ctx, bd, all, []string{m}); err != nil || !st[0].Ranked {
 			b.Fatal(err)
 		}
 	}
+	done(n)
 }
 
 func BenchmarkAround(b *testing.B) {
@@ -98,12 +107,15 @@ func BenchmarkAround(b *testing.B) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 8))
 	b.ResetTimer()
+	done, n := measureRedis(b, s.rdb), 0
 	for b.Loop() {
+		n++
 		m := fmt.Sprintf("player-%07d", rng.IntN(benchMembers))
 		if pg, _, err := s.Around(ctx, bd, all, m, 5); err != nil || len(pg.Entries) != 11 {
 			b.Fatal(err)
 		}
 	}
+	done(n)
 }
 
 // BenchmarkWindowRoll is one roll step: 500 members of a day that has left a
