@@ -39,6 +39,7 @@ type App struct {
 	Archive  *archive.DB       // nil WithoutArchive
 	Archiver *archive.Archiver // nil WithoutArchive
 	Hub      *live.Hub
+	Cache    *live.Cache  // the pages' and the API's reads of open periods, kept fresh by Hub
 	Masker   *rows.Masker // names members where boards hide names, alike on every replica
 	Admin    *web.Admin
 	Hooks    *hooks.Runner
@@ -125,6 +126,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opt ...Option) (_ *A
 	a.Masker = rows.NewMasker(key)
 	a.Hub = live.New(a.Redis, a.Store, live.Options{Tick: cfg.LiveTick, PerAddr: cfg.LivePerAddr, SelfPublished: cfg.Embedded(), DB: redisDB(a.Redis),
 		Masker: a.Masker, Logger: log})
+	a.Cache = a.Hub.NewCache(a.Store)
 	a.Admin = newAdmin(a.Redis, a.Store, cfg, o.passwordCost)
 	if a.Archive != nil {
 		a.Archiver = &archive.Archiver{Store: a.Store, DB: a.Archive, Grace: cfg.ArchiveGrace, Log: log}
@@ -204,6 +206,7 @@ func (a *App) newServer() *web.Server {
 		BaseURL:      cfg.BaseURL,
 		EmbedOrigins: cfg.EmbedOrigins,
 		Live:         a.Hub,
+		Cache:        a.Cache,
 		Admin:        a.Admin,
 		TrustProxy:   cfg.TrustProxy,
 		DefaultTZ:    cfg.TimeZone,

@@ -107,6 +107,9 @@ type Hub struct {
 	// every maxRetry (under mu).
 	lastReadWarn, lastFeedWarn time.Time
 	stats                      counters
+
+	watch watch                 // the subscriptions, for Fresh
+	cache atomic.Pointer[Cache] // the read cache, if any (NewCache)
 }
 
 // view is one watched window and the clients watching it.

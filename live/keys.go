@@ -9,6 +9,11 @@ import (
 // markDirty notes a keyspace notification: the views (and recent changes)
 // it may have changed are read again on the next tick.
 func (h *Hub) markDirty(key string) {
+	if c := h.cache.Load(); c != nil {
+		if id, ok := readKeyOf(key); ok {
+			c.Changed(id)
+		}
+	}
 	if id, ok := redisstore.ParseDefKey(key); ok {
 		// The definition changed (format, zone, periods): tick re-reads it.
 		h.mu.Lock()
@@ -60,4 +65,27 @@ func (h *Hub) markBoard(id string) {
 			h.dirty[v.zkey] = struct{}{}
 		}
 	}
+}
+
+// readKeyOf is the board whose key (lb:{<board>}:...) key is, when a read
+// of the board's standings may depend on it: its scores, names,
+// definition, freeze and frozen copies. The keys its reads never use (the
+// outside writers' schedule, rewritten every minute; the audit log,
+// idempotency keys, recent changes, webhooks, the archive's marks) change
+// no cached answer.
+func readKeyOf(key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, "lb:{")
+	if !ok {
+		return "", false
+	}
+	id, rest, ok := strings.Cut(rest, "}")
+	if !ok || id == "" {
+		return "", false
+	}
+	part, _, _ := strings.Cut(strings.TrimPrefix(rest, ":"), ":")
+	switch part {
+	case "sched", "audit", "idem", "recent", "hooks", "archive", "periods", "erasures":
+		return "", false
+	}
+	return id, true
 }

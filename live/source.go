@@ -51,6 +51,8 @@ const healthEvery = 5 * time.Second
 // or a replica promoted, comes back with its own configuration.
 func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node string, late bool) {
 	defer h.setNotify(node, notifyUnknown, nil, h.log) // a node no longer watched refuses nothing
+	h.watch.add(node)
+	defer h.watch.remove(node)
 	backoff := 100 * time.Millisecond
 	subscribed := false
 	log := h.log
@@ -64,28 +66,34 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 		stop := context.AfterFunc(ctx, func() { ps.Close() })
 		var checks sync.WaitGroup
 		endCheck := func() {}
-		pinged := false
+		heard := time.Now()
 		for {
-			msg, err := ps.ReceiveTimeout(ctx, healthEvery)
+			// A silent subscription is pinged every tick: the read cache
+			// trusts notifications only from a subscription heard from
+			// lately (Hub.Fresh). One silent for healthEvery is dead.
+			msg, err := ps.ReceiveTimeout(ctx, h.opts.Tick)
 			var nerr net.Error
-			if err != nil && !pinged && errors.As(err, &nerr) && nerr.Timeout() && ctx.Err() == nil {
-				pinged = true
+			silent := time.Since(heard)
+			if err != nil && silent < healthEvery && errors.As(err, &nerr) && nerr.Timeout() && ctx.Err() == nil {
 				err = ps.Ping(ctx)
 				if err == nil {
 					continue
 				}
 			}
 			if err != nil {
+				h.watch.lost(node)
 				if ctx.Err() == nil {
-					if pinged {
+					if silent >= healthEvery {
 						err = fmt.Errorf("no answer to a ping in %v: %w", healthEvery, err)
 					}
 					log.Warn("live: keyspace subscription lost (Redis unavailable?); resubscribing", slog.Any("error", err), slog.Duration("after", backoff))
 				}
 				break
 			}
-			pinged = false
+			heard = time.Now()
 			switch m := msg.(type) {
+			case *redis.Pong:
+				h.watch.heard(node, false)
 			case *redis.Subscription:
 				if subscribed || late {
 					log.Info("live: subscribed; re-reading every view")
@@ -93,6 +101,7 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 				// Views opened before this subscription (at start, even the
 				// first) may have missed writes: none goes unseen.
 				h.resyncAll()
+				h.watch.heard(node, true)
 				subscribed = true
 				backoff = 100 * time.Millisecond
 				if !h.opts.SelfPublished {
@@ -103,6 +112,7 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 					checks.Go(func() { h.keepNotifications(cctx, rdb, node, log) })
 				}
 			case *redis.Message:
+				h.watch.heard(node, false)
 				h.stats.events.Add(1)
 				h.stats.notified()
 				h.markDirty(strings.TrimPrefix(m.Channel, h.keyspacePrefix()))
@@ -209,6 +219,9 @@ func (h *Hub) resyncAll() {
 	h.mu.Lock()
 	h.resync = true
 	h.mu.Unlock()
+	if c := h.cache.Load(); c != nil {
+		c.Flush()
+	}
 }
 
 // clusterShape is a fingerprint of which primary serves which slots.

@@ -61,6 +61,9 @@ func newMetrics(opts Options) *metrics {
 	if opts.Live != nil {
 		reg.MustRegister(hubCollector{opts.Live})
 	}
+	if opts.Cache != nil {
+		reg.MustRegister(cacheCollector{opts.Cache})
+	}
 	if opts.Archiver != nil {
 		reg.MustRegister(archiveCollector{opts.Archiver})
 	}
@@ -186,6 +189,29 @@ func (h hubCollector) Collect(ch chan<- prometheus.Metric) {
 	m.gauge(livePolling, polling)
 	ch <- constHistogram(liveTick, st.TickSeconds)
 	ch <- constHistogram(liveFrameLatency, st.FrameLatencySeconds)
+}
+
+// cacheCollector reads the read cache's counters at each scrape.
+type cacheCollector struct{ c Reads }
+
+var (
+	cacheHits    = prometheus.NewDesc("podium_read_cache_hits_total", "Reads of open periods (pages, the API, around-me, a member's standing) answered from the process's read cache.", nil, nil)
+	cacheMisses  = prometheus.NewDesc("podium_read_cache_misses_total", "Reads of open periods that went to Redis: the first of each, and again after a change (at most once a tick under writes).", nil, nil)
+	cacheEntries = prometheus.NewDesc("podium_read_cache_entries", "Answers kept in the read cache now.", nil, nil)
+)
+
+func (cacheCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{cacheHits, cacheMisses, cacheEntries} {
+		ch <- d
+	}
+}
+
+func (c cacheCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.c.Stats()
+	m := constMetrics{ch: ch}
+	m.counter(cacheHits, float64(st.Hits))
+	m.counter(cacheMisses, float64(st.Misses))
+	m.gauge(cacheEntries, float64(st.Entries))
 }
 
 // constHistogram turns the hub's copy of a histogram into a metric.

@@ -71,6 +71,9 @@ type Admin struct {
 // Options configure the server.
 type Options struct {
 	Store pages.Store
+	// Cache, when set, answers the public pages' and the API's reads of
+	// open periods (live.Cache); the console reads the store.
+	Cache Reads
 	// Ready reports whether Redis answers, for /readyz.
 	Ready func(ctx context.Context) error
 	// BaseURL is the public URL of the site, used in embed snippets; empty
@@ -191,7 +194,11 @@ func New(opts Options) *Server {
 			gate.Readers = access.NewReaders(a.Sessions, a.Accounts, a.Grants, a.Allow)
 		}
 	}
-	pages.New(pages.Options{Store: opts.Store, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export,
+	var pagesStore pages.Store = opts.Store
+	if opts.Cache != nil {
+		pagesStore = cachedPages{Store: opts.Store, c: opts.Cache}
+	}
+	pages.New(pages.Options{Store: pagesStore, Live: opts.Live, BaseURL: opts.BaseURL, EmbedOrigins: opts.EmbedOrigins, Export: opts.Export,
 		History: opts.History, Gate: gate, TrustProxy: opts.TrustProxy, Logger: opts.Logger}).Routes(e)
 	s.api = api.New(api.Options{Logger: opts.Logger}) // answers errors under /api/ even without routes
 	if opts.Admin != nil {
@@ -214,6 +221,9 @@ func (s *Server) mountAdmin(e *echo.Echo, a *Admin, gate *request.Gate) {
 	}
 	adminOpts := admin.Options{Store: a.Store, Accounts: a.Accounts, Sessions: a.Sessions, Keys: a.Keys, Grants: a.Grants, Allow: a.Allow, OrgSignIn: orgSignIn, Links: a.Links, Embeds: a.Embeds, Forget: forget, Limiter: a.Limiter,
 		Audit: a.Audit, Signer: a.Signer, Hooks: a.Hooks, DefaultTZ: opts.DefaultTZ, TrustProxy: opts.TrustProxy, Logger: opts.Logger, Live: adminLive(opts.Live)}
+	if opts.Cache != nil {
+		apiOpts.Store = cachedAPI{Store: a.Store, c: opts.Cache}
+	}
 	if a.Members != nil { // never a typed nil in the interfaces
 		apiOpts.Members, adminOpts.Members = a.Members, a.Members
 	}

@@ -1,0 +1,329 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"podium/board"
+)
+
+// Hot reads. The pages, the API, the widget and around-me read the open
+// periods of a board far more often than the board changes; a Cache keeps
+// their answers in process and serves them again until the board changes,
+// which the hub learns from the keyspace notifications it already receives.
+// A read then costs Redis nothing, and N replicas do not multiply Redis'
+// load by N.
+//
+// How stale an answer may be: at most one tick (Options.Tick, 100ms). An
+// answer is served again while no notification of its board has arrived
+// since it was read, or, whatever arrived, while it is younger than a tick:
+// so a board written thousands of times a second costs each replica one
+// read of each distinct query per tick, not one per request. While the hub
+// cannot vouch for the notifications (not subscribed, a node refusing
+// CONFIG, a subscription that has not been heard from within a few ticks:
+// see Hub.Fresh), the tick is the only rule. Reads of closed periods, of a
+// frozen board's live standings and of anything but pages, around-me and a
+// member's standings go to the store as before.
+//
+// A write's own answer carries its ranks (read in its script), so a writer
+// needs no read of its own to see it; the console reads around the cache.
+
+// CachedReader is what the cache reads on a miss: the store.
+type CachedReader interface {
+	Now() time.Time
+	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
+	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
+	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+}
+
+// Cache is a read-through cache of a board's open periods in front of a
+// CachedReader. The zero value is not usable: see NewCache.
+type Cache struct {
+	r     CachedReader
+	tick  time.Duration
+	fresh func() bool // notifications can be trusted (Hub.Fresh)
+	max   int
+
+	mu      sync.Mutex
+	gens    map[string]uint64 // board id -> changes seen
+	epoch   uint64            // every board: bumped when notifications may have been missed
+	entries map[cacheKey]*cacheEntry
+
+	hits, misses atomic.Uint64
+}
+
+// DefaultCacheEntries bounds a cache: a page of 50 rows is about 10 KiB.
+const DefaultCacheEntries = 4096
+
+// NewCache reads through r. fresh says whether notifications are being
+// received (Hub.Fresh); tick is the staleness bound (the hub's tick).
+func NewCache(r CachedReader, tick time.Duration, fresh func() bool) *Cache {
+	if tick <= 0 {
+		tick = 100 * time.Millisecond
+	}
+	return &Cache{r: r, tick: tick, fresh: fresh, max: DefaultCacheEntries, gens: map[string]uint64{}, entries: map[cacheKey]*cacheEntry{}}
+}
+
+type cacheKey struct {
+	board   string
+	version int64
+	frozen  int64 // µs of the freeze the public sees; 0: none
+	kind    byte  // 'p' page, 'a' around, 'm' member
+	period  string
+	offset  int
+	limit   int
+	member  string
+}
+
+type cacheEntry struct {
+	ready chan struct{} // closed once the read below is done
+	gen   uint64        // the board's changes when the read began
+	epoch uint64
+	at    time.Time // when the read began: the answer is at least this fresh
+	err   error     // the read's error: kept when it is an answer (ErrNotFound)
+	kept  bool
+
+	page      board.Page
+	pos       int
+	standings []board.Standing
+}
+
+// Stats are the cache's counts since the start.
+type CacheStats struct {
+	Hits, Misses uint64
+	Entries      int
+}
+
+// Stats reads the counts.
+func (c *Cache) Stats() CacheStats {
+	c.mu.Lock()
+	n := len(c.entries)
+	c.mu.Unlock()
+	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Entries: n}
+}
+
+// Changed notes that a key of board id changed: answers read before it
+// are served for at most one tick more.
+func (c *Cache) Changed(id string) {
+	c.mu.Lock()
+	c.gens[id]++
+	c.mu.Unlock()
+}
+
+// Flush notes that notifications may have been missed (a new
+// subscription, the cluster's slots moved): every answer is served for at
+// most one tick more.
+func (c *Cache) Flush() {
+	c.mu.Lock()
+	c.epoch++
+	c.mu.Unlock()
+}
+
+// open tells whether p is an open period of b at now, the only ones
+// cached: a closed period may be read from the archive, which sends no
+// notifications.
+func open(b *board.Board, p board.Period, now time.Time) bool {
+	return p.Key == b.Current(p.Kind, now).Key && !p.Ended(now)
+}
+
+func keyOf(b *board.Board, now time.Time, kind byte) cacheKey {
+	k := cacheKey{board: b.ID, version: b.Version, kind: kind}
+	if since, ok := b.FrozenSince(now); ok {
+		k.frozen = since.UnixMicro()
+	}
+	return k
+}
+
+// Page is the store's Page, from the cache when it may be.
+func (c *Cache) Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error) {
+	now := c.r.Now()
+	if !open(b, p, now) {
+		return c.r.Page(ctx, b, p, offset, limit)
+	}
+	k := keyOf(b, now, 'p')
+	k.period, k.offset, k.limit = p.String(), offset, limit
+	e, err := c.get(ctx, b.ID, k, func(e *cacheEntry) (err error) {
+		e.page, err = c.r.Page(ctx, b, p, offset, limit)
+		return err
+	})
+	if errors.Is(err, errFailed) {
+		return c.r.Page(ctx, b, p, offset, limit)
+	}
+	if err != nil {
+		return board.Page{}, err
+	}
+	return copyPage(e.page), nil
+}
+
+// Top is the first n entries of a period.
+func (c *Cache) Top(ctx context.Context, b *board.Board, p board.Period, n int) (board.Page, error) {
+	return c.Page(ctx, b, p, 0, n)
+}
+
+// Around is the store's Around, from the cache when it may be.
+func (c *Cache) Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error) {
+	now := c.r.Now()
+	if !open(b, p, now) {
+		return c.r.Around(ctx, b, p, member, k)
+	}
+	key := keyOf(b, now, 'a')
+	key.period, key.member, key.limit = p.String(), member, k
+	e, err := c.get(ctx, b.ID, key, func(e *cacheEntry) (err error) {
+		e.page, e.pos, err = c.r.Around(ctx, b, p, member, k)
+		return err
+	})
+	if errors.Is(err, errFailed) {
+		return c.r.Around(ctx, b, p, member, k)
+	}
+	if err != nil {
+		return board.Page{}, 0, err
+	}
+	return copyPage(e.page), e.pos, nil
+}
+
+// Member is the store's Member (a member's standing in the current period
+// of every kind), from the cache when it may be.
+func (c *Cache) Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error) {
+	now := c.r.Now()
+	key := keyOf(b, now, 'm')
+	key.member = member
+	var periods strings.Builder
+	for _, kind := range b.Periods {
+		periods.WriteString(b.Current(kind, now).String())
+		periods.WriteByte(' ')
+	}
+	key.period = periods.String() // a roll-over makes a new key
+	e, err := c.get(ctx, b.ID, key, func(e *cacheEntry) (err error) {
+		e.standings, err = c.r.Member(ctx, b, member)
+		return err
+	})
+	if errors.Is(err, errFailed) {
+		return c.r.Member(ctx, b, member)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(e.standings), nil
+}
+
+// get is k's entry: the cached one while it is fresh enough, else a new
+// read by fill, shared with every caller that asks for k meanwhile. A read
+// that fails is not kept (but for a member who is not on the board: that
+// is an answer like any other); whoever made it gets its error, and those
+// who waited for it read on their own.
+func (c *Cache) get(ctx context.Context, id string, k cacheKey, fill func(*cacheEntry) error) (*cacheEntry, error) {
+	fresh := c.fresh()
+	now := time.Now()
+	c.mu.Lock()
+	e := c.entries[k]
+	if e != nil {
+		select {
+		case <-e.ready:
+			if (e.err != nil && !e.kept) || !c.servable(e, id, fresh, now) {
+				e = nil
+			}
+		default: // a read in flight: wait for it while it is young enough
+			if now.Sub(e.at) >= c.tick {
+				e = nil
+			}
+		}
+	}
+	if e != nil {
+		c.mu.Unlock()
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if e.err != nil && !e.kept {
+			return nil, errFailed
+		}
+		c.hits.Add(1)
+		return e, e.err
+	}
+	e = &cacheEntry{ready: make(chan struct{}), gen: c.gens[id], epoch: c.epoch, at: now}
+	if len(c.entries) >= c.max {
+		c.evict(fresh, now)
+	}
+	c.entries[k] = e
+	c.mu.Unlock()
+	c.misses.Add(1)
+	e.err = fill(e)
+	e.kept = e.err == nil || errors.Is(e.err, board.ErrNotFound)
+	close(e.ready)
+	if !e.kept {
+		c.mu.Lock()
+		if c.entries[k] == e {
+			delete(c.entries, k)
+		}
+		c.mu.Unlock()
+	}
+	return e, e.err
+}
+
+// servable: e (read) may answer now. Under c.mu.
+func (c *Cache) servable(e *cacheEntry, id string, fresh bool, now time.Time) bool {
+	if now.Sub(e.at) < c.tick {
+		return true
+	}
+	return fresh && e.gen == c.gens[id] && e.epoch == c.epoch
+}
+
+// evict makes room: entries that may no longer be served first, then any
+// (Go's map order is random enough for a cache this size). Under c.mu.
+func (c *Cache) evict(fresh bool, now time.Time) {
+	dropped := 0
+	for k, e := range c.entries {
+		select {
+		case <-e.ready:
+		default:
+			continue
+		}
+		if !e.kept || !c.servable(e, k.board, fresh, now) {
+			delete(c.entries, k)
+			dropped++
+		}
+	}
+	for k := range c.entries {
+		if dropped > 0 {
+			break
+		}
+		delete(c.entries, k)
+		dropped++
+	}
+}
+
+// errFailed: a shared read failed; the caller reads on its own.
+var errFailed = cacheError("live: cached read failed")
+
+type cacheError string
+
+func (e cacheError) Error() string { return string(e) }
+
+// copyPage is p with entries of its own: callers mask and reorder rows
+// (rows.Lens) and must not change what other readers are served.
+func copyPage(p board.Page) board.Page {
+	p.Entries = slices.Clone(p.Entries)
+	for i := range p.Entries {
+		p.Entries[i].Fields = slices.Clone(p.Entries[i].Fields)
+	}
+	return p
+}
+
+// String says the cache's state, for the log and metrics.
+func (s CacheStats) String() string {
+	rate := 0.0
+	if s.Hits+s.Misses > 0 {
+		rate = float64(s.Hits) / float64(s.Hits+s.Misses)
+	}
+	return "hits " + strconv.FormatUint(s.Hits, 10) + ", misses " + strconv.FormatUint(s.Misses, 10) + ", hit rate " + strconv.FormatFloat(rate, 'f', 3, 64)
+}
+
+// Now is the clock of the reader behind the cache.
+func (c *Cache) Now() time.Time { return c.r.Now() }
