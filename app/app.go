@@ -127,6 +127,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opt ...Option) (_ *A
 	a.Hub = live.New(a.Redis, a.Store, live.Options{Tick: cfg.LiveTick, PerAddr: cfg.LivePerAddr, SelfPublished: cfg.Embedded(), DB: redisDB(a.Redis),
 		Masker: a.Masker, Logger: log})
 	a.Cache = a.Hub.NewCache(a.Store)
+	a.Store.OnWrite(a.Cache.Wrote) // whoever writes through this replica reads their write at once
 	a.Admin = newAdmin(a.Redis, a.Store, cfg, o.passwordCost)
 	if a.Archive != nil {
 		a.Archiver = &archive.Archiver{Store: a.Store, DB: a.Archive, Grace: cfg.ArchiveGrace, Log: log}

@@ -31,8 +31,10 @@ import (
 // frozen board's live standings and of anything but pages, around-me and a
 // member's standings go to the store as before.
 //
-// A write's own answer carries its ranks (read in its script), so a writer
-// needs no read of its own to see it; the console reads around the cache.
+// A write made through this process (the API, the console, a form) drops
+// its board's answers at once (Cache.Wrote, the store's write hook), so
+// whoever wrote reads their write from the replica that took it; the
+// console reads around the cache altogether.
 
 // CachedReader is what the cache reads on a miss: the store.
 type CachedReader interface {
@@ -51,8 +53,9 @@ type Cache struct {
 	max   int
 
 	mu      sync.Mutex
-	gens    map[string]uint64 // board id -> changes seen
-	epoch   uint64            // every board: bumped when notifications may have been missed
+	gens    map[string]uint64    // board id -> changes seen
+	wrote   map[string]time.Time // board id -> this process's last write to it
+	epoch   uint64               // every board: bumped when notifications may have been missed
 	entries map[cacheKey]*cacheEntry
 
 	hits, misses atomic.Uint64
@@ -67,7 +70,7 @@ func NewCache(r CachedReader, tick time.Duration, fresh func() bool) *Cache {
 	if tick <= 0 {
 		tick = 100 * time.Millisecond
 	}
-	return &Cache{r: r, tick: tick, fresh: fresh, max: DefaultCacheEntries, gens: map[string]uint64{}, entries: map[cacheKey]*cacheEntry{}}
+	return &Cache{r: r, tick: tick, fresh: fresh, max: DefaultCacheEntries, gens: map[string]uint64{}, wrote: map[string]time.Time{}, entries: map[cacheKey]*cacheEntry{}}
 }
 
 type cacheKey struct {
@@ -114,6 +117,21 @@ func (c *Cache) Changed(id string) {
 	c.mu.Lock()
 	c.gens[id]++
 	c.mu.Unlock()
+}
+
+// Wrote notes that this process wrote keys (a redisstore write hook):
+// answers read before are not served again, so whoever wrote through this
+// replica reads their write at once (another replica within a tick).
+func (c *Cache) Wrote(_ context.Context, keys ...string) {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range keys {
+		if id, ok := readKeyOf(k); ok {
+			c.gens[id]++
+			c.wrote[id] = now
+		}
+	}
 }
 
 // Flush notes that notifications may have been missed (a new
@@ -229,7 +247,7 @@ func (c *Cache) get(ctx context.Context, id string, k cacheKey, fill func(*cache
 				e = nil
 			}
 		default: // a read in flight: wait for it while it is young enough
-			if now.Sub(e.at) >= c.tick {
+			if now.Sub(e.at) >= c.tick || e.at.Before(c.wrote[id]) {
 				e = nil
 			}
 		}
@@ -269,6 +287,9 @@ func (c *Cache) get(ctx context.Context, id string, k cacheKey, fill func(*cache
 
 // servable: e (read) may answer now. Under c.mu.
 func (c *Cache) servable(e *cacheEntry, id string, fresh bool, now time.Time) bool {
+	if e.at.Before(c.wrote[id]) {
+		return false // read before this process's own write
+	}
 	if now.Sub(e.at) < c.tick {
 		return true
 	}

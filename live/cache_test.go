@@ -90,6 +90,9 @@ func TestCacheModel(t *testing.T) {
 	}
 	caches := []*Cache{fa.hub.NewCache(fa.store), fb.hub.NewCache(fb.store)}
 	stores := []*redisstore.Store{fa.store, fb.store}
+	for i, s := range stores {
+		s.OnWrite(caches[i].Wrote)
+	}
 	tick := fa.hub.opts.Tick
 	id := "cached"
 	if _, err := fa.store.CreateBoard(ctx, board.Board{ID: id, Title: "Cached", TieBreak: board.ByMember,
@@ -156,14 +159,17 @@ func TestCacheModel(t *testing.T) {
 				t.Fatalf("CLIENT KILL TYPE pubsub: %d, %v", n, err)
 			}
 		}
-		s := stores[rng.IntN(2)]
+		si := rng.IntN(2)
+		s, own := stores[si], true // own: written through a replica's store
 		var err error
 		switch a := rng.IntN(10); {
 		case a < 4:
 			_, err = s.Submit(ctx, id, board.Submission{Member: member(), Score: float64(rng.IntN(5)), Op: board.Incr}, by)
 		case a == 4:
+			own = false
 			err = fa.rdb.FCall(ctx, "podium_submit", []string{redisstore.DefKey(id)}, member(), "incr", rng.IntN(5)).Err()
 		case a == 5:
+			own = false
 			err = fa.rdb.ZIncrBy(ctx, redisstore.ZSetKey(id, board.Period{Kind: board.AllTime}), float64(rng.IntN(5)), member()).Err()
 		case a == 6:
 			_, err = s.RemoveMember(ctx, id, member(), nil, by)
@@ -188,6 +194,14 @@ func TestCacheModel(t *testing.T) {
 			t.Fatalf("step %d: %v", step, err)
 		}
 		record(time.Now())
+		if own { // whoever wrote through a replica reads their write there at once
+			b := def()
+			for qi, q := range cacheQueries {
+				if got, want := q.read(ctx, caches[si], b), history[qi][len(history[qi])-1].answer; got != want {
+					t.Fatalf("step %d: %s right after a write through this replica: %q, want %q", step, q.name, got, want)
+				}
+			}
+		}
 		// Every cache comes to the latest answers, and each answer on the
 		// way is within the bound.
 		eventually(t, fmt.Sprintf("step %d's answers through both caches", step), readAll)

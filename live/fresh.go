@@ -82,7 +82,8 @@ func (h *Hub) Fresh() bool {
 
 // NewCache is a read cache in front of r that this hub keeps fresh: every
 // notification of a board's key marks its answers changed, and every new
-// subscription (notifications may have been missed) all of them.
+// subscription (notifications may have been missed) all of them. Give
+// the store's writes to Cache.Wrote as well (redisstore.Store.OnWrite).
 func (h *Hub) NewCache(r CachedReader) *Cache {
 	c := NewCache(r, h.opts.Tick, h.Fresh)
 	h.cache.Store(c)

@@ -84,7 +84,7 @@ type Store struct {
 	now       func() time.Time
 	recentLen int
 	idemTTL   time.Duration
-	onWrite   func(ctx context.Context, keys ...string)
+	onWrite   []func(ctx context.Context, keys ...string)
 	defTTL    time.Duration
 	defs      defCache
 	auditKeep int
@@ -112,7 +112,14 @@ func WithAuditKeep(n int) Option { return func(s *Store) { s.auditKeep = max(n, 
 // WithWriteHook is called with the score keys each write changed. The embedded
 // store, which has no keyspace notifications, uses it to publish its own.
 func WithWriteHook(f func(ctx context.Context, keys ...string)) Option {
-	return func(s *Store) { s.onWrite = f }
+	return func(s *Store) { s.onWrite = append(s.onWrite, f) }
+}
+
+// OnWrite adds a write hook (WithWriteHook) to a store not yet in use: the
+// read cache (live.Cache), made after the store, learns of this process's
+// writes the moment they are made.
+func (s *Store) OnWrite(f func(ctx context.Context, keys ...string)) {
+	s.onWrite = append(s.onWrite, f)
 }
 
 // NewStore wraps a go-redis client.
@@ -133,8 +140,11 @@ func (s *Store) Client() redis.UniversalClient { return s.rdb }
 func (s *Store) Now() time.Time { return s.now() }
 
 func (s *Store) wrote(ctx context.Context, keys ...string) {
-	if s.onWrite != nil && len(keys) > 0 {
-		s.onWrite(ctx, keys...)
+	if len(keys) == 0 {
+		return
+	}
+	for _, f := range s.onWrite {
+		f(ctx, keys...)
 	}
 }
 
