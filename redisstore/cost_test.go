@@ -88,8 +88,8 @@ func serverCalls(t *testing.T, rdb *redis.Client) int {
 }
 
 // TestPageCostInAHugeTieGroup shows that ranks cost no scan: a 50-row page in
-// the middle of 100,000 members tied at 0 is one round trip, and Redis runs a
-// few dozen commands for it, not tens of thousands.
+// the middle of 100,000 members tied at 0 is at most two round trips, and
+// Redis runs a few dozen commands for it, not tens of thousands.
 func TestPageCostInAHugeTieGroup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 100,000 members; run without -short")
@@ -127,10 +127,12 @@ func TestPageCostInAHugeTieGroup(t *testing.T) {
 			}
 			trips := counter.n.Load() - before
 			inner := serverCalls(t, stats) - calls - 1 // less the first INFO
-			if trips != 1 || inner > 40 {
+			// Dense: one script; the others: their rows in one MULTI and
+			// their names, or, deep in a tie group, the rows and the script.
+			if trips > 2 || (style == board.Dense && trips != 1) || inner > 40 {
 				t.Fatalf("%s page at %d: %d round trips, %d Redis commands", style, offset, trips, inner)
 			}
-			t.Logf("%-11s page of 50 at %6d: %d round trip, %d commands inside Redis", style, offset, trips, inner)
+			t.Logf("%-11s page of 50 at %6d: %d round trips, %d commands inside Redis", style, offset, trips, inner)
 			if len(pg.Entries) != 50 || pg.Total != tied+200 {
 				t.Fatalf("%s page at %d: %d rows of %d", style, offset, len(pg.Entries), pg.Total)
 			}

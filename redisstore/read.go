@@ -168,6 +168,11 @@ func viewCall(b *board.Board, z, names, mode string, margs ...any) *luaCall {
 // viewOf reads a view of the scores in zset z (a period's, or a
 // snapshot's) with the display names in names (namesOf).
 func (s reader) viewOf(ctx context.Context, b *board.Board, p board.Period, z, names, mode string, margs ...any) (board.Page, error) {
+	if mode == "page" {
+		if pg, ok, err := s.leanPage(ctx, b, p, z, names, margs[0].(int), margs[1].(int)); ok || err != nil {
+			return pg, err
+		}
+	}
 	c := viewCall(b, z, names, mode, margs...)
 	for attempt := 0; ; attempt++ {
 		reply, err := c.run(ctx, s.rdb).Result()
