@@ -1,16 +1,19 @@
 package redisstore
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"time"
 
 	"podium/board"
 )
 
-// TestLeanPageIsTheScriptsPage: the plain-command page (lean.go) answers
-// exactly what view.lua does, for every rank style it serves, either
+// TestLeanPageIsTheScriptsPage: the plain-command page, around.lua's
+// around-me and rank.lua's standings (lean.go) answer exactly what
+// view.lua and standing.lua do, for every rank style it serves, either
 // order, with and without extra fields and time tie-breaks, at every
 // offset, through tie groups longer than its look-back (where it hands
 // the page to view.lua).
@@ -65,6 +68,56 @@ func TestLeanPageIsTheScriptsPage(t *testing.T) {
 						}
 						if lean < 20 {
 							t.Errorf("only %d of 73 pages read lean", lean)
+						}
+						lean = 0
+						for i := range 71 {
+							member, k := fmt.Sprintf("m%02d", i), rng.IntN(6)
+							got, ok, err := f.store.leanAround(f.ctx, b, p, z, namesKey(b.ID), member, k)
+							if i == 70 { // not on the board
+								if !errors.Is(err, board.ErrNotFound) {
+									t.Fatalf("around a member not on the board: %v, %v", got, err)
+								}
+								continue
+							}
+							if err != nil {
+								t.Fatal(err)
+							}
+							if !ok {
+								continue
+							}
+							lean++
+							reply, err := viewCall(b, z, namesKey(b.ID), "around", member, k).run(f.ctx, f.rdb).Result()
+							if err != nil {
+								t.Fatal(err)
+							}
+							want, _, err := decodeView(b, p, reply)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if !reflect.DeepEqual(got, want) {
+								t.Fatalf("around %s k %d:\nlean   %+v\nscript %+v", member, k, got, want)
+							}
+						}
+						if lean < 20 {
+							t.Errorf("only %d of 70 around-me windows read lean", lean)
+						}
+						if fields != nil {
+							return // rank.lua serves ties by score alone
+						}
+						var members []string
+						for i := range 72 {
+							members = append(members, fmt.Sprintf("m%02d", i)) // two not on the board
+						}
+						got, err := f.store.leanStandings(f.ctx, b, []board.Period{p}, members)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want, err := f.store.scriptStandings(f.ctx, b, []board.Period{p}, members, time.Time{})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !reflect.DeepEqual(got, want) {
+							t.Fatalf("standings:\nrank.lua     %+v\nstanding.lua %+v", got, want)
 						}
 					})
 				}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"podium/board"
 )
@@ -168,8 +169,13 @@ func viewCall(b *board.Board, z, names, mode string, margs ...any) *luaCall {
 // viewOf reads a view of the scores in zset z (a period's, or a
 // snapshot's) with the display names in names (namesOf).
 func (s reader) viewOf(ctx context.Context, b *board.Board, p board.Period, z, names, mode string, margs ...any) (board.Page, error) {
-	if mode == "page" {
+	switch mode { // plain commands, or a script of a few (lean.go)
+	case "page":
 		if pg, ok, err := s.leanPage(ctx, b, p, z, names, margs[0].(int), margs[1].(int)); ok || err != nil {
+			return pg, err
+		}
+	case "around":
+		if pg, ok, err := s.leanAround(ctx, b, p, z, names, margs[0].(string), margs[1].(int)); ok || err != nil {
 			return pg, err
 		}
 	}
@@ -278,6 +284,15 @@ func (s reader) standings(ctx context.Context, b *board.Board, ps []board.Period
 	if err != nil {
 		return nil, err
 	}
+	if encodingOf(b).fieldsWidth == 0 && b.RankStyle != board.Dense && since.IsZero() {
+		return s.leanStandings(ctx, b, ps, members)
+	}
+	return s.scriptStandings(ctx, b, ps, members, since)
+}
+
+// scriptStandings is standings with standing.lua: any board, live or at
+// its freeze (since).
+func (s reader) scriptStandings(ctx context.Context, b *board.Board, ps []board.Period, members []string, since time.Time) ([][]board.Standing, error) {
 	c := scripts.standing.call(1+3*len(ps), 4+len(members)).key("names", namesOf(b.ID, since)).encoding(b)
 	for _, m := range members {
 		c.arg("member", m)

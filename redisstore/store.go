@@ -12,11 +12,13 @@ import (
 
 // scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
 var scripts = struct {
-	submit, view, standing, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, teambuild, freeze, note, erase, erased, redactstream *luaScript
+	submit, view, around, standing, rank, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, teambuild, freeze, note, erase, erased, redactstream *luaScript
 }{
 	submit:       load("submit"),
 	view:         load("view"),
+	around:       load("around"),
 	standing:     load("standing"),
+	rank:         load("rank"),
 	search:       load("search"),
 	remove:       load("remove"),
 	reset:        load("reset"),
