@@ -126,8 +126,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opt ...Option) (_ *A
 	a.Masker = rows.NewMasker(key)
 	a.Hub = live.New(a.Redis, a.Store, live.Options{Tick: cfg.LiveTick, PerAddr: cfg.LivePerAddr, SelfPublished: cfg.Embedded(), DB: redisDB(a.Redis),
 		Masker: a.Masker, Logger: log})
-	a.Cache = a.Hub.NewCache(a.Store)
-	a.Store.OnWrite(a.Cache.Wrote) // whoever writes through this replica reads their write at once
+	if cfg.ReadCache {
+		a.Cache = a.Hub.NewCache(a.Store)
+		a.Store.OnWrite(a.Cache.Wrote) // whoever writes through this replica reads their write at once
+	}
 	a.Admin = newAdmin(a.Redis, a.Store, cfg, o.passwordCost)
 	if a.Archive != nil {
 		a.Archiver = &archive.Archiver{Store: a.Store, DB: a.Archive, Grace: cfg.ArchiveGrace, Log: log}
@@ -207,7 +209,6 @@ func (a *App) newServer() *web.Server {
 		BaseURL:      cfg.BaseURL,
 		EmbedOrigins: cfg.EmbedOrigins,
 		Live:         a.Hub,
-		Cache:        a.Cache,
 		Admin:        a.Admin,
 		TrustProxy:   cfg.TrustProxy,
 		DefaultTZ:    cfg.TimeZone,
@@ -218,6 +219,9 @@ func (a *App) newServer() *web.Server {
 		Redis:        a.Redis, // measured for /metrics
 		Masker:       a.Masker,
 		Logger:       a.Log,
+	}
+	if a.Cache != nil { // never a typed nil in the interface
+		opts.Cache = a.Cache
 	}
 	if a.Archive != nil {
 		opts.History = a.Archive

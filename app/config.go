@@ -29,7 +29,8 @@ type Config struct {
 	Drain        time.Duration // before Shutdown: /readyz answers 503, answers close their connections
 	BodyTimeout  time.Duration // how long a request body may take to arrive
 	LiveTick     time.Duration
-	LivePerAddr  int // live sockets one client address may hold
+	ReadCache    bool // answer public reads of open periods from live.Cache
+	LivePerAddr  int  // live sockets one client address may hold
 	TrustProxy   bool
 	AdminUser    string // first admin, created at start if missing
 	AdminPass    string

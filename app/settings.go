@@ -63,6 +63,8 @@ var settings = []Setting{
 		set: durationOf(func(c *Config) *time.Duration { return &c.BodyTimeout }, "1s", "10m")},
 	{Flag: "live-tick", Env: "LIVE_TICK", Default: "100ms", Help: "how often changed boards are re-read and pushed to browsers (10ms-10s)",
 		set: durationOf(func(c *Config) *time.Duration { return &c.LiveTick }, "10ms", "10s")},
+	{Flag: "read-cache", Env: "READ_CACHE", Default: "true", Switch: true, Help: "answer the pages' and the API's reads of open periods from a cache in each replica, kept fresh by keyspace notifications: at most one LIVE_TICK behind a write made through another replica; false reads Redis every time",
+		set: switchOf(func(c *Config) *bool { return &c.ReadCache })},
 	{Flag: "live-addr-limit", Env: "LIVE_ADDR_LIMIT", Default: "100", Help: "live WebSockets one client address may hold at once (raise it for a room of viewers behind one NAT)",
 		set: countOf(func(c *Config) *int { return &c.LivePerAddr }, 1, 1_000_000, "sockets")},
 	{Flag: "trust-proxy", Env: "TRUST_PROXY", Default: "false", Switch: true, Help: "take client addresses from X-Forwarded-For and TLS from X-Forwarded-Proto (only behind your own proxy)",

@@ -91,6 +91,8 @@ type cacheEntry struct {
 	at    time.Time // when the read began: the answer is at least this fresh
 	err   error     // the read's error: kept when it is an answer (ErrNotFound)
 	kept  bool
+	// served counts the hits it answered (under Cache.mu), for evict.
+	served uint64
 
 	page      board.Page
 	pos       int
@@ -253,6 +255,7 @@ func (c *Cache) get(ctx context.Context, id string, k cacheKey, fill func(*cache
 		}
 	}
 	if e != nil {
+		e.served++
 		c.mu.Unlock()
 		select {
 		case <-e.ready:
@@ -296,27 +299,36 @@ func (c *Cache) servable(e *cacheEntry, id string, fresh bool, now time.Time) bo
 	return fresh && e.gen == c.gens[id] && e.epoch == c.epoch
 }
 
-// evict makes room: entries that may no longer be served first, then any
-// (Go's map order is random enough for a cache this size). Under c.mu.
+// evictSample is how many entries evict looks at to make room.
+const evictSample = 32
+
+// evict makes room for one entry: of a few entries (Go's map order is
+// random), one that may no longer be served, else the one served least
+// (an answer read once, a random member's standing, goes before a page
+// everyone reads). Under c.mu.
 func (c *Cache) evict(fresh bool, now time.Time) {
-	dropped := 0
+	var victim cacheKey
+	found, least := false, uint64(0)
+	seen := 0
 	for k, e := range c.entries {
+		if seen++; seen > evictSample {
+			break
+		}
 		select {
 		case <-e.ready:
 		default:
-			continue
+			continue // a read in flight
 		}
 		if !e.kept || !c.servable(e, k.board, fresh, now) {
-			delete(c.entries, k)
-			dropped++
-		}
-	}
-	for k := range c.entries {
-		if dropped > 0 {
+			victim, found = k, true
 			break
 		}
-		delete(c.entries, k)
-		dropped++
+		if !found || e.served < least {
+			victim, found, least = k, true, e.served
+		}
+	}
+	if found {
+		delete(c.entries, victim)
 	}
 }
 

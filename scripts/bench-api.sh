@@ -6,6 +6,10 @@
 #       the shared two cores far less than a Go client; apiload without it)
 #   P2: batches of 1,000 scores from 4 connections
 #   P3: the same batches without ranks ("ranks": false)
+#   R1-R3: reads of the board the writes made (top 50, a random member's
+#       standing, around a random member), through the read cache and,
+#       in the same run, through a second server with READ_CACHE=false,
+#       with Redis' CPU per request and the cache's hit rate
 # Then a run whose clients hang up mid-request, checked for lost audit entries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +17,7 @@ DURATION="${DURATION:-10s}"
 RUNS="${RUNS:-3}"
 out="$(mktemp -d)"
 free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
-rport="$(free_port)"; wport="$(free_port)"
+rport="$(free_port)"; wport="$(free_port)"; nport="$(free_port)"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$out"; }
 trap cleanup EXIT
@@ -31,10 +35,16 @@ for _ in $(seq 50); do redis-cli -p "$rport" ping >/dev/null 2>&1 && break; slee
 export REDIS_URL="redis://127.0.0.1:$rport/0"
 # Only what this run sets: nothing from the caller's environment may open
 # another listener (METRICS_ADDR) or change what is measured.
-env -u METRICS_ADDR -u METRICS_TOKEN -u ADMIN_USER -u ADMIN_PASSWORD -u DEMO -u TRUST_PROXY -u LIVE_TICK \
-  API_KEY_LIMIT=1000000000 API_ADDR_LIMIT=1000000000 LOG_LEVEL=error bin/web --addr "127.0.0.1:$wport" >"$out/web.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$wport/readyz" >/dev/null && break; sleep 0.1; done
+mtoken="bench-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+serve() { # port, then settings
+  local port="$1"; shift
+  env -u METRICS_ADDR -u METRICS_TOKEN -u ADMIN_USER -u ADMIN_PASSWORD -u DEMO -u TRUST_PROXY -u LIVE_TICK -u READ_CACHE \
+    API_KEY_LIMIT=1000000000 API_ADDR_LIMIT=1000000000 LOG_LEVEL=error METRICS_TOKEN="$mtoken" "$@" bin/web --addr "127.0.0.1:$port" >>"$out/web.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.1; done
+}
+serve "$wport"
+serve "$nport" READ_CACHE=false
 key="$(bin/web apikey create --name bench 2>/dev/null)"
 for b in bench gone; do
   curl -sf -X POST "http://127.0.0.1:$wport/api/v1/boards" -H "Authorization: Bearer $key" \
@@ -69,6 +79,28 @@ for run in $(seq "$RUNS"); do
   rows+=("P3 batches, no ranks|$sc|$(echo "$p3" | field p50_ms)|$(echo "$p3" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.2f", c/(n*1000)}')|-|$(echo "$p3" | field errors)")
 done
 
+# Reads, with and without the read cache: requests per second, and Redis'
+# CPU per request (used_cpu_user + used_cpu_sys over the run).
+cpu_us() { redis-cli -p "$rport" info cpu | awk -F: '/^used_cpu_(user|sys):/ {s += $2} END {printf "%.0f", s * 1e6}'; }
+cache_count() { curl -sf -H "Authorization: Bearer $mtoken" "http://127.0.0.1:$wport/metrics" | awk -v m="podium_read_cache_$1_total" '$1 == m {print $2 + 0}'; }
+reads=()
+command -v wrk >/dev/null 2>&1 || echo "bench-api: no wrk; the reads are not measured" >&2
+for run in $(seq "$RUNS"); do
+  command -v wrk >/dev/null 2>&1 || break
+  for q in "R1 top 50|/api/v1/boards/bench/entries?period=all" "R2 a member's standing|/api/v1/boards/bench/members/m%d" "R3 around a member, 5 each side|/api/v1/boards/bench/members/m%d/around?period=all&radius=5"; do
+    IFS='|' read -r name path <<<"$q"
+    for port in "$wport" "$nport"; do
+      h0="$(cache_count hits)"; m0="$(cache_count misses)"; c0="$(cpu_us)"
+      r="$(PODIUM_PATH="$path" wrk -t2 -c50 -d"$DURATION" -s scripts/wrk-read.lua "http://127.0.0.1:$port" | tail -1)"
+      c1="$(cpu_us)"; h1="$(cache_count hits)"; m1="$(cache_count misses)"
+      ok="$(echo "$r" | field ok)"
+      label="$name, cache"; hit="$(awk -v h="$((h1 - h0))" -v m="$((m1 - m0))" 'BEGIN{ if (h + m > 0) printf "%.3f", h / (h + m); else print "-" }')"
+      if [ "$port" = "$nport" ]; then label="$name, no cache"; hit="-"; fi
+      reads+=("$label|$(echo "$r" | field requests_per_s)|$(echo "$r" | field p50_ms)|$(echo "$r" | field p99_ms)|$(awk -v c="$((c1 - c0))" -v n="$ok" 'BEGIN{ if (n > 0) printf "%.1f", c / n; else print "-" }')|$hit|$(echo "$r" | field errors)")
+    done
+  done
+done
+
 # Clients that hang up mid-request: every score of 1 that was applied must
 # have its audit row. Sum of the all-time scores against the rows in the
 # board's audit stream (one line per score in each entry).
@@ -84,6 +116,14 @@ for r in "${rows[@]}"; do
   printf '%-30s %12.0f %8s %8s %8s %14s %16s %7s\n' "$name" "$rate" "$(awk -v a="$rate" -v b="$rb" 'BEGIN{printf "%.3f", a/b}')" "$p50" "$p99" "$cmds" "$scr" "$errs"
 done
 echo "(per s: requests for P1, scores for P2 and P3; cmds/score counts every Redis command, those inside scripts included)"
+echo
+echo "== API reads on this machine, this run (wrk, 50 connections; the board the writes made) =="
+printf '%-44s %10s %8s %8s %16s %9s %7s\n' "load" "per s" "p50 ms" "p99 ms" "Redis CPU µs/req" "hit rate" "errors"
+for r in "${reads[@]}"; do
+  IFS='|' read -r name rate p50 p99 cpu hit errs <<<"$r"
+  printf '%-44s %10.0f %8s %8s %16s %9s %7s\n' "$name" "$rate" "$p50" "$p99" "$cpu" "$hit" "$errs"
+done
+echo "(errors: members without a score answer 404; the cache's answers are at most one LIVE_TICK old)"
 echo
 echo "== clients hanging up mid-request (50 conns, 5 s, each request abandoned within 20 ms) =="
 echo "requests answered $(echo "$gone" | field ok), abandoned $(echo "$gone" | field abandoned), errors $(echo "$gone" | field errors)"
