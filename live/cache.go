@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"podium/board"
+	"podium/redisstore"
 )
 
 // Hot reads. The pages, the API, the widget and around-me read the open
@@ -50,19 +51,27 @@ type Cache struct {
 	r     CachedReader
 	tick  time.Duration
 	fresh func() bool // notifications can be trusted (Hub.Fresh)
-	max   int
+	max   int         // entries
+	// maxRows bounds the rows of every entry together (a page of 1,000
+	// weighs 1,001, a member's standing one per period and one).
+	maxRows int
 
 	mu      sync.Mutex
 	gens    map[string]uint64    // board id -> changes seen
 	wrote   map[string]time.Time // board id -> this process's last write to it
 	epoch   uint64               // every board: bumped when notifications may have been missed
 	entries map[cacheKey]*cacheEntry
+	rows    int // of the entries kept (cacheEntry.rows)
 
 	hits, misses atomic.Uint64
 }
 
-// DefaultCacheEntries bounds a cache: a page of 50 rows is about 10 KiB.
-const DefaultCacheEntries = 4096
+// Bounds of a cache: entries, and rows in all (about 200 bytes each, so
+// some 40 MiB at most), whatever the pages asked for.
+const (
+	DefaultCacheEntries = 4096
+	DefaultCacheRows    = 200_000
+)
 
 // NewCache reads through r. fresh says whether notifications are being
 // received (Hub.Fresh); tick is the staleness bound (the hub's tick).
@@ -70,7 +79,7 @@ func NewCache(r CachedReader, tick time.Duration, fresh func() bool) *Cache {
 	if tick <= 0 {
 		tick = 100 * time.Millisecond
 	}
-	return &Cache{r: r, tick: tick, fresh: fresh, max: DefaultCacheEntries, gens: map[string]uint64{}, wrote: map[string]time.Time{}, entries: map[cacheKey]*cacheEntry{}}
+	return &Cache{r: r, tick: tick, fresh: fresh, max: DefaultCacheEntries, maxRows: DefaultCacheRows, gens: map[string]uint64{}, wrote: map[string]time.Time{}, entries: map[cacheKey]*cacheEntry{}}
 }
 
 type cacheKey struct {
@@ -92,7 +101,9 @@ type cacheEntry struct {
 	err   error     // the read's error: kept when it is an answer (ErrNotFound)
 	kept  bool
 	// served counts the hits it answered (under Cache.mu), for evict.
-	served uint64
+	served  uint64
+	rows    int  // its weight in Cache.rows: its rows, and one
+	counted bool // in Cache.rows (under Cache.mu)
 
 	page      board.Page
 	pos       int
@@ -238,6 +249,10 @@ func (c *Cache) Member(ctx context.Context, b *board.Board, member string) ([]bo
 // is an answer like any other); whoever made it gets its error, and those
 // who waited for it read on their own.
 func (c *Cache) get(ctx context.Context, id string, k cacheKey, fill func(*cacheEntry) error) (*cacheEntry, error) {
+	if redisstore.ReadsLive(ctx) { // a frozen board's live standings: never kept
+		e := &cacheEntry{}
+		return e, fill(e)
+	}
 	fresh := c.fresh()
 	now := time.Now()
 	c.mu.Lock()
@@ -277,14 +292,20 @@ func (c *Cache) get(ctx context.Context, id string, k cacheKey, fill func(*cache
 	c.misses.Add(1)
 	e.err = fill(e)
 	e.kept = e.err == nil || errors.Is(e.err, board.ErrNotFound)
+	e.rows = 1 + len(e.page.Entries) + len(e.standings)
 	close(e.ready)
-	if !e.kept {
-		c.mu.Lock()
-		if c.entries[k] == e {
-			delete(c.entries, k)
+	c.mu.Lock()
+	if c.entries[k] == e {
+		if e.kept {
+			c.rows += e.rows
+			e.counted = true
+			for c.rows > c.maxRows && c.evict(fresh, now) {
+			}
+		} else {
+			c.drop(k)
 		}
-		c.mu.Unlock()
 	}
+	c.mu.Unlock()
 	return e, e.err
 }
 
@@ -302,11 +323,11 @@ func (c *Cache) servable(e *cacheEntry, id string, fresh bool, now time.Time) bo
 // evictSample is how many entries evict looks at to make room.
 const evictSample = 32
 
-// evict makes room for one entry: of a few entries (Go's map order is
+// evict makes room for one entry, and says whether it did: of a few entries (Go's map order is
 // random), one that may no longer be served, else the one served least
 // (an answer read once, a random member's standing, goes before a page
 // everyone reads). Under c.mu.
-func (c *Cache) evict(fresh bool, now time.Time) {
+func (c *Cache) evict(fresh bool, now time.Time) bool {
 	var victim cacheKey
 	found, least := false, uint64(0)
 	seen := 0
@@ -328,7 +349,18 @@ func (c *Cache) evict(fresh bool, now time.Time) {
 		}
 	}
 	if found {
-		delete(c.entries, victim)
+		c.drop(victim)
+	}
+	return found
+}
+
+// drop forgets k's entry. Under c.mu.
+func (c *Cache) drop(k cacheKey) {
+	if e := c.entries[k]; e != nil {
+		if e.counted {
+			c.rows -= e.rows
+		}
+		delete(c.entries, k)
 	}
 }
 

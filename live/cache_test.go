@@ -335,3 +335,49 @@ func TestCacheKeepsWhatIsRead(t *testing.T) {
 		t.Error("the page read three times was dropped for answers read once")
 	}
 }
+
+// TestCacheBoundsRows: pages of a thousand rows at every offset keep the
+// cache within its rows, whatever they ask for.
+func TestCacheBoundsRows(t *testing.T) {
+	f := newLiveFixture(t, Options{PollInterval: time.Minute})
+	scores := []any{}
+	for i := range 300 {
+		scores = append(scores, fmt.Sprintf("m%03d", i), i)
+	}
+	b := f.board("heavy", scores...)
+	c := f.hub.NewCache(f.store)
+	c.maxRows = 1000
+	c.tick = time.Hour // every answer servable: only the bound makes room
+	p := b.Current(board.AllTime, f.store.Now())
+	for offset := range 200 {
+		if _, err := c.Page(context.Background(), b, p, offset, 1000); err != nil {
+			t.Fatal(err)
+		}
+		c.mu.Lock()
+		rows, sum := c.rows, 0
+		for _, e := range c.entries {
+			if e.counted {
+				sum += e.rows
+			}
+		}
+		c.mu.Unlock()
+		if rows > 1000 || rows != sum {
+			t.Fatalf("after the page at %d: %d rows counted, %d kept, bound 1000", offset, rows, sum)
+		}
+	}
+}
+
+// TestCacheLeavesLiveStandings: an admin's read of a frozen board's live
+// standings (redisstore.LiveStandings) is never kept nor served to others.
+func TestCacheLeavesLiveStandings(t *testing.T) {
+	f := newLiveFixture(t, Options{PollInterval: time.Minute})
+	b := f.board("admin-live", "ann", 5)
+	c := f.hub.NewCache(f.store)
+	p := b.Current(board.AllTime, f.store.Now())
+	if _, err := c.Page(redisstore.LiveStandings(context.Background()), b, p, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Entries != 0 {
+		t.Fatalf("an admin's live read was kept: %+v", st)
+	}
+}

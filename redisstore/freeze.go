@@ -53,6 +53,11 @@ func LiveStandings(ctx context.Context) context.Context {
 
 func isLive(ctx context.Context) bool { v, _ := ctx.Value(liveKey{}).(bool); return v }
 
+// ReadsLive tells whether ctx is marked by LiveStandings: the read cache
+// (live.Cache) keeps only what the public sees, and leaves such reads to
+// the store.
+func ReadsLive(ctx context.Context) bool { return isLive(ctx) }
+
 func freezeTime(v any) time.Time {
 	s, _ := v.(string)
 	us, err := strconv.ParseInt(s, 10, 64)
