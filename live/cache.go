@@ -23,12 +23,13 @@ import (
 //
 // How stale an answer may be: at most one tick (Options.Tick, 100ms). An
 // answer is served again while no notification of its board has arrived
-// since it was read, or, whatever arrived, while it is younger than a tick:
-// so a board written thousands of times a second costs each replica one
-// read of each distinct query per tick, not one per request. While the hub
-// cannot vouch for the notifications (not subscribed, a node refusing
-// CONFIG, a subscription that has not been heard from within a few ticks:
-// see Hub.Fresh), the tick is the only rule. Reads of closed periods, of a
+// since it was read. A change to a quiet board is read at the next request;
+// on a busy one (two notifications within a tick) an answer younger than a
+// tick is served whatever arrived, so a board written thousands of times a
+// second costs each replica one read of each distinct query per tick, not
+// one per request. While the hub cannot vouch for the notifications (not
+// subscribed, a node refusing CONFIG, a subscription not heard from within
+// two ticks: see Hub.Fresh), the tick is the only rule. Reads of closed periods, of a
 // frozen board's live standings and of anything but pages, around-me and a
 // member's standings go to the store as before.
 //
@@ -59,6 +60,8 @@ type Cache struct {
 	mu      sync.Mutex
 	gens    map[string]uint64    // board id -> changes seen
 	wrote   map[string]time.Time // board id -> this process's last write to it
+	changed map[string]time.Time // board id -> its last notification
+	busy    map[string]bool      // board id -> its last two notifications came within a tick
 	epoch   uint64               // every board: bumped when notifications may have been missed
 	entries map[cacheKey]*cacheEntry
 	rows    int // of the entries kept (cacheEntry.rows)
@@ -79,7 +82,8 @@ func NewCache(r CachedReader, tick time.Duration, fresh func() bool) *Cache {
 	if tick <= 0 {
 		tick = 100 * time.Millisecond
 	}
-	return &Cache{r: r, tick: tick, fresh: fresh, max: DefaultCacheEntries, maxRows: DefaultCacheRows, gens: map[string]uint64{}, wrote: map[string]time.Time{}, entries: map[cacheKey]*cacheEntry{}}
+	return &Cache{r: r, tick: tick, fresh: fresh, max: DefaultCacheEntries, maxRows: DefaultCacheRows, gens: map[string]uint64{}, wrote: map[string]time.Time{},
+		changed: map[string]time.Time{}, busy: map[string]bool{}, entries: map[cacheKey]*cacheEntry{}}
 }
 
 type cacheKey struct {
@@ -127,9 +131,12 @@ func (c *Cache) Stats() CacheStats {
 // Changed notes that a key of board id changed: answers read before it
 // are served for at most one tick more.
 func (c *Cache) Changed(id string) {
+	now := time.Now()
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.gens[id]++
-	c.mu.Unlock()
+	c.busy[id] = now.Sub(c.changed[id]) < c.tick
+	c.changed[id] = now
 }
 
 // Wrote notes that this process wrote keys (a redisstore write hook):
@@ -190,11 +197,6 @@ func (c *Cache) Page(ctx context.Context, b *board.Board, p board.Period, offset
 		return board.Page{}, err
 	}
 	return copyPage(e.page), nil
-}
-
-// Top is the first n entries of a period.
-func (c *Cache) Top(ctx context.Context, b *board.Board, p board.Period, n int) (board.Page, error) {
-	return c.Page(ctx, b, p, 0, n)
 }
 
 // Around is the store's Around, from the cache when it may be.
@@ -314,10 +316,14 @@ func (c *Cache) servable(e *cacheEntry, id string, fresh bool, now time.Time) bo
 	if e.at.Before(c.wrote[id]) {
 		return false // read before this process's own write
 	}
-	if now.Sub(e.at) < c.tick {
-		return true
+	young := now.Sub(e.at) < c.tick
+	if !fresh || e.epoch != c.epoch {
+		return young // nothing to go by but the tick
 	}
-	return fresh && e.gen == c.gens[id] && e.epoch == c.epoch
+	if e.gen == c.gens[id] {
+		return true // nothing changed since it was read
+	}
+	return young && c.busy[id] // a busy board's answers are read once a tick
 }
 
 // evictSample is how many entries evict looks at to make room.
