@@ -44,6 +44,7 @@ type CachedReader interface {
 	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+	ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult
 }
 
 // Cache is a read-through cache of a board's open periods in front of a
@@ -255,11 +256,22 @@ func (c *Cache) get(ctx context.Context, id string, k cacheKey, fill func(*cache
 		e := &cacheEntry{}
 		return e, fill(e)
 	}
+	e, mine := c.claim(id, k)
+	if !mine {
+		return c.wait(ctx, e)
+	}
+	c.finish(k, e, fill(e))
+	return e, e.err
+}
+
+// claim is k's entry to serve (mine false: wait for it), or a new one the
+// caller is to fill and finish (mine true).
+func (c *Cache) claim(id string, k cacheKey) (e *cacheEntry, mine bool) {
 	fresh := c.fresh()
 	now := time.Now()
 	c.mu.Lock()
-	e := c.entries[k]
-	if e != nil {
+	defer c.mu.Unlock()
+	if e = c.entries[k]; e != nil {
 		select {
 		case <-e.ready:
 			if (e.err != nil && !e.kept) || !c.servable(e, id, fresh, now) {
@@ -273,42 +285,108 @@ func (c *Cache) get(ctx context.Context, id string, k cacheKey, fill func(*cache
 	}
 	if e != nil {
 		e.served++
-		c.mu.Unlock()
-		select {
-		case <-e.ready:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		if e.err != nil && !e.kept {
-			return nil, errFailed
-		}
-		c.hits.Add(1)
-		return e, e.err
+		return e, false
 	}
 	e = &cacheEntry{ready: make(chan struct{}), gen: c.gens[id], epoch: c.epoch, at: now}
 	if len(c.entries) >= c.max {
 		c.evict(fresh, now)
 	}
 	c.entries[k] = e
-	c.mu.Unlock()
 	c.misses.Add(1)
-	e.err = fill(e)
-	e.kept = e.err == nil || errors.Is(e.err, board.ErrNotFound)
+	return e, true
+}
+
+// wait is e's answer once its read is done: errFailed if it failed.
+func (c *Cache) wait(ctx context.Context, e *cacheEntry) (*cacheEntry, error) {
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if e.err != nil && !e.kept {
+		return nil, errFailed
+	}
+	c.hits.Add(1)
+	return e, e.err
+}
+
+// finish ends the read of a claimed entry with its error: kept, or
+// dropped when it failed.
+func (c *Cache) finish(k cacheKey, e *cacheEntry, err error) {
+	e.err = err
+	e.kept = err == nil || errors.Is(err, board.ErrNotFound)
 	e.rows = 1 + len(e.page.Entries) + len(e.standings)
 	close(e.ready)
 	c.mu.Lock()
-	if c.entries[k] == e {
-		if e.kept {
-			c.rows += e.rows
-			e.counted = true
-			for c.rows > c.maxRows && c.evict(fresh, now) {
-			}
+	defer c.mu.Unlock()
+	if c.entries[k] != e {
+		return
+	}
+	if !e.kept {
+		c.drop(k)
+		return
+	}
+	c.rows += e.rows
+	e.counted = true
+	fresh, now := c.fresh(), time.Now()
+	for c.rows > c.maxRows && c.evict(fresh, now) {
+	}
+}
+
+// ReadViews is the store's ReadViews (many pages in one round trip: the
+// home page's tops), with each page of an open period from the cache when
+// it may be; the rest are read together, as before.
+func (c *Cache) ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult {
+	out := make([]redisstore.ViewResult, len(qs))
+	type pending struct {
+		i int
+		k cacheKey
+		e *cacheEntry
+	}
+	var waits, fills []pending
+	var reads []redisstore.ViewQuery
+	var direct []int // queries the cache does not keep
+	now := c.r.Now()
+	for i, q := range qs {
+		if q.Member != "" || q.Teams || q.Live || redisstore.ReadsLive(ctx) || !open(q.Board, q.Period, now) {
+			direct = append(direct, i)
+			reads = append(reads, q)
+			continue
+		}
+		k := keyOf(q.Board, now, 'p')
+		k.period, k.offset, k.limit = q.Period.String(), q.Offset, q.Limit
+		e, mine := c.claim(q.Board.ID, k)
+		if mine {
+			fills = append(fills, pending{i, k, e})
+			reads = append(reads, q)
 		} else {
-			c.drop(k)
+			waits = append(waits, pending{i, k, e})
 		}
 	}
-	c.mu.Unlock()
-	return e, e.err
+	if len(reads) > 0 {
+		res := c.r.ReadViews(ctx, reads)
+		for j, i := range direct {
+			out[i] = res[j]
+		}
+		for j, f := range fills {
+			r := res[len(direct)+j]
+			f.e.page = r.Page
+			c.finish(f.k, f.e, r.Err)
+			out[f.i] = redisstore.ViewResult{Page: copyPage(r.Page), Err: r.Err}
+		}
+	}
+	for _, w := range waits {
+		e, err := c.wait(ctx, w.e)
+		if errors.Is(err, errFailed) { // the read it waited for failed: its own
+			out[w.i] = c.r.ReadViews(ctx, []redisstore.ViewQuery{qs[w.i]})[0]
+			continue
+		}
+		out[w.i] = redisstore.ViewResult{Err: err}
+		if e != nil {
+			out[w.i].Page = copyPage(e.page)
+		}
+	}
+	return out
 }
 
 // servable: e (read) may answer now. Under c.mu.

@@ -417,3 +417,33 @@ func TestQuietBoardShowsAnOutsideWriteAtOnce(t *testing.T) {
 		t.Fatalf("read after the notification (the tick is an hour): %+v, %v", pg.Entries, err)
 	}
 }
+
+// TestCacheReadViews: the home page's tops come from the cache, the ones it
+// has not read in one round trip, and a query it does not keep (a team
+// page) as before.
+func TestCacheReadViews(t *testing.T) {
+	f := newLiveFixture(t, Options{PollInterval: time.Minute})
+	c := f.hub.NewCache(f.store)
+	c.fresh = func() bool { return false }
+	c.tick = time.Hour
+	ctx := context.Background()
+	var qs []redisstore.ViewQuery
+	for i := range 3 {
+		b := f.board(fmt.Sprintf("home-%d", i), "ann", 5+i, "bob", 3)
+		qs = append(qs, redisstore.ViewQuery{Board: b, Period: b.Current(board.AllTime, f.store.Now()), Limit: 3})
+	}
+	first := c.ReadViews(ctx, qs)
+	before := commandCalls(t, f)
+	again := c.ReadViews(ctx, qs)
+	if after := commandCalls(t, f); after != before {
+		t.Errorf("the second read reached Redis: %d commands", after-before)
+	}
+	for i := range qs {
+		if first[i].Err != nil || renderPage(first[i].Page, 0, nil) != renderPage(again[i].Page, 0, nil) || first[i].Page.Entries[0].Score != float64(5+i) {
+			t.Errorf("board %d: %+v then %+v", i, first[i], again[i])
+		}
+	}
+	if st := c.Stats(); st.Hits != 3 || st.Misses != 3 {
+		t.Errorf("stats %+v, want 3 misses then 3 hits", st)
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"podium/board"
 	"podium/live"
+	"podium/redisstore"
 	"podium/web/api"
 	"podium/web/pages"
 )
@@ -18,6 +19,7 @@ type Reads interface {
 	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+	ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult
 	Stats() live.CacheStats
 }
 
@@ -37,6 +39,10 @@ func (s cachedPages) Around(ctx context.Context, b *board.Board, p board.Period,
 
 func (s cachedPages) Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error) {
 	return s.c.Member(ctx, b, member)
+}
+
+func (s cachedPages) ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult {
+	return s.c.ReadViews(ctx, qs)
 }
 
 // cachedAPI is the API's store with its reads through the cache; its
