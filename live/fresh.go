@@ -15,6 +15,7 @@ type watch struct {
 
 type watched struct {
 	subscribed bool
+	on         bool // the node is known to send the notifications the hub needs
 	heard      time.Time
 }
 
@@ -39,7 +40,17 @@ func (w *watch) lost(node string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if n := w.nodes[node]; n != nil {
-		n.subscribed = false
+		n.subscribed, n.on = false, false // a restarted node may have lost them: checked again
+	}
+}
+
+// notifying: whether node is known to send keyspace notifications (it
+// may have none until keepNotifications has turned them on).
+func (w *watch) notifying(node string, on bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := w.nodes[node]; n != nil {
+		n.on = on
 	}
 }
 
@@ -60,7 +71,7 @@ func (w *watch) all(d time.Duration) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, n := range w.nodes {
-		if !n.subscribed || now.Sub(n.heard) > d {
+		if !n.subscribed || !n.on || now.Sub(n.heard) > d {
 			return false
 		}
 	}
@@ -73,7 +84,8 @@ func (w *watch) all(d time.Duration) bool {
 const freshFor = 2
 
 // Fresh reports whether the hub can vouch for keyspace notifications now:
-// every watched node subscribed, heard from within a few ticks, and none
+// every watched node subscribed, known to send them (checked, or turned
+// on, after each subscription) and heard from within two ticks, and none
 // polled for want of CONFIG. The read cache serves an answer past its
 // first tick only while it is.
 func (h *Hub) Fresh() bool {

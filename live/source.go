@@ -102,6 +102,9 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 				// first) may have missed writes: none goes unseen.
 				h.resyncAll()
 				h.watch.heard(node, true)
+				if h.opts.SelfPublished {
+					h.watch.notifying(node, true) // the store sends them itself
+				}
 				subscribed = true
 				backoff = 100 * time.Millisecond
 				if !h.opts.SelfPublished {
@@ -358,6 +361,7 @@ const (
 // any node refuses CONFIG or cannot be asked. The log says when polling
 // starts, why, and when it stops.
 func (h *Hub) setNotify(node string, st notifyState, err error, log *slog.Logger) {
+	h.watch.notifying(node, st == notifyOn)
 	h.mu.Lock()
 	was, before := len(h.refusing) > 0, h.refusing[node]
 	if st == notifyRefused || st == notifyUnsure {
