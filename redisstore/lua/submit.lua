@@ -203,7 +203,7 @@ local function plan(it, old, olds)
   if changed then
     if PW == 0 then e = it.id else e = newf .. it.time .. '|' .. it.id end
   end
-  return {old = old, olds = olds, news = fmt(new), changed = changed, new = e}
+  return {old = old, olds = olds, news = fmt(new), changed = changed, new = e, oldv = cur, newv = new}
 end
 
 -- plan_in plans an item for one period (ps: its plans of the periods
@@ -280,13 +280,14 @@ end
 
 -- Every member's entry and score in each period, before the call.
 local orig = {} -- period -> member -> {entry or false, score or false}
+local NONE = {false, false} -- shared by every member a period does not hold: never changed
 for i, per in ipairs(periods) do
   local m = {}
   local entries = ids
   if PW > 0 then entries = redis.call('HMGET', per.e, unpack(ids)) end
   local q, qid = {}, {}
   for j = 1, #ids do
-    m[ids[j]] = {false, false}
+    m[ids[j]] = NONE
     if entries[j] then
       q[#q + 1] = entries[j]
       qid[#qid + 1] = ids[j]
@@ -409,7 +410,7 @@ local ehash = {} -- period -> {id, entry, ...} to write at the end
 for i = 1, P do ehash[i] = {} end
 local COUNTED = RANKS and CAP == 0 and STYLE == 'competition' and FW == 0
 local BULK = CAP == 0 and (COUNTED or not RANKS)
-local CHUNK = 32
+local CHUNK = 16
 -- Per period: member -> {entry, score} Redis holds when it differs from
 -- orig; the period's size in Redis (higher-is-better boards count from
 -- it); and the scores the call's unwritten items took out and put in.
@@ -426,17 +427,18 @@ local from = 1 -- the first item not written yet
 -- better (ZCOUNT from -inf: one walk of the sorted set fewer than counting
 -- up to +inf) and take them from the size.
 local function better_count(i, per, s, v)
-  local c
+  local c, g = came[i], gone[i]
+  local n
   if DESC then
-    c = size[i] - redis.call('ZCOUNT', per.z, '-inf', s)
-    for _, x in ipairs(came[i]) do if x > v then c = c + 1 end end
-    for _, x in ipairs(gone[i]) do if x > v then c = c - 1 end end
+    n = size[i] - redis.call('ZCOUNT', per.z, '-inf', s)
+    for j = 1, #c do if c[j] > v then n = n + 1 end end
+    for j = 1, #g do if g[j] > v then n = n - 1 end end
   else
-    c = redis.call('ZCOUNT', per.z, '-inf', '(' .. s)
-    for _, x in ipairs(came[i]) do if x < v then c = c + 1 end end
-    for _, x in ipairs(gone[i]) do if x < v then c = c - 1 end end
+    n = redis.call('ZCOUNT', per.z, '-inf', '(' .. s)
+    for j = 1, #c do if c[j] < v then n = n + 1 end end
+    for j = 1, #g do if g[j] < v then n = n - 1 end end
   end
-  return c
+  return n
 end
 
 -- flush writes the applied items from 'from' to 'to': in each period each
@@ -454,7 +456,7 @@ local function flush(to)
     local rem, add, h, w = {}, {}, ehash[i], written[i]
     for _, id in ipairs(order) do
       local o, p = w[id] or orig[i][id], last[id]
-      if p.new and (o[1] ~= p.new or tonumber(o[2]) ~= tonumber(p.news)) then
+      if p.new and (o[1] ~= p.new or tonumber(o[2]) ~= p.newv) then
         if o[1] then
           group_del(per.d, per.c, o[1], o[2])
           if o[1] ~= p.new then rem[#rem + 1] = o[1] end
@@ -503,7 +505,7 @@ for n, it in ipairs(items) do
       if p.old then
         bs = score_text(p.olds)
         if COUNTED then
-          br = string.format('%d', 1 + better_count(i, per, p.olds, tonumber(p.olds)))
+          br = string.format('%d', 1 + better_count(i, per, p.olds, p.oldv))
         elseif RANKS then
           br = string.format('%d', rank_at(per.z, per.d, nil, p.old, p.olds))
         end
@@ -512,8 +514,8 @@ for n, it in ipairs(items) do
         per.touched = true
         if COUNTED then
           local g, c = gone[i], came[i]
-          if p.old then g[#g + 1] = tonumber(p.olds) end
-          c[#c + 1] = tonumber(p.news)
+          if p.old then g[#g + 1] = p.oldv end
+          c[#c + 1] = p.newv
         end
       end
       if p.changed and not BULK then
@@ -552,7 +554,7 @@ for n, it in ipairs(items) do
       if p.new and (CAP == 0 or redis.call('ZSCORE', per.z, p.new)) then
         as = p.news
         if COUNTED then
-          ar = string.format('%d', 1 + better_count(i, per, p.news, tonumber(p.news)))
+          ar = string.format('%d', 1 + better_count(i, per, p.news, p.newv))
         elseif RANKS then
           ar = string.format('%d', rank_at(per.z, per.d, nil, p.new, p.news))
         end
@@ -574,11 +576,13 @@ for n, it in ipairs(items) do
   end
 end
 if BULK then flush(#items) end
+local touched = {}
 for i, per in ipairs(periods) do
   if #ehash[i] > 0 then redis.call('HSET', per.e, unpack(ehash[i])) end
-  if per.touched then redis.call('SADD', k_periods, per.z) end
+  if per.touched then touched[#touched + 1] = per.z end
   if per.touched and per.archived then redis.call('HSET', k_archive, per.label, '0 ' .. NOW .. ' changed') end
 end
+if #touched > 0 then redis.call('SADD', k_periods, unpack(touched)) end
 -- The windows' buckets, and the teams, follow what the call did.
 window_record(periods, plans, items, applied, CAP > 0)
 if #applied > 0 then team_follow(TEAMS, TAG, periods, ids, orig, CAP == 0 and state or nil) end
@@ -589,7 +593,9 @@ if #applied > 0 then
   for j = math.max(1, #applied - RECENT + 1), #applied do
     local n = applied[j]
     local it = items[n]
-    recent[#recent + 1] = '{"t":"' .. NOW .. '","m":' .. cjson.encode(it.id) .. ',"op":"' .. it.op .. '","v":"' .. it.raw ..
+    local m = it.id
+    if string.find(m, '[^%w%-_.:@ ]') then m = cjson.encode(m) else m = '"' .. m .. '"' end -- JSON escapes none of these
+    recent[#recent + 1] = '{"t":"' .. NOW .. '","m":' .. m .. ',"op":"' .. it.op .. '","v":"' .. it.raw ..
       '","periods":' .. pjson[n] .. nr .. '}'
   end
   -- Nothing may fail after the first write (Redis keeps what a failing

@@ -55,12 +55,24 @@ end
 -- not a few for every write.
 local function audit_step(keep) return math.max(1, math.min(1000, math.floor(keep / 100))) end
 
+-- The archive's mark ({ms, seq, id}) in a board's row counts hash, or nil.
+local function audit_mark(counts)
+  local mark = redis.call('HGET', counts, 'archived')
+  if not mark then return nil end
+  local ms, seq = audit_id(mark)
+  return ms and {ms, seq, mark} or nil
+end
+
 -- Trim one stream after an entry of rows rows was appended; counts is the
--- board's row counts hash, mark the archive's mark ({ms, seq, id}) or nil, and
--- board whether this is the board's stream (what the archive copies).
-local function audit_trim(counts, stream, rows, keep, mark, board)
+-- board's row counts hash, marks a table holding the archive's mark once
+-- read (field mark; read here when first needed: a write that trims
+-- nothing reads none), and board whether this is the board's stream (what
+-- the archive copies).
+local function audit_trim(counts, stream, rows, keep, marks, board)
   local total = redis.call('HINCRBY', counts, stream, rows)
   if total <= keep + audit_step(keep) - 1 then return end
+  if marks.read == nil then marks.mark, marks.read = audit_mark(counts), true end
+  local mark = marks.mark
   local hard = keep
   if mark then hard = 2 * keep end
   -- Drop the oldest entries until the rest fit: read one, then more (an
@@ -119,15 +131,8 @@ local function audit_add(stream, actor_stream, actors, keep, actor, fields, rows
   -- script after its writes.
   local r = redis.pcall('XADD', actor_stream, id, unpack(fields))
   if type(r) == 'table' and r.err then redis.call('XADD', actor_stream, '*', unpack(fields)) end
-  local counts = stream .. ':rows'
-  local mark = redis.call('HGET', counts, 'archived')
-  if mark then
-    local ms, seq = audit_id(mark)
-    mark = ms and {ms, seq, mark} or nil
-  else
-    mark = nil
-  end
-  audit_trim(counts, stream, rows, keep, mark, true)
-  audit_trim(counts, actor_stream, rows, keep, mark, false)
+  local counts, marks = stream .. ':rows', {}
+  audit_trim(counts, stream, rows, keep, marks, true)
+  audit_trim(counts, actor_stream, rows, keep, marks, false)
   redis.call('SADD', actors, actor)
 end
