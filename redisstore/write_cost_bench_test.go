@@ -20,7 +20,8 @@ import (
 // call that carries it: a group-commit call of single scores ("each" mode,
 // as Submit sends them under load) and batches of 1,000 with and without
 // ranks, on a default board (day and all time, earliest tie-break) of
-// WRITE_COST_MEMBERS members (100,000 unless set). Each reports Redis' CPU
+// WRITE_COST_MEMBERS members (100,000 unless set; WRITE_COST_SCORES sets
+// how many distinct scores they hold). Each reports Redis' CPU
 // per score, the µs inside commands per score, and how much of that the
 // script's own commands take (the rest of a script's µs is its Lua). The
 // board's audit log keeps 5,000 rows, so the calls measured trim it.
@@ -40,6 +41,15 @@ func writeCostMembers() int {
 	return 100_000
 }
 
+// writeCostScores is how many distinct scores the board starts with
+// (WRITE_COST_SCORES, 10,000 unless set): fewer make bigger tie groups.
+func writeCostScores() int {
+	if n, err := strconv.Atoi(os.Getenv("WRITE_COST_SCORES")); err == nil && n > 0 {
+		return n
+	}
+	return 10_000
+}
+
 func writeCostSetup(b *testing.B) (*Store, *board.Board) {
 	b.Helper()
 	writeCostOnce.Do(func() {
@@ -54,7 +64,7 @@ func writeCostSetup(b *testing.B) (*Store, *board.Board) {
 		}
 		rng := rand.New(rand.NewPCG(1, 2))
 		bulkLoad(b, writeCostStore, &bd, writeCostMembers(), func(i int) board.Submission {
-			return board.Submission{Member: fmt.Sprintf("m%d", i), Score: float64(rng.IntN(10_000)), Op: board.Set}
+			return board.Submission{Member: fmt.Sprintf("m%d", i), Score: float64(rng.IntN(writeCostScores())), Op: board.Set}
 		}, time.Now())
 		if err := writeCostStore.rdb.Del(ctx, AuditStream(bd.ID), AuditStream(bd.ID)+":rows", AuditActorStream(bd.ID, tester.Actor)).Err(); err != nil {
 			b.Fatal(err)
