@@ -87,7 +87,7 @@ var settings = []Setting{
 		set: textOf(func(c *Config) *string { return &c.ArchivePath }, nil)},
 	{Flag: "archive-grace", Env: "ARCHIVE_GRACE", Default: "1h", Help: "how long after a period closes its final archive copy waits for late writes (1m-168h)",
 		set: durationOf(func(c *Config) *time.Duration { return &c.ArchiveGrace }, "1m", "168h")},
-	{Flag: "audit-keep", Env: "AUDIT_KEEP", Default: "100000", Help: "audit rows (one per score or change) kept in Redis per board, 100-10000000",
+	{Flag: "audit-keep", Env: "AUDIT_KEEP", Default: "100000", Help: "audit rows (one per score or change) kept in Redis per board (trimmed in steps of 1%, at most 1000 rows), 100-10000000",
 		set: countOf(func(c *Config) *int { return &c.AuditKeep }, 100, 10_000_000, "rows")},
 	{Flag: "hooks-tick", Env: "HOOKS_TICK", Default: "1s", Help: "how often each board with webhooks is checked for events and due deliveries (100ms-1m)",
 		set: durationOf(func(c *Config) *time.Duration { return &c.Hooks.Tick }, "100ms", "1m")},

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,6 +67,50 @@ func BenchmarkSubmit(b *testing.B) {
 		}
 	}
 	done(n)
+}
+
+// BenchmarkSubmitGroup is single scores from 50 writers at once, which
+// group commit gathers into shared script calls (Submit's path under load,
+// as the API's single POSTs take it): Redis' cost per score, and how many
+// scores a call carried.
+func BenchmarkSubmitGroup(b *testing.B) {
+	s, bd, _ := benchSetup(b)
+	ctx := context.Background()
+	var seed atomic.Uint64
+	b.SetParallelism(25) // 50 writers on 2 cores
+	calls := scriptsRun(b, s.rdb)
+	done, n := measureRedis(b, s.rdb), atomic.Int64{}
+	b.RunParallel(func(pb *testing.PB) {
+		rng := rand.New(rand.NewPCG(13, seed.Add(1)))
+		for pb.Next() {
+			n.Add(1)
+			m := fmt.Sprintf("player-%07d", rng.IntN(benchMembers))
+			if _, err := s.Submit(ctx, bd.ID, board.Submission{Member: m, Score: 1, Op: board.Incr}, tester); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	done(int(n.Load()))
+	b.ReportMetric(float64(n.Load())/float64(scriptsRun(b, s.rdb)-calls), "scores/call")
+}
+
+// scriptsRun is how many script calls (EVALSHA, EVAL) Redis has run.
+func scriptsRun(b *testing.B, rdb redis.UniversalClient) int64 {
+	b.Helper()
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var calls int64
+	for _, line := range strings.Split(info, "\r\n") {
+		if strings.HasPrefix(line, "cmdstat_evalsha:") || strings.HasPrefix(line, "cmdstat_eval:") {
+			rest := strings.TrimPrefix(line[strings.Index(line, ":")+1:], "calls=")
+			v, _ := strconv.ParseInt(rest[:strings.Index(rest, ",")], 10, 64)
+			calls += v
+		}
+	}
+	return calls
 }
 
 func benchPage(b *testing.B, offset int) {

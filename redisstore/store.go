@@ -56,7 +56,8 @@ const (
 	DefaultRecentLen = 100
 	DefaultIdemTTL   = 24 * time.Hour
 	// DefaultAuditKeep is how many rows (one per score or change) each of a
-	// board's audit streams keeps; older entries are dropped whole.
+	// board's audit streams keeps; older entries are dropped whole, in
+	// steps of 1% (at most 1,000 rows; see audit_step in lua/lib/audit.lua).
 	DefaultAuditKeep = 100_000
 )
 

@@ -52,36 +52,45 @@ for b in bench gone; do
 done
 
 echo "== redis-benchmark ZINCRBY (50 clients) =="
+z0="$(redis-cli -p "$rport" info cpu | awk -F: '/^used_cpu_(user|sys):/ {s += $2} END {printf "%.0f", s * 1e6}')"
 rb="$(redis-benchmark -p "$rport" -c 50 -n 300000 -r 100000 -q zincrby bench:z 1 __rand_int__ | grep -oE '[0-9.]+ requests per second' | head -1 | cut -d' ' -f1)"
-echo "$rb ZINCRBY/s"
+z1="$(redis-cli -p "$rport" info cpu | awk -F: '/^used_cpu_(user|sys):/ {s += $2} END {printf "%.0f", s * 1e6}')"
+zcpu="$(awk -v a="$z0" -v b="$z1" 'BEGIN{printf "%.1f", (b-a)/300000}')"
+echo "$rb ZINCRBY/s, Redis CPU $zcpu µs per ZINCRBY"
 
 calls() { redis-cli -p "$rport" info commandstats | awk -F'[=,:]' '/^cmdstat_/ {sum += $3} END {print sum+0}'; }
 scripts() { redis-cli -p "$rport" info commandstats | awk -F'[=,:]' '/^cmdstat_(evalsha|eval|fcall):/ {sum += $3} END {print sum+0}'; }
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
+# Redis' CPU (user + system) so far, in µs: per score, the figure that says
+# how far one Redis core takes a board.
+rcpu() { redis-cli -p "$rport" info cpu | awk -F: '/^used_cpu_(user|sys):/ {s += $2} END {printf "%.0f", s * 1e6}'; }
+perscore() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN{ if (n > 0) printf "%.1f", (b-a)/n; else print "-" }'; }
 
 rows=()
 for run in $(seq "$RUNS"); do
   redis-cli -p "$rport" config resetstat >/dev/null
+  u0="$(rcpu)"
   if command -v wrk >/dev/null 2>&1; then
     p1="$(PODIUM_KEY="$key" wrk -t2 -c50 -d"$DURATION" -s scripts/wrk-submit.lua "http://127.0.0.1:$wport/api/v1/boards/bench/scores" | tail -1)"
   else
     p1="$(bin/apiload -url "http://127.0.0.1:$wport" -key "$key" -board bench -conns 50 -duration "$DURATION")"
   fi
-  c="$(calls)"; s="$(scripts)"; ok="$(echo "$p1" | field ok)"
-  rows+=("P1 single, 50 conns|$(echo "$p1" | field requests_per_s)|$(echo "$p1" | field p50_ms)|$(echo "$p1" | field p99_ms)|$(awk -v c="$c" -v n="$ok" 'BEGIN{printf "%.2f", c/n}')|$(awk -v c="$s" -v n="$ok" 'BEGIN{printf "%.2f", c/n}')|$(echo "$p1" | field errors)")
+  u1="$(rcpu)"; c="$(calls)"; s="$(scripts)"; ok="$(echo "$p1" | field ok)"
+  rows+=("P1 single, 50 conns|$(echo "$p1" | field requests_per_s)|$(echo "$p1" | field p50_ms)|$(echo "$p1" | field p99_ms)|$(awk -v c="$c" -v n="$ok" 'BEGIN{printf "%.2f", c/n}')|$(awk -v c="$s" -v n="$ok" 'BEGIN{printf "%.2f", c/n}')|$(perscore "$u0" "$u1" "$ok")|$(echo "$p1" | field errors)")
   redis-cli -p "$rport" config resetstat >/dev/null
+  u0="$(rcpu)"
   p2="$(bin/apiload -url "http://127.0.0.1:$wport" -key "$key" -board bench -conns 4 -batch 1000 -duration "$DURATION")"
-  c="$(calls)"; sc="$(echo "$p2" | field scores_per_s)"; okb="$(echo "$p2" | field ok)"
-  rows+=("P2 batches of 1000, 4 conns|$sc|$(echo "$p2" | field p50_ms)|$(echo "$p2" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.2f", c/(n*1000)}')|-|$(echo "$p2" | field errors)")
+  u1="$(rcpu)"; c="$(calls)"; sc="$(echo "$p2" | field scores_per_s)"; okb="$(echo "$p2" | field ok)"
+  rows+=("P2 batches of 1000, 4 conns|$sc|$(echo "$p2" | field p50_ms)|$(echo "$p2" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.2f", c/(n*1000)}')|-|$(perscore "$u0" "$u1" "$((okb * 1000))")|$(echo "$p2" | field errors)")
   redis-cli -p "$rport" config resetstat >/dev/null
+  u0="$(rcpu)"
   p3="$(bin/apiload -url "http://127.0.0.1:$wport" -key "$key" -board bench -conns 4 -batch 1000 -noranks -duration "$DURATION")"
-  c="$(calls)"; sc="$(echo "$p3" | field scores_per_s)"; okb="$(echo "$p3" | field ok)"
-  rows+=("P3 batches, no ranks|$sc|$(echo "$p3" | field p50_ms)|$(echo "$p3" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.2f", c/(n*1000)}')|-|$(echo "$p3" | field errors)")
+  u1="$(rcpu)"; c="$(calls)"; sc="$(echo "$p3" | field scores_per_s)"; okb="$(echo "$p3" | field ok)"
+  rows+=("P3 batches, no ranks|$sc|$(echo "$p3" | field p50_ms)|$(echo "$p3" | field p99_ms)|$(awk -v c="$c" -v n="$okb" 'BEGIN{printf "%.2f", c/(n*1000)}')|-|$(perscore "$u0" "$u1" "$((okb * 1000))")|$(echo "$p3" | field errors)")
 done
 
 # Reads, with and without the read cache: requests per second, and Redis'
 # CPU per request (used_cpu_user + used_cpu_sys over the run).
-cpu_us() { redis-cli -p "$rport" info cpu | awk -F: '/^used_cpu_(user|sys):/ {s += $2} END {printf "%.0f", s * 1e6}'; }
 cache_count() { curl -sf -H "Authorization: Bearer $mtoken" "http://127.0.0.1:$wport/metrics" | awk -v m="podium_read_cache_$1_total" '$1 == m {print $2 + 0}'; }
 reads=()
 command -v wrk >/dev/null 2>&1 || echo "bench-api: no wrk; the reads are not measured" >&2
@@ -90,9 +99,9 @@ for run in $(seq "$RUNS"); do
   for q in "R1 top 50|/api/v1/boards/bench/entries?period=all" "R2 a member's standing|/api/v1/boards/bench/members/m%d" "R3 around a member, 5 each side|/api/v1/boards/bench/members/m%d/around?period=all&radius=5"; do
     IFS='|' read -r name path <<<"$q"
     for port in "$wport" "$nport"; do
-      h0="$(cache_count hits)"; m0="$(cache_count misses)"; c0="$(cpu_us)"
+      h0="$(cache_count hits)"; m0="$(cache_count misses)"; c0="$(rcpu)"
       r="$(PODIUM_PATH="$path" wrk -t2 -c50 -d"$DURATION" -s scripts/wrk-read.lua "http://127.0.0.1:$port" | tail -1)"
-      c1="$(cpu_us)"; h1="$(cache_count hits)"; m1="$(cache_count misses)"
+      c1="$(rcpu)"; h1="$(cache_count hits)"; m1="$(cache_count misses)"
       ok="$(echo "$r" | field ok)"
       label="$name, cache"; hit="$(awk -v h="$((h1 - h0))" -v m="$((m1 - m0))" 'BEGIN{ if (h + m > 0) printf "%.3f", h / (h + m); else print "-" }')"
       if [ "$port" = "$nport" ]; then label="$name, no cache"; hit="-"; fi
@@ -109,13 +118,14 @@ applied="$(redis-cli -p "$rport" eval "local s = 0; local r = redis.call('ZRANGE
 audited="$(redis-cli -p "$rport" eval "local n = 0; for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do local f = e[2]; for i = 1, #f, 2 do if f[i] == 'items' then local _, c = string.gsub(f[i + 1], '\n', ''); n = n + c + 1 end end end; return n" 1 'lb:{gone}:audit')"
 
 echo
-echo "== API writes on this machine, this run (ZINCRBY: $rb/s) =="
-printf '%-30s %12s %8s %8s %8s %14s %16s %7s\n' "load" "per s" "ratio" "p50 ms" "p99 ms" "cmds/score" "scripts/request" "errors"
+echo "== API writes on this machine, this run (ZINCRBY: $rb/s, Redis CPU $zcpu µs each) =="
+printf '%-30s %12s %8s %8s %8s %14s %16s %18s %7s\n' "load" "per s" "ratio" "p50 ms" "p99 ms" "cmds/score" "scripts/request" "redis CPU µs/score" "errors"
 for r in "${rows[@]}"; do
-  IFS='|' read -r name rate p50 p99 cmds scr errs <<<"$r"
-  printf '%-30s %12.0f %8s %8s %8s %14s %16s %7s\n' "$name" "$rate" "$(awk -v a="$rate" -v b="$rb" 'BEGIN{printf "%.3f", a/b}')" "$p50" "$p99" "$cmds" "$scr" "$errs"
+  IFS='|' read -r name rate p50 p99 cmds scr rc errs <<<"$r"
+  printf '%-30s %12.0f %8s %8s %8s %14s %16s %18s %7s\n' "$name" "$rate" "$(awk -v a="$rate" -v b="$rb" 'BEGIN{printf "%.3f", a/b}')" "$p50" "$p99" "$cmds" "$scr" "$rc" "$errs"
 done
-echo "(per s: requests for P1, scores for P2 and P3; cmds/score counts every Redis command, those inside scripts included)"
+echo "(per s: requests for P1, scores for P2 and P3; cmds/score counts every Redis command, those inside scripts included;"
+echo " redis CPU µs/score: Redis' user + system CPU over the load, per score applied)"
 echo
 echo "== API reads on this machine, this run (wrk, 50 connections; the board the writes made) =="
 printf '%-44s %10s %8s %8s %16s %9s %7s\n' "load" "per s" "p50 ms" "p99 ms" "Redis CPU µs/req" "hit rate" "errors"

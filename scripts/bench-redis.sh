@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCHTIME="${BENCHTIME:-3000x}"
+# BENCH narrows the run to some benchmarks (a go test -bench pattern), e.g.
+# BENCH='Submit$|SubmitGroup|BareZIncrBy' for the writes alone.
+BENCH="${BENCH:-Submit$|SubmitGroup|PageTop|PageMiddle|Rank$|Around$|Bare}"
 out="$(mktemp -d)"
 port="$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])' 2>/dev/null || echo 16398)"
 redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$out" --daemonize no >"$out/redis.log" 2>&1 &
@@ -26,7 +29,7 @@ zus="$(sed -E 's/.*usec_per_call=([0-9.]+),.*/\1/' <<<"$zstat" | tr -d '\r')"
 zcpu="$(awk -v a="$c0" -v b="$c1" -v n="$calls" 'BEGIN{printf "%.1f", (b-a)/n}')"
 
 echo "== go test -bench (1,000,000 members; loading takes about a minute) =="
-go test ./redisstore -run '^$' -bench 'Submit$|PageTop|PageMiddle|Rank$|Around$|Bare' -benchtime "$BENCHTIME" -timeout 30m | tee "$out/go.txt"
+go test ./redisstore -run '^$' -bench "$BENCH" -benchtime "$BENCHTIME" -timeout 30m | tee "$out/go.txt"
 
 echo
 echo "== Redis per operation, this machine, this run =="

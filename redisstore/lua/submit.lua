@@ -139,15 +139,20 @@ for i = 1, P do
   periods[i].archived = st and true or false
 end
 
--- The items, by the header's names.
+-- The items, by the header's names: each item's table is made whole by
+-- one constructor (a table grown field by field costs more).
 local items = {}
 local item_at, item_key_at = ARGV_FIXED + P * #ARGV_PER_PERIOD, KEYS_FIXED + P * #KEYS_PER_PERIOD
+local IA, IK = {}, {} -- name -> position within an item's ARGV, KEYS
+for j, name in ipairs(ARGV_PER_ITEM) do IA[name] = j end
+for j, name in ipairs(KEYS_PER_ITEM) do IK[name] = j end
 for n = 1, N do
-  local it = part_at(ARGV, item_at, ARGV_PER_ITEM, n)
-  it.id, it.raw, it.val, it.fp = it.member, it.value, tonumber(it.value), it.fingerprint
-  it.idemkey = part_at(KEYS, item_key_at, KEYS_PER_ITEM, n).idem
-  if it.time == '' then it.time = TIME end
-  items[n] = it
+  local a, k = item_at + (n - 1) * #ARGV_PER_ITEM, item_key_at + (n - 1) * #KEYS_PER_ITEM
+  local raw, time = ARGV[a + IA.value], ARGV[a + IA.time]
+  if time == '' then time = TIME end
+  items[n] = {id = ARGV[a + IA.member], op = ARGV[a + IA.op], raw = raw, val = tonumber(raw), fields = ARGV[a + IA.fields],
+    name = ARGV[a + IA.name], lower = ARGV[a + IA.lower], idem = ARGV[a + IA.idem], fp = ARGV[a + IA.fingerprint],
+    time = time, team = ARGV[a + IA.team], idemkey = KEYS[k + IK.idem]}
 end
 
 -- Rolling windows (redisstore/window.go): their arguments follow the items'.
@@ -177,7 +182,8 @@ end
 -- the board keeps exactly.
 local function plan(it, old, olds)
   local cur = olds and tonumber(olds)
-  local oldf = old and fields_of(old) or ZERO
+  local oldf = ZERO
+  if FW > 0 and old then oldf = fields_of(old) end
   local newf = oldf
   if it.fields ~= '' then newf = it.fields end
   local new
@@ -192,12 +198,12 @@ local function plan(it, old, olds)
   if it.op == 'best' and cur and not better(new, newf, cur, oldf) then
     new, newf = cur, oldf
   end
-  local p = {old = old, olds = olds, news = fmt(new)}
-  p.changed = (not old) or new ~= cur or newf ~= oldf
-  if not p.changed then p.new = old
-  elseif PW == 0 then p.new = it.id
-  else p.new = newf .. it.time .. '|' .. it.id end
-  return p
+  local changed = (not old) or new ~= cur or newf ~= oldf
+  local e = old
+  if changed then
+    if PW == 0 then e = it.id else e = newf .. it.time .. '|' .. it.id end
+  end
+  return {old = old, olds = olds, news = fmt(new), changed = changed, new = e, oldv = cur, newv = new}
 end
 
 -- plan_in plans an item for one period (ps: its plans of the periods
@@ -274,13 +280,14 @@ end
 
 -- Every member's entry and score in each period, before the call.
 local orig = {} -- period -> member -> {entry or false, score or false}
+local NONE = {false, false} -- shared by every member a period does not hold: never changed
 for i, per in ipairs(periods) do
   local m = {}
   local entries = ids
   if PW > 0 then entries = redis.call('HMGET', per.e, unpack(ids)) end
   local q, qid = {}, {}
   for j = 1, #ids do
-    m[ids[j]] = {false, false}
+    m[ids[j]] = NONE
     if entries[j] then
       q[#q + 1] = entries[j]
       qid[#qid + 1] = ids[j]
@@ -383,23 +390,110 @@ if TEAMS ~= '' then
   end
 end
 
--- Write. With ranks, item by item, so each result's ranks are exact; the
--- entries hash, which ranks do not read, is written once per period at the
--- end. Without ranks (and without a size cap) each period is written in
--- three commands: the members' old entries out, their final entries in.
-local out, applied, lines = {}, {}, {}
+-- Write. Without a size cap the periods are written in bulk: each member
+-- from the entry Redis holds to its last entry in the call, in two commands
+-- a period (its old entries out, its new ones in), and the entries hash in
+-- one at the end. With ranks, each result's ranks are still exact, item by
+-- item: on a competition board without extra fields a rank is one plus the
+-- members better than the score, counted with one ZCOUNT in what Redis
+-- holds and corrected by the changes of the call's items before it (and
+-- its own) that Redis does not hold yet; the periods are written every
+-- CHUNK items, so a correction looks at most at CHUNK items. Other boards
+-- with ranks (dense, ordinal, extra fields) and capped boards write item by
+-- item and read each rank with rank_at.
+-- Each item's result is JSON written here, once, and used three times:
+-- its idempotency key, its recent change, the call's reply (a table for
+-- cjson.encode costs several times as much).
+local out, applied, lines = {}, {}, {} -- item -> its result (JSON); applied item numbers; audit lines
+local pjson, done = {}, {} -- item -> its periods' JSON array; item -> applied
 local ehash = {} -- period -> {id, entry, ...} to write at the end
 for i = 1, P do ehash[i] = {} end
-local BULK = not RANKS and CAP == 0
+local COUNTED = RANKS and CAP == 0 and STYLE == 'competition' and FW == 0
+local BULK = CAP == 0 and (COUNTED or not RANKS)
+local CHUNK = 16
+-- Per period: member -> {entry, score} Redis holds when it differs from
+-- orig; the period's size in Redis (higher-is-better boards count from
+-- it); and the scores the call's unwritten items took out and put in.
+local written, size, gone, came = {}, {}, {}, {}
+for i = 1, P do written[i], gone[i], came[i] = {}, {}, {} end
+if COUNTED and DESC then
+  for i, per in ipairs(periods) do size[i] = redis.call('ZCARD', per.z) end
+end
+local from = 1 -- the first item not written yet
+
+-- better_count: how many members of period i are better than score s (its
+-- text; v its number) after the items before the current one (and its own
+-- change, once recorded). Higher-is-better boards count the members not
+-- better (ZCOUNT from -inf: one walk of the sorted set fewer than counting
+-- up to +inf) and take them from the size.
+local function better_count(i, per, s, v)
+  local c, g = came[i], gone[i]
+  local n
+  if DESC then
+    n = size[i] - redis.call('ZCOUNT', per.z, '-inf', s)
+    for j = 1, #c do if c[j] > v then n = n + 1 end end
+    for j = 1, #g do if g[j] > v then n = n - 1 end end
+  else
+    n = redis.call('ZCOUNT', per.z, '-inf', '(' .. s)
+    for j = 1, #c do if c[j] < v then n = n + 1 end end
+    for j = 1, #g do if g[j] < v then n = n - 1 end end
+  end
+  return n
+end
+
+-- flush writes the applied items from 'from' to 'to': in each period each
+-- member goes from the entry Redis holds to its entry after its last item.
+local function flush(to)
+  for i, per in ipairs(periods) do
+    local last, order = {}, {}
+    for n = from, to do
+      if done[n] then
+        local id = items[n].id
+        if not last[id] then order[#order + 1] = id end
+        last[id] = plans[n][i]
+      end
+    end
+    local rem, add, h, w = {}, {}, ehash[i], written[i]
+    for _, id in ipairs(order) do
+      local o, p = w[id] or orig[i][id], last[id]
+      if p.new and (o[1] ~= p.new or tonumber(o[2]) ~= p.newv) then
+        if o[1] then
+          group_del(per.d, per.c, o[1], o[2])
+          if o[1] ~= p.new then rem[#rem + 1] = o[1] end
+        elseif DESC and COUNTED then
+          size[i] = size[i] + 1
+        end
+        add[#add + 1], add[#add + 2] = p.news, p.new
+        if PW > 0 and o[1] ~= p.new then h[#h + 1], h[#h + 2] = id, p.new end
+        group_add(per.d, per.c, p.new, p.news)
+        w[id] = {p.new, p.news}
+      end
+    end
+    if #rem > 0 then redis.call('ZREM', per.z, unpack(rem)) end
+    if #add > 0 then redis.call('ZADD', per.z, unpack(add)) end
+    gone[i], came[i] = {}, {}
+  end
+  from = to + 1
+end
+
+-- Scores as Redis wrote them, in fmt's text (a whole number is the same;
+-- a Redis that writes the shortest text gives others another).
+local function score_text(s)
+  if string.find(s, '^%-?[1-9]%d*$') then return s end
+  return fmt(tonumber(s))
+end
+local nr = ''
+if not RANKS then nr = ',"nr":true' end -- a replay must not read rank 0 as "not on the board"
 for n, it in ipairs(items) do
+  if COUNTED and n - from >= CHUNK then flush(n - 1) end
   if failed[n] then
-    out[n] = failed[n]
+    out[n] = cjson.encode(failed[n])
   elseif seen[n] then
     local prev = cjson.decode(seen[n])
     prev.replayed = true
-    out[n] = prev
+    out[n] = cjson.encode(prev)
   else
-    local results = {}
+    local pj, prim, rest = {}, '', ''
     for i, per in ipairs(periods) do
       local p = plans[n][i]
       if CAP > 0 then
@@ -407,13 +501,22 @@ for n, it in ipairs(items) do
         p = plan_in(per, it, cur, curs, plans[n]) or p
         plans[n][i] = p
       end
-      local r = {p = per.label, bs = '', br = 0, as = '', ar = 0}
+      local bs, br, as, ar = '', '0', '', '0'
       if p.old then
-        r.bs = fmt(tonumber(p.olds))
-        if RANKS then r.br = rank_at(per.z, per.d, nil, p.old, p.olds) end
+        bs = score_text(p.olds)
+        if COUNTED then
+          br = string.format('%d', 1 + better_count(i, per, p.olds, p.oldv))
+        elseif RANKS then
+          br = string.format('%d', rank_at(per.z, per.d, nil, p.old, p.olds))
+        end
       end
       if p.changed then
         per.touched = true
+        if COUNTED then
+          local g, c = gone[i], came[i]
+          if p.old then g[#g + 1] = p.oldv end
+          c[#c + 1] = p.newv
+        end
       end
       if p.changed and not BULK then
         if p.old then
@@ -449,55 +552,37 @@ for n, it in ipairs(items) do
       end
       -- Still on the board? Only a size cap can have taken it off.
       if p.new and (CAP == 0 or redis.call('ZSCORE', per.z, p.new)) then
-        r.as = p.news
-        if RANKS then r.ar = rank_at(per.z, per.d, nil, p.new, p.news) end
-      end
-      results[i] = r
-    end
-    local renamed = name_item(it)
-    local res = {periods = results}
-    if not RANKS then res.nr = true end -- a replay must not read rank 0 as "not on the board"
-    if it.idem ~= '' then redis.call('SET', it.idemkey, it.fp .. '\n' .. cjson.encode(res), 'EX', TTL) end
-    out[n] = res
-    applied[#applied + 1] = n
-    local r = results[primary]
-    local line = {it.id, it.op, it.raw, r.bs, r.br, r.as, r.ar, renamed, ''}
-    for i = 1, P do
-      if i ~= primary then
-        local x = results[i]
-        for _, v in ipairs({x.p, x.bs, x.br, x.as, x.ar}) do line[#line + 1] = v end
-      end
-    end
-    lines[#lines + 1] = table.concat(line, '\t')
-  end
-end
-if BULK then
-  -- Each member from its entry before the call to its entry after it.
-  for i, per in ipairs(periods) do
-    if per.touched then
-      local rem, add, h = {}, {}, ehash[i]
-      for _, id in ipairs(ids) do
-        local o, f = orig[i][id], state[i][id]
-        if f[1] and (o[1] ~= f[1] or tonumber(o[2]) ~= tonumber(f[2])) then
-          if o[1] then
-            group_del(per.d, per.c, o[1], o[2])
-            if o[1] ~= f[1] then rem[#rem + 1] = o[1] end
-          end
-          add[#add + 1], add[#add + 2] = f[2], f[1]
-          if PW > 0 and o[1] ~= f[1] then h[#h + 1], h[#h + 2] = id, f[1] end
-          group_add(per.d, per.c, f[1], f[2])
+        as = p.news
+        if COUNTED then
+          ar = string.format('%d', 1 + better_count(i, per, p.news, p.newv))
+        elseif RANKS then
+          ar = string.format('%d', rank_at(per.z, per.d, nil, p.new, p.news))
         end
       end
-      if #rem > 0 then redis.call('ZREM', per.z, unpack(rem)) end
-      if #add > 0 then redis.call('ZADD', per.z, unpack(add)) end
+      pj[i] = '{"p":"' .. per.label .. '","bs":"' .. bs .. '","br":' .. br .. ',"as":"' .. as .. '","ar":' .. ar .. '}'
+      if i == primary then
+        prim = bs .. '\t' .. br .. '\t' .. as .. '\t' .. ar
+      else
+        rest = rest .. '\t' .. per.label .. '\t' .. bs .. '\t' .. br .. '\t' .. as .. '\t' .. ar
+      end
     end
+    local renamed = name_item(it)
+    pjson[n] = '[' .. table.concat(pj, ',') .. ']'
+    local res = '{"periods":' .. pjson[n] .. nr .. '}'
+    if it.idem ~= '' then redis.call('SET', it.idemkey, it.fp .. '\n' .. res, 'EX', TTL) end
+    out[n] = res
+    applied[#applied + 1], done[n] = n, true
+    lines[#lines + 1] = it.id .. '\t' .. it.op .. '\t' .. it.raw .. '\t' .. prim .. '\t' .. renamed .. '\t' .. rest
   end
 end
+if BULK then flush(#items) end
+local touched = {}
 for i, per in ipairs(periods) do
   if #ehash[i] > 0 then redis.call('HSET', per.e, unpack(ehash[i])) end
-  if per.touched then redis.call('SADD', k_periods, per.z) end
+  if per.touched then touched[#touched + 1] = per.z end
   if per.touched and per.archived then redis.call('HSET', k_archive, per.label, '0 ' .. NOW .. ' changed') end
 end
+if #touched > 0 then redis.call('SADD', k_periods, unpack(touched)) end
 -- The windows' buckets, and the teams, follow what the call did.
 window_record(periods, plans, items, applied, CAP > 0)
 if #applied > 0 then team_follow(TEAMS, TAG, periods, ids, orig, CAP == 0 and state or nil) end
@@ -508,7 +593,10 @@ if #applied > 0 then
   for j = math.max(1, #applied - RECENT + 1), #applied do
     local n = applied[j]
     local it = items[n]
-    recent[#recent + 1] = cjson.encode({t = NOW, m = it.id, op = it.op, v = it.raw, periods = out[n].periods, nr = out[n].nr})
+    local m = it.id
+    if string.find(m, '[^%w%-_.:@ ]') then m = cjson.encode(m) else m = '"' .. m .. '"' end -- JSON escapes none of these
+    recent[#recent + 1] = '{"t":"' .. NOW .. '","m":' .. m .. ',"op":"' .. it.op .. '","v":"' .. it.raw ..
+      '","periods":' .. pjson[n] .. nr .. '}'
   end
   -- Nothing may fail after the first write (Redis keeps what a failing
   -- script wrote): no LPUSH without values.
@@ -535,6 +623,6 @@ if #applied > 0 then
   end
   audit_add(k_audit, k_audit_actor, k_audit_actors, KEEP, ACTOR, entry, #lines)
 end
-local json = cjson.encode(out)
+local json = '[' .. table.concat(out, ',') .. ']'
 if ATOMIC and a_batch_idem ~= '' then redis.call('SET', k_batch_idem, a_batch_fingerprint .. '\n' .. json, 'EX', TTL) end
 return {'ok', json}

@@ -7,6 +7,9 @@
 -- many rows, so the count of rows, not entries, bounds its memory. The rows
 -- each stream holds are counted in one hash per board (<board>:audit:rows,
 -- field: the stream's key), and each entry says its own count (field n).
+-- A stream is trimmed in steps (audit_step): it may hold up to a step's
+-- rows beyond keep (1%, at most 1,000) before its oldest entries go, in one
+-- XTRIM for the step rather than an XRANGE and an XDEL for every write.
 --
 -- Once an archiver runs (package archive), it copies the board's stream to
 -- SQL and keeps in that hash, field 'archived', the id of the newest entry
@@ -45,30 +48,48 @@ local function audit_archived_end(mark, by_time)
   return '(' .. string.format('%.0f', mark[1]) .. '-0'
 end
 
+-- audit_step is how many rows beyond keep a stream may hold before it is
+-- trimmed: 1% of keep, from 1 (keep 100: trimmed on every write, exactly)
+-- to 1,000 (keep 100,000 and more). Reading the oldest entries (for their
+-- row counts and ids) and trimming them costs Redis a few commands a step,
+-- not a few for every write.
+local function audit_step(keep) return math.max(1, math.min(1000, math.floor(keep / 100))) end
+
+-- The archive's mark ({ms, seq, id}) in a board's row counts hash, or nil.
+local function audit_mark(counts)
+  local mark = redis.call('HGET', counts, 'archived')
+  if not mark then return nil end
+  local ms, seq = audit_id(mark)
+  return ms and {ms, seq, mark} or nil
+end
+
 -- Trim one stream after an entry of rows rows was appended; counts is the
--- board's row counts hash, mark the archive's mark ({ms, seq, id}) or nil, and
--- board whether this is the board's stream (what the archive copies).
-local function audit_trim(counts, stream, rows, keep, mark, board)
+-- board's row counts hash, marks a table holding the archive's mark once
+-- read (field mark; read here when first needed: a write that trims
+-- nothing reads none), and board whether this is the board's stream (what
+-- the archive copies).
+local function audit_trim(counts, stream, rows, keep, marks, board)
   local total = redis.call('HINCRBY', counts, stream, rows)
-  if total <= keep then return end
+  if total <= keep + audit_step(keep) - 1 then return end
+  if marks.read == nil then marks.mark, marks.read = audit_mark(counts), true end
+  local mark = marks.mark
   local hard = keep
   if mark then hard = 2 * keep end
-  -- Drop the oldest entries until the rest fit: in steady state one entry
-  -- goes for each that comes, so read one, then more (an entry may hold a
-  -- thousand rows, and all of it is read). An entry the archive lacks
-  -- stops the trim until the stream passes the hard bound.
-  local count, lost, changed, blocked = 1, 0, false, false
+  -- Drop the oldest entries until the rest fit: read one, then more (an
+  -- entry may hold a thousand rows, and all of it is read), then trim up to
+  -- the last one read that goes. An entry the archive lacks stops the trim
+  -- until the stream passes the hard bound.
+  local count, lost, changed, blocked, from, upto = 1, 0, false, false, '-', nil
   while total > keep and not blocked do
     local last = '+'
     if total <= hard then last = audit_archived_end(mark, not board) end
     if last == nil then break end
-    local old = redis.call('XRANGE', stream, '-', last, 'COUNT', count)
-    count = math.min(count * 2, 64)
+    local old = redis.call('XRANGE', stream, from, last, 'COUNT', count)
+    count = math.min(count * 2, 128)
     if #old == 0 then
-      if last == '+' then total, changed = 0, true end -- the stream is empty: the count was wrong
+      if last == '+' then total, changed = 0, true end -- every entry goes: the count was wrong
       break
     end
-    local gone = {}
     for _, e in ipairs(old) do
       if total <= keep then break end
       local archived = mark == nil or audit_archived(e[1], mark, not board)
@@ -82,12 +103,16 @@ local function audit_trim(counts, stream, rows, keep, mark, board)
       end
       total = total - n
       if not archived and board then lost = lost + n end
-      gone[#gone + 1] = e[1]
+      upto = e[1]
     end
-    if #gone > 0 then
-      redis.call('XDEL', stream, unpack(gone))
-      changed = true
-    end
+    if upto then from = '(' .. upto end
+  end
+  if upto then
+    -- Every entry up to upto was read above and goes: XTRIM MINID drops
+    -- the entries below the id that follows it.
+    local ms, seq = audit_id(upto)
+    redis.call('XTRIM', stream, 'MINID', string.format('%.0f-%.0f', ms, seq + 1))
+    changed = true
   end
   if changed then redis.call('HSET', counts, stream, math.max(total, 0)) end
   if lost > 0 then redis.call('HINCRBY', counts, 'unarchived', lost) end
@@ -106,15 +131,8 @@ local function audit_add(stream, actor_stream, actors, keep, actor, fields, rows
   -- script after its writes.
   local r = redis.pcall('XADD', actor_stream, id, unpack(fields))
   if type(r) == 'table' and r.err then redis.call('XADD', actor_stream, '*', unpack(fields)) end
-  local counts = stream .. ':rows'
-  local mark = redis.call('HGET', counts, 'archived')
-  if mark then
-    local ms, seq = audit_id(mark)
-    mark = ms and {ms, seq, mark} or nil
-  else
-    mark = nil
-  end
-  audit_trim(counts, stream, rows, keep, mark, true)
-  audit_trim(counts, actor_stream, rows, keep, mark, false)
+  local counts, marks = stream .. ':rows', {}
+  audit_trim(counts, stream, rows, keep, marks, true)
+  audit_trim(counts, actor_stream, rows, keep, marks, false)
   redis.call('SADD', actors, actor)
 end
