@@ -147,6 +147,24 @@ func BenchmarkRank(b *testing.B) {
 	done(n)
 }
 
+// BenchmarkMember is a member's standing in every period (day and all
+// time): the API's and the member page's read.
+func BenchmarkMember(b *testing.B) {
+	s, bd, _ := benchSetup(b)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(13, 14))
+	b.ResetTimer()
+	done, n := measureRedis(b, s.rdb), 0
+	for b.Loop() {
+		n++
+		m := fmt.Sprintf("player-%07d", rng.IntN(benchMembers))
+		if sts, err := s.Member(ctx, bd, m); err != nil || len(sts) != 2 || !sts[1].Ranked {
+			b.Fatal(err)
+		}
+	}
+	done(n)
+}
+
 func BenchmarkAround(b *testing.B) {
 	s, bd, all := benchSetup(b)
 	ctx := context.Background()

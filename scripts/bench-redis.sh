@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 BENCHTIME="${BENCHTIME:-3000x}"
 # BENCH narrows the run to some benchmarks (a go test -bench pattern), e.g.
 # BENCH='Submit$|SubmitGroup|BareZIncrBy' for the writes alone.
-BENCH="${BENCH:-Submit$|SubmitGroup|PageTop|PageMiddle|Rank$|Around$|Bare}"
+BENCH="${BENCH:-Submit$|SubmitGroup|PageTop|PageMiddle|Rank$|Member$|Around$|Bare}"
 out="$(mktemp -d)"
 port="$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])' 2>/dev/null || echo 16398)"
 redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$out" --daemonize no >"$out/redis.log" 2>&1 &
