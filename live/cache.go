@@ -288,6 +288,7 @@ func (c *Cache) claim(id string, k cacheKey) (e *cacheEntry, mine bool) {
 		return e, false
 	}
 	e = &cacheEntry{ready: make(chan struct{}), gen: c.gens[id], epoch: c.epoch, at: now}
+	c.drop(k) // the answer it replaces, and its rows
 	if len(c.entries) >= c.max {
 		c.evict(fresh, now)
 	}

@@ -447,3 +447,44 @@ func TestCacheReadViews(t *testing.T) {
 		t.Errorf("stats %+v, want 3 misses then 3 hits", st)
 	}
 }
+
+// TestCacheRowsOfAnswersReadAgain: an answer read again after its board
+// changed takes the place of the old one in the row count too, so a board
+// that changes all day does not fill the bound with rows no longer kept
+// (after which every read would empty the cache).
+func TestCacheRowsOfAnswersReadAgain(t *testing.T) {
+	f := newLiveFixture(t, Options{PollInterval: time.Minute})
+	b := f.board("again", "ann", 5, "bob", 3)
+	c := f.hub.NewCache(f.store)
+	c.maxRows = 50
+	c.tick, c.fresh = time.Hour, func() bool { return false } // only this process's writes make an answer stale
+	ctx := context.Background()
+	p := b.Current(board.AllTime, f.store.Now())
+	for range 40 { // 3 rows each time: 120 in all, the bound 50
+		if _, err := c.Page(ctx, b, p, 0, 10); err != nil {
+			t.Fatal(err)
+		}
+		c.Wrote(ctx, redisstore.ZSetKey(b.ID, p)) // the answer is read again
+	}
+	c.mu.Lock()
+	rows, sum := c.rows, 0
+	for _, e := range c.entries {
+		if e.counted {
+			sum += e.rows
+		}
+	}
+	c.mu.Unlock()
+	if rows != sum {
+		t.Errorf("%d rows counted, %d kept", rows, sum)
+	}
+	if _, err := c.Page(ctx, b, p, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	before := c.Stats()
+	if _, err := c.Page(ctx, b, p, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Hits != before.Hits+1 {
+		t.Errorf("a page read just now was read again: %+v then %+v", before, st)
+	}
+}
