@@ -24,10 +24,12 @@ import (
 // How stale an answer may be: at most one tick (Options.Tick, 100ms). An
 // answer is served again while no notification of its board has arrived
 // since it was read. A change to a quiet board is read at the next request;
-// on a busy one (two notifications within a tick) an answer younger than a
-// tick is served whatever arrived, so a board written thousands of times a
-// second costs each replica one read of each distinct query per tick, not
-// one per request. While the hub cannot vouch for the notifications (not
+// an answer read while its board is busy (a notification of it within the
+// tick before) is served whatever arrived while younger than a tick, so a
+// board written thousands of times a second costs each replica one read of
+// each distinct query per tick, not one per request. (Busy is judged when
+// the answer is read, not when it is served: one write notifies of several
+// keys at once, and would make a quiet board look busy.) While the hub cannot vouch for the notifications (not
 // subscribed, a node refusing CONFIG, a subscription not heard from within
 // two ticks: see Hub.Fresh), the tick is the only rule. Reads of closed periods, of a
 // frozen board's live standings and of anything but pages, around-me and a
@@ -62,7 +64,6 @@ type Cache struct {
 	gens    map[string]uint64    // board id -> changes seen
 	wrote   map[string]time.Time // board id -> this process's last write to it
 	changed map[string]time.Time // board id -> its last notification
-	busy    map[string]bool      // board id -> its last two notifications came within a tick
 	epoch   uint64               // every board: bumped when notifications may have been missed
 	entries map[cacheKey]*cacheEntry
 	rows    int // of the entries kept (cacheEntry.rows)
@@ -84,7 +85,7 @@ func NewCache(r CachedReader, tick time.Duration, fresh func() bool) *Cache {
 		tick = 100 * time.Millisecond
 	}
 	return &Cache{r: r, tick: tick, fresh: fresh, max: DefaultCacheEntries, maxRows: DefaultCacheRows, gens: map[string]uint64{}, wrote: map[string]time.Time{},
-		changed: map[string]time.Time{}, busy: map[string]bool{}, entries: map[cacheKey]*cacheEntry{}}
+		changed: map[string]time.Time{}, entries: map[cacheKey]*cacheEntry{}}
 }
 
 type cacheKey struct {
@@ -103,8 +104,11 @@ type cacheEntry struct {
 	gen   uint64        // the board's changes when the read began
 	epoch uint64
 	at    time.Time // when the read began: the answer is at least this fresh
-	err   error     // the read's error: kept when it is an answer (ErrNotFound)
-	kept  bool
+	// busy: its board had a notification within a tick before the read
+	// began, so notifications that follow are served young (servable).
+	busy bool
+	err  error // the read's error: kept when it is an answer (ErrNotFound)
+	kept bool
 	// served counts the hits it answered (under Cache.mu), for evict.
 	served  uint64
 	rows    int  // its weight in Cache.rows: its rows, and one
@@ -136,7 +140,6 @@ func (c *Cache) Changed(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gens[id]++
-	c.busy[id] = now.Sub(c.changed[id]) < c.tick
 	c.changed[id] = now
 }
 
@@ -287,7 +290,8 @@ func (c *Cache) claim(id string, k cacheKey) (e *cacheEntry, mine bool) {
 		e.served++
 		return e, false
 	}
-	e = &cacheEntry{ready: make(chan struct{}), gen: c.gens[id], epoch: c.epoch, at: now}
+	last, seen := c.changed[id]
+	e = &cacheEntry{ready: make(chan struct{}), gen: c.gens[id], epoch: c.epoch, at: now, busy: seen && now.Sub(last) < c.tick}
 	c.drop(k) // the answer it replaces, and its rows
 	if len(c.entries) >= c.max {
 		c.evict(fresh, now)
@@ -402,7 +406,7 @@ func (c *Cache) servable(e *cacheEntry, id string, fresh bool, now time.Time) bo
 	if e.gen == c.gens[id] {
 		return true // nothing changed since it was read
 	}
-	return young && c.busy[id] // a busy board's answers are read once a tick
+	return young && e.busy // a busy board's answers are read once a tick
 }
 
 // evictSample is how many entries evict looks at to make room.
