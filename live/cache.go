@@ -29,11 +29,12 @@ import (
 // board written thousands of times a second costs each replica one read of
 // each distinct query per tick, not one per request. (Busy is judged when
 // the answer is read, not when it is served: one write notifies of several
-// keys at once, and would make a quiet board look busy.) While the hub cannot vouch for the notifications (not
-// subscribed, a node refusing CONFIG, a subscription not heard from within
-// two ticks: see Hub.Fresh), the tick is the only rule. Reads of closed periods, of a
-// frozen board's live standings and of anything but pages, around-me and a
-// member's standings go to the store as before.
+// keys at once, and would make a quiet board look busy.) While the hub
+// cannot vouch for the notifications (not subscribed, a node refusing
+// CONFIG, a subscription that has not answered a ping sent within the last
+// tick: see Hub.Fresh), the tick is the only rule. Reads of closed periods,
+// of a frozen board's live standings and of anything but pages, around-me
+// and a member's standings go to the store as before.
 //
 // A write made through this process (the API, the console, a form) drops
 // its board's answers at once (Cache.Wrote, the store's write hook), so

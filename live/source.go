@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,7 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 	defer h.watch.remove(node)
 	backoff := 100 * time.Millisecond
 	subscribed := false
+	start := time.Now() // pings carry their time since (Pong.Payload)
 	log := h.log
 	if node != "" {
 		log = log.With(slog.String("node", node))
@@ -68,14 +70,15 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 		endCheck := func() {}
 		heard := time.Now()
 		for {
-			// A silent subscription is pinged every tick: the read cache
-			// trusts notifications only from a subscription heard from
-			// lately (Hub.Fresh). One silent for healthEvery is dead.
-			msg, err := ps.ReceiveTimeout(ctx, h.opts.Tick)
+			// A silent subscription is pinged a few times a tick, each
+			// ping saying when it was sent: the read cache trusts
+			// notifications only while the last tick is vouched for
+			// (Hub.Fresh). One silent for healthEvery is dead.
+			msg, err := ps.ReceiveTimeout(ctx, h.opts.Tick/pingsPerTick)
 			var nerr net.Error
 			silent := time.Since(heard)
 			if err != nil && silent < healthEvery && errors.As(err, &nerr) && nerr.Timeout() && ctx.Err() == nil {
-				err = ps.Ping(ctx)
+				err = ps.Ping(ctx, strconv.FormatInt(int64(time.Since(start)), 10))
 				if err == nil {
 					continue
 				}
@@ -93,7 +96,9 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 			heard = time.Now()
 			switch m := msg.(type) {
 			case *redis.Pong:
-				h.watch.heard(node, false)
+				if d, err := strconv.ParseInt(m.Payload, 10, 64); err == nil {
+					h.watch.ponged(node, start.Add(time.Duration(d)))
+				}
 			case *redis.Subscription:
 				if subscribed || late {
 					log.Info("live: subscribed; re-reading every view")
