@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/internal/redistest"
 	"podium/redisstore"
 )
 
@@ -161,5 +163,55 @@ func TestSilentSubscriptionKeepsTheBound(t *testing.T) {
 			t.Fatalf("the answer from before the write was served %v after it (bound %v), its notification lost on a silent subscription", late, tick)
 		}
 		return false
+	})
+}
+
+// TestNotificationsTurnedOffBehindTheHub: another client turns keyspace
+// notifications off while the hub is subscribed (an app that sets
+// notify-keyspace-events for itself), then a board changes. The hub finds
+// them off and turns them on again, and the read cache does not serve the
+// answer from before the write on and on.
+func TestNotificationsTurnedOffBehindTheHub(t *testing.T) {
+	t.Parallel()
+	own, err := redistest.StartWith()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(own.Close)
+	ctx := context.Background()
+	rdb := own.Client(t)
+	f := newLiveFixtureOn(t, rdb, Options{PollInterval: time.Hour})
+	c := f.hub.NewCache(f.store)
+	b := f.board("off", "ann", 5, "bob", 3)
+	p := b.Current(board.AllTime, f.store.Now())
+	eventually(t, "the hub vouches for its notifications", f.hub.Fresh)
+	eventually(t, "a page served from memory", func() bool {
+		if _, err := c.Page(ctx, b, p, 0, 10); err != nil {
+			t.Fatal(err)
+		}
+		hits := c.Stats().Hits
+		pg, err := c.Page(ctx, b, p, 0, 10)
+		if err != nil || pg.Entries[0].Member != "ann" {
+			t.Fatalf("page: %+v, %v", pg, err)
+		}
+		return c.Stats().Hits > hits && f.hub.Fresh()
+	})
+	if err := own.Client(t).ConfigSet(ctx, "notify-keyspace-events", "").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.ZIncrBy(ctx, redisstore.ZSetKey(b.ID, p), 10, "bob").Err(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "notifications on again", func() bool {
+		flags, err := rdb.ConfigGet(ctx, "notify-keyspace-events").Result()
+		on := flags["notify-keyspace-events"]
+		return err == nil && strings.Contains(on, "K") && strings.Contains(on, "z")
+	})
+	eventually(t, "the write read through the cache", func() bool {
+		pg, err := c.Page(ctx, b, p, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pg.Entries[0].Member == "bob" && f.hub.Fresh()
 	})
 }

@@ -254,14 +254,16 @@ func clusterShape(shards []redis.ClusterShard) string {
 const notifyFlags = "Kzghx"
 
 // keepNotifications makes sure that the node a new subscription reached
-// sends keyspace notifications, until it knows or ctx (the subscription)
-// ends. A Redis that had them from the app's CONFIG SET, not from its own
+// sends keyspace notifications, for as long as ctx (the subscription)
+// lasts. A Redis that had them from the app's CONFIG SET, not from its own
 // configuration, comes back from a restart without them, as does a
-// promoted replica configured apart. Where Redis refuses CONFIG (managed
-// services), or cannot be asked, watched keys are polled meanwhile, and the
-// log says so.
+// promoted replica configured apart; and another client may set the flags
+// for itself meanwhile, dropping ours, which nothing else would tell: so
+// they are read again every notifyCheckEvery. Where Redis refuses CONFIG
+// (managed services), or cannot be asked, watched keys are polled
+// meanwhile, and the log says so.
 func (h *Hub) keepNotifications(ctx context.Context, rdb redis.UniversalClient, node string, log *slog.Logger) {
-	wait := 100 * time.Millisecond
+	wait, checked := 100*time.Millisecond, false
 	for {
 		set, err := ensureNotifications(ctx, rdb)
 		var refused redis.Error // an answer from Redis, not a network error
@@ -271,12 +273,20 @@ func (h *Hub) keepNotifications(ctx context.Context, rdb redis.UniversalClient, 
 			return
 		case err == nil:
 			if set != "" {
-				log.Info("live: keyspace notifications were off; turned on (set them in redis.conf to keep them across restarts)",
-					slog.String("notify-keyspace-events", set))
-				h.resyncAll() // writes since the subscription sent nothing
+				msg := "live: keyspace notifications were off; turned on (set them in redis.conf to keep them across restarts)"
+				if checked {
+					msg = "live: keyspace notifications were turned off while subscribed (another client's CONFIG SET?); turned on again"
+				}
+				log.Info(msg, slog.String("notify-keyspace-events", set))
+				h.resyncAll() // writes since the subscription, or since the last check, sent nothing
 			}
 			h.setNotify(node, notifyOn, nil, log)
-			return
+			checked, wait = true, 100*time.Millisecond
+			select {
+			case <-ctx.Done():
+			case <-time.After(notifyCheckEvery):
+			}
+			continue
 		case errors.As(err, &refused):
 			h.setNotify(node, notifyRefused, err, log)
 			return
@@ -289,6 +299,12 @@ func (h *Hub) keepNotifications(ctx context.Context, rdb redis.UniversalClient, 
 		wait = min(wait*2, 5*time.Second)
 	}
 }
+
+// notifyCheckEvery is how often a subscribed node's notify-keyspace-events
+// is read again (keepNotifications): flags another client turned off are
+// back within it, and the read cache serves no answer kept from before
+// them for longer.
+const notifyCheckEvery = time.Second
 
 // ensureNotifications reads notify-keyspace-events on the node rdb reaches
 // and adds the flags the hub needs, saying what it set ("" when nothing was
