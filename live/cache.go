@@ -24,14 +24,17 @@ import (
 // How stale an answer may be: at most one tick (Options.Tick, 100ms). An
 // answer is served again while no notification of its board has arrived
 // since it was read. A change to a quiet board is read at the next request;
-// on a busy one (two notifications within a tick) an answer younger than a
-// tick is served whatever arrived, so a board written thousands of times a
-// second costs each replica one read of each distinct query per tick, not
-// one per request. While the hub cannot vouch for the notifications (not
-// subscribed, a node refusing CONFIG, a subscription not heard from within
-// two ticks: see Hub.Fresh), the tick is the only rule. Reads of closed periods, of a
-// frozen board's live standings and of anything but pages, around-me and a
-// member's standings go to the store as before.
+// an answer read while its board is busy (a notification of it within the
+// tick before) is served whatever arrived while younger than a tick, so a
+// board written thousands of times a second costs each replica one read of
+// each distinct query per tick, not one per request. (Busy is judged when
+// the answer is read, not when it is served: one write notifies of several
+// keys at once, and would make a quiet board look busy.) While the hub
+// cannot vouch for the notifications (not subscribed, a node refusing
+// CONFIG, a subscription that has not answered a ping sent within the last
+// tick: see Hub.Fresh), the tick is the only rule. Reads of closed periods,
+// of a frozen board's live standings and of anything but pages, around-me
+// and a member's standings go to the store as before.
 //
 // A write made through this process (the API, the console, a form) drops
 // its board's answers at once (Cache.Wrote, the store's write hook), so
@@ -59,11 +62,9 @@ type Cache struct {
 	maxRows int
 
 	mu      sync.Mutex
-	gens    map[string]uint64    // board id -> changes seen
-	wrote   map[string]time.Time // board id -> this process's last write to it
-	changed map[string]time.Time // board id -> its last notification
-	busy    map[string]bool      // board id -> its last two notifications came within a tick
-	epoch   uint64               // every board: bumped when notifications may have been missed
+	boards  map[string]*boardState
+	known   int    // len(boards) after the last forget
+	epoch   uint64 // every board: bumped when notifications may have been missed
 	entries map[cacheKey]*cacheEntry
 	rows    int // of the entries kept (cacheEntry.rows)
 
@@ -83,8 +84,44 @@ func NewCache(r CachedReader, tick time.Duration, fresh func() bool) *Cache {
 	if tick <= 0 {
 		tick = 100 * time.Millisecond
 	}
-	return &Cache{r: r, tick: tick, fresh: fresh, max: DefaultCacheEntries, maxRows: DefaultCacheRows, gens: map[string]uint64{}, wrote: map[string]time.Time{},
-		changed: map[string]time.Time{}, busy: map[string]bool{}, entries: map[cacheKey]*cacheEntry{}}
+	return &Cache{r: r, tick: tick, fresh: fresh, max: DefaultCacheEntries, maxRows: DefaultCacheRows,
+		boards: map[string]*boardState{}, entries: map[cacheKey]*cacheEntry{}}
+}
+
+// boardState is what a cache knows of one board (under Cache.mu).
+type boardState struct {
+	gen     uint64    // changes seen
+	wrote   time.Time // this process's last write to it
+	changed time.Time // its last notification
+	held    int       // its entries in Cache.entries
+}
+
+// board is id's state, made on first use. Under c.mu.
+func (c *Cache) board(id string, now time.Time) *boardState {
+	st := c.boards[id]
+	if st == nil {
+		if len(c.boards) >= 2*c.known+1024 {
+			c.forget(now)
+		}
+		st = &boardState{}
+		c.boards[id] = st
+	}
+	return st
+}
+
+// forget drops the state of every board the cache holds no answer of and
+// that has not changed for a tick: no answer depends on it (an answer read
+// later starts from what it reads), and boards come and go for as long as
+// a replica runs (made and deleted, an outside writer's key per match),
+// every one of them notified of. It runs when the boards known have
+// doubled since it last ran, so it costs each board O(1). Under c.mu.
+func (c *Cache) forget(now time.Time) {
+	for id, st := range c.boards {
+		if st.held == 0 && now.Sub(st.changed) >= c.tick {
+			delete(c.boards, id)
+		}
+	}
+	c.known = len(c.boards)
 }
 
 type cacheKey struct {
@@ -103,8 +140,11 @@ type cacheEntry struct {
 	gen   uint64        // the board's changes when the read began
 	epoch uint64
 	at    time.Time // when the read began: the answer is at least this fresh
-	err   error     // the read's error: kept when it is an answer (ErrNotFound)
-	kept  bool
+	// busy: its board had a notification within a tick before the read
+	// began, so notifications that follow are served young (servable).
+	busy bool
+	err  error // the read's error: kept when it is an answer (ErrNotFound)
+	kept bool
 	// served counts the hits it answered (under Cache.mu), for evict.
 	served  uint64
 	rows    int  // its weight in Cache.rows: its rows, and one
@@ -135,9 +175,9 @@ func (c *Cache) Changed(id string) {
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.gens[id]++
-	c.busy[id] = now.Sub(c.changed[id]) < c.tick
-	c.changed[id] = now
+	st := c.board(id, now)
+	st.gen++
+	st.changed = now
 }
 
 // Wrote notes that this process wrote keys (a redisstore write hook):
@@ -149,8 +189,9 @@ func (c *Cache) Wrote(_ context.Context, keys ...string) {
 	defer c.mu.Unlock()
 	for _, k := range keys {
 		if id, ok := readKeyOf(k); ok {
-			c.gens[id]++
-			c.wrote[id] = now
+			st := c.board(id, now)
+			st.gen++
+			st.wrote = now
 		}
 	}
 }
@@ -278,7 +319,7 @@ func (c *Cache) claim(id string, k cacheKey) (e *cacheEntry, mine bool) {
 				e = nil
 			}
 		default: // a read in flight: wait for it while it is young enough
-			if now.Sub(e.at) >= c.tick || e.at.Before(c.wrote[id]) {
+			if now.Sub(e.at) >= c.tick || e.at.Before(c.boards[id].wrote) {
 				e = nil
 			}
 		}
@@ -287,11 +328,14 @@ func (c *Cache) claim(id string, k cacheKey) (e *cacheEntry, mine bool) {
 		e.served++
 		return e, false
 	}
-	e = &cacheEntry{ready: make(chan struct{}), gen: c.gens[id], epoch: c.epoch, at: now}
+	c.drop(k) // the answer it replaces, and its rows
 	if len(c.entries) >= c.max {
 		c.evict(fresh, now)
 	}
+	st := c.board(id, now)
+	e = &cacheEntry{ready: make(chan struct{}), gen: st.gen, epoch: c.epoch, at: now, busy: !st.changed.IsZero() && now.Sub(st.changed) < c.tick}
 	c.entries[k] = e
+	st.held++
 	c.misses.Add(1)
 	return e, true
 }
@@ -391,17 +435,18 @@ func (c *Cache) ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redi
 
 // servable: e (read) may answer now. Under c.mu.
 func (c *Cache) servable(e *cacheEntry, id string, fresh bool, now time.Time) bool {
-	if e.at.Before(c.wrote[id]) {
+	st := c.boards[id] // there while it holds an answer (boardState.held)
+	if st == nil || e.at.Before(st.wrote) {
 		return false // read before this process's own write
 	}
 	young := now.Sub(e.at) < c.tick
 	if !fresh || e.epoch != c.epoch {
 		return young // nothing to go by but the tick
 	}
-	if e.gen == c.gens[id] {
+	if e.gen == st.gen {
 		return true // nothing changed since it was read
 	}
-	return young && c.busy[id] // a busy board's answers are read once a tick
+	return young && e.busy // a busy board's answers are read once a tick
 }
 
 // evictSample is how many entries evict looks at to make room.
@@ -445,6 +490,9 @@ func (c *Cache) drop(k cacheKey) {
 			c.rows -= e.rows
 		}
 		delete(c.entries, k)
+		if st := c.boards[k.board]; st != nil {
+			st.held--
+		}
 	}
 }
 

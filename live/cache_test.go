@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,6 +207,9 @@ func TestCacheModel(t *testing.T) {
 		// Every cache comes to the latest answers, and each answer on the
 		// way is within the bound.
 		eventually(t, fmt.Sprintf("step %d's answers through both caches", step), readAll)
+		for _, c := range caches {
+			checkHeld(t, c)
+		}
 	}
 
 	// Quiet now: while notifications are trusted, reads are hits and
@@ -329,6 +333,7 @@ func TestCacheKeepsWhatIsRead(t *testing.T) {
 	if st := c.Stats(); st.Entries > 64 {
 		t.Fatalf("%d entries, bound 64", st.Entries)
 	}
+	checkHeld(t, c)
 	k := keyOf(b, f.store.Now(), 'p')
 	k.period, k.offset, k.limit = p.String(), 0, 10
 	c.mu.Lock()
@@ -367,6 +372,7 @@ func TestCacheBoundsRows(t *testing.T) {
 		if rows > 1000 || rows != sum {
 			t.Fatalf("after the page at %d: %d rows counted, %d kept, bound 1000", offset, rows, sum)
 		}
+		checkHeld(t, c)
 	}
 }
 
@@ -394,7 +400,7 @@ func TestQuietBoardShowsAnOutsideWriteAtOnce(t *testing.T) {
 	b := f.board("quiet", "ann", 5, "bob", 3)
 	ctx := context.Background()
 	p := b.Current(board.AllTime, f.store.Now())
-	gen := func(id string) uint64 { c.mu.Lock(); defer c.mu.Unlock(); return c.gens[id] }
+	gen := func(id string) uint64 { c.mu.Lock(); defer c.mu.Unlock(); return c.board(id, time.Now()).gen }
 	// Notifications come in order: once a later write's has arrived, the
 	// set-up's have.
 	if err := f.rdb.ZIncrBy(ctx, "lb:{quiet-barrier}:all", 1, "x").Err(); err != nil {
@@ -403,7 +409,7 @@ func TestQuietBoardShowsAnOutsideWriteAtOnce(t *testing.T) {
 	eventually(t, "the set-up's notifications", func() bool { return gen("quiet-barrier") > 0 })
 	eventually(t, "the hub vouches for its notifications", f.hub.Fresh)
 	c.mu.Lock()
-	delete(c.changed, b.ID) // the set-up was long ago: a quiet board
+	c.board(b.ID, time.Now()).changed = time.Time{} // the set-up was long ago: a quiet board
 	c.mu.Unlock()
 	if pg, err := c.Page(ctx, b, p, 0, 10); err != nil || pg.Entries[0].Member != "ann" {
 		t.Fatalf("first read: %+v, %v", pg, err)
@@ -445,5 +451,178 @@ func TestCacheReadViews(t *testing.T) {
 	}
 	if st := c.Stats(); st.Hits != 3 || st.Misses != 3 {
 		t.Errorf("stats %+v, want 3 misses then 3 hits", st)
+	}
+}
+
+// TestCacheRowsOfAnswersReadAgain: an answer read again after its board
+// changed takes the place of the old one in the row count too, so a board
+// that changes all day does not fill the bound with rows no longer kept
+// (after which every read would empty the cache).
+func TestCacheRowsOfAnswersReadAgain(t *testing.T) {
+	f := newLiveFixture(t, Options{PollInterval: time.Minute})
+	b := f.board("again", "ann", 5, "bob", 3)
+	c := f.hub.NewCache(f.store)
+	c.maxRows = 50
+	c.tick, c.fresh = time.Hour, func() bool { return false } // only this process's writes make an answer stale
+	ctx := context.Background()
+	p := b.Current(board.AllTime, f.store.Now())
+	for range 40 { // 3 rows each time: 120 in all, the bound 50
+		if _, err := c.Page(ctx, b, p, 0, 10); err != nil {
+			t.Fatal(err)
+		}
+		c.Wrote(ctx, redisstore.ZSetKey(b.ID, p)) // the answer is read again
+	}
+	c.mu.Lock()
+	rows, sum := c.rows, 0
+	for _, e := range c.entries {
+		if e.counted {
+			sum += e.rows
+		}
+	}
+	c.mu.Unlock()
+	if rows != sum {
+		t.Errorf("%d rows counted, %d kept", rows, sum)
+	}
+	checkHeld(t, c)
+	if _, err := c.Page(ctx, b, p, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	before := c.Stats()
+	if _, err := c.Page(ctx, b, p, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Hits != before.Hits+1 {
+		t.Errorf("a page read just now was read again: %+v then %+v", before, st)
+	}
+}
+
+// TestQuietBoardShowsAnotherReplicasWriteAtOnce: one write through another
+// replica notifies of several keys (each period, the entries, the names);
+// on a quiet board it is still read at the next request, not a tick later:
+// a write's own notifications do not make its board busy.
+func TestQuietBoardShowsAnotherReplicasWriteAtOnce(t *testing.T) {
+	f := newLiveFixture(t, Options{PollInterval: time.Minute, Tick: time.Hour})
+	c := f.hub.NewCache(f.store)
+	ctx := context.Background()
+	other := redisstore.NewStore(f.rdb) // another replica: no hook into this cache
+	b, err := other.CreateBoard(ctx, board.Board{ID: "quiet-write", Title: "Quiet", Periods: []board.Kind{board.Daily, board.Weekly, board.AllTime}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"ann", "bob"} {
+		if _, err := other.Submit(ctx, b.ID, board.Submission{Member: m, Score: 5, Name: "Name of " + m}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen := func(id string) uint64 { c.mu.Lock(); defer c.mu.Unlock(); return c.board(id, time.Now()).gen }
+	// Notifications come in order: once a later write's has arrived, the
+	// earlier ones' have.
+	barrier := func(n float64) {
+		t.Helper()
+		before := gen("quiet-barrier")
+		if err := f.rdb.ZIncrBy(ctx, "lb:{quiet-barrier}:all", n, "x").Err(); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "a later write's notification", func() bool { return gen("quiet-barrier") > before })
+	}
+	barrier(1)
+	eventually(t, "the hub vouches for its notifications", f.hub.Fresh)
+	c.mu.Lock()
+	c.board(b.ID, time.Now()).changed = time.Time{} // the set-up was long ago (the tick is an hour): a quiet board
+	c.mu.Unlock()
+	p := b.Current(board.AllTime, f.store.Now())
+	if pg, err := c.Page(ctx, &b, p, 0, 10); err != nil || pg.Entries[0].Score != 5 {
+		t.Fatalf("first read: %+v, %v", pg, err)
+	}
+	if _, err := other.Submit(ctx, b.ID, board.Submission{Member: "bob", Score: 10, Name: "Bob"}, board.Author{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	barrier(1)
+	if pg, err := c.Page(ctx, &b, p, 0, 10); err != nil || pg.Entries[0].Member != "bob" || pg.Entries[0].Score != 15 {
+		t.Fatalf("read after the write's notifications (the tick is an hour): %+v, %v", pg.Entries, err)
+	}
+}
+
+// TestCacheForgetsBoardsItKeepsNothingOf: boards come and go for as long
+// as a replica runs (an outside writer's key per match, boards made and
+// deleted), and every one of them is notified of. What the cache knows of
+// a board it keeps no answer of, and that has not changed for a tick, is
+// forgotten: it does not grow with every board ever written.
+func TestCacheForgetsBoardsItKeepsNothingOf(t *testing.T) {
+	r := &countingReader{}
+	c := NewCache(r, time.Nanosecond, func() bool { return true }) // every change is a tick old at once
+	ctx := context.Background()
+	kept := &board.Board{ID: "kept", Periods: []board.Kind{board.AllTime}}
+	p := kept.Current(board.AllTime, r.Now())
+	for range 2 { // read, then served
+		if _, err := c.Page(ctx, kept, p, 0, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 100_000 {
+		c.Changed(fmt.Sprintf("match-%d", i))
+		c.Wrote(ctx, fmt.Sprintf("lb:{made-%d}:all", i))
+	}
+	if n := c.boardsKnown(); n > 10_000 {
+		t.Errorf("the cache knows %d boards, and keeps no answer", n)
+	}
+	checkHeld(t, c)
+	// The board it holds an answer of is remembered: its answer is served
+	// until it changes, and read again after.
+	if _, err := c.Page(ctx, kept, p, 0, 10); err != nil || r.pages.Load() != 1 {
+		t.Fatalf("the answer kept was read again (%d reads), %v", r.pages.Load(), err)
+	}
+	c.Changed(kept.ID)
+	if _, err := c.Page(ctx, kept, p, 0, 10); err != nil || r.pages.Load() != 2 {
+		t.Fatalf("a change did not make the answer read again (%d reads), %v", r.pages.Load(), err)
+	}
+}
+
+// countingReader answers every page with one row, and counts the pages read.
+type countingReader struct{ pages atomic.Int64 }
+
+func (r *countingReader) Now() time.Time { return time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC) }
+
+func (r *countingReader) Page(_ context.Context, _ *board.Board, p board.Period, offset, _ int) (board.Page, error) {
+	r.pages.Add(1)
+	return board.Page{Period: p, Total: 1, Offset: offset, Entries: []board.Entry{{Rank: 1, Member: "ann", Name: "ann", Score: 1}}}, nil
+}
+
+func (r *countingReader) Around(context.Context, *board.Board, board.Period, string, int) (board.Page, int, error) {
+	return board.Page{}, 0, board.ErrNotFound
+}
+
+func (r *countingReader) Member(context.Context, *board.Board, string) ([]board.Standing, error) {
+	return nil, nil
+}
+
+func (r *countingReader) ReadViews(_ context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult {
+	return make([]redisstore.ViewResult, len(qs))
+}
+
+func (c *Cache) boardsKnown() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.boards)
+}
+
+// checkHeld: every answer kept has its board's state, which counts it.
+func checkHeld(t *testing.T, c *Cache) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	held := map[string]int{}
+	for k := range c.entries {
+		held[k.board]++
+	}
+	for id, n := range held {
+		if st := c.boards[id]; st == nil || st.held != n {
+			t.Errorf("board %q: %d answers kept, state %+v", id, n, st)
+		}
+	}
+	for id, st := range c.boards {
+		if st.held != held[id] {
+			t.Errorf("board %q: state counts %d answers, %d kept", id, st.held, held[id])
+		}
 	}
 }

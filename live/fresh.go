@@ -6,8 +6,8 @@ import (
 )
 
 // watch is what the hub knows of its subscriptions, for the read cache:
-// whether each watched node is subscribed, and when it was last heard
-// from (a notification, a pong, the subscription itself).
+// whether each watched node is subscribed, and until when it is known to
+// have sent everything (vouched).
 type watch struct {
 	mu    sync.Mutex
 	nodes map[string]*watched
@@ -16,7 +16,12 @@ type watch struct {
 type watched struct {
 	subscribed bool
 	on         bool // the node is known to send the notifications the hub needs
-	heard      time.Time
+	// vouched: every notification the node sent before this instant has
+	// arrived. A node's replies come in order, so a notification or the
+	// subscription vouches for the moment it arrived, and a pong for the
+	// moment its ping was sent (not when the pong came: a connection that
+	// went silent in between may have lost what was sent meanwhile).
+	vouched time.Time
 }
 
 func (w *watch) add(node string) {
@@ -54,42 +59,54 @@ func (w *watch) notifying(node string, on bool) {
 	}
 }
 
-// heard: node said something; subscribed when it confirmed a subscription.
+// heard: a notification, or the subscription (subscribed), arrived from
+// node: it vouches for everything sent before now.
 func (w *watch) heard(node string, subscribed bool) {
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if n := w.nodes[node]; n != nil {
-		n.heard = now
+		n.vouched = now
 		n.subscribed = n.subscribed || subscribed
 	}
 }
 
-// all: every watched node is subscribed and was heard from within d.
+// ponged: node answered a ping sent at sent.
+func (w *watch) ponged(node string, sent time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := w.nodes[node]; n != nil && sent.After(n.vouched) {
+		n.vouched = sent
+	}
+}
+
+// all: every watched node is subscribed and vouched for all but the last d.
 func (w *watch) all(d time.Duration) bool {
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, n := range w.nodes {
-		if !n.subscribed || !n.on || now.Sub(n.heard) > d {
+		if !n.subscribed || !n.on || now.Sub(n.vouched) >= d {
 			return false
 		}
 	}
 	return len(w.nodes) > 0
 }
 
-// freshFor is how lately every subscription must have been heard from for
-// the cache to trust that no notification is missing: a silent one is
-// pinged every tick, so a few ticks allow for a busy machine.
-const freshFor = 2
+// pingsPerTick is how often a silent subscription is pinged in a tick:
+// Fresh needs a pong for a ping sent within the tick, and the margin
+// allows for a round trip and a busy machine.
+const pingsPerTick = 4
 
 // Fresh reports whether the hub can vouch for keyspace notifications now:
 // every watched node subscribed, known to send them (checked, or turned
-// on, after each subscription) and heard from within two ticks, and none
-// polled for want of CONFIG. The read cache serves an answer past its
-// first tick only while it is.
+// on, after each subscription) and known to have delivered everything it
+// sent until a tick ago, and none polled for want of CONFIG. The read
+// cache serves an answer past its first tick only while it is: a write
+// whose notification is lost (a connection gone silent, half-open) is
+// then never more than a tick behind.
 func (h *Hub) Fresh() bool {
-	return !h.polling.Load() && h.watch.all(freshFor*h.opts.Tick)
+	return !h.polling.Load() && h.watch.all(h.opts.Tick)
 }
 
 // NewCache is a read cache in front of r that this hub keeps fresh: every

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,7 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 	defer h.watch.remove(node)
 	backoff := 100 * time.Millisecond
 	subscribed := false
+	start := time.Now() // pings carry their time since (Pong.Payload)
 	log := h.log
 	if node != "" {
 		log = log.With(slog.String("node", node))
@@ -68,14 +70,15 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 		endCheck := func() {}
 		heard := time.Now()
 		for {
-			// A silent subscription is pinged every tick: the read cache
-			// trusts notifications only from a subscription heard from
-			// lately (Hub.Fresh). One silent for healthEvery is dead.
-			msg, err := ps.ReceiveTimeout(ctx, h.opts.Tick)
+			// A silent subscription is pinged a few times a tick, each
+			// ping saying when it was sent: the read cache trusts
+			// notifications only while the last tick is vouched for
+			// (Hub.Fresh). One silent for healthEvery is dead.
+			msg, err := ps.ReceiveTimeout(ctx, h.opts.Tick/pingsPerTick)
 			var nerr net.Error
 			silent := time.Since(heard)
 			if err != nil && silent < healthEvery && errors.As(err, &nerr) && nerr.Timeout() && ctx.Err() == nil {
-				err = ps.Ping(ctx)
+				err = ps.Ping(ctx, strconv.FormatInt(int64(time.Since(start)), 10))
 				if err == nil {
 					continue
 				}
@@ -93,7 +96,9 @@ func (h *Hub) subscribe(ctx context.Context, rdb redis.UniversalClient, node str
 			heard = time.Now()
 			switch m := msg.(type) {
 			case *redis.Pong:
-				h.watch.heard(node, false)
+				if d, err := strconv.ParseInt(m.Payload, 10, 64); err == nil {
+					h.watch.ponged(node, start.Add(time.Duration(d)))
+				}
 			case *redis.Subscription:
 				if subscribed || late {
 					log.Info("live: subscribed; re-reading every view")
@@ -249,14 +254,16 @@ func clusterShape(shards []redis.ClusterShard) string {
 const notifyFlags = "Kzghx"
 
 // keepNotifications makes sure that the node a new subscription reached
-// sends keyspace notifications, until it knows or ctx (the subscription)
-// ends. A Redis that had them from the app's CONFIG SET, not from its own
+// sends keyspace notifications, for as long as ctx (the subscription)
+// lasts. A Redis that had them from the app's CONFIG SET, not from its own
 // configuration, comes back from a restart without them, as does a
-// promoted replica configured apart. Where Redis refuses CONFIG (managed
-// services), or cannot be asked, watched keys are polled meanwhile, and the
-// log says so.
+// promoted replica configured apart; and another client may set the flags
+// for itself meanwhile, dropping ours, which nothing else would tell: so
+// they are read again every notifyCheckEvery. Where Redis refuses CONFIG
+// (managed services), or cannot be asked, watched keys are polled
+// meanwhile, and the log says so.
 func (h *Hub) keepNotifications(ctx context.Context, rdb redis.UniversalClient, node string, log *slog.Logger) {
-	wait := 100 * time.Millisecond
+	wait, checked := 100*time.Millisecond, false
 	for {
 		set, err := ensureNotifications(ctx, rdb)
 		var refused redis.Error // an answer from Redis, not a network error
@@ -266,12 +273,20 @@ func (h *Hub) keepNotifications(ctx context.Context, rdb redis.UniversalClient, 
 			return
 		case err == nil:
 			if set != "" {
-				log.Info("live: keyspace notifications were off; turned on (set them in redis.conf to keep them across restarts)",
-					slog.String("notify-keyspace-events", set))
-				h.resyncAll() // writes since the subscription sent nothing
+				msg := "live: keyspace notifications were off; turned on (set them in redis.conf to keep them across restarts)"
+				if checked {
+					msg = "live: keyspace notifications were turned off while subscribed (another client's CONFIG SET?); turned on again"
+				}
+				log.Info(msg, slog.String("notify-keyspace-events", set))
+				h.resyncAll() // writes since the subscription, or since the last check, sent nothing
 			}
 			h.setNotify(node, notifyOn, nil, log)
-			return
+			checked, wait = true, 100*time.Millisecond
+			select {
+			case <-ctx.Done():
+			case <-time.After(notifyCheckEvery):
+			}
+			continue
 		case errors.As(err, &refused):
 			h.setNotify(node, notifyRefused, err, log)
 			return
@@ -284,6 +299,12 @@ func (h *Hub) keepNotifications(ctx context.Context, rdb redis.UniversalClient, 
 		wait = min(wait*2, 5*time.Second)
 	}
 }
+
+// notifyCheckEvery is how often a subscribed node's notify-keyspace-events
+// is read again (keepNotifications): flags another client turned off are
+// back within it, and the read cache serves no answer kept from before
+// them for longer.
+const notifyCheckEvery = time.Second
 
 // ensureNotifications reads notify-keyspace-events on the node rdb reaches
 // and adds the flags the hub needs, saying what it set ("" when nothing was
