@@ -100,6 +100,7 @@ type Hub struct {
 	refusing map[string]notifyState // nodes that refuse CONFIG or cannot be asked: polled (under mu)
 	lastPoll time.Time
 	perAddr  map[string]int       // sockets by client address
+	ready    []*client            // socket clients deliver found idle, for send to write (under mu)
 	defs     map[string]time.Time // boards whose definition changed, since when
 	closing  bool                 // Run is ending: no new sockets
 	sockets  sync.WaitGroup       // admitted sockets, until their close handshake is over
@@ -267,8 +268,9 @@ func (h *Hub) tick(ctx context.Context) {
 	results := h.reader.ReadViews(rctx, qs)
 
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.publishAll(ctx, work, results, resync, wall)
+	h.mu.Unlock()
+	h.send()
 }
 
 // due lists the views to read this tick (under h.mu): those whose keys

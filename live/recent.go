@@ -129,6 +129,7 @@ func (h *Hub) readFeeds(ctx context.Context, fs []*feed) {
 			firstErr = fmt.Errorf("recent changes of %q: %w", bs[i].ID, err)
 		}
 	}
+	defer h.send()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for i, f := range fs {
