@@ -40,7 +40,7 @@ type client struct {
 	view    *view   // set and read under the hub's lock
 	feed    *feed   // the board's recent changes, if it follows them (hub's lock)
 	pinger  *time.Timer
-	guard   *time.Timer // re-checks the socket's access (Serve's guard)
+	guard   func(context.Context) error // re-checks the socket's access (Serve's guard, checkGuards)
 
 	mu    sync.Mutex
 	queue [][]byte // frames waiting, at most Options.QueueSize
@@ -227,17 +227,14 @@ func (h *Hub) startPings(c *client) {
 // nil), at once otherwise. It may block for the handshake.
 func (h *Hub) end(c *client, err error) {
 	c.endOnce.Do(func() {
-		h.detach(c)
 		c.mu.Lock()
-		c.ended = true
+		c.ended = true // first: nothing starts for it from now on (startGuard)
 		c.queue = nil
 		if c.pinger != nil {
 			c.pinger.Stop()
 		}
-		if c.guard != nil {
-			c.guard.Stop()
-		}
 		c.mu.Unlock()
+		h.detach(c)
 		switch {
 		case err == nil:
 			_ = c.conn.Close(websocket.StatusGoingAway, "server shutting down")

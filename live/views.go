@@ -179,6 +179,7 @@ func (h *Hub) attach(ctx context.Context, c *client, spec Spec) error {
 func (h *Hub) detach(c *client) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	delete(h.guarded, c)
 	v := c.view
 	if v == nil {
 		return
