@@ -329,14 +329,11 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins [
 		c.sock.wake = func(err error) { h.woken(c, err) }
 	}
 	h.stats.connections.Add(1)
-	// Nothing is read from browsers; CloseRead handles pongs and the close
-	// handshake, and its context ends when the browser goes away. The
-	// request's context is not kept: the handler returns once the socket is
-	// set up, and the request goes with it.
-	ctx := ws.CloseRead(context.Background())
 	// From attach on, the client may end at any time, and end releases it.
+	// The request's context serves attach only: the handler returns once
+	// the socket is set up, and the request goes with it.
 	c.release, admitted = release, true
-	if err := h.attach(ctx, c, spec); err != nil {
+	if err := h.attach(r.Context(), c, spec); err != nil {
 		code := websocket.StatusPolicyViolation
 		if errors.Is(err, errClosing) {
 			code = websocket.StatusGoingAway
@@ -345,7 +342,7 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins [
 			c.mu.Lock()
 			c.ended = true
 			c.mu.Unlock()
-			ws.Close(code, truncate(err.Error(), 120))
+			ws.Close(code, truncate(err.Error(), 120)) // reads the browser's answer itself
 			release()
 		})
 		return
@@ -355,7 +352,20 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins [
 	if guard != nil {
 		h.startGuard(c, guard)
 	}
-	context.AfterFunc(ctx, func() { h.end(c, errGone) })
+	go h.read(c, ws)
+}
+
+// read is the client's reader, its one goroutine: nothing but control
+// frames comes from a browser, and the library answers pings, hands pongs
+// to Ping and answers the close handshake while Reader waits for a data
+// message, which a read-only socket refuses (as CloseRead would; its
+// context, and the timer a context costs each read, are not needed). The
+// client ends when the browser goes away.
+func (h *Hub) read(c *client, ws *websocket.Conn) {
+	if _, _, err := ws.Reader(context.Background()); err == nil {
+		_ = ws.Close(websocket.StatusPolicyViolation, "unexpected data message")
+	}
+	h.end(c, errGone)
 }
 
 // addrKey is the unit the per-address cap counts: the IP, or its /64 for
