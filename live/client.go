@@ -43,7 +43,7 @@ type client struct {
 	guard   func(context.Context) error // re-checks the socket's access (Serve's guard, checkGuards)
 
 	mu    sync.Mutex
-	queue [][]byte // frames waiting, at most Options.QueueSize
+	queue [][]byte // frames waiting (framed: wire.go), at most Options.QueueSize
 	ended bool
 	// busy is set while a frame is queued or being written: a view whose
 	// clients are mostly busy holds its next frame (see Hub.behind).
@@ -150,7 +150,7 @@ func (h *Hub) pump(c *client) {
 		msg := c.queue[0]
 		c.queue = slices.Delete(c.queue, 0, 1) // clears the freed slot: no frame stays referenced
 		c.mu.Unlock()
-		if err := c.conn.Write(context.Background(), websocket.MessageText, msg); err != nil {
+		if err := c.sock.writeFrame(msg); err != nil {
 			h.end(c, err)
 			return
 		}
@@ -183,7 +183,7 @@ func (h *Hub) flush(c *client) {
 		c.queue = slices.Delete(c.queue, 0, 1) // clears the freed slot: no frame stays referenced
 		c.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), h.opts.WriteTimeout)
-		err := c.conn.Write(ctx, websocket.MessageText, msg)
+		err := c.conn.Write(ctx, websocket.MessageText, payload(msg))
 		cancel()
 		if err != nil {
 			h.end(c, err)

@@ -2,25 +2,27 @@ package live
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
 )
 
-// socket is what the WebSocket library writes to, under it: the TCP
-// connection of one live client. The library writes a frame in pieces (its
-// buffer here is a few bytes); the socket gathers each frame and hands it
-// to the kernel in one system call that never waits. A frame the kernel
-// does not take whole (the client reads slowly) is kept, and a goroutine of
-// the socket's own writes it, bounded by the write timeout, while later
-// frames queue behind it: the hub's writers never wait for a browser, so
-// one goroutine can write a whole view's frames, and an idle socket holds
-// no buffer of its own.
+// socket is the TCP connection of one live client, under the WebSocket
+// library. The hub writes its frames, encoded and framed once per view
+// (wire.go), straight to it (writeFrame), as gorilla/websocket's
+// PreparedMessage does; the library writes its own (pongs, pings, the close
+// handshake) through its buffer into Write, in pieces that the socket
+// gathers. Either way a frame goes to the kernel in one system call that
+// never waits. A frame the kernel does not take whole (the client reads
+// slowly) is kept, and a goroutine of the socket's own writes it, bounded
+// by the write timeout, while later frames queue behind it: the hub's
+// writers never wait for a browser, so one goroutine can write a whole
+// view's frames, and an idle socket holds no buffer of its own.
 type socket struct {
 	conn    *net.TCPConn
 	raw     syscall.RawConn
@@ -37,6 +39,7 @@ type socket struct {
 	pending  []byte // what the kernel has not taken yet: the drainer's
 	draining bool
 	parked   bool
+	closed   bool // the library wrote a close frame: no frame may follow
 	err      error
 	// the current non-blocking write (under mu): its pieces and results
 	a, b  []byte
@@ -45,9 +48,11 @@ type socket struct {
 }
 
 const (
-	// writeBuffer is the WebSocket library's write buffer: the frame header
-	// and the payload's first bytes; the rest of a payload comes unbuffered.
-	writeBuffer = 32
+	// writeBuffer is the WebSocket library's write buffer, which holds any
+	// control frame whole (a header and at most 125 bytes): the library's
+	// frames then come in one piece each, and never stand between the
+	// pieces of another when the hub writes one of its own.
+	writeBuffer = 128
 	// readBuffer is its read buffer: nothing but control frames (pongs, the
 	// close handshake) is read from a live client.
 	readBuffer = 128
@@ -126,9 +131,32 @@ func (s *socket) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// writeFrame writes f, a whole frame of the hub's, without waiting.
+func (s *socket) writeFrame(f []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.part) > 0 && s.err == nil {
+		// The library is between the pieces of a frame of its own (it
+		// never is with writeBuffer's room), and does not wait: let it end.
+		s.mu.Unlock()
+		runtime.Gosched()
+		s.mu.Lock()
+	}
+	switch {
+	case s.err != nil:
+		return s.err
+	case s.closed:
+		return net.ErrClosed
+	}
+	return s.send(f, nil)
+}
+
 // send writes a frame, given in two pieces (b may be empty), without
 // waiting; whatever the kernel does not take goes to the drainer (under mu).
 func (s *socket) send(a, b []byte) error {
+	if a[0]&0x0f == opClose {
+		s.closed = true
+	}
 	if s.draining {
 		return s.keep(a, b)
 	}
@@ -218,31 +246,6 @@ func (s *socket) park() bool {
 		s.parked = true
 	}
 	return s.draining
-}
-
-// frameSize is the length of the WebSocket frame p starts with, header
-// included; ok is false while p is too short to tell.
-func frameSize(p []byte) (size int, ok bool) {
-	if len(p) < 2 {
-		return 0, false
-	}
-	head, n := 2, uint64(p[1]&0x7f)
-	switch n {
-	case 126:
-		if len(p) < 4 {
-			return 0, false
-		}
-		head, n = 4, uint64(binary.BigEndian.Uint16(p[2:4]))
-	case 127:
-		if len(p) < 10 {
-			return 0, false
-		}
-		head, n = 10, binary.BigEndian.Uint64(p[2:10])
-	}
-	if p[1]&0x80 != 0 { // masked: never from a server, but a frame all the same
-		head += 4
-	}
-	return head + int(n), true
 }
 
 // hijacker gives the WebSocket library a live client's connection with

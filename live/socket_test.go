@@ -97,7 +97,7 @@ func socketPair(t *testing.T, timeout time.Duration) (*socket, *net.TCPConn, cha
 	if s == nil {
 		t.Fatal("no socket over a TCP connection")
 	}
-	woken := make(chan error, 10)
+	woken := make(chan error, 1000)
 	s.wake = func(err error) { woken <- err }
 	t.Cleanup(func() { c.Close(); peer.Close() })
 	return s, peer.(*net.TCPConn), woken
@@ -162,7 +162,7 @@ func TestSocketGathersFrames(t *testing.T) {
 }
 
 // TestSocketWriteAllocatesNothing: a frame that the kernel takes costs no
-// allocation, whether it came whole or in the library's two pieces.
+// allocation, whether the hub wrote it whole or the library in two pieces.
 func TestSocketWriteAllocatesNothing(t *testing.T) {
 	s, peer, _ := socketPair(t, patience)
 	go func() { _, _ = io.Copy(io.Discard, peer) }()
@@ -176,19 +176,26 @@ func TestSocketWriteAllocatesNothing(t *testing.T) {
 		}
 	})
 	if allocs != 0 {
-		t.Fatalf("%v allocations per frame", allocs)
+		t.Fatalf("%v allocations per frame of the library's", allocs)
+	}
+	if allocs = testing.AllocsPerRun(200, func() {
+		if err := s.writeFrame(f); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Fatalf("%v allocations per frame of the hub's", allocs)
 	}
 }
 
 // TestSocketNeverWaits: writes to a peer that does not read return at
-// once; what the kernel does not take is kept, the writer parks, and it is
-// woken once the peer has read it all, in order.
+// once, far past what the kernel holds; the socket keeps the rest, and
+// once the peer has read it all, in order, it holds nothing more.
 func TestSocketNeverWaits(t *testing.T) {
 	s, peer, woken := socketPair(t, patience)
 	var want []byte
 	wrote := make(chan error, 1)
 	go func() {
-		for s.park() == false || len(want) < 64<<10 {
+		for len(want) < 256<<10 {
 			f := frame(4000)
 			want = append(want, f...)
 			if _, err := s.Write(f); err != nil {
@@ -206,10 +213,8 @@ func TestSocketNeverWaits(t *testing.T) {
 	case <-time.After(patience):
 		t.Fatal("a write waited for a peer that does not read")
 	}
-	select {
-	case err := <-woken:
-		t.Fatalf("woken (%v) before the peer read", err)
-	default:
+	if !s.park() {
+		t.Fatal("the kernel took 256 KiB from a peer that does not read")
 	}
 	got := make([]byte, len(want))
 	_ = peer.SetReadDeadline(time.Now().Add(patience))
@@ -219,11 +224,11 @@ func TestSocketNeverWaits(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatal("the peer read other bytes than were written")
 	}
-	if err := <-woken; err != nil {
-		t.Fatalf("woken with %v, want nil: everything was read", err)
-	}
-	if s.park() {
-		t.Fatal("the socket still holds frames after the peer read them all")
+	eventually(t, "the socket to hold nothing", func() bool { return !s.park() })
+	for len(woken) > 0 {
+		if err := <-woken; err != nil {
+			t.Fatalf("woken with %v, want nil: everything was read", err)
+		}
 	}
 }
 
@@ -415,5 +420,27 @@ func TestSocketsUnderTheLibrary(t *testing.T) {
 				t.Fatal("a client over TCP writes without a socket")
 			}
 		}
+	}
+}
+
+// TestNoFrameAfterClose: once the library has written its close frame, the
+// hub's frames are refused: nothing may follow a close frame.
+func TestNoFrameAfterClose(t *testing.T) {
+	s, peer, _ := socketPair(t, patience)
+	if err := s.writeFrame(framed([]byte("before"))); err != nil {
+		t.Fatal(err)
+	}
+	closing := []byte{0x88, 2, 0x03, 0xe9} // 1001
+	if _, err := s.Write(closing); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.writeFrame(framed([]byte("after"))); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("a frame after the close frame: %v, want net.ErrClosed", err)
+	}
+	want := append(framed([]byte("before")), closing...)
+	got := make([]byte, len(want))
+	_ = peer.SetReadDeadline(time.Now().Add(patience))
+	if _, err := io.ReadFull(peer, got); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("the peer read %q, %v; want %q", got, err, want)
 	}
 }
