@@ -35,7 +35,7 @@ type socket struct {
 
 	mu       sync.Mutex
 	part     []byte // the start of a frame whose rest has not come yet
-	head     [maxHeader + writeBuffer]byte
+	head     [maxHeader]byte
 	pending  []byte // what the kernel has not taken yet: the drainer's
 	draining bool
 	parked   bool
