@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -49,9 +50,12 @@ func main() {
 	duration := flag.Duration("duration", 20*time.Second, "how long writes run")
 	tick := flag.Duration("tick", 100*time.Millisecond, "hub tick")
 	cpuProfile := flag.String("cpuprofile", "", "write the server's CPU profile of the write phase to this file")
-	memProfile := flag.String("memprofile", "", "write the server's heap profile, taken once every client is connected, to this file")
+	memProfile := flag.String("memprofile", "", "write the server's heap profile, taken once every client is connected, to this file (every allocation recorded: slower)")
 	flag.Parse()
 	profile, memProfileTo = *cpuProfile, *memProfile
+	if memProfileTo != "" {
+		runtime.MemProfileRate = 1 // every allocation: what each client holds, exactly
+	}
 	raiseFileLimit()
 	p, ok := presets[*preset]
 	if !ok {
@@ -188,6 +192,10 @@ func runServer(p load, duration, tick time.Duration) error {
 	stackPerClient := float64(mem.stack-base.stack) / float64(max(connected, 1))
 	goroutinesPerClient := float64(mem.goroutines-base.goroutines) / float64(max(connected, 1))
 	rssPerClient := float64(rss()-baseRSS) / float64(max(connected, 1))
+	// RSS holds the heap's high-water mark of the connection storm until
+	// the runtime returns it to the OS: the same once it has.
+	debug.FreeOSMemory()
+	settledPerClient := float64(rss()-baseRSS) / float64(max(connected, 1))
 	if memProfileTo != "" {
 		if err := writeHeapProfile(memProfileTo); err != nil {
 			return err
@@ -277,6 +285,6 @@ func runServer(p load, duration, tick time.Duration) error {
 		tick, after.Views, len(rep.Latencies), rep.Frames, elapsed.Seconds(), serverCPU, redisUsed, rep.CPUSeconds, runtime.NumCPU())
 	fmt.Printf("(a frame's floor: one bare %d-byte write to a loopback TCP socket, read by another thread, costs the writing thread %.2f µs of CPU)\n", size, floor)
 	fmt.Printf("(the fan-out's floor: one bare %d-byte write to each of %d loopback TCP sockets in turn, every %v, each read by a goroutine of another process, costs the writing thread %.2f µs of CPU per write)\n", size, connected, tick, fanFloor)
-	fmt.Printf("(per client: %.1f KiB of the heap/client figure are goroutine stacks; %.2f goroutines)\n", stackPerClient/1024, goroutinesPerClient)
+	fmt.Printf("(per client: %.1f KiB of the heap/client figure are goroutine stacks; %.2f goroutines; RSS/client %.1f KiB once the runtime has returned its free memory to the OS)\n", stackPerClient/1024, goroutinesPerClient, settledPerClient/1024)
 	return nil
 }
