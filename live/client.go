@@ -151,7 +151,9 @@ func (h *Hub) pump(c *client) {
 		c.queue = slices.Delete(c.queue, 0, 1) // clears the freed slot: no frame stays referenced
 		c.mu.Unlock()
 		if err := c.sock.writeFrame(msg); err != nil {
-			h.end(c, err)
+			// Not here: end may wait for a close handshake under way (a
+			// guard's 1008), and this goroutine writes other clients too.
+			go h.end(c, err)
 			return
 		}
 		frames++

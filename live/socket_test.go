@@ -457,3 +457,30 @@ func TestNoFrameAfterClose(t *testing.T) {
 		t.Fatalf("the peer read %q, %v; want %q", got, err, want)
 	}
 }
+
+// TestPumpNeverWaitsForAnEnd: a frame that fails because its client is
+// ending (the library has sent its close frame, and the close handshake is
+// under way) does not hold the writer, which writes other clients too.
+func TestPumpNeverWaitsForAnEnd(t *testing.T) {
+	h, _ := newTestHub(Options{})
+	s, _, _ := socketPair(t, patience)
+	c := newClient(&fakeConn{})
+	c.sock = s
+	if _, err := s.Write([]byte{0x88, 2, 0x03, 0xf0}); err != nil { // the close frame of a 1008
+		t.Fatal(err)
+	}
+	handshake := make(chan struct{})
+	ending := make(chan struct{})
+	go c.endOnce.Do(func() { close(ending); <-handshake }) // an end under way, waiting for the browser
+	<-ending
+	c.queue = [][]byte{framed([]byte(`{"type":"diff"}`))}
+	c.busy.Store(true)
+	pumped := make(chan struct{})
+	go func() { h.pump(c); close(pumped) }()
+	select {
+	case <-pumped:
+	case <-time.After(patience):
+		t.Fatal("the writer waited for a client's close handshake")
+	}
+	close(handshake)
+}
