@@ -281,7 +281,6 @@ func (a *App) httpServer() *http.Server {
 		Handler:           a.Server,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		ConnContext:       live.ConnContext, // a live socket bounds its send buffer
 		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
 	}
 }

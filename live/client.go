@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -25,23 +26,24 @@ type conn interface {
 	CloseNow() error
 }
 
-// client is one browser tab. The hub queues frames without blocking; a
-// goroutine of the client's own writes them, and exists only while there is
-// something to write: an idle socket costs no goroutine of its own besides
-// the library's reader, which answers pings and the close handshake.
+// client is one browser tab. The hub queues frames without blocking, and
+// writes them: through its socket, which never waits, from the few
+// goroutines that write a tick's frames (send); over any other connection
+// (tests' fakes), from a goroutine of the client's own that exists only
+// while there is something to write. An idle socket costs no goroutine of
+// its own besides the library's reader, which answers pings and the close
+// handshake.
 type client struct {
-	conn conn
-	// deadline is the socket's write deadline, which bounds each write at
-	// the cost of a timer update; without it (tests) a context does.
-	deadline func(time.Time) error
-	release  func() // undoes admit; nil for a client that was not admitted
-	view     *view  // set and read under the hub's lock
-	feed     *feed  // the board's recent changes, if it follows them (hub's lock)
-	pinger   *time.Timer
-	guard    *time.Timer // re-checks the socket's access (Serve's guard)
+	conn    conn
+	sock    *socket // nil: writes may wait, and a context bounds each
+	release func()  // undoes admit; nil for a client that was not admitted
+	view    *view   // set and read under the hub's lock
+	feed    *feed   // the board's recent changes, if it follows them (hub's lock)
+	pinger  *time.Timer
+	guard   func(context.Context) error // re-checks the socket's access (Serve's guard, checkGuards)
 
 	mu    sync.Mutex
-	queue [][]byte // frames waiting, at most Options.QueueSize
+	queue [][]byte // frames waiting (framed: wire.go), at most Options.QueueSize
 	ended bool
 	// busy is set while a frame is queued or being written: a view whose
 	// clients are mostly busy holds its next frame (see Hub.behind).
@@ -88,21 +90,93 @@ func (h *Hub) deliver(c *client, msg []byte) {
 	}
 	start := !c.busy.Swap(true)
 	c.mu.Unlock()
-	if start {
+	switch {
+	case !start:
+	case c.sock != nil:
+		h.ready = append(h.ready, c)
+	default:
 		go h.flush(c)
 	}
 }
 
-// flush writes the client's queued frames and returns when the queue is
-// empty. A write that takes longer than WriteTimeout (a reader that stopped
-// reading) ends the client.
+// sendChunk is how many clients one of send's goroutines writes at least.
+const sendChunk = 512
+
+// send writes the frames deliver queued for socket clients, outside the
+// hub's lock. A socket never waits, so one goroutine writes client after
+// client, with no goroutine, timer or wake-up per frame; a few share a
+// large view's clients, to use the machine's cores. Whoever delivers
+// calls it once the hub's lock is released.
+func (h *Hub) send() {
+	h.mu.Lock()
+	ready := h.ready
+	h.ready = nil
+	h.mu.Unlock()
+	parts := min(runtime.GOMAXPROCS(0), (len(ready)+sendChunk-1)/sendChunk)
+	if parts <= 1 {
+		for _, c := range ready {
+			h.pump(c)
+		}
+		return
+	}
+	for i := range parts {
+		part := ready[i*len(ready)/parts : (i+1)*len(ready)/parts]
+		go func() {
+			for _, c := range part {
+				h.pump(c)
+			}
+		}()
+	}
+}
+
+// pump writes a socket client's queued frames until the queue is empty, or
+// until the kernel has not taken the last one: the socket's drainer then
+// calls it again once it has (wake), or ends the client after WriteTimeout.
+// Only one pump runs for a client: the one whose deliver found it idle.
+func (h *Hub) pump(c *client) {
+	var frames int64
+	defer func() { h.stats.frames.Add(frames) }()
+	for {
+		c.mu.Lock()
+		if c.ended || len(c.queue) == 0 {
+			c.busy.Store(false)
+			c.mu.Unlock()
+			return
+		}
+		if c.sock.park() {
+			c.mu.Unlock()
+			return
+		}
+		msg := c.queue[0]
+		c.queue = slices.Delete(c.queue, 0, 1) // clears the freed slot: no frame stays referenced
+		c.mu.Unlock()
+		if err := c.sock.writeFrame(msg); err != nil {
+			// Not here: end may wait for a close handshake under way (a
+			// guard's 1008), and this goroutine writes other clients too.
+			go h.end(c, err)
+			return
+		}
+		frames++
+	}
+}
+
+// woken is what a socket's drainer calls: err ended the socket, or the
+// kernel has taken what it kept and the client's pump, parked, goes on.
+func (h *Hub) woken(c *client, err error) {
+	if err != nil {
+		h.end(c, err)
+		return
+	}
+	h.pump(c)
+}
+
+// flush writes a client's queued frames over a connection that may wait,
+// and returns when the queue is empty. A write that takes longer than
+// WriteTimeout (a reader that stopped reading) ends the client.
 func (h *Hub) flush(c *client) {
 	for {
 		c.mu.Lock()
 		if c.ended || len(c.queue) == 0 {
-			if c.deadline != nil {
-				_ = c.deadline(time.Time{}) // a ping later must not find it expired
-			}
 			c.busy.Store(false)
 			c.mu.Unlock()
 			return
@@ -110,24 +184,15 @@ func (h *Hub) flush(c *client) {
 		msg := c.queue[0]
 		c.queue = slices.Delete(c.queue, 0, 1) // clears the freed slot: no frame stays referenced
 		c.mu.Unlock()
-		if err := h.write(c, msg); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), h.opts.WriteTimeout)
+		err := c.conn.Write(ctx, websocket.MessageText, payload(msg))
+		cancel()
+		if err != nil {
 			h.end(c, err)
 			return
 		}
 		h.stats.frames.Add(1)
 	}
-}
-
-func (h *Hub) write(c *client, msg []byte) error {
-	if c.deadline == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), h.opts.WriteTimeout)
-		defer cancel()
-		return c.conn.Write(ctx, websocket.MessageText, msg)
-	}
-	if err := c.deadline(time.Now().Add(h.opts.WriteTimeout)); err != nil {
-		return err
-	}
-	return c.conn.Write(context.Background(), websocket.MessageText, msg)
 }
 
 // startPings pings the client every PingInterval, from a timer: the
@@ -164,17 +229,14 @@ func (h *Hub) startPings(c *client) {
 // nil), at once otherwise. It may block for the handshake.
 func (h *Hub) end(c *client, err error) {
 	c.endOnce.Do(func() {
-		h.detach(c)
 		c.mu.Lock()
-		c.ended = true
+		c.ended = true // first: nothing starts for it from now on (startGuard)
 		c.queue = nil
 		if c.pinger != nil {
 			c.pinger.Stop()
 		}
-		if c.guard != nil {
-			c.guard.Stop()
-		}
 		c.mu.Unlock()
+		h.detach(c)
 		switch {
 		case err == nil:
 			_ = c.conn.Close(websocket.StatusGoingAway, "server shutting down")
@@ -204,9 +266,9 @@ func (h *Hub) end(c *client, err error) {
 // connKey holds, in a request's context, the network connection it came on.
 type connKey struct{}
 
-// ConnContext remembers each connection in its requests' contexts, so a
-// live socket can bound its kernel send buffer; set it as the
-// http.Server's ConnContext.
+// ConnContext remembers each connection in its requests' contexts. Serve
+// no longer needs it (it takes the connection from the upgrade); servers
+// that set it as their ConnContext go on working.
 func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, c)
 }
@@ -254,42 +316,58 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, spec Spec, origins [
 	if !opts.InsecureSkipVerify {
 		opts.OriginPatterns = origins
 	}
-	ws, err := websocket.Accept(w, r, opts)
+	// The connection, once upgraded, gets small buffers and a socket that
+	// never waits (hijacker); its kernel send buffer is bounded there. A
+	// refused one goes on serving HTTP as it was.
+	hj := &hijacker{ResponseWriter: w, sendBuffer: h.opts.SendBuffer, timeout: h.opts.WriteTimeout}
+	ws, err := websocket.Accept(hj, r, opts)
 	if err != nil {
 		h.log.Info("live: refused websocket", slog.String("origin", r.Header.Get("Origin")), slog.Any("error", err))
 		return // Accept has answered (403 for a foreign origin)
 	}
 	c := newClient(ws)
-	// A reader that stops reading holds at most this much in the kernel
-	// (which doubles the figure) before writes block and WriteTimeout drops
-	// it; Linux's own tuning would let it grow to megabytes. Only upgraded
-	// connections: a refused one goes on serving HTTP.
-	if tc, ok := r.Context().Value(connKey{}).(*net.TCPConn); ok {
-		_ = tc.SetWriteBuffer(h.opts.SendBuffer)
-		c.deadline = tc.SetWriteDeadline
+	if hj.sock != nil {
+		c.sock = hj.sock
+		c.sock.wake = func(err error) { h.woken(c, err) }
 	}
 	h.stats.connections.Add(1)
-	// Nothing is read from browsers; CloseRead handles pongs and the close
-	// handshake, and its context ends when the browser goes away. The
-	// request's context is not kept: the handler returns once the socket is
-	// set up, and the request goes with it.
-	ctx := ws.CloseRead(context.Background())
 	// From attach on, the client may end at any time, and end releases it.
+	// The request's context serves attach only: the handler returns once
+	// the socket is set up, and the request goes with it.
 	c.release, admitted = release, true
-	if err := h.attach(ctx, c, spec); err != nil {
+	if err := h.attach(r.Context(), c, spec); err != nil {
 		code := websocket.StatusPolicyViolation
 		if errors.Is(err, errClosing) {
 			code = websocket.StatusGoingAway
 		}
-		ws.Close(code, truncate(err.Error(), 120))
-		release() // the client never started
+		c.endOnce.Do(func() { // the client never started: nothing else may end it
+			c.mu.Lock()
+			c.ended = true
+			c.mu.Unlock()
+			ws.Close(code, truncate(err.Error(), 120)) // reads the browser's answer itself
+			release()
+		})
 		return
 	}
+	h.send() // the view's snapshot, if it has one
 	h.startPings(c)
 	if guard != nil {
 		h.startGuard(c, guard)
 	}
-	context.AfterFunc(ctx, func() { h.end(c, errGone) })
+	go h.read(c, ws)
+}
+
+// read is the client's reader, its one goroutine: nothing but control
+// frames comes from a browser, and the library answers pings, hands pongs
+// to Ping and answers the close handshake while Reader waits for a data
+// message, which a read-only socket refuses (as CloseRead would; its
+// context, and the timer a context costs each read, are not needed). The
+// client ends when the browser goes away.
+func (h *Hub) read(c *client, ws *websocket.Conn) {
+	if _, _, err := ws.Reader(context.Background()); err == nil {
+		_ = ws.Close(websocket.StatusPolicyViolation, "unexpected data message")
+	}
+	h.end(c, errGone)
 }
 
 // addrKey is the unit the per-address cap counts: the IP, or its /64 for

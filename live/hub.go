@@ -100,6 +100,8 @@ type Hub struct {
 	refusing map[string]notifyState // nodes that refuse CONFIG or cannot be asked: polled (under mu)
 	lastPoll time.Time
 	perAddr  map[string]int       // sockets by client address
+	ready    []*client            // socket clients deliver found idle, for send to write (under mu)
+	guarded  map[*client]struct{} // clients whose guard checkGuards asks
 	defs     map[string]time.Time // boards whose definition changed, since when
 	closing  bool                 // Run is ending: no new sockets
 	sockets  sync.WaitGroup       // admitted sockets, until their close handshake is over
@@ -199,15 +201,15 @@ func New(rdb redis.UniversalClient, reader Reader, opts Options) *Hub {
 	return &Hub{
 		rdb: rdb, reader: reader, opts: opts, log: opts.Logger,
 		views: map[Spec]*view{}, feeds: map[feedKey]*feed{}, byKey: map[string]map[*view]struct{}{}, dirty: map[string]struct{}{},
-		refusing: map[string]notifyState{}, perAddr: map[string]int{}, defs: map[string]time.Time{},
+		refusing: map[string]notifyState{}, perAddr: map[string]int{}, defs: map[string]time.Time{}, guarded: map[*client]struct{}{},
 	}
 }
 
 // Run listens and ticks until ctx ends, then disconnects every client.
 func (h *Hub) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); h.listen(ctx) }()
+	wg.Go(func() { h.listen(ctx) })
+	wg.Go(func() { h.guardRounds(ctx) })
 	t := time.NewTicker(h.opts.Tick)
 	defer t.Stop()
 	for {
@@ -270,8 +272,9 @@ func (h *Hub) tick(ctx context.Context) {
 	results := h.reader.ReadViews(rctx, qs)
 
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.publishAll(ctx, work, results, resync, wall)
+	h.mu.Unlock()
+	h.send()
 }
 
 // due lists the views to read this tick (under h.mu): those whose keys

@@ -3,7 +3,6 @@ package live
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
@@ -123,12 +122,13 @@ func (h *Hub) readFeeds(ctx context.Context, fs []*feed) {
 				// leaves to the shared surfaces.
 				items = []rows.Activity{}
 			}
-			frames[i], err = json.Marshal(recentFrame{Type: "recent", Items: items})
+			frames[i], err = encode(recentFrame{Type: "recent", Items: items})
 		}
 		if err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("recent changes of %q: %w", bs[i].ID, err)
 		}
 	}
+	defer h.send()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for i, f := range fs {

@@ -2,7 +2,6 @@ package live
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"time"
@@ -112,9 +111,9 @@ type diffFrame struct {
 
 // publish sends a view's new state: whole when asked (new view, roll-over,
 // resync), else as a diff, and nothing when nothing changed. Each frame is
-// encoded once and the same bytes go to every client.
+// encoded and framed once (wire.go) and the same bytes go to every client.
 func (h *Hub) publish(v *view, snap *Snapshot, whole bool) {
-	snapMsg, err := json.Marshal(snapshotFrame{Type: "snapshot", Snapshot: snap})
+	snapMsg, err := encode(snapshotFrame{Type: "snapshot", Snapshot: snap})
 	if err != nil {
 		h.log.Error("live: encode snapshot", slog.Any("error", err))
 		return
@@ -125,7 +124,7 @@ func (h *Hub) publish(v *view, snap *Snapshot, whole bool) {
 		if !changed {
 			return
 		}
-		if msg, err = json.Marshal(diffFrame{Type: "diff", Delta: &d}); err != nil {
+		if msg, err = encode(diffFrame{Type: "diff", Delta: &d}); err != nil {
 			h.log.Error("live: encode diff", slog.Any("error", err))
 			return
 		}
@@ -179,6 +178,7 @@ func (h *Hub) attach(ctx context.Context, c *client, spec Spec) error {
 func (h *Hub) detach(c *client) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	delete(h.guarded, c)
 	v := c.view
 	if v == nil {
 		return

@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -41,6 +42,7 @@ import (
 func main() {
 	child := flag.Bool("child", false, "run the clients (internal)")
 	url := flag.String("url", "", "WebSocket URL (child)")
+	readers := flag.String("readers", "", "connect the clients to this TCP address and read whatever comes (child, for the fan-out floor)")
 	preset := flag.String("preset", "2k", "a row of issue 14's table: 2k, 5k, 10k or around")
 	clients := flag.Int("clients", 0, "WebSocket clients (default: the preset's)")
 	rate := flag.Int("rate", 0, "writes per second (default: the preset's)")
@@ -48,9 +50,12 @@ func main() {
 	duration := flag.Duration("duration", 20*time.Second, "how long writes run")
 	tick := flag.Duration("tick", 100*time.Millisecond, "hub tick")
 	cpuProfile := flag.String("cpuprofile", "", "write the server's CPU profile of the write phase to this file")
-	memProfile := flag.String("memprofile", "", "write the server's heap profile, taken once every client is connected, to this file")
+	memProfile := flag.String("memprofile", "", "write the server's heap profile, taken once every client is connected, to this file (every allocation recorded: slower)")
 	flag.Parse()
 	profile, memProfileTo = *cpuProfile, *memProfile
+	if memProfileTo != "" {
+		runtime.MemProfileRate = 1 // every allocation: what each client holds, exactly
+	}
 	raiseFileLimit()
 	p, ok := presets[*preset]
 	if !ok {
@@ -65,9 +70,12 @@ func main() {
 	}
 	p.around = p.around || *around
 	var err error
-	if *child {
+	switch {
+	case *child && *readers != "":
+		err = runReaders(*readers, p.clients)
+	case *child:
 		err = runClients(*url, p.clients, p.around, *duration)
-	} else {
+	default:
 		err = runServer(p, *duration, *tick)
 	}
 	if err != nil {
@@ -184,6 +192,10 @@ func runServer(p load, duration, tick time.Duration) error {
 	stackPerClient := float64(mem.stack-base.stack) / float64(max(connected, 1))
 	goroutinesPerClient := float64(mem.goroutines-base.goroutines) / float64(max(connected, 1))
 	rssPerClient := float64(rss()-baseRSS) / float64(max(connected, 1))
+	// RSS holds the heap's high-water mark of the connection storm until
+	// the runtime returns it to the OS: the same once it has.
+	debug.FreeOSMemory()
+	settledPerClient := float64(rss()-baseRSS) / float64(max(connected, 1))
 	if memProfileTo != "" {
 		if err := writeHeapProfile(memProfileTo); err != nil {
 			return err
@@ -247,6 +259,10 @@ func runServer(p load, duration, tick time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("measure a bare write: %w", err)
 	}
+	fanFloor, err := fanOutFloor(self, int(connected), size, tick)
+	if err != nil {
+		return fmt.Errorf("measure a fan-out of bare writes: %w", err)
+	}
 	slices.Sort(rep.Latencies)
 	pct := func(p float64) string {
 		if len(rep.Latencies) == 0 {
@@ -268,6 +284,7 @@ func runServer(p load, duration, tick time.Duration) error {
 	fmt.Printf("(tick %v, %d views, %d latency samples, clients received %d frames; CPU over %.1f s: server %.2f s, its Redis %.2f s, the load generator %.2f s, on %d cores)\n",
 		tick, after.Views, len(rep.Latencies), rep.Frames, elapsed.Seconds(), serverCPU, redisUsed, rep.CPUSeconds, runtime.NumCPU())
 	fmt.Printf("(a frame's floor: one bare %d-byte write to a loopback TCP socket, read by another thread, costs the writing thread %.2f µs of CPU)\n", size, floor)
-	fmt.Printf("(per client: %.1f KiB of the heap/client figure are goroutine stacks; %.2f goroutines)\n", stackPerClient/1024, goroutinesPerClient)
+	fmt.Printf("(the fan-out's floor: one bare %d-byte write to each of %d loopback TCP sockets in turn, every %v, each read by a goroutine of another process, costs the writing thread %.2f µs of CPU per write)\n", size, connected, tick, fanFloor)
+	fmt.Printf("(per client: %.1f KiB of the heap/client figure are goroutine stacks; %.2f goroutines; RSS/client %.1f KiB once the runtime has returned its free memory to the OS)\n", stackPerClient/1024, goroutinesPerClient, settledPerClient/1024)
 	return nil
 }
