@@ -25,10 +25,25 @@ type holdPage struct {
 
 func (h *holdPage) DialHook(next redis.DialHook) redis.DialHook { return next }
 
+// ProcessPipelineHook holds the pass once it has read rows of the copy as
+// plain commands (redisstore/lean.go: ZCARD and the rows in one MULTI).
 func (h *holdPage) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		rows := false
+		for _, cmd := range cmds {
+			name := strings.ToLower(cmd.Name())
+			rows = rows || (strings.Contains(fmt.Sprint(cmd.Args()...), ":snap:") && (name == "zrange" || name == "zrevrange"))
+		}
+		if rows && err == nil {
+			h.rowsRead()
+		}
+		return err
+	}
 }
 
+// ProcessHook notes the pass's snapshot of the period, and holds it once
+// it has read rows of the copy with view.lua (the boards lean.go leaves to it).
 func (h *holdPage) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
@@ -36,20 +51,27 @@ func (h *holdPage) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		if !strings.Contains(args, ":snap:") {
 			return err
 		}
-		h.mu.Lock()
-		hold := false
 		switch {
 		case strings.Contains(args, h.period):
+			h.mu.Lock()
 			h.copying = true // the pass's snapshot of the period
-		case h.copying && !h.held && err == nil && slices.Contains(cmd.Args(), any("page")):
-			h.held, hold = true, true // its rows, read
-		}
-		h.mu.Unlock()
-		if hold {
-			close(h.reached)
-			<-h.released
+			h.mu.Unlock()
+		case err == nil && slices.Contains(cmd.Args(), any("page")):
+			h.rowsRead()
 		}
 		return err
+	}
+}
+
+// rowsRead holds the first read of the copy's rows until released.
+func (h *holdPage) rowsRead() {
+	h.mu.Lock()
+	hold := h.copying && !h.held
+	h.held = h.held || hold
+	h.mu.Unlock()
+	if hold {
+		close(h.reached)
+		<-h.released
 	}
 }
 
