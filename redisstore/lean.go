@@ -187,37 +187,14 @@ func (s reader) leanStandings(ctx context.Context, b *board.Board, ps []board.Pe
 	if err != nil {
 		return nil, fmt.Errorf("board: ranks in %q: %w", b.ID, err)
 	}
-	periods, _ := reply.([]any)
-	if len(periods) != len(ps) {
-		return nil, fmt.Errorf("board: ranks in %q: reply has %d periods, want %d", b.ID, len(periods), len(ps))
-	}
-	out := make([][]board.Standing, len(ps))
-	for i, raw := range periods {
-		per, _ := raw.([]any)
-		if len(per) != len(members)+1 {
-			return nil, fmt.Errorf("board: ranks in %q: short reply", b.ID)
+	out, err := decodeStandings(b, ps, members, reply, func(row []any) int {
+		if b.RankStyle == board.Ordinal {
+			return toInt(row[2]) + 1 // its position
 		}
-		total := toInt(per[0])
-		for j, m := range members {
-			row, _ := per[j+1].([]any)
-			st := board.Standing{Period: ps[i], Member: m, Total: total}
-			if len(row) == 5 {
-				st.Name, _ = row[4].(string)
-				if sc, ok := row[0].(string); ok {
-					st.Ranked = true
-					st.Score, _ = strconv.ParseFloat(sc, 64)
-					st.Position, st.Worse = toInt(row[2]), toInt(row[3])
-					st.Rank = toInt(row[1]) + 1
-					if b.RankStyle == board.Ordinal {
-						st.Rank = st.Position + 1
-					}
-				}
-			}
-			if st.Name == "" {
-				st.Name = m
-			}
-			out[i] = append(out[i], st)
-		}
+		return toInt(row[1]) + 1 // one more than those strictly better
+	})
+	if err != nil {
+		return nil, err
 	}
 	return s.standingsPast(ctx, b, ps, members, out, make([]bool, len(ps)))
 }
