@@ -377,38 +377,3 @@ func (s reader) Search(ctx context.Context, b *board.Board, p board.Period, pref
 
 // searchBudget is how many name-index entries one search may examine.
 const searchBudget = 2000
-
-// decodeStandings reads standing.lua's and rank.lua's reply: per period
-// {total, then per member {score|false, r, pos, worse, name|false}}, where
-// rank says what r makes of a member's rank.
-func decodeStandings(b *board.Board, ps []board.Period, members []string, reply any, rank func(row []any) int) ([][]board.Standing, error) {
-	periods, _ := reply.([]any)
-	if len(periods) != len(ps) {
-		return nil, fmt.Errorf("board: ranks in %q: reply has %d periods, want %d", b.ID, len(periods), len(ps))
-	}
-	out := make([][]board.Standing, len(ps))
-	for i, raw := range periods {
-		per, _ := raw.([]any)
-		if len(per) != len(members)+1 {
-			return nil, fmt.Errorf("board: ranks in %q: short reply", b.ID)
-		}
-		total := toInt(per[0])
-		for j, m := range members {
-			row, _ := per[j+1].([]any)
-			st := board.Standing{Period: ps[i], Member: m, Total: total}
-			if len(row) == 5 {
-				st.Name, _ = row[4].(string)
-				if sc, ok := row[0].(string); ok {
-					st.Ranked = true
-					st.Score, _ = strconv.ParseFloat(sc, 64)
-					st.Rank, st.Position, st.Worse = rank(row), toInt(row[2]), toInt(row[3])
-				}
-			}
-			if st.Name == "" {
-				st.Name = m
-			}
-			out[i] = append(out[i], st)
-		}
-	}
-	return out, nil
-}
