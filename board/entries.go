@@ -32,6 +32,9 @@ type Page struct {
 	// Teams is how a team standing's scores were made (TeamPage): the
 	// board's mode, or for an archived period the mode it closed under.
 	Teams TeamMode
+	// Memo is shared by every copy of one cached answer (nil when read
+	// from the store): what readers derive from it, kept once.
+	Memo *Memo
 }
 
 // CheckWindow refuses a page window the store will not read: a negative

@@ -39,6 +39,7 @@ func (c *Cache) Page(ctx context.Context, b *board.Board, p board.Period, offset
 	k.period, k.offset, k.limit = p.String(), offset, limit
 	e, err := c.get(ctx, b.ID, k, func(e *cacheEntry) (err error) {
 		e.page, err = c.r.Page(ctx, b, p, offset, limit)
+		e.page.Memo = new(board.Memo)
 		return err
 	})
 	if errors.Is(err, errFailed) {
@@ -60,6 +61,7 @@ func (c *Cache) Around(ctx context.Context, b *board.Board, p board.Period, memb
 	key.period, key.member, key.limit = p.String(), member, k
 	e, err := c.get(ctx, b.ID, key, func(e *cacheEntry) (err error) {
 		e.page, e.pos, err = c.r.Around(ctx, b, p, member, k)
+		e.page.Memo = new(board.Memo)
 		return err
 	})
 	if errors.Is(err, errFailed) {
@@ -134,6 +136,7 @@ func (c *Cache) ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redi
 		for j, f := range fills {
 			r := res[len(direct)+j]
 			f.e.page = r.Page
+			f.e.page.Memo = new(board.Memo)
 			c.finish(f.k, f.e, r.Err)
 			out[f.i] = redisstore.ViewResult{Page: copyPage(r.Page), Err: r.Err}
 		}

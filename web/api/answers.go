@@ -1,12 +1,17 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
+	"net/http"
+	"strconv"
 	"time"
 
 	"podium/board"
 	"podium/hooks"
 	"podium/rows"
+
+	"github.com/labstack/echo/v4"
 )
 
 // The API's answers, one type per schema of the OpenAPI document (openapi.json):
@@ -259,4 +264,31 @@ type hookTestJSON struct {
 // errorJSON is every error answer: {"error": {"code", "message", "field"}}.
 type errorJSON struct {
 	Error *apiError `json:"error"`
+}
+
+// answerOnce answers 200 with the JSON of answer(), as c.JSON does. When
+// the reader sees the read whole (no privacy mode's masks) the encoding is
+// kept in the read's memo: every reader of the same cached answer gets
+// the same bytes, encoded once. An answer must then depend only on what
+// the read cache keys the read by (board, its version and freeze, period,
+// window, member) and on frozen, the instant the board froze (nil when
+// live), which is part of the memo's key: a freeze that begins between the
+// cache's read and the encoding does not leave its mark on the live key.
+func answerOnce(c echo.Context, memo *board.Memo, whole bool, frozen *time.Time, answer func() any) error {
+	if _, pretty := c.QueryParams()["pretty"]; pretty || !whole || memo == nil {
+		return c.JSON(http.StatusOK, answer())
+	}
+	key := "api"
+	if frozen != nil {
+		key = "api@" + strconv.FormatInt(frozen.UnixMicro(), 10)
+	}
+	body, err := memo.Of(key, func() ([]byte, error) {
+		var buf bytes.Buffer
+		err := json.NewEncoder(&buf).Encode(answer())
+		return buf.Bytes(), err
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSONBlob(http.StatusOK, body)
 }

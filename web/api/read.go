@@ -77,8 +77,11 @@ func (s *Handler) apiEntries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, pageJSON{Board: b.ID, Entries: entriesJSON(&b, lens.Entries(pg.Entries)), FrozenSince: s.frozenSince(&b),
-		Offset: offset, Period: toPeriodJSON(p), Total: lens.Total(pg.Total)})
+	frozen := s.frozenSince(&b)
+	return answerOnce(c, pg.Memo, !lens.Limited(), frozen, func() any {
+		return pageJSON{Board: b.ID, Entries: entriesJSON(&b, lens.Entries(pg.Entries)), FrozenSince: frozen,
+			Offset: offset, Period: toPeriodJSON(p), Total: lens.Total(pg.Total)}
+	})
 }
 
 // memberNotFound is the answer about a member with no score on a board,
@@ -164,8 +167,11 @@ func (s *Handler) apiAround(c echo.Context) error {
 	if len(entries) > 0 {
 		offset = entries[0].Position
 	}
-	return c.JSON(http.StatusOK, aroundJSON{Board: b.ID, Entries: entriesJSON(&b, entries), FrozenSince: s.frozenSince(&b),
-		Member: member, Offset: offset, Period: toPeriodJSON(p), Position: pos, Total: lens.Total(pg.Total)})
+	frozen := s.frozenSince(&b)
+	return answerOnce(c, pg.Memo, !lens.Limited(), frozen, func() any {
+		return aroundJSON{Board: b.ID, Entries: entriesJSON(&b, entries), FrozenSince: frozen,
+			Member: member, Offset: offset, Period: toPeriodJSON(p), Position: pos, Total: lens.Total(pg.Total)}
+	})
 }
 
 // apiExport downloads a period whole, as CSV (the default) or JSON, streamed.
