@@ -104,6 +104,11 @@ func (f *fixture) eraseBoard() *board.Board {
 	if _, err := f.store.Submit(f.ctx, b.ID, board.Submission{Member: "bob", Op: board.Incr, Score: 1}, board.Author{Actor: "test", Reason: "helped alice"}); err != nil {
 		f.t.Fatal(err)
 	}
+	for m, fs := range map[string][]string{"alice": {"bob", "carol"}, "bob": {"alice", "carol"}, "carol": {"alice"}} {
+		if _, _, err := f.store.SetFriends(f.ctx, b.ID, m, fs, board.Author{Actor: "test"}); err != nil {
+			f.t.Fatal(err)
+		}
+	}
 	return b
 }
 

@@ -38,6 +38,7 @@ type Reader interface {
 	CountRange(ctx context.Context, b *board.Board, p board.Period, min, max float64) (int, error)
 	Total(ctx context.Context, b *board.Board, p board.Period) (int, error)
 	Ranks(ctx context.Context, b *board.Board, p board.Period, members []string) ([]board.Standing, error)
+	Friends(ctx context.Context, b *board.Board, member string) ([]string, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
 	PageOf(ctx context.Context, b *board.Board, p board.Period, member string, size int) (int, error)
 	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) (entries []board.Entry, complete bool, err error)
@@ -50,6 +51,7 @@ type Writer interface {
 	RemoveMember(ctx context.Context, boardID, member string, p *board.Period, by board.Author) ([]board.Removed, error)
 	ResetPeriod(ctx context.Context, boardID string, p board.Period, by board.Author) (int, error)
 	SetName(ctx context.Context, boardID, member, name string, by board.Author) (string, error)
+	SetFriends(ctx context.Context, boardID, member string, friends []string, by board.Author) (added, dropped int, err error)
 	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error)
 }
 

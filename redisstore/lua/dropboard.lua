@@ -38,6 +38,13 @@ frozen_board_expire(tag, 0)
 for _, t in ipairs(redis.call('SMEMBERS', tag .. ':teams')) do redis.call('DEL', tag .. ':team:m:' .. t) end
 redis.call('DEL', tag .. ':team', tag .. ':teams')
 redis.call('DEL', tag .. ':r:state')
+-- Friends: every member's list and every reverse index (redisstore/friends.go).
+for _, m in ipairs(redis.call('SMEMBERS', tag .. ':friends')) do
+  local list = tag .. ':friends:' .. m
+  for _, f in ipairs(redis.call('SMEMBERS', list)) do redis.call('DEL', tag .. ':friendof:' .. f) end
+  redis.call('DEL', list)
+end
+redis.call('DEL', tag .. ':friends')
 -- Its erasure records: a board made again under the id has erased nobody.
 redis.call('DEL', tag .. ':erasures')
 -- A frozen board's public copies (freeze.lua) go with it.

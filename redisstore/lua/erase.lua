@@ -3,7 +3,7 @@
 -- member lands before (and is erased) or after (a new member of that id).
 -- Its entries in every period (held, or closed and lingering until their
 -- expiry) and its rolling windows' buckets, its frozen copies, team, names,
--- recent changes, the webhook state and queued deliveries, and the archive
+-- friends (its list and its place in others'), recent changes, the webhook state and queued deliveries, and the archive
 -- passes' snapshots of the periods it was in. Pseudonymise (the default)
 -- renames it everywhere; remove takes it out of the open periods (all time,
 -- windows, and the current calendar periods the caller names), their team
@@ -178,6 +178,26 @@ if team then
   for _, r in ipairs(removed) do team_apply(TEAMS, r[1], TAG, team, r[2], nil) end
 end
 found = found + erase_frozen_teams(TAG, OLD, keep_as)
+
+-- Friends: the member's own list, and the member in every list that names
+-- it (its reverse index says which); a pseudonym has no friends.
+local function erase_friends()
+  local n, own, of, index = 0, TAG .. ':friends:' .. OLD, TAG .. ':friendof:' .. OLD, TAG .. ':friends'
+  for _, f in ipairs(redis.call('SMEMBERS', own)) do
+    redis.call('SREM', TAG .. ':friendof:' .. f, OLD)
+    n = n + 1
+  end
+  for _, m in ipairs(redis.call('SMEMBERS', of)) do
+    local list = TAG .. ':friends:' .. m
+    redis.call('SREM', list, OLD)
+    if redis.call('EXISTS', list) == 0 then redis.call('SREM', index, m) end
+    n = n + 1
+  end
+  redis.call('DEL', own, of)
+  redis.call('SREM', index, OLD)
+  return n
+end
+found = found + erase_friends()
 
 -- Recent changes (dropped in remove mode), webhooks, archive snapshots.
 local recent_as = NEW

@@ -1,0 +1,85 @@
+package board
+
+import (
+	"errors"
+	"slices"
+)
+
+// MaxFriends is the most friends a board keeps for one member: with the
+// member, a friends view is one ranks read (MaxRankMembers).
+const MaxFriends = 500
+
+// Listed is a member's standing in a period together with their place
+// within a list of members (friends, a class, any set a client names).
+type Listed struct {
+	Standing
+	// ListRank is the member's rank among the listed members who have a
+	// score, by the board's rank style: competition (1, 2, 2, 4), dense
+	// (1, 2, 2, 3) or ordinal (1, 2, 3, 4, ties split by the tie-break, as
+	// the global ranks are). 0 when the member has no score in the period.
+	ListRank int
+}
+
+// Among ranks standings within their list: the ranked members in board
+// order, each with its rank among them, then the members without a score
+// in the order given. Tied members (equal global ranks) share a list rank.
+func Among(b *Board, sts []Standing) []Listed {
+	out := make([]Listed, 0, len(sts))
+	var unranked []Listed
+	for _, st := range sts {
+		if st.Ranked {
+			out = append(out, Listed{Standing: st})
+		} else {
+			unranked = append(unranked, Listed{Standing: st})
+		}
+	}
+	slices.SortStableFunc(out, func(a, c Listed) int { return a.Position - c.Position })
+	distinct := 0
+	for i := range out {
+		tied := i > 0 && out[i].Rank == out[i-1].Rank && b.RankStyle != Ordinal
+		switch {
+		case tied:
+			out[i].ListRank = out[i-1].ListRank
+		case b.RankStyle == Dense:
+			distinct++
+			out[i].ListRank = distinct
+		default: // competition, ordinal: one more than the members before
+			out[i].ListRank = i + 1
+		}
+	}
+	return append(out, unranked...)
+}
+
+// CheckMembers checks a list of member ids named by a client (a ranks
+// read, friends): each a valid id, at most max of them, at least one. It
+// returns the list without repeats, in its first order.
+func CheckMembers(field string, ids []string, max int) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, NewFieldError(ErrInvalidInput, field, "name at least one member")
+	}
+	if len(ids) > max {
+		return nil, NewFieldError(ErrInvalidInput, field, "at most %d members at once, not %d", max, len(ids))
+	}
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for i, id := range ids {
+		if err := CheckMember(id); err != nil {
+			fe := NewFieldError(ErrInvalidMember, field, "member %d (%.40q): %s", i+1, id, fieldMessage(err))
+			return nil, fe
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// fieldMessage is the message of a FieldError, or the error's text.
+func fieldMessage(err error) string {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return fe.Message
+	}
+	return err.Error()
+}
