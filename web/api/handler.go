@@ -24,6 +24,10 @@ type Store interface {
 	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+	Ranks(ctx context.Context, b *board.Board, p board.Period, members []string) ([]board.Standing, error)
+	Total(ctx context.Context, b *board.Board, p board.Period) (int, error)
+	Friends(ctx context.Context, b *board.Board, member string) ([]string, error)
+	SetFriends(ctx context.Context, boardID, member string, friends []string, by board.Author) (added, dropped int, err error)
 	CreateBoard(ctx context.Context, b board.Board) (board.Board, error)
 	UpdateBoard(ctx context.Context, b board.Board) (board.Board, error)
 	DeleteBoard(ctx context.Context, id string) error

@@ -103,6 +103,11 @@ func (s *Handler) Routes(e *echo.Echo) {
 	}
 	g.Match(read, "/boards/:board/members/:member", s.apiMember)
 	g.Match(read, "/boards/:board/members/:member/around", s.apiAround)
+	g.Match(read, "/boards/:board/ranks", s.apiRanks)
+	g.POST("/boards/:board/ranks", s.apiRanks) // a read: a list too long for a URL
+	g.Match(read, "/boards/:board/members/:member/friends", s.apiFriends)
+	g.Match(read, "/boards/:board/members/:member/friends/ranks", s.apiFriendsRanks)
+	g.PUT("/boards/:board/members/:member/friends", s.apiSetFriends, s.requireKey)
 	g.Match(read, "/boards/:board/teams", s.apiTeams)
 	g.Match(read, "/boards/:board/teams/:team", s.apiTeam)
 	g.PUT("/boards/:board/members/:member/team", s.apiSetTeam, s.requireKey)

@@ -800,6 +800,21 @@ func (e HookRegistrationPeriods) Valid() bool {
 	}
 }
 
+// Defines values for ListedTied.
+const (
+	ListedTiedTrue ListedTied = true
+)
+
+// Valid indicates whether the value is a known member of the ListedTied enum.
+func (e ListedTied) Valid() bool {
+	switch e {
+	case ListedTiedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MemberDataTruncated.
 const (
 	MemberDataTruncatedArchived MemberDataTruncated = "archived"
@@ -1343,6 +1358,78 @@ func (e EraseMemberJSONBodyMode) Valid() bool {
 	}
 }
 
+// Defines values for GetFriendsRanksParamsPeriod.
+const (
+	GetFriendsRanksParamsPeriodAll     GetFriendsRanksParamsPeriod = "all"
+	GetFriendsRanksParamsPeriodDay     GetFriendsRanksParamsPeriod = "day"
+	GetFriendsRanksParamsPeriodLast24h GetFriendsRanksParamsPeriod = "last24h"
+	GetFriendsRanksParamsPeriodLast30d GetFriendsRanksParamsPeriod = "last30d"
+	GetFriendsRanksParamsPeriodLast7d  GetFriendsRanksParamsPeriod = "last7d"
+	GetFriendsRanksParamsPeriodMonth   GetFriendsRanksParamsPeriod = "month"
+	GetFriendsRanksParamsPeriodWeek    GetFriendsRanksParamsPeriod = "week"
+	GetFriendsRanksParamsPeriodYear    GetFriendsRanksParamsPeriod = "year"
+)
+
+// Valid indicates whether the value is a known member of the GetFriendsRanksParamsPeriod enum.
+func (e GetFriendsRanksParamsPeriod) Valid() bool {
+	switch e {
+	case GetFriendsRanksParamsPeriodAll:
+		return true
+	case GetFriendsRanksParamsPeriodDay:
+		return true
+	case GetFriendsRanksParamsPeriodLast24h:
+		return true
+	case GetFriendsRanksParamsPeriodLast30d:
+		return true
+	case GetFriendsRanksParamsPeriodLast7d:
+		return true
+	case GetFriendsRanksParamsPeriodMonth:
+		return true
+	case GetFriendsRanksParamsPeriodWeek:
+		return true
+	case GetFriendsRanksParamsPeriodYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetRanksParamsPeriod.
+const (
+	GetRanksParamsPeriodAll     GetRanksParamsPeriod = "all"
+	GetRanksParamsPeriodDay     GetRanksParamsPeriod = "day"
+	GetRanksParamsPeriodLast24h GetRanksParamsPeriod = "last24h"
+	GetRanksParamsPeriodLast30d GetRanksParamsPeriod = "last30d"
+	GetRanksParamsPeriodLast7d  GetRanksParamsPeriod = "last7d"
+	GetRanksParamsPeriodMonth   GetRanksParamsPeriod = "month"
+	GetRanksParamsPeriodWeek    GetRanksParamsPeriod = "week"
+	GetRanksParamsPeriodYear    GetRanksParamsPeriod = "year"
+)
+
+// Valid indicates whether the value is a known member of the GetRanksParamsPeriod enum.
+func (e GetRanksParamsPeriod) Valid() bool {
+	switch e {
+	case GetRanksParamsPeriodAll:
+		return true
+	case GetRanksParamsPeriodDay:
+		return true
+	case GetRanksParamsPeriodLast24h:
+		return true
+	case GetRanksParamsPeriodLast30d:
+		return true
+	case GetRanksParamsPeriodLast7d:
+		return true
+	case GetRanksParamsPeriodMonth:
+		return true
+	case GetRanksParamsPeriodWeek:
+		return true
+	case GetRanksParamsPeriodYear:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetTeamsParamsPeriod.
 const (
 	GetTeamsParamsPeriodAll     GetTeamsParamsPeriod = "all"
@@ -1842,6 +1929,13 @@ type Freeze struct {
 	Frozen bool `json:"frozen"`
 }
 
+// Friends defines model for Friends.
+type Friends struct {
+	// Friends Sorted.
+	Friends []string `json:"friends"`
+	Member  string   `json:"member"`
+}
+
 // Hook defines model for Hook.
 type Hook struct {
 	Created time.Time `json:"created"`
@@ -1904,6 +1998,34 @@ type Hooks struct {
 	Board string `json:"board"`
 	Hooks []Hook `json:"hooks"`
 }
+
+// Listed defines model for Listed.
+type Listed struct {
+	// ListRank The rank among the listed members with a score, in the board's rank style.
+	ListRank *int   `json:"list_rank,omitempty"`
+	Member   string `json:"member"`
+
+	// Name Display name; the member id when none was given.
+	Name string `json:"name"`
+
+	// Rank The rank on the whole board.
+	Rank *int `json:"rank,omitempty"`
+
+	// Ranked false: no score in the period (or, without a key on a board with a privacy mode, not the reader's to see).
+	Ranked bool `json:"ranked"`
+
+	// Score Exact: the digits the board keeps.
+	Score *float64 `json:"score,omitempty"`
+
+	// ScoreText The score as shown, in the board's format.
+	ScoreText *string `json:"score_text,omitempty"`
+
+	// Tied Present (true) when a neighbour in this answer shares the list rank.
+	Tied *ListedTied `json:"tied,omitempty"`
+}
+
+// ListedTied Present (true) when a neighbour in this answer shares the list rank.
+type ListedTied bool
 
 // Member defines model for Member.
 type Member struct {
@@ -2032,6 +2154,23 @@ type Place struct {
 
 	// Score Exact: the digits the board keeps (a number, never rounded through a float by the server).
 	Score float64 `json:"score"`
+}
+
+// Ranks defines model for Ranks.
+type Ranks struct {
+	Board string `json:"board"`
+
+	// Entries The members with a score in board order, then the others in the order asked.
+	Entries []Listed `json:"entries"`
+
+	// FrozenSince Present while the board is frozen: the answer shows the standings as they stood at this instant.
+	FrozenSince *time.Time `json:"frozen_since,omitempty"`
+
+	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
+	Period Period `json:"period"`
+
+	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
+	Total int `json:"total"`
 }
 
 // Removed defines model for Removed.
@@ -2443,6 +2582,27 @@ type EraseMemberJSONBody struct {
 // EraseMemberJSONBodyMode defines parameters for EraseMember.
 type EraseMemberJSONBodyMode string
 
+// SetFriendsJSONBody defines parameters for SetFriends.
+type SetFriendsJSONBody struct {
+	// Friends The member's friends; [] drops the list.
+	Friends []string `json:"friends"`
+
+	// Reason Recorded in the audit log.
+	Reason *string `json:"reason,omitempty"`
+}
+
+// GetFriendsRanksParams defines parameters for GetFriendsRanks.
+type GetFriendsRanksParams struct {
+	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
+	Period *GetFriendsRanksParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
+}
+
+// GetFriendsRanksParamsPeriod defines parameters for GetFriendsRanks.
+type GetFriendsRanksParamsPeriod string
+
 // SetTeamJSONBody defines parameters for SetTeam.
 type SetTeamJSONBody struct {
 	// Reason Recorded in the audit log.
@@ -2450,6 +2610,33 @@ type SetTeamJSONBody struct {
 
 	// Team The team to join; "" leaves the member's team.
 	Team string `json:"team"`
+}
+
+// GetRanksParams defines parameters for GetRanks.
+type GetRanksParams struct {
+	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
+	Period *GetRanksParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
+
+	// Member A member id; repeat for each member.
+	Member []string `form:"member" json:"member"`
+}
+
+// GetRanksParamsPeriod defines parameters for GetRanks.
+type GetRanksParamsPeriod string
+
+// PostRanksJSONBody defines parameters for PostRanks.
+type PostRanksJSONBody struct {
+	// At As the `at` parameter of GET.
+	At *string `json:"at,omitempty"`
+
+	// Members Member ids; repeats count once.
+	Members []string `json:"members"`
+
+	// Period As the `period` parameter of GET; the board's default period when absent.
+	Period *string `json:"period,omitempty"`
 }
 
 // SubmitScoresParams defines parameters for SubmitScores.
@@ -2506,8 +2693,14 @@ type UpdateHookJSONRequestBody UpdateHookJSONBody
 // EraseMemberJSONRequestBody defines body for EraseMember for application/json ContentType.
 type EraseMemberJSONRequestBody EraseMemberJSONBody
 
+// SetFriendsJSONRequestBody defines body for SetFriends for application/json ContentType.
+type SetFriendsJSONRequestBody SetFriendsJSONBody
+
 // SetTeamJSONRequestBody defines body for SetTeam for application/json ContentType.
 type SetTeamJSONRequestBody SetTeamJSONBody
+
+// PostRanksJSONRequestBody defines body for PostRanks for application/json ContentType.
+type PostRanksJSONRequestBody PostRanksJSONBody
 
 // SubmitScoresJSONRequestBody defines body for SubmitScores for application/json ContentType.
 type SubmitScoresJSONRequestBody = Submit
@@ -3041,6 +3234,38 @@ type ClientInterface interface {
 	// Corresponds with POST /boards/{board}/members/{member}/erase (the `EraseMember` operationId).
 	EraseMember(ctx context.Context, board BoardID, member MemberID, body EraseMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetFriends A member's friends on the board.
+	//
+	// The list the board keeps for the member (sorted; empty when none). A list is as visible as the board: anyone who may open the member's page may read it. Without an API key, on a board with a privacy mode, only the reader's own member (a personal link) opens, and the friends are left out.
+	//
+	// Corresponds with GET /boards/{board}/members/{member}/friends (the `GetFriends` operationId).
+	GetFriends(ctx context.Context, board BoardID, member MemberID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetFriendsWithBody Set a member's friends.
+	//
+	// The member's list becomes the one given (at most 500 ids, repeats counted once, not the member themself; `[]` drops the list), in one atomic step audited as `member.friends`. Friends need not have a score yet. Erasing a member takes it out of every list.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /boards/{board}/members/{member}/friends (the `SetFriends` operationId).
+	SetFriendsWithBody(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetFriends Set a member's friends.
+	//
+	// The member's list becomes the one given (at most 500 ids, repeats counted once, not the member themself; `[]` drops the list), in one atomic step audited as `member.friends`. Friends need not have a score yet. Erasing a member takes it out of every list.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /boards/{board}/members/{member}/friends (the `SetFriends` operationId).
+	SetFriends(ctx context.Context, board BoardID, member MemberID, body SetFriendsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFriendsRanks A member's standing among their friends.
+	//
+	// As `getRanks` for the member and the friends the board keeps for them: no list in the request.
+	//
+	// Corresponds with GET /boards/{board}/members/{member}/friends/ranks (the `GetFriendsRanks` operationId).
+	GetFriendsRanks(ctx context.Context, board BoardID, member MemberID, params *GetFriendsRanksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SetTeamWithBody Put a member in a team, or take it out of its team.
 	//
 	// The member's scores in every period Redis holds move from its old team's standing to the new one's, in one atomic step, audited as `member.team`. `"team": ""` takes it out of its team. Boards with `teams` only (422 otherwise).
@@ -3058,6 +3283,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /boards/{board}/members/{member}/team (the `SetTeam` operationId).
 	SetTeam(ctx context.Context, board BoardID, member MemberID, body SetTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRanks Listed members' ranks: globally and within the list.
+	//
+	// Each member named by a `member` parameter (repeat it: `?member=ann&member=bob`), up to 1,000, with the global rank and score in the period and `list_rank`, the rank within the list's members who have a score (ties by the board's rank style). Entries come in board order, then the members without a score (`ranked: false`) in the order asked; repeats count once. One Redis round trip. Without an API key, on a board whose privacy mode hides names or shows only its top, another member answers as one without a score. For long lists, POST the same question.
+	//
+	// Corresponds with GET /boards/{board}/ranks (the `GetRanks` operationId).
+	GetRanks(ctx context.Context, board BoardID, params *GetRanksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostRanksWithBody Listed members' ranks, the list in the body.
+	//
+	// As `GET`, for lists too long for a URL: a read (no key needed), answered as `GET` answers.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /boards/{board}/ranks (the `PostRanks` operationId).
+	PostRanksWithBody(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostRanks Listed members' ranks, the list in the body.
+	//
+	// As `GET`, for lists too long for a URL: a read (no key needed), answered as `GET` answers.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /boards/{board}/ranks (the `PostRanks` operationId).
+	PostRanks(ctx context.Context, board BoardID, body PostRanksJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitScoresWithBody Submit one score, or a batch applied all or nothing.
 	//
@@ -3574,6 +3824,78 @@ func (c *Client) EraseMember(ctx context.Context, board BoardID, member MemberID
 	return c.Client.Do(req)
 }
 
+// GetFriends A member's friends on the board.
+//
+// The list the board keeps for the member (sorted; empty when none). A list is as visible as the board: anyone who may open the member's page may read it. Without an API key, on a board with a privacy mode, only the reader's own member (a personal link) opens, and the friends are left out.
+//
+// Corresponds with GET /boards/{board}/members/{member}/friends (the `GetFriends` operationId).
+func (c *Client) GetFriends(ctx context.Context, board BoardID, member MemberID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFriendsRequest(c.Server, board, member)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetFriendsWithBody Set a member's friends.
+//
+// The member's list becomes the one given (at most 500 ids, repeats counted once, not the member themself; `[]` drops the list), in one atomic step audited as `member.friends`. Friends need not have a score yet. Erasing a member takes it out of every list.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /boards/{board}/members/{member}/friends (the `SetFriends` operationId).
+func (c *Client) SetFriendsWithBody(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetFriendsRequestWithBody(c.Server, board, member, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetFriends Set a member's friends.
+//
+// The member's list becomes the one given (at most 500 ids, repeats counted once, not the member themself; `[]` drops the list), in one atomic step audited as `member.friends`. Friends need not have a score yet. Erasing a member takes it out of every list.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /boards/{board}/members/{member}/friends (the `SetFriends` operationId).
+func (c *Client) SetFriends(ctx context.Context, board BoardID, member MemberID, body SetFriendsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetFriendsRequest(c.Server, board, member, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFriendsRanks A member's standing among their friends.
+//
+// As `getRanks` for the member and the friends the board keeps for them: no list in the request.
+//
+// Corresponds with GET /boards/{board}/members/{member}/friends/ranks (the `GetFriendsRanks` operationId).
+func (c *Client) GetFriendsRanks(ctx context.Context, board BoardID, member MemberID, params *GetFriendsRanksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFriendsRanksRequest(c.Server, board, member, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SetTeamWithBody Put a member in a team, or take it out of its team.
 //
 // The member's scores in every period Redis holds move from its old team's standing to the new one's, in one atomic step, audited as `member.team`. `"team": ""` takes it out of its team. Boards with `teams` only (422 otherwise).
@@ -3602,6 +3924,61 @@ func (c *Client) SetTeamWithBody(ctx context.Context, board BoardID, member Memb
 // Corresponds with PUT /boards/{board}/members/{member}/team (the `SetTeam` operationId).
 func (c *Client) SetTeam(ctx context.Context, board BoardID, member MemberID, body SetTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetTeamRequest(c.Server, board, member, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRanks Listed members' ranks: globally and within the list.
+//
+// Each member named by a `member` parameter (repeat it: `?member=ann&member=bob`), up to 1,000, with the global rank and score in the period and `list_rank`, the rank within the list's members who have a score (ties by the board's rank style). Entries come in board order, then the members without a score (`ranked: false`) in the order asked; repeats count once. One Redis round trip. Without an API key, on a board whose privacy mode hides names or shows only its top, another member answers as one without a score. For long lists, POST the same question.
+//
+// Corresponds with GET /boards/{board}/ranks (the `GetRanks` operationId).
+func (c *Client) GetRanks(ctx context.Context, board BoardID, params *GetRanksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRanksRequest(c.Server, board, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostRanksWithBody Listed members' ranks, the list in the body.
+//
+// As `GET`, for lists too long for a URL: a read (no key needed), answered as `GET` answers.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /boards/{board}/ranks (the `PostRanks` operationId).
+func (c *Client) PostRanksWithBody(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostRanksRequestWithBody(c.Server, board, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostRanks Listed members' ranks, the list in the body.
+//
+// As `GET`, for lists too long for a URL: a read (no key needed), answered as `GET` answers.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /boards/{board}/ranks (the `PostRanks` operationId).
+func (c *Client) PostRanks(ctx context.Context, board BoardID, body PostRanksJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostRanksRequest(c.Server, board, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4751,6 +5128,181 @@ func NewEraseMemberRequestWithBody(server string, board BoardID, member MemberID
 	return req, nil
 }
 
+// NewGetFriendsRequest constructs an http.Request for the GetFriends method
+func NewGetFriendsRequest(server string, board BoardID, member MemberID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "member", member, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/members/%s/friends", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetFriendsRequest calls the generic SetFriends builder with application/json body
+func NewSetFriendsRequest(server string, board BoardID, member MemberID, body SetFriendsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetFriendsRequestWithBody(server, board, member, "application/json", bodyReader)
+}
+
+// NewSetFriendsRequestWithBody constructs an http.Request for the SetFriends method, with any body, and a specified content type
+func NewSetFriendsRequestWithBody(server string, board BoardID, member MemberID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "member", member, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/members/%s/friends", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetFriendsRanksRequest constructs an http.Request for the GetFriendsRanks method
+func NewGetFriendsRanksRequest(server string, board BoardID, member MemberID, params *GetFriendsRanksParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "member", member, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/members/%s/friends/ranks", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.At != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "at", *params.At, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewSetTeamRequest calls the generic SetTeam builder with application/json body
 func NewSetTeamRequest(server string, board BoardID, member MemberID, body SetTeamJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4796,6 +5348,138 @@ func NewSetTeamRequestWithBody(server string, board BoardID, member MemberID, co
 	}
 
 	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetRanksRequest constructs an http.Request for the GetRanks method
+func NewGetRanksRequest(server string, board BoardID, params *GetRanksParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/ranks", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.At != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "at", *params.At, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Member != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "member", params.Member, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostRanksRequest calls the generic PostRanks builder with application/json body
+func NewPostRanksRequest(server string, board BoardID, body PostRanksJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostRanksRequestWithBody(server, board, "application/json", bodyReader)
+}
+
+// NewPostRanksRequestWithBody constructs an http.Request for the PostRanks method, with any body, and a specified content type
+func NewPostRanksRequestWithBody(server string, board BoardID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/ranks", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -5352,6 +6036,42 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /boards/{board}/members/{member}/erase (the `EraseMember` operationId).
 	EraseMemberWithResponse(ctx context.Context, board BoardID, member MemberID, body EraseMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*EraseMemberResponse, error)
 
+	// GetFriendsWithResponse A member's friends on the board.
+	//
+	// The list the board keeps for the member (sorted; empty when none). A list is as visible as the board: anyone who may open the member's page may read it. Without an API key, on a board with a privacy mode, only the reader's own member (a personal link) opens, and the friends are left out.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /boards/{board}/members/{member}/friends (the `GetFriends` operationId).
+	GetFriendsWithResponse(ctx context.Context, board BoardID, member MemberID, reqEditors ...RequestEditorFn) (*GetFriendsResponse, error)
+
+	// SetFriendsWithBodyWithResponse Set a member's friends.
+	//
+	// The member's list becomes the one given (at most 500 ids, repeats counted once, not the member themself; `[]` drops the list), in one atomic step audited as `member.friends`. Friends need not have a score yet. Erasing a member takes it out of every list.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /boards/{board}/members/{member}/friends (the `SetFriends` operationId).
+	SetFriendsWithBodyWithResponse(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetFriendsResponse, error)
+
+	// SetFriendsWithResponse Set a member's friends.
+	//
+	// The member's list becomes the one given (at most 500 ids, repeats counted once, not the member themself; `[]` drops the list), in one atomic step audited as `member.friends`. Friends need not have a score yet. Erasing a member takes it out of every list.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /boards/{board}/members/{member}/friends (the `SetFriends` operationId).
+	SetFriendsWithResponse(ctx context.Context, board BoardID, member MemberID, body SetFriendsJSONRequestBody, reqEditors ...RequestEditorFn) (*SetFriendsResponse, error)
+
+	// GetFriendsRanksWithResponse A member's standing among their friends.
+	//
+	// As `getRanks` for the member and the friends the board keeps for them: no list in the request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /boards/{board}/members/{member}/friends/ranks (the `GetFriendsRanks` operationId).
+	GetFriendsRanksWithResponse(ctx context.Context, board BoardID, member MemberID, params *GetFriendsRanksParams, reqEditors ...RequestEditorFn) (*GetFriendsRanksResponse, error)
+
 	// SetTeamWithBodyWithResponse Put a member in a team, or take it out of its team.
 	//
 	// The member's scores in every period Redis holds move from its old team's standing to the new one's, in one atomic step, audited as `member.team`. `"team": ""` takes it out of its team. Boards with `teams` only (422 otherwise).
@@ -5369,6 +6089,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /boards/{board}/members/{member}/team (the `SetTeam` operationId).
 	SetTeamWithResponse(ctx context.Context, board BoardID, member MemberID, body SetTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTeamResponse, error)
+
+	// GetRanksWithResponse Listed members' ranks: globally and within the list.
+	//
+	// Each member named by a `member` parameter (repeat it: `?member=ann&member=bob`), up to 1,000, with the global rank and score in the period and `list_rank`, the rank within the list's members who have a score (ties by the board's rank style). Entries come in board order, then the members without a score (`ranked: false`) in the order asked; repeats count once. One Redis round trip. Without an API key, on a board whose privacy mode hides names or shows only its top, another member answers as one without a score. For long lists, POST the same question.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /boards/{board}/ranks (the `GetRanks` operationId).
+	GetRanksWithResponse(ctx context.Context, board BoardID, params *GetRanksParams, reqEditors ...RequestEditorFn) (*GetRanksResponse, error)
+
+	// PostRanksWithBodyWithResponse Listed members' ranks, the list in the body.
+	//
+	// As `GET`, for lists too long for a URL: a read (no key needed), answered as `GET` answers.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /boards/{board}/ranks (the `PostRanks` operationId).
+	PostRanksWithBodyWithResponse(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostRanksResponse, error)
+
+	// PostRanksWithResponse Listed members' ranks, the list in the body.
+	//
+	// As `GET`, for lists too long for a URL: a read (no key needed), answered as `GET` answers.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /boards/{board}/ranks (the `PostRanks` operationId).
+	PostRanksWithResponse(ctx context.Context, board BoardID, body PostRanksJSONRequestBody, reqEditors ...RequestEditorFn) (*PostRanksResponse, error)
 
 	// SubmitScoresWithBodyWithResponse Submit one score, or a batch applied all or nothing.
 	//
@@ -7546,6 +8293,297 @@ func (r EraseMemberResponse) ContentType() string {
 	return ""
 }
 
+// GetFriendsResponse429Headers the declared response headers of an HTTP 429 response for GetFriends
+type GetFriendsResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetFriendsResponse503Headers the declared response headers of an HTTP 503 response for GetFriends
+type GetFriendsResponse503Headers struct {
+	RetryAfter int
+}
+
+type GetFriendsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Friends
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Invalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFriendsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFriendsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFriendsResponse) GetJSON200() *Friends {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetFriendsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetFriendsResponse) GetJSON422() *Invalid {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFriendsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFriendsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFriendsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFriendsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFriendsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFriendsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetFriendsResponse401Headers the declared response headers of an HTTP 401 response for SetFriends
+type SetFriendsResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// SetFriendsResponse429Headers the declared response headers of an HTTP 429 response for SetFriends
+type SetFriendsResponse429Headers struct {
+	RetryAfter int
+}
+
+// SetFriendsResponse503Headers the declared response headers of an HTTP 503 response for SetFriends
+type SetFriendsResponse503Headers struct {
+	RetryAfter int
+}
+
+type SetFriendsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Friends
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Invalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SetFriendsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetFriendsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetFriendsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetFriendsResponse) GetJSON200() *Friends {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SetFriendsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SetFriendsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SetFriendsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SetFriendsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SetFriendsResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r SetFriendsResponse) GetJSON422() *Invalid {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetFriendsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetFriendsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SetFriendsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetFriendsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetFriendsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetFriendsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetFriendsRanksResponse429Headers the declared response headers of an HTTP 429 response for GetFriendsRanks
+type GetFriendsRanksResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetFriendsRanksResponse503Headers the declared response headers of an HTTP 503 response for GetFriendsRanks
+type GetFriendsRanksResponse503Headers struct {
+	RetryAfter int
+}
+
+type GetFriendsRanksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Ranks
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *Gone
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Invalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFriendsRanksResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFriendsRanksResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFriendsRanksResponse) GetJSON200() *Ranks {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetFriendsRanksResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r GetFriendsRanksResponse) GetJSON410() *Gone {
+	return r.JSON410
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetFriendsRanksResponse) GetJSON422() *Invalid {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFriendsRanksResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFriendsRanksResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFriendsRanksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFriendsRanksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFriendsRanksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFriendsRanksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SetTeamResponse401Headers the declared response headers of an HTTP 401 response for SetTeam
 type SetTeamResponse401Headers struct {
 	WWWAuthenticate string
@@ -7658,6 +8696,200 @@ func (r SetTeamResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SetTeamResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetRanksResponse429Headers the declared response headers of an HTTP 429 response for GetRanks
+type GetRanksResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetRanksResponse503Headers the declared response headers of an HTTP 503 response for GetRanks
+type GetRanksResponse503Headers struct {
+	RetryAfter int
+}
+
+type GetRanksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Ranks
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *Gone
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Invalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRanksResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRanksResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRanksResponse) GetJSON200() *Ranks {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRanksResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r GetRanksResponse) GetJSON410() *Gone {
+	return r.JSON410
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetRanksResponse) GetJSON422() *Invalid {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRanksResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRanksResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRanksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRanksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRanksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRanksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostRanksResponse429Headers the declared response headers of an HTTP 429 response for PostRanks
+type PostRanksResponse429Headers struct {
+	RetryAfter int
+}
+
+// PostRanksResponse503Headers the declared response headers of an HTTP 503 response for PostRanks
+type PostRanksResponse503Headers struct {
+	RetryAfter int
+}
+
+type PostRanksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Ranks
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *Gone
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Invalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostRanksResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostRanksResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostRanksResponse) GetJSON200() *Ranks {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostRanksResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostRanksResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r PostRanksResponse) GetJSON410() *Gone {
+	return r.JSON410
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostRanksResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostRanksResponse) GetJSON422() *Invalid {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostRanksResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostRanksResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostRanksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostRanksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostRanksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostRanksResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8424,6 +9656,66 @@ func (c *ClientWithResponses) EraseMemberWithResponse(ctx context.Context, board
 	return ParseEraseMemberResponse(rsp)
 }
 
+// GetFriendsWithResponse A member's friends on the board.
+//
+// The list the board keeps for the member (sorted; empty when none). A list is as visible as the board: anyone who may open the member's page may read it. Without an API key, on a board with a privacy mode, only the reader's own member (a personal link) opens, and the friends are left out.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /boards/{board}/members/{member}/friends (the `GetFriends` operationId).
+func (c *ClientWithResponses) GetFriendsWithResponse(ctx context.Context, board BoardID, member MemberID, reqEditors ...RequestEditorFn) (*GetFriendsResponse, error) {
+	rsp, err := c.GetFriends(ctx, board, member, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFriendsResponse(rsp)
+}
+
+// SetFriendsWithBodyWithResponse Set a member's friends.
+//
+// The member's list becomes the one given (at most 500 ids, repeats counted once, not the member themself; `[]` drops the list), in one atomic step audited as `member.friends`. Friends need not have a score yet. Erasing a member takes it out of every list.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /boards/{board}/members/{member}/friends (the `SetFriends` operationId).
+func (c *ClientWithResponses) SetFriendsWithBodyWithResponse(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetFriendsResponse, error) {
+	rsp, err := c.SetFriendsWithBody(ctx, board, member, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetFriendsResponse(rsp)
+}
+
+// SetFriendsWithResponse Set a member's friends.
+//
+// The member's list becomes the one given (at most 500 ids, repeats counted once, not the member themself; `[]` drops the list), in one atomic step audited as `member.friends`. Friends need not have a score yet. Erasing a member takes it out of every list.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /boards/{board}/members/{member}/friends (the `SetFriends` operationId).
+func (c *ClientWithResponses) SetFriendsWithResponse(ctx context.Context, board BoardID, member MemberID, body SetFriendsJSONRequestBody, reqEditors ...RequestEditorFn) (*SetFriendsResponse, error) {
+	rsp, err := c.SetFriends(ctx, board, member, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetFriendsResponse(rsp)
+}
+
+// GetFriendsRanksWithResponse A member's standing among their friends.
+//
+// As `getRanks` for the member and the friends the board keeps for them: no list in the request.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /boards/{board}/members/{member}/friends/ranks (the `GetFriendsRanks` operationId).
+func (c *ClientWithResponses) GetFriendsRanksWithResponse(ctx context.Context, board BoardID, member MemberID, params *GetFriendsRanksParams, reqEditors ...RequestEditorFn) (*GetFriendsRanksResponse, error) {
+	rsp, err := c.GetFriendsRanks(ctx, board, member, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFriendsRanksResponse(rsp)
+}
+
 // SetTeamWithBodyWithResponse Put a member in a team, or take it out of its team.
 //
 // The member's scores in every period Redis holds move from its old team's standing to the new one's, in one atomic step, audited as `member.team`. `"team": ""` takes it out of its team. Boards with `teams` only (422 otherwise).
@@ -8452,6 +9744,51 @@ func (c *ClientWithResponses) SetTeamWithResponse(ctx context.Context, board Boa
 		return nil, err
 	}
 	return ParseSetTeamResponse(rsp)
+}
+
+// GetRanksWithResponse Listed members' ranks: globally and within the list.
+//
+// Each member named by a `member` parameter (repeat it: `?member=ann&member=bob`), up to 1,000, with the global rank and score in the period and `list_rank`, the rank within the list's members who have a score (ties by the board's rank style). Entries come in board order, then the members without a score (`ranked: false`) in the order asked; repeats count once. One Redis round trip. Without an API key, on a board whose privacy mode hides names or shows only its top, another member answers as one without a score. For long lists, POST the same question.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /boards/{board}/ranks (the `GetRanks` operationId).
+func (c *ClientWithResponses) GetRanksWithResponse(ctx context.Context, board BoardID, params *GetRanksParams, reqEditors ...RequestEditorFn) (*GetRanksResponse, error) {
+	rsp, err := c.GetRanks(ctx, board, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRanksResponse(rsp)
+}
+
+// PostRanksWithBodyWithResponse Listed members' ranks, the list in the body.
+//
+// As `GET`, for lists too long for a URL: a read (no key needed), answered as `GET` answers.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /boards/{board}/ranks (the `PostRanks` operationId).
+func (c *ClientWithResponses) PostRanksWithBodyWithResponse(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostRanksResponse, error) {
+	rsp, err := c.PostRanksWithBody(ctx, board, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostRanksResponse(rsp)
+}
+
+// PostRanksWithResponse Listed members' ranks, the list in the body.
+//
+// As `GET`, for lists too long for a URL: a read (no key needed), answered as `GET` answers.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /boards/{board}/ranks (the `PostRanks` operationId).
+func (c *ClientWithResponses) PostRanksWithResponse(ctx context.Context, board BoardID, body PostRanksJSONRequestBody, reqEditors ...RequestEditorFn) (*PostRanksResponse, error) {
+	rsp, err := c.PostRanks(ctx, board, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostRanksResponse(rsp)
 }
 
 // SubmitScoresWithBodyWithResponse Submit one score, or a batch applied all or nothing.
@@ -10591,6 +11928,282 @@ func ParseEraseMemberResponse(rsp *http.Response) (*EraseMemberResponse, error) 
 	return response, nil
 }
 
+// ParseGetFriendsResponse parses an HTTP response from a GetFriendsWithResponse call
+func ParseGetFriendsResponse(rsp *http.Response) (*GetFriendsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFriendsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Friends
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFriendsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFriendsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetFriendsResponse parses an HTTP response from a SetFriendsWithResponse call
+func ParseSetFriendsResponse(rsp *http.Response) (*SetFriendsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetFriendsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Friends
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers SetFriendsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers SetFriendsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetFriendsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetFriendsRanksResponse parses an HTTP response from a GetFriendsRanksWithResponse call
+func ParseGetFriendsRanksResponse(rsp *http.Response) (*GetFriendsRanksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFriendsRanksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Ranks
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest Gone
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFriendsRanksResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFriendsRanksResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseSetTeamResponse parses an HTTP response from a SetTeamWithResponse call
 func ParseSetTeamResponse(rsp *http.Response) (*SetTeamResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10693,6 +12306,188 @@ func ParseSetTeamResponse(rsp *http.Response) (*SetTeamResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SetTeamResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRanksResponse parses an HTTP response from a GetRanksWithResponse call
+func ParseGetRanksResponse(rsp *http.Response) (*GetRanksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRanksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Ranks
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest Gone
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetRanksResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRanksResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostRanksResponse parses an HTTP response from a PostRanksWithResponse call
+func ParsePostRanksResponse(rsp *http.Response) (*PostRanksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostRanksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Ranks
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest Gone
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PostRanksResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostRanksResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
