@@ -21,7 +21,7 @@ import (
 
 func friendsKey(id, member string) string  { return tagOf(id) + ":friends:" + member }
 func friendOfKey(id, member string) string { return tagOf(id) + ":friendof:" + member }
-func friendsIndexKey(id string) string      { return tagOf(id) + ":friends" }
+func friendsIndexKey(id string) string     { return tagOf(id) + ":friends" }
 
 // Friends is the member's friends on board b, sorted; none when the board
 // keeps no list for them.

@@ -21,6 +21,7 @@ import (
 type MemberData struct {
 	Name      string // "" none
 	Team      string // "" none
+	Friends   []string
 	Standings []board.Standing
 	// More: the member holds scores in more periods than were asked for.
 	More bool
@@ -37,14 +38,17 @@ func (s eraser) MemberData(ctx context.Context, b *board.Board, member string, m
 	}
 	var out MemberData
 	var name, team *redis.StringCmd
+	var friends *redis.StringSliceCmd
 	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		name = p.HGet(ctx, namesKey(b.ID), member)
 		team = p.HGet(ctx, teamKey(b.ID), member)
+		friends = p.SMembers(ctx, friendsKey(b.ID, member))
 		return nil
 	}); err != nil && !errors.Is(err, redis.Nil) {
 		return MemberData{}, fmt.Errorf("board: data of %q on %q: %w", member, b.ID, err)
 	}
-	out.Name, out.Team = name.Val(), team.Val()
+	out.Name, out.Team, out.Friends = name.Val(), team.Val(), friends.Val()
+	slices.Sort(out.Friends)
 	if out.Name == member {
 		out.Name = "" // named by its id only, as every member is on first sight
 	}

@@ -2061,9 +2061,12 @@ type MemberData struct {
 	Archived []MemberPeriod `json:"archived"`
 
 	// Audit The audit log's entries about it, newest first.
-	Audit     []MemberChange `json:"audit"`
-	Board     string         `json:"board"`
-	Generated time.Time      `json:"generated"`
+	Audit []MemberChange `json:"audit"`
+	Board string         `json:"board"`
+
+	// Friends The members it calls friends on this board (sorted), when it has any.
+	Friends   *[]string `json:"friends,omitempty"`
+	Generated time.Time `json:"generated"`
 
 	// Limit The most rows each list holds.
 	Limit  int    `json:"limit"`
