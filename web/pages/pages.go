@@ -28,6 +28,9 @@ type Store interface {
 	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+	Ranks(ctx context.Context, b *board.Board, p board.Period, members []string) ([]board.Standing, error)
+	Total(ctx context.Context, b *board.Board, p board.Period) (int, error)
+	Friends(ctx context.Context, b *board.Board, member string) ([]string, error)
 	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) ([]board.Entry, bool, error)
 	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
 	ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult
@@ -87,6 +90,8 @@ func (s *Handler) Routes(e *echo.Echo) {
 	e.Match(read, "/b/:board", s.boardPage)
 	e.Match(read, "/b/:board/around/:member", s.aroundPage)
 	e.Match(read, "/b/:board/m/:member", s.memberPage)
+	e.Match(read, "/b/:board/m/:member/friends", s.friendsPage)
+	e.Match(read, "/b/:board/among", s.amongPage)
 	e.Match(read, "/b/:board/teams", s.teamsPage)
 	e.Match(read, "/b/:board/teams/:team", s.teamPage)
 	e.Match(read, "/embed/:board", s.embedPage)
