@@ -14,7 +14,7 @@ import (
 // no score).
 func amongRows(t *testing.T, body string) string {
 	t.Helper()
-	re := regexp.MustCompile(`(?s)<tr data-testid="among-row"[^>]*>\s*<td[^>]*>(?:<strong>)?([^<]*)(?:</strong>)?</td>\s*<td[^>]*>\s*(?:<a [^>]*>)?([^<]*)(?:</a>)?.*?<td[^>]*>(?:<span class="hint">)?([^<]*)`)
+	re := regexp.MustCompile(`(?s)<tr data-testid="among-row"[^>]*>\s*<td[^>]*>(?:<strong>)?([^<]*)(?:</strong>)?(?:\s*<span class="hint">tied</span>)?\s*</td>\s*<th[^>]*>\s*(?:<a [^>]*>)?([^<]*)(?:</a>)?.*?<td[^>]*>(?:<span class="hint">)?([^<]*)`)
 	var out []string
 	for _, m := range re.FindAllStringSubmatch(body, -1) {
 		out = append(out, strings.TrimSpace(m[2])+":"+strings.TrimSpace(m[1])+"/"+strings.TrimSpace(m[3]))
