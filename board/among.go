@@ -83,3 +83,18 @@ func fieldMessage(err error) string {
 	}
 	return err.Error()
 }
+
+// AmongEntries are the ranked members of a list as rows of a page (the
+// compare and friends pages, live): Rank is the rank among them, Position
+// the place in the list, and the one field the rank on the whole board.
+// Members without a score are left out.
+func AmongEntries(listed []Listed) []Entry {
+	var out []Entry
+	for _, l := range listed {
+		if !l.Ranked {
+			continue
+		}
+		out = append(out, Entry{Rank: l.ListRank, Position: len(out), Member: l.Member, Name: l.Name, Score: l.Score, Fields: []int64{int64(l.Rank)}})
+	}
+	return out
+}

@@ -80,7 +80,17 @@ type Spec struct {
 	// Own: Member is the reader's own (a personal link's): its row shows
 	// wherever it stands, with its own name, in a shared view.
 	Own bool
+	// Members, when set, is a list's view (the compare and friends pages):
+	// these members (ids joined by "\n", which no id holds; at most
+	// MaxListMembers) ranked among themselves, each row's one field its
+	// rank on the board. A shared list view shows nothing on a board whose
+	// privacy mode limits what others see.
+	Members string
 }
+
+// MaxListMembers bounds a list's live view: each is a standings read of
+// its members on every change of its board.
+const MaxListMembers = 100
 
 // Hub owns the views and their clients.
 type Hub struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	"podium/board"
@@ -44,6 +45,9 @@ func (h *Hub) unindex(v *view) {
 func (v *view) query() redisstore.ViewQuery {
 	q := redisstore.ViewQuery{Board: &v.board, Period: v.period, Offset: v.spec.Offset, Limit: v.spec.Limit, Member: v.spec.Member,
 		Radius: v.spec.Radius, Teams: v.spec.Teams, Live: v.spec.Live}
+	if v.spec.Members != "" {
+		q.Members = strings.Split(v.spec.Members, "\n")
+	}
 	if v.topOnly() {
 		q.Offset, q.Limit = 0, v.board.TopOnly
 	}
@@ -65,7 +69,11 @@ func (h *Hub) snapshot(v *view, res redisstore.ViewResult) *Snapshot {
 	}
 	s.Total, s.Offset = res.Page.Total, res.Page.Offset
 	entries := res.Page.Entries
-	if v.spec.Shared && !v.spec.Teams { // team rows are teams: no privacy mode of members
+	if v.spec.Members != "" { // a list's: whole, or nothing where a privacy mode limits the reader
+		if v.spec.Shared && h.lens(v).Limited() {
+			entries = nil
+		}
+	} else if v.spec.Shared && !v.spec.Teams { // team rows are teams: no privacy mode of members
 		lens := h.lens(v)
 		if v.topOnly() { // the top was read: the page's part of it
 			lo, hi := min(v.spec.Offset, len(entries)), min(v.spec.Offset+v.spec.Limit, len(entries))

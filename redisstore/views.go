@@ -25,6 +25,9 @@ type ViewQuery struct {
 	// Live reads a frozen board's live standings (an admin's view); others
 	// read what the public sees (redisstore/freeze.go).
 	Live bool
+	// Members, when set, makes the view a list's (views_list.go): these
+	// members' standings, ranked among themselves.
+	Members []string
 }
 
 // ViewResult is a query's page; Err is ErrNotFound when an around-me member
@@ -44,6 +47,11 @@ func (s reader) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 	out := make([]ViewResult, len(qs))
 	if len(qs) == 0 {
 		return out
+	}
+	for i, q := range qs {
+		if len(q.Members) > 0 {
+			out[i] = s.listView(ctx, q)
+		}
 	}
 	plan := s.planViews(ctx, qs, out)
 	cmds, err := s.runViews(ctx, plan.calls)
@@ -91,6 +99,10 @@ func (s reader) planViews(ctx context.Context, qs []ViewQuery, out []ViewResult)
 	groups := map[group]int{}
 	members := map[int]int{} // an arounds call's members so far
 	for i, q := range qs {
+		if len(q.Members) > 0 { // a list's, answered on its own (listView)
+			plan.at[i].call = -1
+			continue
+		}
 		since, err := s.publicFreeze(queryCtx(ctx, q), q.Board)
 		if err != nil {
 			out[i].Err = err

@@ -10,14 +10,17 @@ import (
 	"podium/internal/webtest"
 )
 
-// amongRows reads the compare table as "name:among/board" words ("-" for
-// no score).
+// amongRows reads the compare table as "member:among/board" words, then
+// "no score:" and the members without one.
 func amongRows(t *testing.T, body string) string {
 	t.Helper()
-	re := regexp.MustCompile(`(?s)<tr data-testid="among-row"[^>]*>\s*<td[^>]*>(?:<strong>)?([^<]*)(?:</strong>)?(?:\s*<span class="hint">tied</span>)?\s*</td>\s*<th[^>]*>\s*(?:<a [^>]*>)?([^<]*)(?:</a>)?.*?<td[^>]*>(?:<span class="hint">)?([^<]*)`)
+	re := regexp.MustCompile(`(?s)data-member="([^"]+)" data-rank="(\d+)".*?<td class="field">([^<]*)</td>`)
 	var out []string
 	for _, m := range re.FindAllStringSubmatch(body, -1) {
-		out = append(out, strings.TrimSpace(m[2])+":"+strings.TrimSpace(m[1])+"/"+strings.TrimSpace(m[3]))
+		out = append(out, m[1]+":"+m[2]+"/"+m[3])
+	}
+	if m := regexp.MustCompile(`(?s)data-testid="among-unranked">(.*?)</p>`).FindStringSubmatch(body); m != nil {
+		out = append(out, strings.Join(strings.Fields(m[1]), " "))
 	}
 	return strings.Join(out, " ")
 }
@@ -32,7 +35,7 @@ func TestAmongPages(t *testing.T) {
 	scores := map[string]float64{"ann": 50, "bob": 40, "cat": 40, "dan": 30}
 	f.Board(board.Board{ID: "chess", Title: "Chess"}, scores)
 	status, body := f.Get("/b/chess/among?members=dan,+cat&member=bob&member=zed")
-	if got := amongRows(t, body); status.StatusCode != 200 || got != "bob:1st/2nd cat:1st/2nd dan:3rd/4th zed:–/no score" {
+	if got := amongRows(t, body); status.StatusCode != 200 || got != "bob:1/2 cat:1/2 dan:3/4 No score in this period: zed" {
 		t.Errorf("compare: %d %s\n%s", status.StatusCode, got, webtest.Excerpt(body))
 	}
 	if !strings.Contains(body, `value="bob, zed, dan, cat"`) {
@@ -49,13 +52,13 @@ func TestAmongPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body = f.Get("/b/chess/m/dan/friends")
-	if got := amongRows(t, body); got != "ann:1st/1st bob:2nd/2nd dan:3rd/4th" || !strings.Contains(body, `class="me"`) {
+	if got := amongRows(t, body); got != "ann:1/1 bob:2/2 dan:3/4" || !strings.Contains(body, `aria-current="true"`) {
 		t.Errorf("friends: %s\n%s", got, webtest.Excerpt(body))
 	}
 
 	f.Board(board.Board{ID: "class", Title: "Class", Names: board.Initials}, scores)
 	_, body = f.Get("/b/class/among?member=ann&member=bob")
-	if got := amongRows(t, body); got != "ann:–/no score bob:–/no score" {
+	if got := amongRows(t, body); got != "No score in this period: ann, bob" || strings.Contains(body, "data-live=") {
 		t.Errorf("privacy mode, no role: %s", got)
 	}
 	if res, _ := f.Get("/b/class/m/dan/friends"); res.StatusCode != 404 {

@@ -3,6 +3,7 @@ package pages
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -29,7 +30,13 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		return err
 	}
 	spec := live.Spec{Board: b.ID, Kind: board.Kind(kind), Key: at}
-	if member := c.QueryParam("member"); member != "" {
+	if list := c.QueryParams()["list"]; len(list) > 0 { // a list's view: the compare and friends pages
+		members, err := board.CheckMembers("list", list, live.MaxListMembers)
+		if err != nil {
+			return err
+		}
+		spec.Members = strings.Join(members, "\n")
+	} else if member := c.QueryParam("member"); member != "" {
 		if err := board.CheckMember(member); err != nil {
 			return invalidMember(err)
 		}
@@ -54,12 +61,15 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		lens = s.opts.Gate.SharedLens(c, &b)
 	}
 	spec.Shared = !lens.Sight.Full
+	if spec.Members != "" && lens.Limited() {
+		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("board %q has no list of members to follow", b.ID))
+	}
 	if spec.Member != "" && !lens.Opens(spec.Member) {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("board %q has no member %q to follow", b.ID, spec.Member))
 	}
 	spec.Own = spec.Shared && spec.Member != "" && spec.Member == lens.Sight.Me
 	if c.QueryParam("teams") == "1" {
-		if b.Teams == board.TeamsOff || spec.Member != "" {
+		if b.Teams == board.TeamsOff || spec.Member != "" || spec.Members != "" {
 			return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("board %q has no team standing to follow", b.ID))
 		}
 		spec.Teams, spec.Recent = true, false
