@@ -1,12 +1,14 @@
 package redisstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -254,5 +256,50 @@ func TestCursorMarks(t *testing.T) {
 	}
 	if _, err := f.store.PageAfter(f.ctx, b, p, board.Mark{}, 0); !errors.Is(err, board.ErrInvalidInput) {
 		t.Errorf("limit 0: %v", err)
+	}
+}
+
+// TestCursorFrozenAndWindow: the public of a frozen board walks its copy
+// at the freeze by marks, while admins walk the live standings; a rolling
+// window is walked like a period.
+func TestCursorFrozenAndWindow(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.board(board.Board{Periods: []board.Kind{board.AllTime, board.Last7d}, RankStyle: board.Dense})
+	for _, s := range []struct {
+		m string
+		v float64
+	}{{"ann", 10}, {"bob", 10}, {"cat", 7}, {"dan", 5}} {
+		f.submit(b, s.m, s.v, board.Set)
+	}
+	fb, err := f.store.Freeze(f.ctx, b.ID, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = &fb
+	f.submit(b, "eve", 10, board.Set) // joins the tie, after the freeze
+	f.submit(b, "cat", 1, board.Set)  // falls, after the freeze
+	b = f.fresh(b.ID)
+	walk := func(ctx context.Context, k board.Kind) []string {
+		t.Helper()
+		p := b.Current(k, f.clock.Now())
+		pg, err := f.store.Page(ctx, b, p, 0, 2)
+		var out []string
+		for err == nil && len(pg.Entries) > 0 {
+			out = append(out, rows(pg)...)
+			pg, err = f.store.PageAfter(ctx, b, p, board.MarkOf(pg.Entries[len(pg.Entries)-1]), 2)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, k := range []board.Kind{board.AllTime, board.Last7d} {
+		if got, want := walk(f.ctx, k), []string{"1 ann 10", "1 bob 10", "2 cat 7", "3 dan 5"}; !slices.Equal(got, want) {
+			t.Errorf("%s, public: %v, want the standings at the freeze %v", k, got, want)
+		}
+		if got, want := walk(LiveStandings(f.ctx), k), []string{"1 ann 10", "1 bob 10", "1 eve 10", "2 dan 5", "3 cat 1"}; !slices.Equal(got, want) {
+			t.Errorf("%s, admins: %v, want %v", k, got, want)
+		}
 	}
 }
