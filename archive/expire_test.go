@@ -84,7 +84,28 @@ func readAll(t *testing.T, s *redisstore.Store, b *board.Board, p board.Period) 
 			r.Views[i].Err = board.ErrNotFound // messages may differ; the meaning may not
 		}
 	}
+	r.unkey()
 	return r
+}
+
+// unkey drops the rows' order keys (board.Entry.Key): each store's own,
+// Redis' entries, none in the archive, whose positions order its rows.
+func (r *reads) unkey() {
+	pages := [][]board.Page{r.Pages, r.Around, {r.Range}, r.Ranges}
+	for _, v := range r.Views {
+		pages = append(pages, []board.Page{v.Page})
+	}
+	var lists [][]board.Entry
+	for _, ps := range pages {
+		for _, pg := range ps {
+			lists = append(lists, pg.Entries)
+		}
+	}
+	for _, es := range append(lists, r.Search...) {
+		for i := range es {
+			es[i].Key = ""
+		}
+	}
 }
 
 // TestReadsAgreeAfterExpiry: a closed week, archived and expired from Redis,

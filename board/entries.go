@@ -20,6 +20,47 @@ type Entry struct {
 	// Masked: Member and Name are a privacy mode's stand-ins for the member
 	// (rows.Lens), which nothing links to.
 	Masked bool
+	// Key is the row's place among equal scores as the store orders them
+	// (its sorted-set entry: "<tie-break prefix>|<member>", or the bare
+	// member id), which a Mark keeps; "" for rows read from the archive,
+	// whose order is their Position. It names the member: never shown.
+	Key string
+}
+
+// Mark is a place in a period's order just after one row: its score and
+// its order key (Entry.Key). A page read after a mark continues a walk
+// through a period that changes meanwhile (the API's cursors): the rows
+// after the mark are those whose score and key come later in the board's
+// order now, wherever the marked row itself went since; a member whose
+// score and key did not change is on exactly one side of it.
+//
+// A mark without a Key is a position: the rows from Position+1 on (the
+// archive, whose rows no longer move, and rows whose key is too long to
+// keep, where the walk falls back to offsets).
+type Mark struct {
+	Score    float64
+	Key      string
+	Position int // the marked row's position when it was read
+}
+
+// MarkOf is the mark just after entry e.
+func MarkOf(e Entry) Mark { return Mark{Score: e.Score, Key: e.Key, Position: e.Position} }
+
+// Precedes reports whether e comes after the mark in the order of a board
+// (higher: higher scores are better), which is Redis' order of its sorted
+// set: by score, then by entry bytes (read backwards when higher is better).
+// Without keys on both sides it compares positions.
+func (m Mark) Precedes(e Entry, higher bool) bool {
+	if m.Key == "" || e.Key == "" {
+		return e.Position > m.Position
+	}
+	if e.Score != m.Score {
+		return (e.Score < m.Score) == higher
+	}
+	if higher {
+		return e.Key < m.Key
+	}
+	return e.Key > m.Key
 }
 
 // Page is a window of one period of a board.

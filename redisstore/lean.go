@@ -102,7 +102,7 @@ func leanRows(b *board.Board, pg *board.Page, zs []redis.Z, back, better int) (i
 			rank = pos + 1
 		}
 		id, fields := enc.split(entry(i))
-		pg.Entries = append(pg.Entries, board.Entry{Member: id, Name: id, Score: zs[i].Score, Fields: fields, Rank: rank, Position: pos})
+		pg.Entries = append(pg.Entries, board.Entry{Member: id, Name: id, Score: zs[i].Score, Fields: fields, Rank: rank, Position: pos, Key: entry(i)})
 		ids = append(ids, id)
 	}
 	return ids, true

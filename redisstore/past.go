@@ -132,6 +132,9 @@ func (s reader) pastView(ctx context.Context, b *board.Board, p board.Period, to
 		var above int
 		pg.Entries, pg.Matched, above, err = s.past.Range(ctx, id, period, lo, hi, b.Order == board.HigherIsBetter, margs[2].(int), margs[3].(int))
 		pg.Offset = above + margs[2].(int) // as view.lua: the first row's position
+	case "after": // margs as PageAfter gives them to view.lua
+		score, _ := strconv.ParseFloat(margs[0].(string), 64)
+		pg.Offset, pg.Entries, err = s.pastAfter(ctx, b, p, score, margs[1].(string), margs[2].(int), margs[3].(int))
 	default:
 		return board.Page{}, fmt.Errorf("board: no past view %q", mode)
 	}

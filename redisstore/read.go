@@ -151,6 +151,7 @@ var viewModes = map[string][]string{
 	"page":   {"offset", "limit"},
 	"around": {"member", "k"},
 	"range":  {"min", "max", "offset", "limit"},
+	"after":  {"score", "entry", "position", "limit"},
 }
 
 // viewCall is view.lua's call reading zset z with the display names in
@@ -211,7 +212,7 @@ func entryOf(enc encoding, entry, score, name any) board.Entry {
 	if n == "" {
 		n = id
 	}
-	return board.Entry{Member: id, Name: n, Score: v, Fields: fields}
+	return board.Entry{Member: id, Name: n, Score: v, Fields: fields, Key: es}
 }
 
 func toInt(v any) int {

@@ -32,6 +32,7 @@ type Reader interface {
 	Count(ctx context.Context, b *board.Board, p board.Period) (int, error)
 	FromPast(ctx context.Context, b *board.Board, p board.Period) (bool, error)
 	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
+	PageAfter(ctx context.Context, b *board.Board, p board.Period, m board.Mark, limit int) (board.Page, error)
 	Top(ctx context.Context, b *board.Board, p board.Period, n int) (board.Page, error)
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 	RangeByScore(ctx context.Context, b *board.Board, p board.Period, min, max float64, offset, limit int) (board.Page, error)

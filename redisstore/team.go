@@ -178,8 +178,18 @@ func (s teamStore) teamView(ctx context.Context, b *board.Board, p board.Period,
 	if err != nil {
 		return board.Page{}, fmt.Errorf("board: teams of %s of %q: %w", p, b.ID, err)
 	}
-	pg, _, err := decodeView(t, p, reply)
+	pg, _, err := decodeTeamView(b, p, reply)
 	return pg, err
+}
+
+// decodeTeamView is decodeView of a page of b's team standing. Its rows
+// have no order key, as the archive's: no walk goes by team (board.Mark).
+func decodeTeamView(b *board.Board, p board.Period, reply any) (board.Page, int, error) {
+	pg, pos, err := decodeView(board.TeamBoard(b), p, reply)
+	for i := range pg.Entries {
+		pg.Entries[i].Key = ""
+	}
+	return pg, pos, err
 }
 
 // TeamSizes counts the members each listed team has in a period.

@@ -164,7 +164,7 @@ func (s reader) runViews(ctx context.Context, calls []*luaCall) ([]*redis.Cmd, e
 // read again on its own.
 func (s reader) viewResult(ctx context.Context, q ViewQuery, reply any, frozen bool) ViewResult {
 	if q.Teams {
-		pg, _, perr := decodeView(board.TeamBoard(q.Board), q.Period, reply)
+		pg, _, perr := decodeTeamView(q.Board, q.Period, reply)
 		if perr == nil && pg.Total == 0 && q.Period.Ended(s.now()) && !frozen {
 			pg, perr = s.TeamPage(queryCtx(ctx, q), q.Board, q.Period, q.Offset, q.Limit)
 			return ViewResult{Page: pg, Err: perr}

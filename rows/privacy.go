@@ -44,6 +44,15 @@ type Masker struct{ key []byte }
 // (access.PseudonymKey), shared by every replica so they name alike.
 func NewMasker(key []byte) *Masker { return &Masker{key: key} }
 
+// Key is a key of its own for purpose, made from the masker's: the API's
+// cursors are sealed with one (web/api/cursor.go), so that what they hold
+// stays hidden from whoever holds them, alike on every replica.
+func (m *Masker) Key(purpose string) []byte {
+	h := hmac.New(sha256.New, m.key)
+	h.Write([]byte("podium-key\x00" + purpose))
+	return h.Sum(nil)
+}
+
 // tag is the keyed hash of a member within a board. The board's creation
 // time is part of it: a board deleted and made again under the id is
 // another board, whose members get other stand-ins.
@@ -157,7 +166,7 @@ func (l Lens) Entries(es []board.Entry) []board.Entry {
 func (l Lens) Entry(e board.Entry) board.Entry {
 	if l.Hides(e.Member) {
 		e.Member, e.Name = l.Masker.Alias(l.Board, e.Member, e.Name)
-		e.Masked = true
+		e.Masked, e.Key = true, "" // the key holds the id
 	}
 	return e
 }

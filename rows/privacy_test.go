@@ -11,7 +11,7 @@ import (
 func entries(ids ...string) []board.Entry {
 	out := make([]board.Entry, len(ids))
 	for i, id := range ids {
-		out[i] = board.Entry{Member: id, Name: strings.ToUpper(id[:1]) + id[1:] + " Liddell", Rank: i + 1, Position: i, Score: float64(100 - i)}
+		out[i] = board.Entry{Member: id, Name: strings.ToUpper(id[:1]) + id[1:] + " Liddell", Rank: i + 1, Position: i, Score: float64(100 - i), Key: "7ff0|" + id}
 	}
 	return out
 }
@@ -33,7 +33,7 @@ func TestLensAppliesThePrivacyMode(t *testing.T) {
 		t.Fatalf("a shared reader: %+v, total %d", got, shared.Total(4))
 	}
 	for _, e := range got {
-		if !e.Masked || !strings.HasPrefix(e.Member, "anon-") || !strings.HasPrefix(e.Name, "Player ") || strings.Contains(e.Name, "Liddell") {
+		if !e.Masked || !strings.HasPrefix(e.Member, "anon-") || !strings.HasPrefix(e.Name, "Player ") || strings.Contains(e.Name, "Liddell") || e.Key != "" {
 			t.Errorf("a shared reader sees %+v", e)
 		}
 	}

@@ -46,7 +46,9 @@ func (s cachedPages) ReadViews(ctx context.Context, qs []redisstore.ViewQuery) [
 }
 
 // cachedAPI is the API's store with its reads through the cache; its
-// writes go to the store.
+// writes go to the store, and so do its pages after a cursor (PageAfter):
+// each walk asks for places of its own, which would only push the hot
+// first pages out of the cache.
 type cachedAPI struct {
 	api.Store
 	c Reads

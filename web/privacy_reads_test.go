@@ -107,8 +107,16 @@ func TestTopOnlyReadsOnlyTheTop(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Get("/api/v1/boards/big/entries") // the scripts loaded once, first
+	// Cursors a key's reader got, in the top and far beyond it.
+	key := f.Key("reader", "big")
+	var after []string
+	for _, limit := range []string{"1", "150"} {
+		_, out, _ := f.Call("GET", "/api/v1/boards/big/entries?limit="+limit, key, "")
+		next, _ := out["next"].(string)
+		after = append(after, "/api/v1/boards/big/entries?limit=1000&after="+next)
+	}
 	for _, paths := range [][]string{
-		{"/api/v1/boards/big/entries?offset=0&limit=1000", "/api/v1/boards/big/entries?offset=100&limit=1000", "/api/v1/boards/big/entries?offset=5000&limit=1000"},
+		append([]string{"/api/v1/boards/big/entries?offset=0&limit=1000", "/api/v1/boards/big/entries?offset=100&limit=1000", "/api/v1/boards/big/entries?offset=5000&limit=1000"}, after...),
 		{"/b/big?size=100", "/b/big?page=2&size=100", "/b/big?page=9&size=100"},
 		{"/embed/big?limit=50", "/embed/big?limit=2"},
 		{"/tv?boards=big&limit=25", "/tv?boards=big&limit=3"},

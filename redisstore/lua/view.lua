@@ -5,6 +5,8 @@
 -- ARGV for page: 1 offset, 2 limit
 -- ARGV for around: 1 member, 2 k (rows above and below)
 -- ARGV for range: 1 min, 2 max (inclusive score bounds), 3 offset, 4 limit
+-- ARGV for after: 1 score, 2 entry (a mark: the rows after it in read
+--   order; entry '' marks a position), 3 position, 4 limit
 -- ARGV for arounds: 1 k, 2.. member (every around-me window of one period
 --   in one call: the live hub's viewers of one board)
 -- Returns {total, first position, matched, rows...}; around returns
@@ -20,6 +22,7 @@ local ARGV_FIXED = 5
 local ARGV_FOR_PAGE = {'offset', 'limit'}
 local ARGV_FOR_AROUND = {'member', 'k'}
 local ARGV_FOR_RANGE = {'min', 'max', 'offset', 'limit'}
+local ARGV_FOR_AFTER = {'score', 'entry', 'position', 'limit'}
 local z, d, names = k_zset, k_distinct, k_names
 local total = redis.call('ZCARD', z)
 local mode = a_mode
@@ -102,6 +105,47 @@ if mode == 'range' then
   if n > limit then n = limit end
   local out = {total, first + offset, matched}
   for _, v in ipairs(rows(z, d, names, first + offset, n)) do out[#out + 1] = v end
+  return out
+end
+-- Byte order of strings a and b (-1, 0, 1): Redis' order of equal scores.
+-- Never Lua's '<', which follows the server's locale (strcoll).
+local function bytes_cmp(a, b)
+  if a == b then return 0 end
+  local n, i = math.min(#a, #b), 1
+  while i <= n and string.byte(a, i) == string.byte(b, i) do i = i + 1 end
+  if i > n then
+    if #a < #b then return -1 end
+    return 1
+  end
+  if string.byte(a, i) < string.byte(b, i) then return -1 end
+  return 1
+end
+
+-- The first position after the mark (score, entry) in read order: after the
+-- rows of better scores, and after those of the mark's score whose entries
+-- come at or before its entry (one score's rows lie in entry order:
+-- ascending bytes, descending when DESC). The marked entry may have moved
+-- or left since: a binary search over its score's positions places the
+-- mark among the rows there now, O(log(run) * log(N)).
+local function start_after(score, e)
+  local s = redis.call('ZSCORE', z, e)
+  if s and tonumber(s) == tonumber(score) then return pos_of(z, e) + 1 end
+  local lo, hi = count_better(z, score), count_better_or_equal(z, score)
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    local c = bytes_cmp(zrange(z, mid, mid)[1], e)
+    if DESC then c = -c end
+    if c <= 0 then lo = mid + 1 else hi = mid end
+  end
+  return lo
+end
+
+if mode == 'after' then
+  local a = part_at(ARGV, ARGV_FIXED, ARGV_FOR_AFTER, 1)
+  local start = tonumber(a.position) + 1
+  if a.entry ~= '' then start = start_after(a.score, a.entry) end
+  local out = {total, start, total}
+  for _, v in ipairs(rows(z, d, names, start, tonumber(a.limit))) do out[#out + 1] = v end
   return out
 end
 return redis.error_reply('view: unknown mode ' .. tostring(mode))

@@ -76,6 +76,7 @@ type pageJSON struct {
 	Board       string      `json:"board"`
 	Entries     []entryJSON `json:"entries"`
 	FrozenSince *time.Time  `json:"frozen_since,omitempty"`
+	Next        string      `json:"next,omitempty"`
 	Offset      int         `json:"offset"`
 	Period      periodJSON  `json:"period"`
 	Total       int         `json:"total"`

@@ -22,6 +22,7 @@ type Store interface {
 	Boards(ctx context.Context) ([]board.Board, error)
 	Board(ctx context.Context, id string) (board.Board, error)
 	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
+	PageAfter(ctx context.Context, b *board.Board, p board.Period, m board.Mark, limit int) (board.Page, error)
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
 	Ranks(ctx context.Context, b *board.Board, p board.Period, members []string) ([]board.Standing, error)

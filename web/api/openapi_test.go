@@ -85,6 +85,8 @@ func TestOpenAPIResponses(t *testing.T) {
 		}
 	}
 	v := newOpenAPIValidator(t, f.URL)
+	_, first, _ := f.Call("GET", "/api/v1/boards/chess/entries?period=all&limit=2", "", "")
+	next, _ := first["next"].(string)
 	big := `{"scores": [` + strings.Repeat(`{"member":"x","score":1},`, 50_000) + `{"member":"x","score":1}]}`
 	long := strings.Repeat("m", 129)
 	sprint := `{"id":"sprint","title":"100 m","format":{"type":"duration"},"order":"lower","periods":["week","all"],"rank_style":"dense","fields":[{"name":"wind","desc":true}]}`
@@ -140,6 +142,11 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"entries of a decimal board", "GET", "/boards/cash/entries", "", "", nil, 200},
 		{"entries of a past week", "GET", "/boards/chess/entries?period=week&at=2026-W49", "", "", nil, 200},
 		{"entries bad limit", "GET", "/boards/chess/entries?limit=0", "", "", nil, 400},
+		{"entries with a next", "GET", "/boards/chess/entries?period=all&limit=1", "", "", nil, 200},
+		{"entries after a cursor", "GET", "/boards/chess/entries?period=all&limit=1&after=" + next, "", "", nil, 200},
+		{"entries after a bad cursor", "GET", "/boards/chess/entries?period=all&after=nope", "", "", nil, 400},
+		{"entries after a cursor of another period", "GET", "/boards/chess/entries?period=week&after=" + next, "", "", nil, 400},
+		{"entries with offset and after", "GET", "/boards/chess/entries?period=all&offset=0&after=" + next, "", "", nil, 400},
 		{"entries unknown board", "GET", "/boards/nope/entries", "", "", nil, 404},
 		{"entries unknown period", "GET", "/boards/chess/entries?period=day", "", "", nil, 404},
 		{"entries bad period key", "GET", "/boards/chess/entries?period=week&at=2026-W99", "", "", nil, 404},

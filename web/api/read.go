@@ -73,15 +73,45 @@ func (s *Handler) apiEntries(c echo.Context) error {
 		return err
 	}
 	lens := s.opts.Gate.Lens(c, &b)
-	pg, err := request.ReadPage(c.Request().Context(), s.opts.Store, lens, p, offset, limit)
-	if err != nil {
+	cs := cursorsOf(lens.Masker)
+	var pg board.Page
+	if raw, ok := c.QueryParams()["after"]; ok {
+		if _, both := c.QueryParams()["offset"]; both {
+			ae := apiErr(400, "bad_parameter", "offset and after cannot be used together: after continues from the row a page ended on")
+			ae.Field = "offset"
+			return ae
+		}
+		m, err := cs.open(raw[0], &b, p)
+		if err != nil {
+			return err
+		}
+		pg, err = request.ReadPageAfter(c.Request().Context(), s.opts.Store, lens, p, m, limit)
+		if err != nil {
+			return err
+		}
+	} else if pg, err = request.ReadPage(c.Request().Context(), s.opts.Store, lens, p, offset, limit); err != nil {
 		return err
 	}
 	frozen := s.frozenSince(&b)
 	return answerOnce(c, pg.Memo, !lens.Limited(), frozen, func() any {
 		return pageJSON{Board: b.ID, Entries: entriesJSON(&b, lens.Entries(pg.Entries)), FrozenSince: frozen,
-			Offset: offset, Period: toPeriodJSON(p), Total: lens.Total(pg.Total)}
+			Next: nextCursor(cs, lens, p, pg), Offset: pg.Offset, Period: toPeriodJSON(p), Total: lens.Total(pg.Total)}
 	})
+}
+
+// nextCursor is the cursor of the page after pg for a reader who sees
+// the board through lens: "" after the last place the reader may see.
+// It is the same for every reader of pg (it does not say what they may
+// see), as answerOnce needs.
+func nextCursor(cs cursors, lens rows.Lens, p board.Period, pg board.Page) string {
+	if len(pg.Entries) == 0 {
+		return ""
+	}
+	last := pg.Entries[len(pg.Entries)-1]
+	if last.Position+1 >= lens.Total(pg.Total) {
+		return ""
+	}
+	return cs.seal(lens.Board, p, board.MarkOf(last))
 }
 
 // memberNotFound is the answer about a member with no score on a board,

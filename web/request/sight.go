@@ -124,3 +124,38 @@ func ReadPage(ctx context.Context, r PageReader, lens rows.Lens, p board.Period,
 	pg.Entries, pg.Offset = pg.Entries[min(offset, n):min(offset+limit, n)], offset
 	return pg, nil
 }
+
+// AfterReader reads the rows after a mark of a period (redisstore.Store).
+type AfterReader interface {
+	PageReader
+	PageAfter(ctx context.Context, b *board.Board, p board.Period, m board.Mark, limit int) (board.Page, error)
+}
+
+// ReadPageAfter reads up to limit entries after mark m of period p (a
+// cursor's) for a reader who sees the board through lens. Where only the
+// top is shown it reads the top whole, as ReadPage does, and keeps the
+// rows after m within it: no cursor, whoever got it, opens a place past
+// the top, and what the read costs tells nothing beyond it. Page.Offset
+// is the first row's position (with none, where the rows end).
+func ReadPageAfter(ctx context.Context, r AfterReader, lens rows.Lens, p board.Period, m board.Mark, limit int) (board.Page, error) {
+	if lens.Counts() {
+		return r.PageAfter(ctx, lens.Board, p, m, limit)
+	}
+	if err := board.CheckWindow(0, limit); err != nil {
+		return board.Page{}, err
+	}
+	pg, err := r.Page(ctx, lens.Board, p, 0, lens.Board.TopOnly)
+	if err != nil {
+		return pg, err
+	}
+	higher := lens.Board.Order == board.HigherIsBetter
+	from := len(pg.Entries)
+	for i, e := range pg.Entries {
+		if m.Precedes(e, higher) {
+			from = i
+			break
+		}
+	}
+	pg.Entries, pg.Offset = pg.Entries[from:min(from+limit, len(pg.Entries))], from
+	return pg, nil
+}

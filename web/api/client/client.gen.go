@@ -1816,7 +1816,7 @@ type ErasureStatus string
 type ErasureFailed struct {
 	Erasure *Erasure `json:"erasure,omitempty"`
 	Error   struct {
-		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
 		//
 		// Example: invalid
 		Code string `json:"code"`
@@ -1837,7 +1837,7 @@ type ErasureFailed struct {
 // Error Every error answer (HEAD requests get the status and headers only).
 type Error struct {
 	Error struct {
-		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
 		//
 		// Example: invalid
 		Code string `json:"code"`
@@ -2119,7 +2119,10 @@ type Page struct {
 	// FrozenSince Present while the board is frozen: the answer shows the standings as they stood at this instant (writes made since count, and show at the reveal).
 	FrozenSince *time.Time `json:"frozen_since,omitempty"`
 
-	// Offset 0-based position of the first entry, as asked.
+	// Next The cursor of the page after this one (pass it as `after`); absent on the last page the reader may see.
+	Next *string `json:"next,omitempty"`
+
+	// Offset 0-based position of the first entry: as asked, or, after a cursor, where the page begins now (the total when nothing comes after it).
 	Offset int `json:"offset"`
 
 	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
@@ -2510,8 +2513,11 @@ type ListEntriesParams struct {
 	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 
-	// Offset 0-based position of the first entry.
+	// Offset 0-based position of the first entry. Not with `after`.
 	Offset *int `form:"offset,omitempty" json:"offset,omitempty"`
+
+	// After A cursor: the `next` of the page before, as it came (opaque; at most 640 characters). The page holds the entries that come after that page's last row in the board's order now. A cursor that is damaged, too long, made by another server or version, or of another board or period is 400 `invalid_cursor`; with `offset` too, 400 `bad_parameter`.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
 
 	// Limit Entries to return.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
@@ -3085,6 +3091,8 @@ type ClientInterface interface {
 
 	// ListEntries A page of a period, with ranks in the board's style.
 	//
+	// Page by `offset`, or walk by cursor: ask for the first page, then for `after` set to each page's `next` until a page has none. A walk by cursor neither skips nor repeats a member whose score and place among its ties do not change during the walk, however the rest of the board changes (a member whose score changes may be seen again, or not at all, as it moved past the walk's place or not); offsets shift under such changes. A cursor belongs to the board and period it was made for (give the same `period` and `at`; a `period` without `at` moves to the new period when the current one ends, and the cursor is then refused) and is served as the reader may see the board: no cursor reaches past a board's `top_only`. Cursor pages are read from the store, not the read cache.
+	//
 	// Corresponds with GET /boards/{board}/entries (the `ListEntries` operationId).
 	ListEntries(ctx context.Context, board BoardID, params *ListEntriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -3474,6 +3482,8 @@ func (c *Client) UpdateBoard(ctx context.Context, board BoardID, body UpdateBoar
 }
 
 // ListEntries A page of a period, with ranks in the board's style.
+//
+// Page by `offset`, or walk by cursor: ask for the first page, then for `after` set to each page's `next` until a page has none. A walk by cursor neither skips nor repeats a member whose score and place among its ties do not change during the walk, however the rest of the board changes (a member whose score changes may be seen again, or not at all, as it moved past the walk's place or not); offsets shift under such changes. A cursor belongs to the board and period it was made for (give the same `period` and `at`; a `period` without `at` moves to the new period when the current one ends, and the cursor is then refused) and is served as the reader may see the board: no cursor reaches past a board's `top_only`. Cursor pages are read from the store, not the read cache.
 //
 // Corresponds with GET /boards/{board}/entries (the `ListEntries` operationId).
 func (c *Client) ListEntries(ctx context.Context, board BoardID, params *ListEntriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4323,6 +4333,18 @@ func NewListEntriesRequest(server string, board BoardID, params *ListEntriesPara
 		if params.Offset != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5862,6 +5884,8 @@ type ClientWithResponsesInterface interface {
 	UpdateBoardWithResponse(ctx context.Context, board BoardID, body UpdateBoardJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateBoardResponse, error)
 
 	// ListEntriesWithResponse A page of a period, with ranks in the board's style.
+	//
+	// Page by `offset`, or walk by cursor: ask for the first page, then for `after` set to each page's `next` until a page has none. A walk by cursor neither skips nor repeats a member whose score and place among its ties do not change during the walk, however the rest of the board changes (a member whose score changes may be seen again, or not at all, as it moved past the walk's place or not); offsets shift under such changes. A cursor belongs to the board and period it was made for (give the same `period` and `at`; a `period` without `at` moves to the new period when the current one ends, and the cursor is then refused) and is served as the reader may see the board: no cursor reaches past a board's `top_only`. Cursor pages are read from the store, not the read cache.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9362,6 +9386,8 @@ func (c *ClientWithResponses) UpdateBoardWithResponse(ctx context.Context, board
 }
 
 // ListEntriesWithResponse A page of a period, with ranks in the board's style.
+//
+// Page by `offset`, or walk by cursor: ask for the first page, then for `after` set to each page's `next` until a page has none. A walk by cursor neither skips nor repeats a member whose score and place among its ties do not change during the walk, however the rest of the board changes (a member whose score changes may be seen again, or not at all, as it moved past the walk's place or not); offsets shift under such changes. A cursor belongs to the board and period it was made for (give the same `period` and `at`; a `period` without `at` moves to the new period when the current one ends, and the cursor is then refused) and is served as the reader may see the board: no cursor reaches past a board's `top_only`. Cursor pages are read from the store, not the read cache.
 //
 // Returns a wrapper object for the known response body format(s).
 //
