@@ -99,3 +99,26 @@ func TestLiveAroundMeFollowsMember(t *testing.T) {
 	must(t, expect.Locator(me.GetByTestId("rank")).ToHaveText("1"))
 	must(t, expect.Locator(page.GetByTestId("name")).ToHaveText([]string{"m20", "m01", "m02", "m03", "m04"}))
 }
+
+// TestLiveAmongFriends: a member's friends page moves live: a friend's
+// outside write reorders the list and changes the "Overall" column, and
+// the member's own row stays marked.
+func TestLiveAmongFriends(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	b := a.board(board.Board{ID: "pals", Title: "Pals", TieBreak: board.ByMember}, "ann", 50, "bob", 40, "cat", 30, "dan", 20, "eve", 10)
+	if _, _, err := a.store.SetFriends(context.Background(), b.ID, "dan", []string{"bob", "eve"}, board.Author{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	page := newPage(t)
+	open(t, page, a.URL+"/b/pals/m/dan/friends?period=all", 200)
+	waitLive(t, page)
+	names := page.GetByTestId("name")
+	must(t, expect.Locator(names).ToHaveText([]string{"bob", "dan", "eve"}))
+	must(t, expect.Locator(page.Locator("tr.me").GetByTestId("rank")).ToHaveText("2"))
+	a.zincrby(b, 100, "eve") // 110: first among them and on the board
+	must(t, expect.Locator(names).ToHaveText([]string{"eve", "bob", "dan"}))
+	must(t, expect.Locator(page.Locator(`tr[data-member="eve"] td.field`)).ToHaveText("1"))
+	must(t, expect.Locator(page.Locator(`tr[data-member="dan"] td.field`)).ToHaveText("5"))
+	must(t, expect.Locator(page.Locator("tr.me").GetByTestId("rank")).ToHaveText("3"))
+}
