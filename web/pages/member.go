@@ -34,6 +34,9 @@ func (s *Handler) memberPage(c echo.Context) error {
 	}
 	v := templates.MemberView{BoardTitle: b.Title, BoardHref: "/b/" + b.ID, Member: member, Name: member,
 		Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false), Uncounted: !lens.Counts()}
+	if !lens.Limited() {
+		v.CompareHref = amongURL(b.ID, b.Current(b.DefaultPeriod, s.opts.Store.Now()), []string{member})
+	}
 	ranked := false
 	for _, st := range sts {
 		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period.Kind), Key: st.Period.Key, Ranked: st.Ranked}

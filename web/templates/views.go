@@ -174,6 +174,9 @@ type MemberView struct {
 	History    *RankChart // past periods from the archive; nil without
 	Frozen     string     // the frozen notice (rows.FrozenNotice)
 	Uncounted  bool       // the board shows only its top: no "of N", no percentiles
+	// CompareHref opens the compare page with this member ("" where the
+	// reader may not see other members).
+	CompareHref string
 }
 
 // EmbedView is the widget.
