@@ -147,6 +147,28 @@ func BenchmarkRank(b *testing.B) {
 	done(n)
 }
 
+// BenchmarkRanks1000 is a list of 1,000 members ranked in one period (the
+// API's POST /ranks at its bound): one script call that holds Redis for
+// its whole length.
+func BenchmarkRanks1000(b *testing.B) {
+	s, bd, all := benchSetup(b)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(9, 10))
+	list := make([]string, 1000)
+	b.ResetTimer()
+	done, n := measureRedis(b, s.rdb), 0
+	for b.Loop() {
+		n++
+		for i := range list {
+			list[i] = fmt.Sprintf("player-%07d", rng.IntN(benchMembers))
+		}
+		if _, err := s.Ranks(ctx, bd, all, list); err != nil {
+			b.Fatal(err)
+		}
+	}
+	done(n)
+}
+
 // BenchmarkMember is a member's standing in every period (day and all
 // time): the API's and the member page's read.
 func BenchmarkMember(b *testing.B) {
