@@ -49,11 +49,13 @@ type PersonalLinks interface {
 
 // Data is the copy of everything a board keeps about one member.
 type Data struct {
-	Board     string    `json:"board"`
-	Member    string    `json:"member"`
-	Name      string    `json:"name,omitempty"` // its display name, if it has one besides its id
-	Team      string    `json:"team,omitempty"`
-	Generated time.Time `json:"generated"`
+	Board  string `json:"board"`
+	Member string `json:"member"`
+	Name   string `json:"name,omitempty"` // its display name, if it has one besides its id
+	Team   string `json:"team,omitempty"`
+	// Segments are its values of the board's attributes (country, class...).
+	Segments  map[string]string `json:"segments,omitempty"`
+	Generated time.Time         `json:"generated"`
 	// Periods are its standings in every period Redis holds: the open ones
 	// (all time, rolling windows, the current day, week...) and closed ones
 	// not yet archived away, latest first.
@@ -106,7 +108,7 @@ func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data
 	if err != nil {
 		return Data{}, err
 	}
-	out.Name, out.Team = md.Name, md.Team
+	out.Name, out.Team, out.Segments = md.Name, md.Team, md.Segments
 	for _, st := range md.Standings {
 		out.Periods = append(out.Periods, standingOf(b, st.Period, now, "", st.Score, st.Rank, st.Total))
 	}
@@ -137,7 +139,7 @@ func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data
 		out.Audit = append(out.Audit, Change{ID: e.ID, Time: e.Time.UTC(), Actor: e.Actor, Action: e.Action, Period: e.Period, Before: e.Before, After: e.After, Reason: e.Reason})
 	}
 	truncate(&out, "audit", more)
-	if out.Name == "" && out.Team == "" && len(out.Periods)+len(out.Archived)+len(out.Audit) == 0 {
+	if out.Name == "" && out.Team == "" && len(out.Segments) == 0 && len(out.Periods)+len(out.Archived)+len(out.Audit) == 0 {
 		return Data{}, noMember(b.ID, member)
 	}
 	return out, nil

@@ -21,6 +21,7 @@ import (
 type MemberData struct {
 	Name      string // "" none
 	Team      string // "" none
+	Segments  map[string]string
 	Standings []board.Standing
 	// More: the member holds scores in more periods than were asked for.
 	More bool
@@ -45,6 +46,13 @@ func (s eraser) MemberData(ctx context.Context, b *board.Board, member string, m
 		return MemberData{}, fmt.Errorf("board: data of %q on %q: %w", member, b.ID, err)
 	}
 	out.Name, out.Team = name.Val(), team.Val()
+	segs, err := s.segmentStore.SegmentsOf(ctx, b, member)
+	if err != nil {
+		return MemberData{}, err
+	}
+	if len(segs) > 0 {
+		out.Segments = segs
+	}
 	if out.Name == member {
 		out.Name = "" // named by its id only, as every member is on first sight
 	}
