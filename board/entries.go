@@ -20,6 +20,9 @@ type Entry struct {
 	// GlobalRank is, in a segment's page (Page.Segment), the member's rank
 	// on the whole period; 0 elsewhere.
 	GlobalRank int
+	// GlobalPosition is, in a segment's page, the member's place on the
+	// whole period (0-based): what a privacy mode's "top N only" looks at.
+	GlobalPosition int
 	// Masked: Member and Name are a privacy mode's stand-ins for the member
 	// (rows.Lens), which nothing links to.
 	Masked bool

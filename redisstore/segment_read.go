@@ -35,9 +35,9 @@ func (s segmentStore) SegmentPage(ctx context.Context, b *board.Board, p board.P
 	pg := board.Page{Period: p, Total: toInt(arr[0]), Offset: toInt(arr[2]), Segment: seg}
 	pg.Matched = pg.Total
 	enc := encodingOf(b)
-	for i := 3; i+4 < len(arr); i += 5 {
+	for i := 3; i+5 < len(arr); i += 6 {
 		e := entryOf(enc, arr[i], arr[i+1], arr[i+3])
-		e.Rank, e.Position, e.GlobalRank = toInt(arr[i+2]), pg.Offset+len(pg.Entries), toInt(arr[i+4])
+		e.Rank, e.Position, e.GlobalRank, e.GlobalPosition = toInt(arr[i+2]), pg.Offset+len(pg.Entries), toInt(arr[i+4]), toInt(arr[i+5])
 		pg.Entries = append(pg.Entries, e)
 	}
 	return pg, nil

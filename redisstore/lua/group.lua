@@ -8,7 +8,7 @@
 -- ARGV for page: 1 offset, 2 limit
 -- ARGV for ranks: 1.. member
 -- page returns {group total, period total, offset, rows: entry, score,
--- rank, name, global rank...}; ranks returns {group total, per member
+-- rank, name, global rank, global position...}; ranks returns {group total, per member
 -- {score, rank, position, worse} or false}.
 -- uses: ranks
 local k_group = KEYS[1]
@@ -30,7 +30,9 @@ if a_mode == 'page' then
   local r = rows(g, gd, k_names, offset, tonumber(a.limit))
   for i = 1, #r, 4 do
     out[#out + 1], out[#out + 2], out[#out + 3], out[#out + 4] = r[i], r[i + 1], r[i + 2], r[i + 3]
-    out[#out + 1] = rank_at(z, k_distinct, nil, r[i], r[i + 1])
+    local pos = pos_of(z, r[i]) -- nil: not in the period (never, while the scripts keep both)
+    out[#out + 1] = pos and rank_at(z, k_distinct, pos, r[i], r[i + 1]) or 0
+    out[#out + 1] = pos or -1
   end
   return out
 end
