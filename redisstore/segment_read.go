@@ -23,7 +23,7 @@ func (s segmentStore) SegmentPage(ctx context.Context, b *board.Board, p board.P
 	if err != nil {
 		return board.Page{}, err
 	}
-	z, _ := periodSource(b, p, since)
+	z, frozen := periodSource(b, p, since)
 	reply, err := groupCall(b, z, seg, namesOf(b.ID, since), "page").in("page").arg("offset", offset).arg("limit", limit).run(ctx, s.rdb).Result()
 	if err != nil {
 		return board.Page{}, fmt.Errorf("board: segment %s of %s of %q: %w", seg, p, b.ID, err)
@@ -31,6 +31,11 @@ func (s segmentStore) SegmentPage(ctx context.Context, b *board.Board, p board.P
 	arr, _ := reply.([]any)
 	if len(arr) < 3 {
 		return board.Page{}, fmt.Errorf("board: segment %s of %s of %q: short reply", seg, p, b.ID)
+	}
+	if toInt(arr[1]) == 0 && frozen.IsZero() {
+		if err := s.notPast(ctx, b, p); err != nil {
+			return board.Page{}, err
+		}
 	}
 	pg := board.Page{Period: p, Total: toInt(arr[0]), Offset: toInt(arr[2]), Segment: seg}
 	pg.Matched = pg.Total
@@ -83,6 +88,19 @@ func (s segmentStore) SegmentRanks(ctx context.Context, b *board.Board, p board.
 		out[i].Rank, out[i].Position, out[i].Worse = toInt(row[1]), toInt(row[2]), toInt(row[3])
 	}
 	return out, nil
+}
+
+// notPast refuses a segment read of a closed period whose keys expired to
+// the archive, which keeps no segments yet: ErrGone, not an empty page.
+func (s segmentStore) notPast(ctx context.Context, b *board.Board, p board.Period) error {
+	past, err := s.FromPast(ctx, b, p)
+	if err != nil {
+		return err
+	}
+	if past {
+		return fmt.Errorf("board: %s of %q has moved to the archive, which keeps no segment standings: %w", p, b.ID, board.ErrGone)
+	}
+	return nil
 }
 
 // groupCall is group.lua's call reading segment seg of period zset z.

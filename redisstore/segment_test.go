@@ -212,3 +212,60 @@ func TestSegmentsOnCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSegmentsFollowTheDefinition: an attribute taken off a board takes its
+// values and standings along (added again, it starts empty), and a board
+// turning dense builds its segments' tie groups.
+func TestSegmentsFollowTheDefinition(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(board.Board{Segments: []string{"country", "class"}})
+	for i, m := range []string{"ann", "bob", "cy"} {
+		vs := map[string]string{"country": "NO", "class": "A"}
+		if _, err := f.store.Submit(f.ctx, b.ID, board.Submission{Member: m, Score: float64(10 * (i % 2)), Segments: vs}, tester); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := b.Current(board.AllTime, f.clock.Now())
+	upd := *b
+	upd.Segments, upd.RankStyle = []string{"country"}, board.Dense
+	nb, err := f.store.UpdateBoard(f.ctx, upd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.segRows(&nb, all, board.Segment{Attr: "country", Value: "NO"}); got != "bob=10@1/1 ann=0@2/2 cy=0@2/2" {
+		t.Fatalf("dense: %q", got)
+	}
+	if n, _ := f.rdb.Exists(f.ctx, segValuesKey(b.ID, "class"), segCountKey(b.ID, "class"), ZSetKey(b.ID, all)+":g:class:A").Result(); n != 0 {
+		t.Fatalf("%d keys of class stayed", n)
+	}
+	upd = nb
+	upd.Segments = []string{"country", "class"}
+	nb, err = f.store.UpdateBoard(f.ctx, upd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.segRows(&nb, all, board.Segment{Attr: "class", Value: "A"}); got != "" {
+		t.Fatalf("class again: %q", got)
+	}
+	if vs, _ := f.store.SegmentsOf(f.ctx, &nb, "ann"); len(vs) != 1 || vs["country"] != "NO" {
+		t.Fatalf("ann's values: %v", vs)
+	}
+}
+
+// TestSegmentOfAnArchivedPeriod: a closed period whose keys expired to the
+// archive has no segment standings to read (the archive keeps none yet):
+// ErrGone, not an empty page.
+func TestSegmentOfAnArchivedPeriod(t *testing.T) {
+	f := newFixture(t)
+	b := f.board(board.Board{Segments: []string{"country"}, Periods: []board.Kind{board.Weekly}})
+	p, err := b.ParsePeriod("week", "2026-W40", f.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.rdb.HSet(f.ctx, ArchiveState(b.ID), p.String(), "0 1"+ExpiredMark).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.SegmentPage(f.ctx, b, p, board.Segment{Attr: "country", Value: "NO"}, 0, 10); !errors.Is(err, board.ErrGone) {
+		t.Fatalf("an archived week: %v", err)
+	}
+}
