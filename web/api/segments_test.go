@@ -61,6 +61,13 @@ func TestAPISegments(t *testing.T) {
 	if status, out, _ := f.Call("GET", "/api/v1/boards/geo/entries?segment=country", "", ""); status != 400 || webtest.ErrField(out) != "segment" {
 		t.Fatalf("a filter without a value: %d %v", status, out)
 	}
+	// An update that leaves segments out keeps them, and their standings.
+	if status, out, _ := f.Call("PUT", "/api/v1/boards/geo", f.Key("ops", ""), `{"title":"Geography"}`); status != 200 || fmt.Sprint(out["segments"]) != "[country]" {
+		t.Fatalf("update: %d %v", status, out)
+	}
+	if _, out, _ = f.Call("GET", "/api/v1/boards/geo/entries?segment=country:SE", "", ""); rowsOf(out) != "bob 1/2 cy 1/2" {
+		t.Fatalf("SE after the update: %v", out)
+	}
 }
 
 // TestAPISegmentsUnderAPrivacyMode: a filtered page shows a reader without

@@ -1580,7 +1580,7 @@ type BoardDefinition struct {
 	// Retention How many closed periods of each kind stay in Redis once archived; older ones expire from Redis and are read from the archive. 0 expires each as soon as its final copy is archived. Left out on an update: unchanged.
 	Retention *int `json:"retention,omitempty"`
 
-	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none.
+	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
 
 	// Teams Team standings per period (sum, average or best of the members' scores); none turns them off. Changing it rebuilds every period's team standing held in Redis. Left out: none on a new board, unchanged on an update.
@@ -2354,7 +2354,7 @@ type CreateBoardJSONBody struct {
 	// Retention How many closed periods of each kind stay in Redis once archived; older ones expire from Redis and are read from the archive. 0 expires each as soon as its final copy is archived. Left out on an update: unchanged.
 	Retention *int `json:"retention,omitempty"`
 
-	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none.
+	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
 
 	// Teams Team standings per period (sum, average or best of the members' scores); none turns them off. Changing it rebuilds every period's team standing held in Redis. Left out: none on a new board, unchanged on an update.
