@@ -76,6 +76,16 @@ func entriesOf(m redis.XMessage) []Entry {
 			out = append(out, x)
 		}
 	}
+	// And to segment values (redisstore/segment.go): member, attribute,
+	// the value it left ('' none), the value it took, as member.segment
+	// entries show them.
+	for _, line := range strings.Split(s("segments"), "\n") {
+		if f := strings.Split(line, "\t"); len(f) == 4 {
+			x := e
+			x.Action, x.Member, x.Period, x.Before, x.After = "member.segment", f[0], "", f[1]+": "+f[2], f[1]+": "+f[3]
+			out = append(out, x)
+		}
+	}
 	return out
 }
 

@@ -27,7 +27,7 @@ func About(f map[string]string, member string) bool {
 	if f["member"] == member {
 		return true
 	}
-	for _, k := range []string{"items", "teams"} {
+	for _, k := range []string{"items", "teams", "segments"} {
 		for _, line := range strings.Split(f[k], "\n") {
 			if id, _, _ := strings.Cut(line, "\t"); id == member && f[k] != "" {
 				return true
@@ -80,7 +80,7 @@ func Redact(f map[string]string, r redisstore.Redaction) bool {
 	for _, part := range []struct {
 		field string
 		clear int // the column of a display name (0-based; 0: none)
-	}{{"items", 7}, {"teams", 0}} {
+	}{{"items", 7}, {"teams", 0}, {"segments", 0}} {
 		if f[part.field] == "" {
 			continue
 		}

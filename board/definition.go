@@ -140,6 +140,9 @@ type Board struct {
 	// Teams, when set, keeps a team standing per period beside the members'
 	// (redisstore/team.go).
 	Teams TeamMode
+	// Segments are the member attributes the board keeps a standing per
+	// value of, in every period (board/segment.go): at most MaxSegments.
+	Segments []string
 	// Visibility says who may read the board; Public unless set.
 	Visibility Visibility
 	// Names and TopOnly are the board's privacy mode: how the shared

@@ -17,6 +17,12 @@ type Entry struct {
 	Name     string
 	Score    float64
 	Fields   []int64 // extra sort field values, when the board has any
+	// GlobalRank is, in a segment's page (Page.Segment), the member's rank
+	// on the whole period; 0 elsewhere.
+	GlobalRank int
+	// GlobalPosition is, in a segment's page, the member's place on the
+	// whole period (0-based): what a privacy mode's "top N only" looks at.
+	GlobalPosition int
 	// Masked: Member and Name are a privacy mode's stand-ins for the member
 	// (rows.Lens), which nothing links to.
 	Masked bool
@@ -73,6 +79,9 @@ type Page struct {
 	// Teams is how a team standing's scores were made (TeamPage): the
 	// board's mode, or for an archived period the mode it closed under.
 	Teams TeamMode
+	// Segment is the filter of a segment's page (redisstore.SegmentPage):
+	// Total counts its members, ranks are among them. Zero: the whole period.
+	Segment Segment
 	// Memo is shared by every copy of one cached answer (nil when read
 	// from the store): what readers derive from it, kept once.
 	Memo *Memo

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -22,6 +23,7 @@ type Spec struct {
 	Retention     *int        `json:"retention,omitempty"`  // absent: DefaultRetention
 	Window        string      `json:"window,omitempty"`     // how rolling windows combine: sum (absent) or best
 	Teams         string      `json:"teams,omitempty"`      // team standings: sum, average or best; absent or "none": none
+	Segments      []string    `json:"segments,omitempty"`   // member attributes with a standing per value (board/segment.go)
 	Visibility    string      `json:"visibility,omitempty"` // public (absent), unlisted or private
 	Names         string      `json:"names,omitempty"`      // privacy mode: full (absent), initials or pseudonyms
 	TopOnly       *int        `json:"top_only,omitempty"`   // privacy mode: show only the top N (absent or 0: everyone)
@@ -54,6 +56,7 @@ func SpecOf(b *Board) Spec {
 		Visibility: string(b.Visibility), Names: string(b.Names),
 		Format:  FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
 		Periods: []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
+		Segments: slices.Clone(b.Segments),
 	}
 	if b.TopOnly > 0 {
 		n := b.TopOnly
@@ -79,7 +82,7 @@ func (j Spec) Board() Board {
 		TimeZone: j.TimeZone, TieBreak: TieBreak(j.TieBreak), RankStyle: RankStyle(j.RankStyle), Cap: j.Cap, Window: WindowMode(j.Window), Teams: TeamMode(strings.TrimPrefix(j.Teams, "none")),
 		Visibility: Visibility(j.Visibility), Names: NameMode(j.Names),
 		Format:    Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
-		Retention: DefaultRetention,
+		Retention: DefaultRetention, Segments: slices.Clone(j.Segments),
 	}
 	if j.Retention != nil {
 		b.Retention = *j.Retention

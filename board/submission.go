@@ -3,6 +3,7 @@ package board
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 )
 
@@ -17,6 +18,10 @@ type Submission struct {
 	// Team, when set, moves the member to that team (redisstore/team.go) before
 	// the score counts; empty keeps the member's team.
 	Team string
+	// Segments, when set, sets the member's value of each attribute named
+	// (board/segment.go; "" takes it out of the attribute), moving its
+	// scores before this one counts; attributes not named keep their value.
+	Segments map[string]string
 	// Unit is the board unit Score was read in (Format.Unit), when the caller
 	// read it from text; a board whose unit has since changed refuses it
 	// with ErrDefinitionChanged. Empty trusts the caller.
@@ -95,6 +100,11 @@ func CheckSubmission(b *Board, sub *Submission) error {
 			return err
 		}
 	}
+	if len(sub.Segments) > 0 {
+		if err := CheckSegments(b, sub.Segments); err != nil {
+			return err
+		}
+	}
 	if k := sub.IdempotencyKey; k != "" && !ValidIdempotencyKey(k) {
 		return NewFieldError(ErrInvalidInput, "idempotency_key", "must be 1-%d printable ASCII characters without spaces", MaxIdempotencyKeyLen)
 	}
@@ -162,7 +172,7 @@ func Recheck(old, upd *Board, subs []Submission) (per []error, all error) {
 		return per, fmt.Errorf("board %q was made again with scores in units of %s (they were read in units of %s); nothing was written: %w",
 			upd.ID, upd.Format.Unit(), old.Format.Unit(), ErrDefinitionChanged)
 	}
-	if old.Format == upd.Format && len(old.Fields) == len(upd.Fields) {
+	if old.Format == upd.Format && len(old.Fields) == len(upd.Fields) && slices.Equal(old.Segments, upd.Segments) {
 		return per, nil
 	}
 	for i := range subs {

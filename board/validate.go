@@ -18,6 +18,7 @@ func (b *Board) Validate() error {
 	b.checkPeriods(&p)
 	b.checkRanking(&p)
 	b.checkOptions(&p)
+	b.checkSegments(&p)
 	return errors.Join(p...)
 }
 

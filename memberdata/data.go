@@ -54,8 +54,10 @@ type Data struct {
 	Name   string `json:"name,omitempty"` // its display name, if it has one besides its id
 	Team   string `json:"team,omitempty"`
 	// Friends are the members it calls friends on this board, if any.
-	Friends   []string  `json:"friends,omitempty"`
-	Generated time.Time `json:"generated"`
+	Friends []string `json:"friends,omitempty"`
+	// Segments are its values of the board's attributes (country, class...).
+	Segments  map[string]string `json:"segments,omitempty"`
+	Generated time.Time         `json:"generated"`
 	// Periods are its standings in every period Redis holds: the open ones
 	// (all time, rolling windows, the current day, week...) and closed ones
 	// not yet archived away, latest first.
@@ -108,7 +110,7 @@ func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data
 	if err != nil {
 		return Data{}, err
 	}
-	out.Name, out.Team, out.Friends = md.Name, md.Team, md.Friends
+	out.Name, out.Team, out.Friends, out.Segments = md.Name, md.Team, md.Friends, md.Segments
 	for _, st := range md.Standings {
 		out.Periods = append(out.Periods, standingOf(b, st.Period, now, "", st.Score, st.Rank, st.Total))
 	}
@@ -139,7 +141,7 @@ func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data
 		out.Audit = append(out.Audit, Change{ID: e.ID, Time: e.Time.UTC(), Actor: e.Actor, Action: e.Action, Period: e.Period, Before: e.Before, After: e.After, Reason: e.Reason})
 	}
 	truncate(&out, "audit", more)
-	if out.Name == "" && out.Team == "" && len(out.Periods)+len(out.Archived)+len(out.Audit)+len(out.Friends) == 0 {
+	if out.Name == "" && out.Team == "" && len(out.Segments) == 0 && len(out.Periods)+len(out.Archived)+len(out.Audit)+len(out.Friends) == 0 {
 		return Data{}, noMember(b.ID, member)
 	}
 	return out, nil

@@ -105,6 +105,9 @@ func (s catalog) UpdateBoard(ctx context.Context, b board.Board) (board.Board, e
 			return board.Board{}, err
 		}
 	}
+	if err := s.segmentStore.afterUpdate(context.WithoutCancel(ctx), &old, &b); err != nil {
+		return board.Board{}, err
+	}
 	if (old.RankStyle == board.Dense) != (b.RankStyle == board.Dense) {
 		// Detached: a rebuild left half done by a client hanging up would
 		// stay so (reads repair a dense period whose index lacks a group,
@@ -247,6 +250,7 @@ func defFields(b *board.Board) []any {
 		"retention", strconv.Itoa(b.Retention),
 		"window", string(b.Window),
 		"teams", string(b.Teams),
+		"segments", strings.Join(b.Segments, ","),
 		"visibility", string(b.Visibility),
 		"names", string(b.Names),
 		"top_only", strconv.Itoa(b.TopOnly),
@@ -287,6 +291,9 @@ func parseDef(m map[string]string) (board.Board, error) {
 		b.Names = n
 	default:
 		b.Names = board.Pseudonyms // a value this version does not know: hidden, not shown
+	}
+	if m["segments"] != "" {
+		b.Segments = strings.Split(m["segments"], ",")
 	}
 	b.TopOnly, _ = strconv.Atoi(m["top_only"])
 	b.Format.Decimals, _ = strconv.Atoi(m["decimals"])

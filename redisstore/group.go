@@ -192,6 +192,9 @@ func answerEach(b *board.Board, ws []*waiter, idx, sent []int, docs []itemJSON, 
 		case "range":
 			errs[i] = rangeErr(b, *sub, d.P, d.Old)
 			continue
+		case "segfull":
+			errs[i] = segmentFullErr(d.Attr)
+			continue
 		default:
 			errs[i] = fmt.Errorf("unexpected item error %q", d.Err)
 			continue

@@ -39,6 +39,9 @@ import (
 //	lb:{chess}:r:7d:b:2026-11-22   zset: one bucket of the window (hours: r:24h:b:2026-11-22T13, UTC), see window.go
 //	lb:{chess}:r:7d:bs             set: the window's bucket ids that hold data
 //	lb:{chess}:r:state             hash: per window, the oldest bucket still in it (its floor)
+//	lb:{chess}:seg:<attr>          hash: member -> its value of a segment attribute (segment.go)
+//	lb:{chess}:seg:<attr>:n        hash: value -> members holding it
+//	lb:{chess}:w:2026-W47:g:<attr>:<value>  zset: a segment's standing (+ :gd:, :gc: tie groups; :gs the set of them)
 //	lb:{chess}:erasures            hash: digest of an erased member's id -> "pending <pseudonym> <mode> <cut>"
 //	                               while its erasure runs, "done <mode>" once finished (erase.go)
 //	lb:{chess}:redact:<hex>        stream with a TTL: an audit stream being rewritten by an erasure

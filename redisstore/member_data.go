@@ -22,6 +22,7 @@ type MemberData struct {
 	Name      string // "" none
 	Team      string // "" none
 	Friends   []string
+	Segments  map[string]string
 	Standings []board.Standing
 	// More: the member holds scores in more periods than were asked for.
 	More bool
@@ -49,6 +50,13 @@ func (s eraser) MemberData(ctx context.Context, b *board.Board, member string, m
 	}
 	out.Name, out.Team, out.Friends = name.Val(), team.Val(), friends.Val()
 	slices.Sort(out.Friends)
+	segs, err := s.segmentStore.SegmentsOf(ctx, b, member)
+	if err != nil {
+		return MemberData{}, err
+	}
+	if len(segs) > 0 {
+		out.Segments = segs
+	}
 	if out.Name == member {
 		out.Name = "" // named by its id only, as every member is on first sight
 	}

@@ -12,7 +12,7 @@ import (
 
 // scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
 var scripts = struct {
-	submit, view, around, standing, rank, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, teambuild, freeze, note, erase, erased, redactstream, friends *luaScript
+	submit, view, around, standing, rank, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, setseg, group, teambuild, freeze, note, erase, erased, redactstream, friends *luaScript
 }{
 	submit:       load("submit"),
 	view:         load("view"),
@@ -33,6 +33,8 @@ var scripts = struct {
 	expire:       load("expire"),
 	roll:         load("roll"),
 	setteam:      load("setteam"),
+	setseg:       load("setseg"),
+	group:        load("group"),
 	teambuild:    load("teambuild"),
 	freeze:       load("freeze"),
 	note:         load("note"),
@@ -79,6 +81,7 @@ type Store struct {
 	reader
 	writer
 	teamStore
+	segmentStore
 	freezer
 	upkeep
 	snapshots
@@ -130,6 +133,7 @@ func (s *Store) OnWrite(f func(ctx context.Context, keys ...string)) {
 func NewStore(rdb redis.UniversalClient, opts ...Option) *Store {
 	s := &Store{rdb: rdb, now: time.Now, recentLen: DefaultRecentLen, idemTTL: DefaultIdemTTL, defTTL: DefaultDefinitionTTL, auditKeep: DefaultAuditKeep}
 	s.catalog, s.reader, s.writer, s.teamStore = catalog{s}, reader{s}, writer{s}, teamStore{s}
+	s.segmentStore = segmentStore{s}
 	s.freezer, s.upkeep, s.snapshots, s.eraser = freezer{s}, upkeep{s}, snapshots{s}, eraser{s}
 	for _, o := range opts {
 		o(s)

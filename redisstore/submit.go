@@ -68,6 +68,8 @@ func (s writer) SubmitBatch(ctx context.Context, boardID string, subs []board.Su
 	case "range":
 		i := toInt(rest[0]) - 1
 		return nil, &board.BatchError{Index: i, Err: rangeErr(&b, subs[i], rest[1], rest[2])}
+	case "segfull":
+		return nil, &board.BatchError{Index: toInt(rest[0]) - 1, Err: segmentFullErr(rest[1])}
 	case "archived":
 		return nil, archivedErr(boardID, rest)
 	case "ok", "replay":
@@ -105,6 +107,7 @@ type itemJSON struct {
 	Err      string       `json:"err"` // "reused" or "range", in each mode
 	P        string       `json:"p"`   // with "range": the period
 	Old      string       `json:"old"` // with "range": the score there
+	Attr     string       `json:"a"`   // with "segfull": the attribute
 }
 
 // archivedErr refuses a write to a period whose keys expired to the
@@ -227,7 +230,7 @@ func (s writer) submitCall(b *board.Board, subs []board.Submission, times []time
 	if atomic && opt.Key != "" {
 		batchFP = batchFingerprint(subs)
 	}
-	c = scripts.submit.call(12+4*len(b.Periods)+len(subs), 21+5*len(b.Periods)+10*len(subs))
+	c = scripts.submit.call(12+4*len(b.Periods)+len(subs), 21+5*len(b.Periods)+11*len(subs))
 	c.key("def", defKey(b.ID)).key("names", namesKey(b.ID)).key("names_lc", namesLowerKey(b.ID)).key("names_idx", nameIndexKey(b.ID)).
 		key("recent", recentKey(b.ID)).key("periods", periodsKey(b.ID)).key("batch_idem", idemKey(b.ID, "batch:"+opt.Key)).
 		key("audit", AuditStream(b.ID)).key("audit_actor", AuditActorStream(b.ID, opt.By.Actor)).key("audit_actors", AuditActors(b.ID)).
@@ -264,7 +267,7 @@ func (s writer) submitCall(b *board.Board, subs []board.Submission, times []time
 		c.in("item").key("idem", idemKey(b.ID, sub.IdempotencyKey)).
 			arg("op", string(sub.Op)).arg("value", strconv.FormatFloat(sub.Score, 'g', -1, 64)).arg("fields", fields).
 			arg("member", sub.Member).arg("name", sub.Name).arg("lower", lower).arg("idem", sub.IdempotencyKey).
-			arg("fingerprint", fp).arg("time", enc.timePart(at)).arg("team", sub.Team)
+			arg("fingerprint", fp).arg("time", enc.timePart(at)).arg("team", sub.Team).arg("segments", segmentsArg(sub.Segments))
 	}
 	windowArgs(c, b, now)
 	return c, zsets
@@ -277,6 +280,9 @@ func fingerprint(sub *board.Submission) string {
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%v", sub.Member, sub.Op, strconv.FormatFloat(sub.Score, 'g', -1, 64), sub.Name, sub.Fields)
 	if sub.Team != "" {
 		fmt.Fprintf(h, "\x00%s", sub.Team)
+	}
+	if segs := segmentsArg(sub.Segments); segs != "" {
+		fmt.Fprintf(h, "\x00s%s", segs)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -66,6 +66,16 @@ type TeamStore interface {
 	TeamMembers(ctx context.Context, b *board.Board, p board.Period, team string) ([]board.Standing, error)
 }
 
+// SegmentStore is boards with segments: members' attribute values and the
+// standings of each value (segment.go).
+type SegmentStore interface {
+	SegmentsOf(ctx context.Context, b *board.Board, member string) (map[string]string, error)
+	SegmentValues(ctx context.Context, b *board.Board, attr string) ([]SegmentValue, error)
+	SetSegment(ctx context.Context, boardID, member, attr, value string, by board.Author) (left string, changed bool, err error)
+	SegmentPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error)
+	SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error)
+}
+
 // Freezer is freeze and reveal, and the freezes every replica takes when their time comes.
 type Freezer interface {
 	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
@@ -103,23 +113,25 @@ type Eraser interface {
 
 // The parts of a Store; each reaches the shared state through its Store.
 type (
-	catalog   struct{ *Store }
-	reader    struct{ *Store }
-	writer    struct{ *Store }
-	teamStore struct{ *Store }
-	freezer   struct{ *Store }
-	upkeep    struct{ *Store }
-	snapshots struct{ *Store }
-	eraser    struct{ *Store }
+	catalog      struct{ *Store }
+	reader       struct{ *Store }
+	writer       struct{ *Store }
+	teamStore    struct{ *Store }
+	segmentStore struct{ *Store }
+	freezer      struct{ *Store }
+	upkeep       struct{ *Store }
+	snapshots    struct{ *Store }
+	eraser       struct{ *Store }
 )
 
 var (
-	_ Catalog   = catalog{}
-	_ Reader    = reader{}
-	_ Writer    = writer{}
-	_ TeamStore = teamStore{}
-	_ Freezer   = freezer{}
-	_ Upkeep    = upkeep{}
-	_ Snapshots = snapshots{}
-	_ Eraser    = eraser{}
+	_ Catalog      = catalog{}
+	_ Reader       = reader{}
+	_ Writer       = writer{}
+	_ TeamStore    = teamStore{}
+	_ SegmentStore = segmentStore{}
+	_ Freezer      = freezer{}
+	_ Upkeep       = upkeep{}
+	_ Snapshots    = snapshots{}
+	_ Eraser       = eraser{}
 )

@@ -162,6 +162,22 @@ func (l Lens) Entries(es []board.Entry) []board.Entry {
 	return out
 }
 
+// SegmentEntries is Entries for a segment's page: a reader the privacy
+// mode limits sees the members it would see on the whole period's page
+// (its top N by their place there), no more, each named as on that page.
+func (l Lens) SegmentEntries(es []board.Entry) []board.Entry {
+	if !l.Limited() {
+		return es
+	}
+	out := make([]board.Entry, 0, len(es))
+	for _, e := range es {
+		if l.Shows(e.GlobalPosition, e.Member) {
+			out = append(out, l.Entry(e))
+		}
+	}
+	return out
+}
+
 // Entry is e named as the reader may see it.
 func (l Lens) Entry(e board.Entry) board.Entry {
 	if l.Hides(e.Member) {

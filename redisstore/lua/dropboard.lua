@@ -32,6 +32,11 @@ end
 for _, z in ipairs(zs) do
   for _, bk in ipairs(bucket_keys(z)) do redis.call('DEL', bk) end
   redis.call('DEL', z, z .. ':e', z .. ':d', z .. ':c', z .. ':bs', unpack(team_keys(z)))
+  redis.call('DEL', unpack(segment_keys(z)))
+end
+-- Its members' segment values (redisstore/segment.go).
+for a in string.gmatch(redis.call('HGET', k_def, 'segments') or '', '[^,]+') do
+  redis.call('DEL', tag .. ':seg:' .. a, tag .. ':seg:' .. a .. ':n')
 end
 frozen_teams_expire(tag, 0)
 frozen_board_expire(tag, 0)
@@ -51,6 +56,7 @@ redis.call('DEL', tag .. ':erasures')
 local frozen = redis.call('HGET', k_freeze, 'keys') or ''
 for _, dst in string.gmatch(frozen, '(%S+) (%S+)') do
   for _, sfx in ipairs(FROZEN_SUFFIXES) do redis.call('DEL', dst .. sfx) end
+  for _, k in ipairs(segment_keys(dst)) do redis.call('DEL', k) end
 end
 -- Its webhooks: registrations (secrets included), the state their events are
 -- compared with, the event counter, the delivery queue and each hook's log.

@@ -13,7 +13,7 @@
 -- (redactstream.lua); this step appends its own entry, which names the
 -- pseudonym only, and records its id (the cut: where the member's entries
 -- stop) in the erasure's record.
--- uses: teams, audit, freeze, erase
+-- uses: teams, segments, audit, freeze, erase
 -- KEYS: 1 def, 2 names, 3 names_lc, 4 names_idx, 5 recent, 6 periods,
 --   7 archive (archive state), 8 freeze (the marker), 9 team (member ->
 --   team), 10 teams (the set of teams), 11 hooks (the webhooks hash: its
@@ -58,7 +58,7 @@ local a_audit_keep = ARGV[12]
 local a_now = ARGV[13]
 local ARGV_FIXED = 13
 if redis.call('EXISTS', k_def) == 0 then return {'nf'} end
-local def = redis.call('HMGET', k_def, 'teams', 'freeze_at')
+local def = redis.call('HMGET', k_def, 'teams', 'freeze_at', 'segments')
 local TAG = tag_of(k_def)
 freeze_due(def[2], k_freeze, a_now)
 local OLD, NEW, REMOVE, TEAMS = a_member, a_pseudonym, a_mode == 'remove', def[1] or ''
@@ -115,7 +115,11 @@ local function erase_in(z, live, frozen)
     if PW > 0 then redis.call('HDEL', z .. ':e', OLD) end
     group_del(z .. ':d', z .. ':c', e, s)
     removed[#removed + 1] = {z, tonumber(s)}
+    seg.rename(z, e, s, false) -- its segment standings (redisstore/segment.go) follow
   else
+    local ne = NEW
+    if PW > 0 then ne = string.sub(e, 1, PW + 1) .. NEW end
+    seg.rename(z, e, s, ne)
     rename_in(z, e, s)
     if not frozen then kept = kept + 1 end
   end
@@ -178,6 +182,20 @@ if team then
   for _, r in ipairs(removed) do team_apply(TEAMS, r[1], TAG, team, r[2], nil) end
 end
 found = found + erase_frozen_teams(TAG, OLD, keep_as)
+-- Its segment values: the pseudonym's while it keeps scores.
+for a in string.gmatch(def[3] or '', '[^,]+') do
+  local hk = TAG .. ':seg:' .. a
+  local v = redis.call('HGET', hk, OLD)
+  if v then
+    found = found + 1
+    redis.call('HDEL', hk, OLD)
+    if keep_as then
+      redis.call('HSET', hk, NEW, v)
+    elseif redis.call('HINCRBY', hk .. ':n', v, -1) <= 0 then
+      redis.call('HDEL', hk .. ':n', v)
+    end
+  end
+end
 
 -- Friends: the member's own list, and the member in every list that names
 -- it (its reverse index says which); a pseudonym has no friends.

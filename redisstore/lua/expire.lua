@@ -23,6 +23,7 @@ local v = redis.call('HGET', k_archive, a_label)
 if v ~= a_state or string.find(v, ' x', 1, true) then return 0 end
 for _, k in ipairs({k_zset, k_entries, k_distinct, k_counts}) do redis.call('PEXPIRE', k, a_ttl) end
 for _, k in ipairs(team_keys(k_zset)) do redis.call('PEXPIRE', k, a_ttl) end -- team standings go with it
+for _, k in ipairs(segment_keys(k_zset)) do redis.call('PEXPIRE', k, a_ttl) end -- and segment standings
 redis.call('SREM', k_periods, k_zset)
 redis.call('HSET', k_archive, a_label, v .. ' x' .. a_now)
 return 1

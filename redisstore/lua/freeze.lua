@@ -55,6 +55,7 @@ if mode == 'unfreeze' then
     local keys = redis.call('HGET', k_freeze, 'keys') or ''
     for _, dst in string.gmatch(keys, '(%S+) (%S+)') do
       for _, sfx in ipairs(FROZEN_SUFFIXES) do redis.call('PEXPIRE', dst .. sfx, linger) end
+      for _, k in ipairs(segment_keys(dst)) do redis.call('PEXPIRE', k, linger) end
     end
     frozen_teams_expire(string.match(k_def, '^(lb:{[^}]*})'), linger)
     frozen_board_expire(string.match(k_def, '^(lb:{[^}]*})'), linger)

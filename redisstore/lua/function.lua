@@ -1,5 +1,6 @@
 -- FCALL podium_submit 1 lb:{<board>}:def <member> <op> <value> [<name> [<idempotency key> [<field>...]]]
 -- FCALL podium_submit_team 1 lb:{<board>}:def <member> <team> <op> <value> [...as above]
+-- FCALL podium_submit_segments 1 lb:{<board>}:def <member> <segments> <op> <value> [...as above]
 --
 -- The supported way for outside writers (game servers) to write a board
 -- directly in Redis: it does exactly what the API's submission does (every
@@ -170,7 +171,34 @@ local function scheduled(list, now)
   return nil
 end
 
-local function submit(keys, args, team)
+-- segments_arg reads podium_submit_segments' <segments>, a JSON object of
+-- attribute -> value ("" leaves the attribute), against the board's
+-- attributes (m.segments), as board.CheckSegments does; it returns the
+-- submit script's "<attribute>\t<value>..." text, or nil and why not.
+local function segments_arg(m, raw)
+  local ok, obj = pcall(cjson.decode, raw or '')
+  if not ok or type(obj) ~= 'table' then return nil, 'segments must be a JSON object of attribute -> value, as {"country":"NO"}' end
+  local known = {}
+  for a in string.gmatch(m.segments or '', '[^,]+') do known[a] = true end
+  local attrs = {}
+  for a, v in pairs(obj) do
+    if type(a) ~= 'string' or not known[a] then return nil, 'the board has no segment attribute ' .. tostring(a) end
+    if type(v) ~= 'string' then return nil, 'the value of ' .. a .. ' must be a string' end
+    if v ~= '' and (#v > 32 or not utf8_ok(v, true) or string.match(v, '^%s') or string.match(v, '%s$')) then
+      return nil, 'the value of ' .. a .. ' must be 1-32 bytes of printable UTF-8 without invisible characters or surrounding spaces'
+    end
+    attrs[#attrs + 1] = a
+  end
+  if #attrs == 0 then return nil, 'segments names no attribute' end
+  table.sort(attrs)
+  local w = {}
+  for _, a in ipairs(attrs) do
+    w[#w + 1], w[#w + 2] = a, obj[a]
+  end
+  return table.concat(w, '\t')
+end
+
+local function submit(keys, args, team, segraw)
   local def = keys[1]
   local tag = type(def) == 'string' and string.match(def, '^(lb:{[^{}]+}):def$')
   if not tag or #keys ~= 1 then return fail('pass exactly one key, the board definition lb:{<board>}:def') end
@@ -203,6 +231,12 @@ local function submit(keys, args, team)
     if not utf8_ok(team, true) or string.match(team, '^%s') or string.match(team, '%s$') then
       return fail('team must be printable UTF-8 without invisible characters or surrounding spaces')
     end
+  end
+  local segs = ''
+  if segraw then
+    local why
+    segs, why = segments_arg(m, segraw)
+    if not segs then return fail(why) end
   end
   if idem ~= '' and (#idem > 128 or string.match(idem, '[%z\1-\32\127-\255]')) then
     return fail('idempotency key must be 1-128 printable ASCII characters without spaces')
@@ -268,6 +302,7 @@ local function submit(keys, args, team)
   if name ~= '' then lower = string.lower(name) end
   local fpin = member .. '\0' .. op .. '\0' .. value .. '\0' .. name .. '\0' .. table.concat(given, ',')
   if team ~= '' then fpin = fpin .. '\0' .. team end -- a replay must name the same team
+  if segs ~= '' then fpin = fpin .. '\0s' .. segs end -- and the same values
   local fp = redis.sha1hex(fpin)
   local K = {def, tag .. ':names', tag .. ':names:lc', tag .. ':names:idx', tag .. ':recent', tag .. ':periods', tag .. ':idem:batch:',
     tag .. ':audit', tag .. ':audit:a:' .. ACTOR, tag .. ':audit:actors', tag .. ':archive', tag .. ':freeze'}
@@ -279,7 +314,7 @@ local function submit(keys, args, team)
     m.version or '0', '9007199254740992', m.cap or '0', '', tostring(IDEM_TTL), string.format('%.0f', now), tostring(RECENT_LEN),
     tostring(#labels), '1', '', 'atomic', '1', ACTOR, '', tostring(AUDIT_KEEP)}
   for _, l in ipairs(labels) do A[#A + 1] = l end
-  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, '', team}) do A[#A + 1] = x end
+  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, '', team, segs}) do A[#A + 1] = x end
   for _, x in ipairs(windows) do A[#A + 1] = x end
 
   local r = submit_script(K, A)
@@ -291,6 +326,7 @@ local function submit(keys, args, team)
   end
   if st == 'archived' then return fail('period ' .. r[2] .. ' has closed and moved to the archive, where it no longer changes; nothing was written') end
   if st == 'reused' then return fail('idempotency key ' .. idem .. ' was already used for a different submission') end
+  if st == 'segfull' then return fail('segment attribute ' .. r[3] .. ' already has 1000 values; a member must leave one first; nothing was written') end
   if st == 'range' then return fail('the ' .. r[3] .. ' score would leave ±2^53 units, which this board keeps exactly; nothing was written') end
   return fail('unexpected state ' .. tostring(st))
 end
@@ -305,4 +341,16 @@ redis.register_function('podium_submit_team', function(keys, args)
   if not team or team == '' then return fail('team is required (podium_submit leaves the team as it is)') end
   table.remove(args, 2)
   return submit(keys, args, team)
+end)
+
+-- FCALL podium_submit_segments 1 lb:{<board>}:def <member> <segments> <op> <value> [<name> [<idempotency key> [<field>...]]]
+-- is podium_submit that first gives the member the values of <segments>, a
+-- JSON object such as {"country":"NO"} ("" leaves an attribute), moving its
+-- scores in every period the board holds to the values' standings, in the
+-- same step (a board with segments, redisstore/segment.go).
+redis.register_function('podium_submit_segments', function(keys, args)
+  local segs = args[2]
+  if not segs or segs == '' then return fail('segments is required (podium_submit leaves the values as they are)') end
+  table.remove(args, 2)
+  return submit(keys, args, '', segs)
 end)

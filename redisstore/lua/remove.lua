@@ -13,7 +13,7 @@
 --   freeze whose time has come is taken first)
 -- Returns {'nf'} for an unknown board, else {'ok', zset, score, zset, score...}
 -- for every period the member was removed from.
--- uses: teams, audit, freeze
+-- uses: teams, segments, audit, freeze
 local k_def = KEYS[1]
 local k_names = KEYS[2]
 local k_names_lc = KEYS[3]
@@ -30,11 +30,11 @@ local a_audit_keep = ARGV[8]
 local a_now = ARGV[9]
 local KEYS_FIXED = 9
 local KEYS_PER_PERIOD = {'zset', 'entries', 'distinct', 'counts'}
-local def = redis.call('HMGET', k_def, 'format', 'decimals', 'prefix', 'suffix', 'teams', 'freeze_at')
+local def = redis.call('HMGET', k_def, 'format', 'decimals', 'prefix', 'suffix', 'teams', 'freeze_at', 'segments')
 if not def[1] and redis.call('EXISTS', k_def) == 0 then return {'nf'} end
 local id = a_member
 local out, lines = {'ok'}, {}
-local TEAMS, TAG = def[5] or '', tag_of(k_def)
+local TEAMS, TAG, ATTRS = def[5] or '', tag_of(k_def), seg.attrs(def[7])
 freeze_due(def[6], TAG .. ':freeze', a_now)
 local team = TEAMS ~= '' and redis.call('HGET', TAG .. ':team', id)
 local function remove(z, ek, d, c)
@@ -51,6 +51,7 @@ local function remove(z, ek, d, c)
   -- their old changes from a score it starts again.
   for _, bk in ipairs(bucket_keys(z)) do redis.call('ZREM', bk, id) end
   team_apply(TEAMS, z, TAG, team, tonumber(s), nil)
+  seg.drop(TAG, ATTRS, z, id, e, s)
   out[#out + 1] = z
   out[#out + 1] = s
   -- member, op, value, before, rank, after, rank, name, period (see submit.lua)
@@ -70,6 +71,7 @@ else
   if lower then redis.call('ZREM', k_names_idx, lower .. '\0' .. id) end
   redis.call('HDEL', k_names, id)
   redis.call('HDEL', k_names_lc, id)
+  seg.leave(TAG, ATTRS, id, {}) -- and out of its segments (redisstore/segment.go)
   if team then -- out of every period: out of its team too
     redis.call('HDEL', TAG .. ':team', id)
     redis.call('SREM', TAG .. ':team:m:' .. team, id)

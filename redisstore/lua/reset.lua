@@ -33,6 +33,7 @@ if state then redis.call('HSET', k_archive, a_label, '0 ' .. now_ms() .. '000 ch
 local n = redis.call('ZCARD', k_zset)
 for _, bk in ipairs(bucket_keys(k_zset)) do redis.call('DEL', bk) end -- a window's buckets
 redis.call('DEL', k_zset, k_entries, k_distinct, k_counts, k_zset .. ':bs', unpack(team_keys(k_zset)))
+redis.call('DEL', unpack(segment_keys(k_zset))) -- its segment standings (redisstore/segment.go)
 redis.call('SREM', k_periods, k_zset)
 local function members(k)
   if k == 1 then return '1 member' end

@@ -15,7 +15,7 @@
 -- every bucket) cannot make it skip one.
 -- Returns 'idle' (no bucket has left), 'more' (call again), 'done', or
 -- 'stale' (the definition changed: read it again).
--- uses: teams, freeze
+-- uses: teams, segments, freeze
 local k_def = KEYS[1]
 local k_zset = KEYS[2]
 local k_entries = KEYS[3]
@@ -29,7 +29,7 @@ local a_mode = ARGV[6]
 local a_floor = ARGV[7]
 local a_chunk = ARGV[8]
 local a_version = ARGV[9]
-local def = redis.call('HMGET', k_def, 'version', 'teams', 'freeze_at')
+local def = redis.call('HMGET', k_def, 'version', 'teams', 'freeze_at', 'segments')
 if not def[1] and redis.call('EXISTS', k_def) == 0 then return 'idle' end
 if (def[1] or '0') ~= a_version then return 'stale' end
 local TEAMS = def[2] or ''
@@ -79,6 +79,8 @@ if #mids > 0 then
   end
   local teams = {}
   if TEAMS ~= '' then teams = redis.call('HMGET', TAG .. ':team', unpack(mids)) end
+  local attrs = seg.attrs(def[4])
+  local segvals = seg.values(TAG, attrs, mids)
   if #q > 0 then
     local sc = redis.call('ZMSCORE', z, unpack(q))
     for k = 1, #q do
@@ -98,7 +100,13 @@ if #mids > 0 then
           redis.call('ZADD', z, fmt(new), e)
           group_add(d, c, e, fmt(new))
         end
-        if new ~= cur then team_apply(TEAMS, z, TAG, teams[j], cur, new) end
+        if new ~= cur then
+          team_apply(TEAMS, z, TAG, teams[j], cur, new)
+          local mine = {}
+          for i = 1, #attrs do mine[i] = segvals[i][j] end
+          local news = new and fmt(new)
+          seg.move(attrs, mine, z, e, sc[k], news and e, news)
+        end
       end
     end
   end

@@ -12,7 +12,7 @@
 -- (measured: a single score 111 µs against 88 µs), more than the phases
 -- were worth. A library of functions defined once (Redis Functions) is
 -- where they belong.
--- uses: ranks, teams, windows, audit, freeze
+-- uses: ranks, teams, segments, windows, audit, freeze
 -- KEYS: 1 def, 2 names, 3 names_lc, 4 names_idx, 5 recent, 6 periods,
 --   7 batch_idem (the batch's idempotency key), 8 audit, 9 audit_actor,
 --   10 audit_actors, 11 archive (archive state), 12 freeze (the marker)
@@ -32,7 +32,8 @@
 --   (its idempotency key, '' none), 8 fingerprint (of the request), 9 time
 --   ('' the call's: with the earliest and latest tie-breaks each item is
 --   ordered by its own time, when it arrived in group commit), 10 team ('' keeps
---   the member's)
+--   the member's), 11 segments ("<attribute>\t<value>" pairs joined by tabs:
+--   the values to give the member first, '' a value to leave; '' keeps all)
 -- ARGV per window: 1 period (its index among the periods, 1-based), 2 bucket
 --   (the bucket of now), 3 mode ('sum' or 'best'), 4 ttl (the bucket's, in
 --   seconds)
@@ -42,10 +43,12 @@
 --   whose keys expired to the archive: a writer whose clock is far behind;
 --   nothing was written) and, in atomic mode only,
 --   {'reused', item index (0 the batch)} | {'range', item index (1-based),
---   period label, old score}.
+--   period label, old score} | {'segfull', item index, attribute} (a value
+--   past the attribute's seg.MAX_VALUES).
 -- The json is an array with one {periods = [...]} per item ({replayed = true}
--- for an item whose own key was seen before; in each mode {err = 'reused'} or
--- {err = 'range', p = label, old = score} for an item refused on its own).
+-- for an item whose own key was seen before; in each mode {err = 'reused'},
+-- {err = 'range', p = label, old = score} or {err = 'segfull', a = attribute}
+-- for an item refused on its own).
 local k_def = KEYS[1]
 local k_names = KEYS[2]
 local k_names_lc = KEYS[3]
@@ -80,10 +83,10 @@ local a_reason = ARGV[20]
 local a_audit_keep = ARGV[21]
 local ARGV_FIXED = 21
 local ARGV_PER_PERIOD = {'label'}
-local ARGV_PER_ITEM = {'op', 'value', 'fields', 'member', 'name', 'lower', 'idem', 'fingerprint', 'time', 'team'}
+local ARGV_PER_ITEM = {'op', 'value', 'fields', 'member', 'name', 'lower', 'idem', 'fingerprint', 'time', 'team', 'segments'}
 local ARGV_PER_WINDOW = {'period', 'bucket', 'mode', 'ttl'}
 
-local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at')
+local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments')
 local version = def[1]
 if not version then
   if redis.call('EXISTS', k_def) == 0 then return {'nf'} end
@@ -113,11 +116,9 @@ if ATOMIC and a_batch_idem ~= '' then
   end
 end
 
-local ZERO, TIME = a_zero_fields, a_time
 local MAX, CAP = tonumber(a_max), tonumber(a_cap)
 local TTL, NOW, RECENT = tonumber(a_idem_ttl), a_now, tonumber(a_recent_len)
 local P, N = tonumber(a_period_count), tonumber(a_item_count)
-local ACTOR, REASON, KEEP = a_actor, a_reason, a_audit_keep
 
 local periods = {}
 local primary = 0 -- the period the audit entry reports: the board's default
@@ -149,10 +150,10 @@ for j, name in ipairs(KEYS_PER_ITEM) do IK[name] = j end
 for n = 1, N do
   local a, k = item_at + (n - 1) * #ARGV_PER_ITEM, item_key_at + (n - 1) * #KEYS_PER_ITEM
   local raw, time = ARGV[a + IA.value], ARGV[a + IA.time]
-  if time == '' then time = TIME end
+  if time == '' then time = a_time end
   items[n] = {id = ARGV[a + IA.member], op = ARGV[a + IA.op], raw = raw, val = tonumber(raw), fields = ARGV[a + IA.fields],
     name = ARGV[a + IA.name], lower = ARGV[a + IA.lower], idem = ARGV[a + IA.idem], fp = ARGV[a + IA.fingerprint],
-    time = time, team = ARGV[a + IA.team], idemkey = KEYS[k + IK.idem]}
+    time = time, team = ARGV[a + IA.team], segs = ARGV[a + IA.segments], idemkey = KEYS[k + IK.idem]}
 end
 
 -- Rolling windows (redisstore/window.go): their arguments follow the items'.
@@ -182,7 +183,7 @@ end
 -- the board keeps exactly.
 local function plan(it, old, olds)
   local cur = olds and tonumber(olds)
-  local oldf = ZERO
+  local oldf = a_zero_fields
   if FW > 0 and old then oldf = fields_of(old) end
   local newf = oldf
   if it.fields ~= '' then newf = it.fields end
@@ -310,6 +311,30 @@ for i = 1, P do
   state[i] = {}
   for id, v in pairs(orig[i]) do state[i][id] = v end
 end
+-- Segments (redisstore/segment.go): an item giving a value its attribute
+-- does not have yet is refused when the attribute has seg.MAX_VALUES.
+-- One local for the call's segment state (a script has at most 200, and
+-- the embedded store's Lua fewer registers): the board's attributes, the
+-- values this call adds ("<attribute>:<value>" -> true), and per item the
+-- audit lines of its moves.
+local SEGS = {attrs = seg.attrs(def[10]), new = {}, moved = {}}
+for n, it in ipairs(items) do
+  if it.segs ~= '' and not seen[n] and not failed[n] then
+    it.seg = seg.parse(it.segs)
+    for _, av in ipairs(it.seg) do
+      if seg.full(TAG, av[1], av[2], seg.MAX_VALUES, SEGS.new) then
+        if ATOMIC then return {'segfull', n, av[1]} end
+        failed[n] = {err = 'segfull', a = av[1]}
+        break
+      end
+    end
+    if not failed[n] then
+      for _, av in ipairs(it.seg) do
+        if av[2] ~= '' then SEGS.new[av[1] .. ':' .. av[2]] = true end
+      end
+    end
+  end
+end
 for n, it in ipairs(items) do
   if not seen[n] and not failed[n] then
     local ps = {}
@@ -386,6 +411,22 @@ if TEAMS ~= '' then
       zs = zs or redis.call('SMEMBERS', k_periods)
       local was = team_join(TEAMS, TAG, it.id, it.team, zs)
       if was then moved[n] = was end
+    end
+  end
+end
+
+-- Segments likewise: an item giving values moves the member's scores to
+-- their standings first.
+for n, it in ipairs(items) do
+  if it.seg and not failed[n] and not seen[n] then
+    local zs = redis.call('SMEMBERS', k_periods)
+    for _, av in ipairs(it.seg) do
+      local was = seg.join(TAG, av[1], it.id, av[2], zs)
+      if was then
+        local l = SEGS.moved[n] or {}
+        l[#l + 1] = it.id .. '\t' .. av[1] .. '\t' .. was .. '\t' .. av[2]
+        SEGS.moved[n] = l
+      end
     end
   end
 end
@@ -546,6 +587,7 @@ for n, it in ipairs(items) do
               if TEAMS ~= '' and not known[entry_id(we)] then -- the call's own members are counted below
                 team_apply(TEAMS, per.z, TAG, redis.call('HGET', TAG .. ':team', entry_id(we)), tonumber(ws), nil)
               end
+              if #SEGS.attrs > 0 and not known[entry_id(we)] then seg.drop(TAG, SEGS.attrs, per.z, entry_id(we), we, ws) end
             end
           end
         end
@@ -585,7 +627,10 @@ end
 if #touched > 0 then redis.call('SADD', k_periods, unpack(touched)) end
 -- The windows' buckets, and the teams, follow what the call did.
 window_record(periods, plans, items, applied, CAP > 0)
-if #applied > 0 then team_follow(TEAMS, TAG, periods, ids, orig, CAP == 0 and state or nil) end
+if #applied > 0 then
+  team_follow(TEAMS, TAG, periods, ids, orig, CAP == 0 and state or nil)
+  seg.follow(TAG, SEGS.attrs, periods, ids, orig, CAP == 0 and state or nil)
+end
 flush_names()
 -- Recent changes: only the newest RECENT survive the trim, so only they are pushed.
 if #applied > 0 then
@@ -610,9 +655,9 @@ if #applied > 0 then
   -- board's default period, the display name it set ('' none), '' (the
   -- entry's period), then for each other period its label, score and rank
   -- before and after.
-  local entry = {'t', string.format('%.0f', math.floor(tonumber(NOW) / 1000)), 'actor', ACTOR, 'action', 'scores',
+  local entry = {'t', string.format('%.0f', math.floor(tonumber(NOW) / 1000)), 'actor', a_actor, 'action', 'scores',
     'board', string.match(k_def, '^lb:{(.*)}:def$'), 'period', periods[primary] and periods[primary].label or '',
-    'reason', REASON, 'fmt', def[2] or '', 'dec', def[4] or '', 'pre', def[5] or '', 'suf', def[6] or '',
+    'reason', a_reason, 'fmt', def[2] or '', 'dec', def[4] or '', 'pre', def[5] or '', 'suf', def[6] or '',
     'items', table.concat(lines, '\n')}
   local tl = {}
   for _, n in ipairs(applied) do
@@ -621,7 +666,14 @@ if #applied > 0 then
   if #tl > 0 then
     entry[#entry + 1], entry[#entry + 2] = 'teams', table.concat(tl, '\n') -- member, team left, team joined
   end
-  audit_add(k_audit, k_audit_actor, k_audit_actors, KEEP, ACTOR, entry, #lines)
+  local sl = {}
+  for _, n in ipairs(applied) do
+    for _, l in ipairs(SEGS.moved[n] or {}) do sl[#sl + 1] = l end
+  end
+  if #sl > 0 then
+    entry[#entry + 1], entry[#entry + 2] = 'segments', table.concat(sl, '\n') -- member, attribute, value left, value joined
+  end
+  audit_add(k_audit, k_audit_actor, k_audit_actors, a_audit_keep, a_actor, entry, #lines)
 end
 local json = '[' .. table.concat(out, ',') .. ']'
 if ATOMIC and a_batch_idem ~= '' then redis.call('SET', k_batch_idem, a_batch_fingerprint .. '\n' .. json, 'EX', TTL) end

@@ -211,3 +211,20 @@ func TestBoardFormPrivacyMode(t *testing.T) {
 		t.Fatalf("the edit form does not show the privacy mode: %s", webtest.Excerpt(edit))
 	}
 }
+
+// TestEditFormKeepsSegments: the form has no field for segments yet, so an
+// edit keeps the board's attributes and their standings.
+func TestEditFormKeepsSegments(t *testing.T) {
+	f := webtest.New(t)
+	a := f.SignedIn()
+	f.Board(board.Board{ID: "geo", Title: "Geo", Segments: []string{"country"}}, nil)
+	a.Get("/admin/boards/geo/edit")
+	edit := url.Values{"csrf": {a.CSRF}, "title": {"Geography"}, "periods": {"all"}, "default_period": {"all"}, "time_zone": {"UTC"},
+		"rank_style": {"competition"}, "retention": {"2"}}
+	if msg := a.FlashAfter(a.Post("/admin/boards/geo/edit", edit)); msg != "Board saved." {
+		t.Fatalf("message %q", msg)
+	}
+	if b := f.MustBoard(t, "geo"); b.Title != "Geography" || len(b.Segments) != 1 || b.Segments[0] != "country" {
+		t.Fatalf("after an edit: %+v", b)
+	}
+}

@@ -131,6 +131,9 @@ func (s *Handler) updateBoard(c echo.Context) error {
 	if !form.Has("visibility") {
 		b.Visibility = old.Visibility // a form from before the field: never opens a private board
 	}
+	if !form.Has("segments") {
+		b.Segments = old.Segments // the form has no field for them yet: never drops their standings
+	}
 	for k, m := range fixedChanges(form, &old) {
 		perrs[k] = m
 	}

@@ -39,6 +39,8 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 			errs["format.decimals"] = "must be a whole number from 1 to 6"
 		}
 	}
+	// "country, class": Validate names what is wrong.
+	b.Segments = strings.FieldsFunc(v.Get("segments"), func(r rune) bool { return r == ',' || r == ' ' })
 	for _, k := range v["periods"] {
 		b.Periods = append(b.Periods, board.Kind(k))
 	}

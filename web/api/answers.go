@@ -56,6 +56,9 @@ type entryJSON struct {
 	Shown  string      `json:"score_text"`
 	Fields []int64     `json:"fields,omitempty"`
 	Tied   bool        `json:"tied,omitempty"`
+	// GlobalRank is, in a page filtered to a segment, the member's rank
+	// on the whole period (Rank is its rank within the segment).
+	GlobalRank *int `json:"global_rank,omitempty"`
 }
 
 func entriesJSON(b *board.Board, es []board.Entry) []entryJSON {
@@ -79,7 +82,10 @@ type pageJSON struct {
 	Next        string      `json:"next,omitempty"`
 	Offset      int         `json:"offset"`
 	Period      periodJSON  `json:"period"`
-	Total       int         `json:"total"`
+	// Segment is the filter of a page of one segment: its ranks and total
+	// are among the segment's members.
+	Segment *segmentJSON `json:"segment,omitempty"`
+	Total   int          `json:"total"`
 }
 
 // aroundJSON is the members around one member (getAround).
@@ -96,10 +102,12 @@ type aroundJSON struct {
 
 // memberJSON is a member's standing in every period (getMember).
 type memberJSON struct {
-	Member      string         `json:"member"`
-	Name        string         `json:"name"`
-	Periods     []standingJSON `json:"periods"`
-	FrozenSince *time.Time     `json:"frozen_since,omitempty"`
+	Member  string         `json:"member"`
+	Name    string         `json:"name"`
+	Periods []standingJSON `json:"periods"`
+	// Segments are the member's values of the board's attributes.
+	Segments    map[string]string `json:"segments,omitempty"`
+	FrozenSince *time.Time        `json:"frozen_since,omitempty"`
 }
 
 // standingJSON is a member's standing in one period; an unranked member has
@@ -111,6 +119,8 @@ type standingJSON struct {
 	Score      json.Number `json:"score,omitempty"`
 	Total      int         `json:"total"`
 	Percentile *float64    `json:"percentile,omitempty"`
+	// SegmentRanks are its ranks within each of its segments.
+	SegmentRanks []segmentRankJSON `json:"segment_ranks,omitempty"`
 }
 
 // teamsJSON is a page of a period's team standing (getTeams).

@@ -79,6 +79,9 @@ func (s *Handler) apiUpdateBoard(c echo.Context) error {
 	if j.Teams == "" { // left out: kept; "none" turns teams off
 		j.Teams = string(old.Teams)
 	}
+	if j.Segments == nil { // left out: kept, since taking one off drops its standings; [] takes them off
+		j.Segments = old.Segments
+	}
 	b, err := s.opts.Store.UpdateBoard(c.Request().Context(), j.Board())
 	if err != nil {
 		return err

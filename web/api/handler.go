@@ -39,6 +39,10 @@ type Store interface {
 	TeamSizes(ctx context.Context, b *board.Board, p board.Period, teams []string) ([]int, error)
 	TeamMembers(ctx context.Context, b *board.Board, p board.Period, team string) ([]board.Standing, error)
 	SetTeam(ctx context.Context, boardID, member, team string, by board.Author) (string, bool, error)
+	SegmentsOf(ctx context.Context, b *board.Board, member string) (map[string]string, error)
+	SetSegment(ctx context.Context, boardID, member, attr, value string, by board.Author) (string, bool, error)
+	SegmentPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error)
+	SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error)
 	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
 	Unfreeze(ctx context.Context, id string) (board.Board, error)
 }

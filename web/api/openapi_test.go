@@ -308,6 +308,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"delete", "DELETE", "/boards/sprint", all, "", nil, 204},
 		{"delete again", "DELETE", "/boards/sprint", all, "", nil, 404},
 	}
+	tests = append(tests, segmentCases(t, f, all, chessOnly)...)
 	for _, tc := range tests {
 		v.run(t, f.URL, tc)
 	}

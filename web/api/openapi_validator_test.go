@@ -218,6 +218,7 @@ func sampleRequest(t *testing.T, operationID, key string) apiCase {
 		"getTeams":         {method: "GET", path: "/boards/league/teams"},
 		"getTeam":          {method: "GET", path: "/boards/league/teams/red"},
 		"setTeam":          {method: "PUT", path: "/boards/league/members/ann/team", key: key, body: `{"team":"red"}`},
+		"setSegments":      {method: "PUT", path: "/boards/geo/members/ann/segments", key: key, body: `{"segments":{"country":"NO"}}`},
 		"listHooks":        {method: "GET", path: "/boards/chess/hooks", key: key},
 		"createHook":       {method: "POST", path: "/boards/chess/hooks", key: key, body: `{"url":"https://example.com/h","events":["leader.changed"]}`},
 		"deleteHook":       {method: "DELETE", path: "/boards/chess/hooks/nope", key: key},

@@ -72,6 +72,13 @@ func (s *Handler) apiEntries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	seg, err := segmentParam(c, &b)
+	if err != nil {
+		return err
+	}
+	if !seg.IsZero() {
+		return s.apiSegmentEntries(c, &b, p, seg, offset, limit)
+	}
 	lens := s.opts.Gate.Lens(c, &b)
 	cs := cursorsOf(lens.Masker)
 	var pg board.Page
@@ -156,6 +163,9 @@ func (s *Handler) apiMember(c echo.Context) error {
 	}
 	if !known {
 		return memberNotFound(member, &b)
+	}
+	if err := s.memberSegments(c.Request().Context(), &b, lens, member, sts, &out); err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, out)
 }

@@ -111,6 +111,7 @@ func (s *Handler) Routes(e *echo.Echo) {
 	g.Match(read, "/boards/:board/teams", s.apiTeams)
 	g.Match(read, "/boards/:board/teams/:team", s.apiTeam)
 	g.PUT("/boards/:board/members/:member/team", s.apiSetTeam, s.requireKey)
+	g.PUT("/boards/:board/members/:member/segments", s.apiSetSegments, s.requireKey)
 	if s.opts.Members != nil {
 		g.GET("/boards/:board/members/:member/data", s.apiMemberData) // the gate first, then the key: a read of the board
 		g.POST("/boards/:board/members/:member/erase", s.apiEraseMember, s.requireKey)

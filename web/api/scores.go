@@ -31,6 +31,9 @@ type submissionJSON struct {
 	Fields         []int64         `json:"fields,omitempty"`
 	IdempotencyKey string          `json:"idempotency_key,omitempty"`
 	Team           *string         `json:"team,omitempty"`
+	// Segments gives the member values of the board's attributes
+	// ({"country": "NO"}; "" takes it out of one) before the score counts.
+	Segments map[string]string `json:"segments,omitempty"`
 }
 
 // submitBody is one submission, or {"scores": [...]}, never both.
@@ -65,7 +68,7 @@ func decodeScores(body io.Reader, header string, fm board.Format) (scoresRequest
 	if dec.More() {
 		return scoresRequest{}, apiErr(400, "bad_json", "the body holds more than one JSON value")
 	}
-	single := req.Member != "" || req.Score != nil || req.Op != "" || req.Name != "" || req.Fields != nil || req.IdempotencyKey != "" || req.Team != nil
+	single := req.Member != "" || req.Score != nil || req.Op != "" || req.Name != "" || req.Fields != nil || req.IdempotencyKey != "" || req.Team != nil || req.Segments != nil
 	switch {
 	case req.Scores != nil && single:
 		return scoresRequest{}, apiErr(400, "bad_json", `send one submission or {"scores": [...]}, not both`)
@@ -152,7 +155,7 @@ func (j submissionJSON) submission(field string, fm board.Format) (board.Submiss
 		}
 		team = *j.Team
 	}
-	return board.Submission{Member: j.Member, Score: units, Unit: fm.Unit(), Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey, Team: team}, nil
+	return board.Submission{Member: j.Member, Score: units, Unit: fm.Unit(), Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey, Team: team, Segments: j.Segments}, nil
 }
 
 // apiSubmit takes one score or a batch; a batch is applied all or nothing.

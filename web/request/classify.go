@@ -48,6 +48,7 @@ var classes = []struct {
 	{is(board.ErrFrozen), Class{Status: http.StatusConflict, Code: "frozen"}},
 	{is(board.ErrNotFrozen), Class{Status: http.StatusConflict, Code: "not_frozen"}},
 	{is(board.ErrIdempotencyReused), Class{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused"}},
+	{is(board.ErrSegmentFull), Class{Status: http.StatusConflict, Code: "segment_full"}},
 	{immutable, Class{Status: http.StatusConflict, Code: "immutable"}},
 	{invalid, Class{Status: http.StatusUnprocessableEntity, Code: "invalid"}},
 	{is(hooks.ErrNotFound), Class{Status: http.StatusNotFound, Code: "hook_not_found"}},

@@ -42,6 +42,17 @@ end
 -- team_keys are the team standing keys of period zset z (redisstore/team.go).
 local function team_keys(z) return {z .. ':t', z .. ':tn', z .. ':ts', z .. ':t:d', z .. ':t:c'} end
 
+-- segment_keys are the segment standing keys period zset z holds
+-- (redisstore/segment.go): each standing's zset and dense tie groups, and
+-- the set z..':gs' that lists them ("<attribute>:<value>").
+local function segment_keys(z)
+  local out = {z .. ':gs'}
+  for _, av in ipairs(redis.call('SMEMBERS', z .. ':gs')) do
+    out[#out + 1], out[#out + 2], out[#out + 3] = z .. ':g:' .. av, z .. ':gd:' .. av, z .. ':gc:' .. av
+  end
+  return out
+end
+
 -- part_at reads the i-th (1-based) of the parts that repeat in list (KEYS
 -- or ARGV) after position from, each one value per name of names (the
 -- script header's 'KEYS per <part>' or 'ARGV per <part>'), as a table by

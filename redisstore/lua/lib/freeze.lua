@@ -1,6 +1,7 @@
 -- freeze: a board's freeze (redisstore/freeze.go): its copies of the live
 -- standings, taken when its time comes by the first write after it, and the
 -- display names of its instant.
+-- uses: base
 
 -- The keys a frozen copy takes of a period: its sorted set, entries, dense
 -- index, and its team standing (redisstore/team.go).
@@ -29,6 +30,10 @@ local function freeze_take(marker, now)
       redis.call('DEL', dst .. sfx)
       redis.call('COPY', src .. sfx, dst .. sfx)
     end
+    -- Its segment standings (redisstore/segment.go), named after the copy.
+    for _, k in ipairs(segment_keys(dst)) do redis.call('DEL', k) end
+    local n = #src
+    for _, k in ipairs(segment_keys(src)) do redis.call('COPY', k, dst .. string.sub(k, n + 1)) end
   end
   -- The teams' members as they were (redisstore/team.go): a team page of the
   -- freeze lists who was in the team then.

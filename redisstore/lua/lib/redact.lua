@@ -87,7 +87,7 @@ local function redact_entry(f, old, new, names, board)
       end
     end
   end
-  for _, part in ipairs({{'items', 8}, {'teams', 0}}) do
+  for _, part in ipairs({{'items', 8}, {'teams', 0}, {'segments', 0}}) do
     local v = get(part[1])
     if v and v ~= '' then
       local out, ch = redact_lines(v, old, new, part[2], needles)

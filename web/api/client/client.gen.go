@@ -1574,6 +1574,9 @@ type Board struct {
 	// Retention How many closed periods of each kind stay in Redis once archived; older ones expire from Redis and are read from the archive. 0 expires each as soon as its final copy is archived.
 	Retention int `json:"retention"`
 
+	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out when the board has none.
+	Segments *[]string `json:"segments,omitempty"`
+
 	// Teams Team standings per period: a team's score is the sum, the average or the best of its members' scores there. Left out when the board keeps none.
 	Teams *BoardTeams `json:"teams,omitempty"`
 
@@ -1663,6 +1666,9 @@ type BoardDefinition struct {
 
 	// Retention How many closed periods of each kind stay in Redis once archived; older ones expire from Redis and are read from the archive. 0 expires each as soon as its final copy is archived. Left out on an update: unchanged.
 	Retention *int `json:"retention,omitempty"`
+
+	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
+	Segments *[]string `json:"segments,omitempty"`
 
 	// Teams Team standings per period (sum, average or best of the members' scores); none turns them off. Changing it rebuilds every period's team standing held in Redis. Left out: none on a new board, unchanged on an update.
 	Teams *BoardDefinitionTeams `json:"teams,omitempty"`
@@ -1755,6 +1761,9 @@ type DeliveryType string
 type Entry struct {
 	// Fields Extra sort field values, on boards that have them.
 	Fields *[]int64 `json:"fields,omitempty"`
+
+	// GlobalRank In a page filtered to a segment: the member's rank on the whole period (`rank` is its rank within the segment).
+	GlobalRank *int `json:"global_rank,omitempty"`
 
 	// Member The member's id; without an API key, on a board whose privacy mode hides names, an opaque stand-in (`anon-` and 16 hex digits), stable per member.
 	Member string `json:"member"`
@@ -2038,6 +2047,9 @@ type Member struct {
 
 	// Periods Every enabled period of the board, current ones.
 	Periods []Standing `json:"periods"`
+
+	// Segments The member's value of each of the board's attributes it holds one of.
+	Segments *map[string]string `json:"segments,omitempty"`
 }
 
 // MemberChange defines model for MemberChange.
@@ -2077,7 +2089,10 @@ type MemberData struct {
 
 	// Periods Its standing in every period Redis holds, latest first.
 	Periods []MemberPeriod `json:"periods"`
-	Team    *string        `json:"team,omitempty"`
+
+	// Segments Its values of the board's attributes.
+	Segments *map[string]string `json:"segments,omitempty"`
+	Team     *string            `json:"team,omitempty"`
 
 	// Truncated The lists that had more than `limit` rows.
 	Truncated *[]MemberDataTruncated `json:"truncated,omitempty"`
@@ -2127,6 +2142,12 @@ type Page struct {
 
 	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
 	Period Period `json:"period"`
+
+	// Segment The segment a filtered page shows (`segment=` in the query).
+	Segment *struct {
+		Attribute string `json:"attribute"`
+		Value     string `json:"value"`
+	} `json:"segment,omitempty"`
 
 	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
@@ -2214,6 +2235,18 @@ type Result struct {
 // ResultReplayed Present (true) when this answer repeats an earlier one for the same idempotency key: nothing was applied again.
 type ResultReplayed bool
 
+// SegmentChange defines model for SegmentChange.
+type SegmentChange struct {
+	Changed bool `json:"changed"`
+
+	// Left Per attribute named, the value the member left ('' none).
+	Left   map[string]string `json:"left"`
+	Member string            `json:"member"`
+
+	// Segments The values asked for ('' none).
+	Segments map[string]string `json:"segments"`
+}
+
 // SortField An extra integer sort field: orders members whose scores are equal.
 type SortField struct {
 	// Desc true: higher values rank first. Left out when false.
@@ -2240,6 +2273,16 @@ type Standing0 struct {
 
 	// Score Exact: the digits the board keeps (a number, never rounded through a float by the server).
 	Score float64 `json:"score"`
+
+	// SegmentRanks The member's rank within each of its segments in this period (boards with segments).
+	SegmentRanks *[]struct {
+		Attribute string `json:"attribute"`
+		Rank      int    `json:"rank"`
+
+		// Total Members of the segment in the period (without an API key, under a top-N privacy mode, at most N).
+		Total int    `json:"total"`
+		Value string `json:"value"`
+	} `json:"segment_ranks,omitempty"`
 
 	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
@@ -2278,6 +2321,11 @@ type Submission struct {
 
 	// Score Read exactly as written, in the board's format (a 2-place decimal board takes 12.34; a duration board, milliseconds). A value the board cannot keep exactly (beyond 2^53 units, or more decimal places than the board has) or not finite is refused with 422.
 	Score float64 `json:"score"`
+
+	// Segments Give the member these values of the board's attributes first ("" takes it out of one); its scores in every period move to the values' standings, and this one counts there. A value past an attribute's 1,000 distinct ones is refused with 409 `segment_full`. Left out: the member keeps its values.
+	//
+	// Example: {"country":"NO"}
+	Segments *map[string]string `json:"segments,omitempty"`
 
 	// Team Put the member in this team first (boards with teams only): its scores in every period move along, and this one counts there. Left out: the member keeps its team.
 	Team *string `json:"team,omitempty"`
@@ -2451,6 +2499,9 @@ type CreateBoardJSONBody struct {
 	// Retention How many closed periods of each kind stay in Redis once archived; older ones expire from Redis and are read from the archive. 0 expires each as soon as its final copy is archived. Left out on an update: unchanged.
 	Retention *int `json:"retention,omitempty"`
 
+	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
+	Segments *[]string `json:"segments,omitempty"`
+
 	// Teams Team standings per period (sum, average or best of the members' scores); none turns them off. Changing it rebuilds every period's team standing held in Redis. Left out: none on a new board, unchanged on an update.
 	Teams *CreateBoardJSONBodyTeams `json:"teams,omitempty"`
 
@@ -2521,6 +2572,9 @@ type ListEntriesParams struct {
 
 	// Limit Entries to return.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Segment Filter to one segment, `<attribute>:<value>` (`country:NO`): ranks and total are among the segment's members, each entry's `global_rank` its rank on the whole period, and offset counts within the segment. Without an API key, a privacy mode that shows only the top N shows the segment's members among those N.
+	Segment *string `form:"segment,omitempty" json:"segment,omitempty"`
 }
 
 // ListEntriesParamsPeriod defines parameters for ListEntries.
@@ -2611,6 +2665,15 @@ type GetFriendsRanksParams struct {
 
 // GetFriendsRanksParamsPeriod defines parameters for GetFriendsRanks.
 type GetFriendsRanksParamsPeriod string
+
+// SetSegmentsJSONBody defines parameters for SetSegments.
+type SetSegmentsJSONBody struct {
+	// Reason Recorded in the audit log.
+	Reason *string `json:"reason,omitempty"`
+
+	// Segments Example: {"country":"NO"}
+	Segments map[string]string `json:"segments"`
+}
 
 // SetTeamJSONBody defines parameters for SetTeam.
 type SetTeamJSONBody struct {
@@ -2704,6 +2767,9 @@ type EraseMemberJSONRequestBody EraseMemberJSONBody
 
 // SetFriendsJSONRequestBody defines body for SetFriends for application/json ContentType.
 type SetFriendsJSONRequestBody SetFriendsJSONBody
+
+// SetSegmentsJSONRequestBody defines body for SetSegments for application/json ContentType.
+type SetSegmentsJSONRequestBody SetSegmentsJSONBody
 
 // SetTeamJSONRequestBody defines body for SetTeam for application/json ContentType.
 type SetTeamJSONRequestBody SetTeamJSONBody
@@ -3276,6 +3342,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /boards/{board}/members/{member}/friends/ranks (the `GetFriendsRanks` operationId).
 	GetFriendsRanks(ctx context.Context, board BoardID, member MemberID, params *GetFriendsRanksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetSegmentsWithBody Give a member values of the board's segment attributes.
+	//
+	// For each attribute named, in attribute order, the member's scores in every period Redis holds move from its old value's standing to the new one's, in one atomic step, audited as `member.segment`. `""` takes it out of an attribute. All values are checked first.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /boards/{board}/members/{member}/segments (the `SetSegments` operationId).
+	SetSegmentsWithBody(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetSegments Give a member values of the board's segment attributes.
+	//
+	// For each attribute named, in attribute order, the member's scores in every period Redis holds move from its old value's standing to the new one's, in one atomic step, audited as `member.segment`. `""` takes it out of an attribute. All values are checked first.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /boards/{board}/members/{member}/segments (the `SetSegments` operationId).
+	SetSegments(ctx context.Context, board BoardID, member MemberID, body SetSegmentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SetTeamWithBody Put a member in a team, or take it out of its team.
 	//
@@ -3909,6 +3993,44 @@ func (c *Client) GetFriendsRanks(ctx context.Context, board BoardID, member Memb
 	return c.Client.Do(req)
 }
 
+// SetSegmentsWithBody Give a member values of the board's segment attributes.
+//
+// For each attribute named, in attribute order, the member's scores in every period Redis holds move from its old value's standing to the new one's, in one atomic step, audited as `member.segment`. `""` takes it out of an attribute. All values are checked first.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /boards/{board}/members/{member}/segments (the `SetSegments` operationId).
+func (c *Client) SetSegmentsWithBody(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetSegmentsRequestWithBody(c.Server, board, member, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetSegments Give a member values of the board's segment attributes.
+//
+// For each attribute named, in attribute order, the member's scores in every period Redis holds move from its old value's standing to the new one's, in one atomic step, audited as `member.segment`. `""` takes it out of an attribute. All values are checked first.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /boards/{board}/members/{member}/segments (the `SetSegments` operationId).
+func (c *Client) SetSegments(ctx context.Context, board BoardID, member MemberID, body SetSegmentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetSegmentsRequest(c.Server, board, member, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SetTeamWithBody Put a member in a team, or take it out of its team.
 //
 // The member's scores in every period Redis holds move from its old team's standing to the new one's, in one atomic step, audited as `member.team`. `"team": ""` takes it out of its team. Boards with `teams` only (422 otherwise).
@@ -4357,6 +4479,18 @@ func NewListEntriesRequest(server string, board BoardID, params *ListEntriesPara
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Segment != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "segment", *params.Segment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5328,6 +5462,60 @@ func NewGetFriendsRanksRequest(server string, board BoardID, member MemberID, pa
 	return req, nil
 }
 
+// NewSetSegmentsRequest calls the generic SetSegments builder with application/json body
+func NewSetSegmentsRequest(server string, board BoardID, member MemberID, body SetSegmentsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetSegmentsRequestWithBody(server, board, member, "application/json", bodyReader)
+}
+
+// NewSetSegmentsRequestWithBody constructs an http.Request for the SetSegments method, with any body, and a specified content type
+func NewSetSegmentsRequestWithBody(server string, board BoardID, member MemberID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "member", member, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/members/%s/segments", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSetTeamRequest calls the generic SetTeam builder with application/json body
 func NewSetTeamRequest(server string, board BoardID, member MemberID, body SetTeamJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6098,6 +6286,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /boards/{board}/members/{member}/friends/ranks (the `GetFriendsRanks` operationId).
 	GetFriendsRanksWithResponse(ctx context.Context, board BoardID, member MemberID, params *GetFriendsRanksParams, reqEditors ...RequestEditorFn) (*GetFriendsRanksResponse, error)
+
+	// SetSegmentsWithBodyWithResponse Give a member values of the board's segment attributes.
+	//
+	// For each attribute named, in attribute order, the member's scores in every period Redis holds move from its old value's standing to the new one's, in one atomic step, audited as `member.segment`. `""` takes it out of an attribute. All values are checked first.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /boards/{board}/members/{member}/segments (the `SetSegments` operationId).
+	SetSegmentsWithBodyWithResponse(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetSegmentsResponse, error)
+
+	// SetSegmentsWithResponse Give a member values of the board's segment attributes.
+	//
+	// For each attribute named, in attribute order, the member's scores in every period Redis holds move from its old value's standing to the new one's, in one atomic step, audited as `member.segment`. `""` takes it out of an attribute. All values are checked first.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /boards/{board}/members/{member}/segments (the `SetSegments` operationId).
+	SetSegmentsWithResponse(ctx context.Context, board BoardID, member MemberID, body SetSegmentsJSONRequestBody, reqEditors ...RequestEditorFn) (*SetSegmentsResponse, error)
 
 	// SetTeamWithBodyWithResponse Put a member in a team, or take it out of its team.
 	//
@@ -8611,6 +8817,131 @@ func (r GetFriendsRanksResponse) ContentType() string {
 	return ""
 }
 
+// SetSegmentsResponse401Headers the declared response headers of an HTTP 401 response for SetSegments
+type SetSegmentsResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// SetSegmentsResponse429Headers the declared response headers of an HTTP 429 response for SetSegments
+type SetSegmentsResponse429Headers struct {
+	RetryAfter int
+}
+
+// SetSegmentsResponse503Headers the declared response headers of an HTTP 503 response for SetSegments
+type SetSegmentsResponse503Headers struct {
+	RetryAfter int
+}
+
+type SetSegmentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SegmentChange
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Invalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SetSegmentsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetSegmentsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetSegmentsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetSegmentsResponse) GetJSON200() *SegmentChange {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SetSegmentsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SetSegmentsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SetSegmentsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SetSegmentsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SetSegmentsResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SetSegmentsResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r SetSegmentsResponse) GetJSON422() *Invalid {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetSegmentsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetSegmentsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SetSegmentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetSegmentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetSegmentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetSegmentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SetTeamResponse401Headers the declared response headers of an HTTP 401 response for SetTeam
 type SetTeamResponse401Headers struct {
 	WWWAuthenticate string
@@ -9743,6 +10074,36 @@ func (c *ClientWithResponses) GetFriendsRanksWithResponse(ctx context.Context, b
 		return nil, err
 	}
 	return ParseGetFriendsRanksResponse(rsp)
+}
+
+// SetSegmentsWithBodyWithResponse Give a member values of the board's segment attributes.
+//
+// For each attribute named, in attribute order, the member's scores in every period Redis holds move from its old value's standing to the new one's, in one atomic step, audited as `member.segment`. `""` takes it out of an attribute. All values are checked first.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /boards/{board}/members/{member}/segments (the `SetSegments` operationId).
+func (c *ClientWithResponses) SetSegmentsWithBodyWithResponse(ctx context.Context, board BoardID, member MemberID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetSegmentsResponse, error) {
+	rsp, err := c.SetSegmentsWithBody(ctx, board, member, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetSegmentsResponse(rsp)
+}
+
+// SetSegmentsWithResponse Give a member values of the board's segment attributes.
+//
+// For each attribute named, in attribute order, the member's scores in every period Redis holds move from its old value's standing to the new one's, in one atomic step, audited as `member.segment`. `""` takes it out of an attribute. All values are checked first.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /boards/{board}/members/{member}/segments (the `SetSegments` operationId).
+func (c *ClientWithResponses) SetSegmentsWithResponse(ctx context.Context, board BoardID, member MemberID, body SetSegmentsJSONRequestBody, reqEditors ...RequestEditorFn) (*SetSegmentsResponse, error) {
+	rsp, err := c.SetSegments(ctx, board, member, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetSegmentsResponse(rsp)
 }
 
 // SetTeamWithBodyWithResponse Put a member in a team, or take it out of its team.
@@ -12220,6 +12581,128 @@ func ParseGetFriendsRanksResponse(rsp *http.Response) (*GetFriendsRanksResponse,
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetFriendsRanksResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetSegmentsResponse parses an HTTP response from a SetSegmentsWithResponse call
+func ParseSetSegmentsResponse(rsp *http.Response) (*SetSegmentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetSegmentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SegmentChange
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers SetSegmentsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers SetSegmentsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetSegmentsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -1,0 +1,111 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+
+	"podium/board"
+)
+
+// SegmentPage reads a page of segment seg's standing in period p: each
+// entry's Rank is its rank among the segment's members (the board's ties
+// and rank style), GlobalRank its rank on the whole period; Total counts
+// the segment's members. One script call (lua/group.lua). A frozen board's
+// public reads the standing as it stood at the freeze.
+func (s segmentStore) SegmentPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error) {
+	if err := board.CheckWindow(offset, limit); err != nil {
+		return board.Page{}, err
+	}
+	if _, err := board.CheckSegment(b, seg.Attr, seg.Value); err != nil {
+		return board.Page{}, err
+	}
+	since, err := s.publicFreeze(ctx, b)
+	if err != nil {
+		return board.Page{}, err
+	}
+	z, frozen := periodSource(b, p, since)
+	reply, err := groupCall(b, z, seg, namesOf(b.ID, since), "page").in("page").arg("offset", offset).arg("limit", limit).run(ctx, s.rdb).Result()
+	if err != nil {
+		return board.Page{}, fmt.Errorf("board: segment %s of %s of %q: %w", seg, p, b.ID, err)
+	}
+	arr, _ := reply.([]any)
+	if len(arr) < 3 {
+		return board.Page{}, fmt.Errorf("board: segment %s of %s of %q: short reply", seg, p, b.ID)
+	}
+	if toInt(arr[1]) == 0 && frozen.IsZero() {
+		if err := s.notPast(ctx, b, p); err != nil {
+			return board.Page{}, err
+		}
+	}
+	pg := board.Page{Period: p, Total: toInt(arr[0]), Offset: toInt(arr[2]), Segment: seg}
+	pg.Matched = pg.Total
+	enc := encodingOf(b)
+	for i := 3; i+5 < len(arr); i += 6 {
+		e := entryOf(enc, arr[i], arr[i+1], arr[i+3])
+		e.Rank, e.Position, e.GlobalRank, e.GlobalPosition = toInt(arr[i+2]), pg.Offset+len(pg.Entries), toInt(arr[i+4]), toInt(arr[i+5])
+		pg.Entries = append(pg.Entries, e)
+	}
+	return pg, nil
+}
+
+// SegmentRanks is the standing of each listed member within segment seg in
+// period p, in the order given; a member not in the segment (or without a
+// score) comes back unranked. Total counts the segment's members.
+func (s segmentStore) SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error) {
+	if len(members) > board.MaxRankMembers {
+		return nil, board.NewFieldError(board.ErrInvalidInput, "members", "at most %d at once", board.MaxRankMembers)
+	}
+	if _, err := board.CheckSegment(b, seg.Attr, seg.Value); err != nil {
+		return nil, err
+	}
+	since, err := s.publicFreeze(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	z, _ := periodSource(b, p, since)
+	c := groupCall(b, z, seg, namesOf(b.ID, since), "ranks").in("ranks")
+	for _, m := range members {
+		c.arg("member", m)
+	}
+	reply, err := c.run(ctx, s.rdb).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: ranks in segment %s of %s of %q: %w", seg, p, b.ID, err)
+	}
+	arr, _ := reply.([]any)
+	if len(arr) != len(members)+1 {
+		return nil, fmt.Errorf("board: ranks in segment %s of %s of %q: %d answers for %d members", seg, p, b.ID, len(arr)-1, len(members))
+	}
+	total := toInt(arr[0])
+	out := make([]board.Standing, len(members))
+	for i, m := range members {
+		out[i] = board.Standing{Period: p, Member: m, Total: total}
+		row, ok := arr[i+1].([]any)
+		if !ok || len(row) < 4 {
+			continue
+		}
+		e := entryOf(encodingOf(b), m, row[0], nil)
+		out[i].Ranked, out[i].Score = true, e.Score
+		out[i].Rank, out[i].Position, out[i].Worse = toInt(row[1]), toInt(row[2]), toInt(row[3])
+	}
+	return out, nil
+}
+
+// notPast refuses a segment read of a closed period whose keys expired to
+// the archive, which keeps no segments yet: ErrGone, not an empty page.
+func (s segmentStore) notPast(ctx context.Context, b *board.Board, p board.Period) error {
+	past, err := s.FromPast(ctx, b, p)
+	if err != nil {
+		return err
+	}
+	if past {
+		return fmt.Errorf("board: %s of %q has moved to the archive, which keeps no segment standings: %w", p, b.ID, board.ErrGone)
+	}
+	return nil
+}
+
+// groupCall is group.lua's call reading segment seg of period zset z.
+func groupCall(b *board.Board, z string, seg board.Segment, names, mode string) *luaCall {
+	g, gd, _ := groupKeys(z, seg)
+	return scripts.group.call(6, 8).key("group", g).key("group_distinct", gd).key("zset", z).key("entries", entriesKey(z)).
+		key("distinct", distinctKey(z)).key("names", names).encoding(b).arg("mode", mode)
+}
