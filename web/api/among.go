@@ -147,11 +147,8 @@ func (s *Handler) apiFriendsRanks(c echo.Context) error {
 }
 
 func (s *Handler) apiSetFriends(c echo.Context) error {
-	b, err := s.apiLoadBoard(c)
+	b, err := s.boardToWrite(c)
 	if err != nil {
-		return err
-	}
-	if err := scoped(c, b.ID); err != nil {
 		return err
 	}
 	var body struct {

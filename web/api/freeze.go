@@ -31,11 +31,8 @@ func (s *Handler) frozenSince(b *board.Board) *time.Time {
 
 // apiFreeze freezes a board's public standings: now, or at "at".
 func (s *Handler) apiFreeze(c echo.Context) error {
-	b, err := s.apiLoadBoard(c)
+	b, err := s.boardToWrite(c)
 	if err != nil {
-		return err
-	}
-	if err := scoped(c, b.ID); err != nil {
 		return err
 	}
 	var body struct {
@@ -72,11 +69,8 @@ func (s *Handler) apiFreeze(c echo.Context) error {
 
 // apiUnfreeze lifts a board's freeze (or cancels one to come): the reveal.
 func (s *Handler) apiUnfreeze(c echo.Context) error {
-	b, err := s.apiLoadBoard(c)
+	b, err := s.boardToWrite(c)
 	if err != nil {
-		return err
-	}
-	if err := scoped(c, b.ID); err != nil {
 		return err
 	}
 	ub, err := s.opts.Store.Unfreeze(c.Request().Context(), b.ID)

@@ -20,11 +20,7 @@ func (s *Handler) hookBoard(c echo.Context) (board.Board, error) {
 	if s.opts.Hooks == nil {
 		return board.Board{}, apiErr(404, "not_found", "this server keeps no webhooks")
 	}
-	b, err := s.apiLoadBoard(c)
-	if err != nil {
-		return b, err
-	}
-	return b, scoped(c, b.ID)
+	return s.boardToWrite(c)
 }
 
 // apiHooks lists a board's webhooks with their recent deliveries.

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"podium/access"
+	"podium/board"
 )
 
 func keyOf(c echo.Context) access.APIKey { k, _ := c.Get("apikey").(access.APIKey); return k }
@@ -71,6 +72,16 @@ func (s *Handler) limitAddr(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// boardToWrite loads the board in the path (through the gate, as every
+// read of a board is) for a key that may write to it.
+func (s *Handler) boardToWrite(c echo.Context) (board.Board, error) {
+	b, err := s.apiLoadBoard(c)
+	if err != nil {
+		return b, err
+	}
+	return b, scoped(c, b.ID)
 }
 
 // scoped refuses a key that may not write to the board in the path.

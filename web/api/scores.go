@@ -163,11 +163,8 @@ func (j submissionJSON) submission(field string, fm board.Format) (board.Submiss
 // Single scores go through the store's group commit: concurrent ones to a
 // board by one key share a script call, each with its own result.
 func (s *Handler) apiSubmit(c echo.Context) error {
-	b, err := s.apiLoadBoard(c)
+	b, err := s.boardToWrite(c)
 	if err != nil {
-		return err
-	}
-	if err := scoped(c, b.ID); err != nil {
 		return err
 	}
 	req, err := decodeScores(c.Request().Body, c.Request().Header.Get("Idempotency-Key"), b.Format)
@@ -215,11 +212,8 @@ func (s *Handler) record(c echo.Context, e audit.Entry) {
 
 // apiRemoveMember removes a member from one period (?period=&at=) or all.
 func (s *Handler) apiRemoveMember(c echo.Context) error {
-	b, err := s.apiLoadBoard(c)
+	b, err := s.boardToWrite(c)
 	if err != nil {
-		return err
-	}
-	if err := scoped(c, b.ID); err != nil {
 		return err
 	}
 	member := request.Param(c, "member")

@@ -106,11 +106,8 @@ type segmentChangeJSON struct {
 // scores in every period along. Each attribute is one atomic step, in
 // attribute order; all are checked first.
 func (s *Handler) apiSetSegments(c echo.Context) error {
-	b, err := s.apiLoadBoard(c)
+	b, err := s.boardToWrite(c)
 	if err != nil {
-		return err
-	}
-	if err := scoped(c, b.ID); err != nil {
 		return err
 	}
 	var body struct {
