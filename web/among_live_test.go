@@ -161,3 +161,27 @@ func TestLiveListViewPersonalLinkOnly(t *testing.T) {
 		t.Fatalf("the link's own member: %v %s", err, fr)
 	}
 }
+
+// TestLiveListViewsShared: lists of the same members in another order are
+// one view in the hub (one read a tick), so a client cannot make views by
+// reordering a list.
+func TestLiveListViewsShared(t *testing.T) {
+	f := webtest.New(t, webtest.Live())
+	f.Board(board.Board{ID: "same", Title: "Same"}, map[string]float64{"ann": 30, "bob": 20, "cat": 10})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	base := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?period=all&board=same"
+	for _, list := range []string{"&list=cat&list=bob&list=ann", "&list=ann&list=cat&list=bob"} {
+		ws, _, err := websocket.Dial(ctx, base+list, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.CloseNow()
+		if _, fr, err := ws.Read(ctx); err != nil || !strings.Contains(string(fr), `"m":"cat"`) {
+			t.Fatalf("%s: %v %s", list, err, fr)
+		}
+	}
+	if st := f.App.Hub.Stats(); st.Clients != 2 || st.Views != 1 {
+		t.Errorf("two sockets of one list in two orders: %d clients, %d views", st.Clients, st.Views)
+	}
+}

@@ -3,6 +3,7 @@ package pages
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -36,6 +37,9 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		if err != nil {
 			return err
 		}
+		// One view per set of members, whatever their order in the
+		// address: a list's rows are in board order.
+		slices.Sort(members)
 		spec.Members = strings.Join(members, "\n")
 		listed = members
 	} else if member := c.QueryParam("member"); member != "" {
