@@ -71,7 +71,9 @@ func (h *Hub) snapshot(v *view, res redisstore.ViewResult) *Snapshot {
 	entries := res.Page.Entries
 	if v.spec.Members != "" { // a list's: whole, or nothing where a privacy mode limits the reader
 		if v.spec.Shared && h.lens(v).Limited() {
-			entries = nil
+			// Nothing, not even the period's size (top_only hides it),
+			// until the socket's guard closes it.
+			entries, s.Total, s.Offset = nil, 0, 0
 		}
 	} else if v.spec.Shared && !v.spec.Teams { // team rows are teams: no privacy mode of members
 		lens := h.lens(v)

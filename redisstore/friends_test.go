@@ -82,3 +82,38 @@ func TestFriends(t *testing.T) {
 		t.Errorf("a deleted board's friends: %v", left)
 	}
 }
+
+// TestEraseFriends: erasing a member, in either mode, leaves nothing of it
+// in the board's friends: its own list and its reverse index go, it leaves
+// every list that named it (a list it was the only friend of goes, and its
+// member leaves the board's index of lists), and the other lists and
+// reverse indexes stay as they were.
+func TestEraseFriends(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []board.EraseMode{board.Pseudonymise, board.RemoveMember} {
+		f := newFixture(t)
+		b := f.board(board.Board{})
+		by := board.Author{Actor: "test"}
+		if _, err := f.store.Submit(f.ctx, b.ID, board.Submission{Member: "alice", Score: 5, Op: board.Set}, by); err != nil {
+			t.Fatal(err)
+		}
+		for m, fs := range map[string][]string{"alice": {"bob", "cid"}, "bob": {"alice", "dee"}, "cid": {"alice"}} {
+			if _, _, err := f.store.SetFriends(f.ctx, b.ID, m, fs, by); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.erase(b, "alice", mode)
+		dump := keyDump(t, f.rdb, tagOf(b.ID)+":friend*")
+		if left := mentions(dump, "alice"); len(left) > 0 {
+			t.Errorf("%s: friends keys still name the member:\n%s", mode, strings.Join(left, "\n"))
+		}
+		want := map[string]string{
+			friendsKey(b.ID, "bob"):  "[dee]",
+			friendOfKey(b.ID, "dee"): "[bob]",
+			friendsIndexKey(b.ID):    "[bob]",
+		}
+		if fmt.Sprint(dump) != fmt.Sprint(want) {
+			t.Errorf("%s: friends keys after the erasure:\n%v\nwant\n%v", mode, dump, want)
+		}
+	}
+}

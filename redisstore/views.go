@@ -48,13 +48,10 @@ func (s reader) ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult {
 	if len(qs) == 0 {
 		return out
 	}
-	for i, q := range qs {
-		if len(q.Members) > 0 {
-			out[i] = s.listView(ctx, q)
-		}
-	}
+	lists := s.readLists(ctx, qs, out)
 	plan := s.planViews(ctx, qs, out)
 	cmds, err := s.runViews(ctx, plan.calls)
+	lists.Wait()
 	for i, q := range qs {
 		at := plan.at[i]
 		if at.call < 0 {

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -90,5 +93,70 @@ func TestAroundWindowsShareOneCall(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// listsMeet holds each list view's script call until another one is in
+// flight beside it, or a while has passed (late).
+type listsMeet struct {
+	inflight atomic.Int64
+	met      chan struct{}
+	once     sync.Once
+	late     atomic.Bool
+}
+
+func (h *listsMeet) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *listsMeet) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if (cmd.Name() != "evalsha" && cmd.Name() != "eval") || !strings.Contains(fmt.Sprint(cmd.Args()), "lv-") {
+			return next(ctx, cmd)
+		}
+		if h.inflight.Add(1) >= 2 {
+			h.once.Do(func() { close(h.met) })
+		}
+		defer h.inflight.Add(-1)
+		select {
+		case <-h.met:
+		case <-time.After(5 * time.Second):
+			h.late.Store(true)
+		}
+		return next(ctx, cmd)
+	}
+}
+func (h *listsMeet) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestListViewsReadTogether: the list views of a batch are read side by
+// side, not one round trip after another: a client's hundred sockets, each
+// a list of its own, must not hold up the hub's tick for every board by a
+// hundred round trips.
+func TestListViewsReadTogether(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.board(board.Board{})
+	for m, v := range map[string]float64{"lv-a": 3, "lv-b": 2, "lv-c": 1} {
+		if _, err := f.store.Submit(f.ctx, b.ID, board.Submission{Member: m, Score: v, Op: board.Set}, tester); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := &listsMeet{met: make(chan struct{})}
+	f.rdb.AddHook(h)
+	p := b.Current(board.AllTime, f.clock.Now())
+	res := f.store.ReadViews(f.ctx, []ViewQuery{
+		{Board: b, Period: p, Members: []string{"lv-a", "lv-b"}},
+		{Board: b, Period: p, Offset: 0, Limit: 10},
+		{Board: b, Period: p, Members: []string{"lv-c", "lv-b"}},
+	})
+	for i, r := range res {
+		if r.Err != nil || len(r.Page.Entries) == 0 {
+			t.Errorf("view %d: %+v", i, r)
+		}
+	}
+	if got := res[2].Page.Entries[0].Member + " " + res[2].Page.Entries[1].Member; got != "lv-b lv-c" {
+		t.Errorf("the second list: %s", got)
+	}
+	if h.late.Load() {
+		t.Error("the list views were read one after the other")
 	}
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"podium/board"
 	"podium/internal/webtest"
+	"podium/web/request"
 )
 
 // TestLiveListView: a compare page's socket (?list=) gets its members
@@ -77,4 +79,109 @@ func listOf(n int) string {
 		fmt.Fprintf(&b, "&list=m%d", i)
 	}
 	return b.String()
+}
+
+// TestLiveListViewPrivacyModeLater: a compare page's socket of a board that
+// gets a privacy mode while it is open shows nothing more, not even how
+// many members the period holds (top_only hides the count), and its guard
+// closes it (1008) within about a second.
+func TestLiveListViewPrivacyModeLater(t *testing.T) {
+	f := webtest.New(t, webtest.Live())
+	f.Board(board.Board{ID: "later", Title: "Later"}, map[string]float64{"ann": 30, "bob": 20, "cat": 10, "dan": 5})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.URL, "http")+"/live?period=all&board=later&list=cat&list=dan", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if _, fr, err := ws.Read(ctx); err != nil || !strings.Contains(string(fr), `"m":"cat"`) {
+		t.Fatalf("first frame: %v %s", err, fr)
+	}
+	b := f.MustBoard(t, "later")
+	b.TopOnly = 1
+	if _, err := f.Store.UpdateBoard(ctx, *b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Store.Submit(ctx, "later", board.Submission{Member: "eve", Score: 1, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, fr, err := ws.Read(ctx)
+		if err != nil {
+			if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+				t.Fatalf("socket ended with %v, want 1008 (the board now limits its reader)", err)
+			}
+			return
+		}
+		for _, leak := range []string{`"m":"cat"`, `"m":"dan"`, `"total":4`, `"total":5`} {
+			if strings.Contains(string(fr), leak) {
+				t.Errorf("a frame after the privacy mode shows %s: %s", leak, fr)
+			}
+		}
+	}
+}
+
+// TestLiveListViewPersonalLinkOnly: on a private board without a privacy
+// mode, a personal link that is the reader's only access opens no other
+// member: the compare page answers the others as unranked, and it offers
+// no socket that would rank them, nor does /live open one; a list of the
+// link's own member alone follows.
+func TestLiveListViewPersonalLinkOnly(t *testing.T) {
+	f := webtest.New(t, webtest.Live())
+	f.Board(board.Board{ID: "club", Title: "Club", Visibility: board.Private}, map[string]float64{"ann": 30, "bob": 20})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	_, token, err := f.Admin.Links.CreatePersonal(ctx, "club", f.MustBoard(t, "club").Created, "ann", "", "test", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := http.Header{"Cookie": {request.LinkCookie("club") + "=" + token}}
+	req, _ := http.NewRequestWithContext(ctx, "GET", f.URL+"/b/club/among?period=all&member=bob&member=ann", nil)
+	req.Header = hdr
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || strings.Contains(string(page), "data-live=") {
+		t.Errorf("the compare page with a personal link: %d, live %v", res.StatusCode, strings.Contains(string(page), "data-live="))
+	}
+	base := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?period=all&board=club"
+	if _, res, err := websocket.Dial(ctx, base+"&list=ann&list=bob", &websocket.DialOptions{HTTPHeader: hdr}); err == nil || res == nil || res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a list with another member through a personal link: err %v, answer %v", err, res)
+	}
+	ws, _, err := websocket.Dial(ctx, base+"&list=ann", &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if _, fr, err := ws.Read(ctx); err != nil || !strings.Contains(string(fr), `"m":"ann"`) {
+		t.Fatalf("the link's own member: %v %s", err, fr)
+	}
+}
+
+// TestLiveListViewsShared: lists of the same members in another order are
+// one view in the hub (one read a tick), so a client cannot make views by
+// reordering a list.
+func TestLiveListViewsShared(t *testing.T) {
+	f := webtest.New(t, webtest.Live())
+	f.Board(board.Board{ID: "same", Title: "Same"}, map[string]float64{"ann": 30, "bob": 20, "cat": 10})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	base := "ws" + strings.TrimPrefix(f.URL, "http") + "/live?period=all&board=same"
+	for _, list := range []string{"&list=cat&list=bob&list=ann", "&list=ann&list=cat&list=bob"} {
+		ws, _, err := websocket.Dial(ctx, base+list, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.CloseNow()
+		if _, fr, err := ws.Read(ctx); err != nil || !strings.Contains(string(fr), `"m":"cat"`) {
+			t.Fatalf("%s: %v %s", list, err, fr)
+		}
+	}
+	if st := f.App.Hub.Stats(); st.Clients != 2 || st.Views != 1 {
+		t.Errorf("two sockets of one list in two orders: %d clients, %d views", st.Clients, st.Views)
+	}
 }

@@ -115,3 +115,39 @@ func TestRanksAmongMembers(t *testing.T) {
 		t.Errorf("keyless, another member's friends on a board with a privacy mode: %d", status)
 	}
 }
+
+// TestFriendsKeys: only a key that may write to the board sets a member's
+// friends: none is 401, a key of another board 403 (404 on a private
+// board, as for an unknown one), a read-only key 403 read_only_key; none
+// of them changes the list.
+func TestFriendsKeys(t *testing.T) {
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "open", Title: "Open"}, map[string]float64{"ann": 1})
+	f.Board(board.Board{ID: "shut", Title: "Shut", Visibility: board.Private}, map[string]float64{"ann": 1})
+	other := f.Key("other", "elsewhere")
+	_, reader, err := f.Admin.Keys.Create(context.Background(), "reader", "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		board, key string
+		status     int
+		code       string
+	}{
+		{"open", "", 401, "unauthorized"},
+		{"open", other, 403, "forbidden"},
+		{"shut", other, 404, "board_not_found"},
+		{"open", reader, 403, "read_only_key"},
+		{"shut", reader, 403, "read_only_key"},
+	} {
+		status, raw := f.RawCall("PUT", "/api/v1/boards/"+c.board+"/members/ann/friends", c.key, strings.NewReader(`{"friends":["bob"]}`))
+		if status != c.status || !strings.Contains(raw, `"code":"`+c.code+`"`) {
+			t.Errorf("%s with %q: %d %s, want %d %s", c.board, c.key, status, raw, c.status, c.code)
+		}
+	}
+	for _, id := range []string{"open", "shut"} {
+		if fs, err := f.Store.Friends(context.Background(), f.MustBoard(t, id), "ann"); err != nil || len(fs) > 0 {
+			t.Errorf("%s: ann's friends %v %v", id, fs, err)
+		}
+	}
+}

@@ -27,7 +27,11 @@ package api
 // Wire: base64url without padding of version (1 byte), nonce (12),
 // ciphertext and tag (16). Sealed: board id (uvarint length, bytes), its
 // creation (varint µs), period (length, bytes), score (IEEE 754, 8 bytes
-// big-endian), position (uvarint), order key (length, bytes).
+// big-endian), position (uvarint), order key (2 bytes of length,
+// big-endian, then the bytes, then zeros to maxCursorKey). The key takes
+// the same room whatever its length: a cursor's length would otherwise
+// tell a reader of a board that hides names how long the last row's
+// hidden id is (version 1 wrote it without the padding).
 
 import (
 	"bytes"
@@ -46,7 +50,7 @@ import (
 )
 
 const (
-	cursorVersion = 1
+	cursorVersion = 2
 	// maxCursorLen bounds a cursor in characters: the longest this server
 	// makes (a 64-character board id, a 256-byte key) is about 560.
 	maxCursorLen = 640
@@ -100,7 +104,7 @@ func walkOf(b *board.Board, p board.Period, m board.Mark) cursorOf {
 }
 
 func (c cursorOf) encode() []byte {
-	out := make([]byte, 0, 48+len(c.board)+len(c.period)+len(c.mark.Key))
+	out := make([]byte, 0, 48+len(c.board)+len(c.period)+maxCursorKey)
 	out = binary.AppendUvarint(out, uint64(len(c.board)))
 	out = append(out, c.board...)
 	out = binary.AppendVarint(out, c.created)
@@ -108,8 +112,9 @@ func (c cursorOf) encode() []byte {
 	out = append(out, c.period...)
 	out = binary.BigEndian.AppendUint64(out, math.Float64bits(c.mark.Score))
 	out = binary.AppendUvarint(out, uint64(c.mark.Position))
-	out = binary.AppendUvarint(out, uint64(len(c.mark.Key)))
-	return append(out, c.mark.Key...)
+	out = binary.BigEndian.AppendUint16(out, uint16(len(c.mark.Key)))
+	out = append(out, c.mark.Key...)
+	return append(out, make([]byte, maxCursorKey-len(c.mark.Key))...)
 }
 
 var errCursorShape = errors.New("not a cursor's contents")
@@ -147,10 +152,14 @@ func decodeCursor(raw []byte) (cursorOf, error) {
 		return c, errCursorShape
 	}
 	c.mark.Position = int(pos)
-	if c.mark.Key, err = str(maxCursorKey); err != nil {
-		return c, err
+	var klen [2]byte
+	if n, _ := r.Read(klen[:]); n != 2 || binary.BigEndian.Uint16(klen[:]) > maxCursorKey || r.Len() != maxCursorKey {
+		return c, errCursorShape
 	}
-	if r.Len() != 0 || !bytes.Equal(c.encode(), raw) { // one way to write each
+	key := make([]byte, maxCursorKey)
+	_, _ = r.Read(key)
+	c.mark.Key = string(key[:binary.BigEndian.Uint16(klen[:])])
+	if !bytes.Equal(c.encode(), raw) { // one way to write each: the padding all zeros
 		return c, errCursorShape
 	}
 	return c, nil

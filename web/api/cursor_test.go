@@ -88,7 +88,7 @@ func TestCursorRefused(t *testing.T) {
 		{"cut", raw[:len(raw)-4], cursorBoard, cursorWeek, "damaged"},
 		{"a byte changed", reseal(func(b []byte) []byte { b[20] ^= 1; return b }), cursorBoard, cursorWeek, "damaged"},
 		{"a byte added", reseal(func(b []byte) []byte { return append(b, 0) }), cursorBoard, cursorWeek, "damaged"},
-		{"another version", reseal(func(b []byte) []byte { b[0] = 2; return b }), cursorBoard, cursorWeek, "another version"},
+		{"another version", reseal(func(b []byte) []byte { b[0] = cursorVersion - 1; return b }), cursorBoard, cursorWeek, "another version"},
 		{"another server", newCursors(rows.NewMasker([]byte("another key, another server....."))).seal(cursorBoard, cursorWeek, m), cursorBoard, cursorWeek, "not made by this server"},
 		{"another board", raw, &other, cursorWeek, "another board"},
 		{"the board made again", raw, &remade, cursorWeek, "another board"},
@@ -135,4 +135,21 @@ func FuzzCursorContents(f *testing.F) {
 			t.Fatalf("%x read as %+v, which encodes as %x", b, c, again)
 		}
 	})
+}
+
+// TestCursorLengthHidesKey: a cursor is as long whatever its row's order
+// key (the member id behind its tie-break prefix): on a board that hides
+// names, the length of next would otherwise tell a reader without a key
+// how long each hidden member's id is.
+func TestCursorLengthHidesKey(t *testing.T) {
+	want := -1
+	for _, key := range []string{"", "a", "7ff9f1|zz-dan", "7ff9f1|" + strings.Repeat("x", 127), strings.Repeat("k", maxCursorKey), strings.Repeat("k", maxCursorKey+1)} {
+		raw := testCursors.seal(cursorBoard, cursorWeek, board.Mark{Score: 7, Key: key, Position: 3})
+		if want < 0 {
+			want = len(raw)
+		}
+		if len(raw) != want {
+			t.Errorf("a key of %d bytes makes a cursor of %d characters, another one of %d", len(key), len(raw), want)
+		}
+	}
 }

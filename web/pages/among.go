@@ -105,7 +105,7 @@ func (s *Handler) renderAmong(c echo.Context, b *board.Board, v templates.AmongV
 				v.Unranked = append(v.Unranked, l.Name)
 			}
 		}
-		if s.opts.Live != nil && len(members) <= live.MaxListMembers && !lens.Limited() {
+		if s.opts.Live != nil && len(members) <= live.MaxListMembers && listShown(lens, members) {
 			v.Live.Query = liveQuery(b.ID, p, current, url.Values{"list": members})
 		}
 	}

@@ -3,6 +3,7 @@ package pages
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -30,12 +31,17 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		return err
 	}
 	spec := live.Spec{Board: b.ID, Kind: board.Kind(kind), Key: at}
+	var listed []string
 	if list := c.QueryParams()["list"]; len(list) > 0 { // a list's view: the compare and friends pages
 		members, err := board.CheckMembers("list", list, live.MaxListMembers)
 		if err != nil {
 			return err
 		}
+		// One view per set of members, whatever their order in the
+		// address: a list's rows are in board order.
+		slices.Sort(members)
 		spec.Members = strings.Join(members, "\n")
+		listed = members
 	} else if member := c.QueryParam("member"); member != "" {
 		if err := board.CheckMember(member); err != nil {
 			return invalidMember(err)
@@ -61,7 +67,7 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		lens = s.opts.Gate.SharedLens(c, &b)
 	}
 	spec.Shared = !lens.Sight.Full
-	if spec.Members != "" && lens.Limited() {
+	if spec.Members != "" && !listShown(lens, listed) {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("board %q has no list of members to follow", b.ID))
 	}
 	if spec.Member != "" && !lens.Opens(spec.Member) {
@@ -78,11 +84,13 @@ func (s *Handler) liveSocket(c echo.Context) error {
 	return nil
 }
 
-// keeps is what a socket's sight must go on holding for its view: a full
-// view, a role or a key that sees everything; a member's own view, their
-// personal link (or more).
-func keeps(spec live.Spec) func(rows.Sight) bool {
-	return func(s rows.Sight) bool {
+// keeps is what a socket's sight must go on holding for its view of the
+// board as it is now: a full view, a role or a key that sees everything; a
+// member's own view, their personal link (or more); a list's view, a board
+// whose privacy mode (set since, perhaps) leaves the reader every member
+// of the list.
+func keeps(spec live.Spec) func(*board.Board, rows.Sight) bool {
+	return func(b *board.Board, s rows.Sight) bool {
 		switch {
 		case s.Full:
 			return true
@@ -90,7 +98,27 @@ func keeps(spec live.Spec) func(rows.Sight) bool {
 			return false
 		case spec.Own:
 			return s.Me == spec.Member
+		case spec.Members != "":
+			return listShown(rows.Lens{Board: b, Sight: s}, strings.Split(spec.Members, "\n"))
 		}
 		return true
 	}
+}
+
+// listShown reports whether a list's view may be followed by a reader who
+// sees the board through lens: whole, as the compare page shows it (the
+// list is ranked among itself, so a member the reader may not open would
+// show through the others' list ranks), and every member one the reader
+// may open (a personal link that is a private board's only access opens
+// no other member, as ReadAmong answers them).
+func listShown(lens rows.Lens, members []string) bool {
+	if lens.Limited() {
+		return false
+	}
+	for _, m := range members {
+		if !lens.Opens(m) {
+			return false
+		}
+	}
+	return true
 }

@@ -18,7 +18,7 @@ import (
 // reads the board, but no longer as its member). The credentials are the
 // ones the request brought, and opened is the board as Gate.Board gave it
 // to the request.
-func (g *Gate) Guard(c echo.Context, opened *board.Board, keeps func(rows.Sight) bool) func(ctx context.Context) error {
+func (g *Gate) Guard(c echo.Context, opened *board.Board, keeps func(*board.Board, rows.Sight) bool) func(ctx context.Context) error {
 	cr, id, created := credentialsOf(c, opened.ID), opened.ID, opened.Created
 	return func(ctx context.Context) error {
 		b, err := g.Store.Board(ctx, id)
@@ -36,7 +36,7 @@ func (g *Gate) Guard(c echo.Context, opened *board.Board, keeps func(rows.Sight)
 			return ErrNoLongerReadable
 		}
 		if err == nil && keeps != nil {
-			if s, err := g.sight(ctx, id, b, cr); err == nil && !keeps(s) {
+			if s, err := g.sight(ctx, id, b, cr); err == nil && !keeps(&b, s) {
 				return ErrNoLongerReadable
 			}
 		}
