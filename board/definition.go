@@ -143,6 +143,9 @@ type Board struct {
 	// Segments are the member attributes the board keeps a standing per
 	// value of, in every period (board/segment.go): at most MaxSegments.
 	Segments []string
+	// League, when set, runs leagues on one calendar period kind
+	// (board/league.go): tiers, cohorts, promotion and relegation.
+	League *League
 	// Visibility says who may read the board; Public unless set.
 	Visibility Visibility
 	// Names and TopOnly are the board's privacy mode: how the shared

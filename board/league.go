@@ -1,6 +1,7 @@
 package board
 
 import (
+	"errors"
 	"slices"
 )
 
@@ -41,6 +42,27 @@ func (l *League) Size() int {
 		return DefaultCohortSize
 	}
 	return l.CohortSize
+}
+
+// Clone is a copy of l that shares nothing with it (nil for nil).
+func (l *League) Clone() *League {
+	if l == nil {
+		return nil
+	}
+	c := *l
+	c.Tiers = slices.Clone(l.Tiers)
+	return &c
+}
+
+// checkLeague holds a definition's league to CheckLeague's rules.
+func (b *Board) checkLeague(p *problems) {
+	if b.League == nil {
+		return
+	}
+	var fe *FieldError
+	if err := CheckLeague(b, b.League); errors.As(err, &fe) {
+		p.add(fe.Field, "%s", fe.Message)
+	}
 }
 
 // CheckLeague refuses a league board b cannot run: a kind that is not a

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -73,5 +74,24 @@ func TestCheckLeague(t *testing.T) {
 		if err := CheckLeague(b, &l); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", l, err, c.want)
 		}
+	}
+}
+
+// TestValidateLeague: a definition's league is held to CheckLeague's
+// rules, as a problem of the definition naming the league's field.
+func TestValidateLeague(t *testing.T) {
+	b := Board{ID: "ladder", Title: "Ladder", Periods: []Kind{Weekly}, League: &League{Kind: Monthly, Tiers: []string{"A", "B"}}}
+	b.Normalize()
+	fe := FieldErrors(b.Validate())
+	if len(fe) != 1 || fe[0].Field != "league.kind" || !errors.Is(fe[0], ErrInvalidBoard) {
+		t.Fatalf("a month league on a weekly board: %v", fe)
+	}
+	b.League.Kind = Weekly
+	if err := b.Validate(); err != nil {
+		t.Fatalf("a weekly league: %v", err)
+	}
+	c := SpecOf(&b).Board()
+	if c.League == b.League || c.League.Size() != DefaultCohortSize || c.League.Tiers[1] != "B" {
+		t.Fatalf("through the spec: %+v", c.League)
 	}
 }

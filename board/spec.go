@@ -24,6 +24,7 @@ type Spec struct {
 	Window        string      `json:"window,omitempty"`     // how rolling windows combine: sum (absent) or best
 	Teams         string      `json:"teams,omitempty"`      // team standings: sum, average or best; absent or "none": none
 	Segments      []string    `json:"segments,omitempty"`   // member attributes with a standing per value (board/segment.go)
+	League        *League     `json:"league,omitempty"`     // leagues on one period kind (board/league.go)
 	Visibility    string      `json:"visibility,omitempty"` // public (absent), unlisted or private
 	Names         string      `json:"names,omitempty"`      // privacy mode: full (absent), initials or pseudonyms
 	TopOnly       *int        `json:"top_only,omitempty"`   // privacy mode: show only the top N (absent or 0: everyone)
@@ -56,7 +57,7 @@ func SpecOf(b *Board) Spec {
 		Visibility: string(b.Visibility), Names: string(b.Names),
 		Format:  FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
 		Periods: []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
-		Segments: slices.Clone(b.Segments),
+		Segments: slices.Clone(b.Segments), League: b.League.Clone(),
 	}
 	if b.TopOnly > 0 {
 		n := b.TopOnly
@@ -82,7 +83,7 @@ func (j Spec) Board() Board {
 		TimeZone: j.TimeZone, TieBreak: TieBreak(j.TieBreak), RankStyle: RankStyle(j.RankStyle), Cap: j.Cap, Window: WindowMode(j.Window), Teams: TeamMode(strings.TrimPrefix(j.Teams, "none")),
 		Visibility: Visibility(j.Visibility), Names: NameMode(j.Names),
 		Format:    Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
-		Retention: DefaultRetention, Segments: slices.Clone(j.Segments),
+		Retention: DefaultRetention, Segments: slices.Clone(j.Segments), League: j.League.Clone(),
 	}
 	if j.Retention != nil {
 		b.Retention = *j.Retention

@@ -19,6 +19,7 @@ func (b *Board) Validate() error {
 	b.checkRanking(&p)
 	b.checkOptions(&p)
 	b.checkSegments(&p)
+	b.checkLeague(&p)
 	return errors.Join(p...)
 }
 

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -218,6 +219,16 @@ func reindexCall(b *board.Board, z string) *luaCall {
 	return scripts.reindex.call(3, 4).key("zset", z).key("distinct", distinctKey(z)).key("counts", groupCountKey(z)).encoding(b)
 }
 
+// leagueField is a league as the definition hash holds it: its JSON (the
+// scripts read the kind and the cohort size from it), "" none.
+func leagueField(l *board.League) string {
+	if l == nil {
+		return ""
+	}
+	j, _ := json.Marshal(l)
+	return string(j)
+}
+
 // defFields writes a definition as hash field/value pairs, readable in redis-cli.
 func defFields(b *board.Board) []any {
 	periods := make([]string, len(b.Periods))
@@ -251,6 +262,7 @@ func defFields(b *board.Board) []any {
 		"window", string(b.Window),
 		"teams", string(b.Teams),
 		"segments", strings.Join(b.Segments, ","),
+		"league", leagueField(b.League),
 		"visibility", string(b.Visibility),
 		"names", string(b.Names),
 		"top_only", strconv.Itoa(b.TopOnly),
@@ -294,6 +306,12 @@ func parseDef(m map[string]string) (board.Board, error) {
 	}
 	if m["segments"] != "" {
 		b.Segments = strings.Split(m["segments"], ",")
+	}
+	if m["league"] != "" {
+		b.League = new(board.League)
+		if err := json.Unmarshal([]byte(m["league"]), b.League); err != nil {
+			return board.Board{}, fmt.Errorf("stored league of %q is invalid: %w", b.ID, err)
+		}
 	}
 	b.TopOnly, _ = strconv.Atoi(m["top_only"])
 	b.Format.Decimals, _ = strconv.Atoi(m["decimals"])

@@ -19,6 +19,12 @@ func (s segmentStore) SegmentPage(ctx context.Context, b *board.Board, p board.P
 	if _, err := board.CheckSegment(b, seg.Attr, seg.Value); err != nil {
 		return board.Page{}, err
 	}
+	return s.groupPage(ctx, b, p, seg, offset, limit)
+}
+
+// groupPage reads a page of group standing seg (a segment's or a league
+// cohort's) of period p, as SegmentPage says.
+func (s segmentStore) groupPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error) {
 	since, err := s.publicFreeze(ctx, b)
 	if err != nil {
 		return board.Page{}, err
@@ -58,6 +64,12 @@ func (s segmentStore) SegmentRanks(ctx context.Context, b *board.Board, p board.
 	if _, err := board.CheckSegment(b, seg.Attr, seg.Value); err != nil {
 		return nil, err
 	}
+	return s.groupRanks(ctx, b, p, seg, members)
+}
+
+// groupRanks reads members' standings in group standing seg of period p,
+// as SegmentRanks says.
+func (s segmentStore) groupRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error) {
 	since, err := s.publicFreeze(ctx, b)
 	if err != nil {
 		return nil, err
@@ -98,7 +110,7 @@ func (s segmentStore) notPast(ctx context.Context, b *board.Board, p board.Perio
 		return err
 	}
 	if past {
-		return fmt.Errorf("board: %s of %q has moved to the archive, which keeps no segment standings: %w", p, b.ID, board.ErrGone)
+		return fmt.Errorf("board: %s of %q has moved to the archive, which keeps no segment or cohort standings: %w", p, b.ID, board.ErrGone)
 	}
 	return nil
 }

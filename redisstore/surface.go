@@ -76,6 +76,16 @@ type SegmentStore interface {
 	SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error)
 }
 
+// LeagueStore is boards with a league: members' tiers, their cohorts in
+// a period and the cohorts' standings (league.go); segmentStore serves it,
+// since a cohort's standing is a group standing like a segment's.
+type LeagueStore interface {
+	TierOf(ctx context.Context, b *board.Board, member string) (int, error)
+	LeagueOf(ctx context.Context, b *board.Board, p board.Period, member string) (LeaguePlace, error)
+	CohortPage(ctx context.Context, b *board.Board, p board.Period, tier, cohort, offset, limit int) (board.Page, error)
+	LeagueTiers(ctx context.Context, b *board.Board, p board.Period) ([]LeagueTier, error)
+}
+
 // Freezer is freeze and reveal, and the freezes every replica takes when their time comes.
 type Freezer interface {
 	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
@@ -130,6 +140,7 @@ var (
 	_ Writer       = writer{}
 	_ TeamStore    = teamStore{}
 	_ SegmentStore = segmentStore{}
+	_ LeagueStore  = segmentStore{}
 	_ Freezer      = freezer{}
 	_ Upkeep       = upkeep{}
 	_ Snapshots    = snapshots{}

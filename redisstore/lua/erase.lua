@@ -13,7 +13,7 @@
 -- (redactstream.lua); this step appends its own entry, which names the
 -- pseudonym only, and records its id (the cut: where the member's entries
 -- stop) in the erasure's record.
--- uses: teams, segments, audit, freeze, erase
+-- uses: teams, segments, leagues, audit, freeze, erase
 -- KEYS: 1 def, 2 names, 3 names_lc, 4 names_idx, 5 recent, 6 periods,
 --   7 archive (archive state), 8 freeze (the marker), 9 team (member ->
 --   team), 10 teams (the set of teams), 11 hooks (the webhooks hash: its
@@ -99,6 +99,9 @@ local function erase_in(z, live, frozen)
       end
     end
   end
+  -- Its place in a cohort (redisstore/league.go): the pseudonym's, or gone
+  -- with its scores; the cohort's standing follows below (seg.rename).
+  found = found + seg.league_erase(z, OLD, not out and NEW)
   local e = entry_of(z, z .. ':e', OLD)
   local s = e and redis.call('ZSCORE', z, e)
   if not s then return end
@@ -196,6 +199,9 @@ for a in string.gmatch(def[3] or '', '[^,]+') do
     end
   end
 end
+
+-- Its league tier: the pseudonym's while it keeps scores.
+found = found + seg.tier_erase(TAG, OLD, keep_as or false)
 
 -- Friends: the member's own list, and the member in every list that names
 -- it (its reverse index says which); a pseudonym has no friends.

@@ -13,7 +13,7 @@
 --   freeze whose time has come is taken first)
 -- Returns {'nf'} for an unknown board, else {'ok', zset, score, zset, score...}
 -- for every period the member was removed from.
--- uses: teams, segments, audit, freeze
+-- uses: teams, segments, leagues, audit, freeze
 local k_def = KEYS[1]
 local k_names = KEYS[2]
 local k_names_lc = KEYS[3]
@@ -30,7 +30,7 @@ local a_audit_keep = ARGV[8]
 local a_now = ARGV[9]
 local KEYS_FIXED = 9
 local KEYS_PER_PERIOD = {'zset', 'entries', 'distinct', 'counts'}
-local def = redis.call('HMGET', k_def, 'format', 'decimals', 'prefix', 'suffix', 'teams', 'freeze_at', 'segments')
+local def = redis.call('HMGET', k_def, 'format', 'decimals', 'prefix', 'suffix', 'teams', 'freeze_at', 'segments', 'league')
 if not def[1] and redis.call('EXISTS', k_def) == 0 then return {'nf'} end
 local id = a_member
 local out, lines = {'ok'}, {}
@@ -52,6 +52,7 @@ local function remove(z, ek, d, c)
   for _, bk in ipairs(bucket_keys(z)) do redis.call('ZREM', bk, id) end
   team_apply(TEAMS, z, TAG, team, tonumber(s), nil)
   seg.drop(TAG, ATTRS, z, id, e, s)
+  if (def[8] or '') ~= '' then seg.league_drop(z, id, e, s) end -- its cohort's standing (it keeps its place)
   out[#out + 1] = z
   out[#out + 1] = s
   -- member, op, value, before, rank, after, rank, name, period (see submit.lua)

@@ -12,7 +12,7 @@
 -- (measured: a single score 111 µs against 88 µs), more than the phases
 -- were worth. A library of functions defined once (Redis Functions) is
 -- where they belong.
--- uses: ranks, teams, segments, windows, audit, freeze
+-- uses: ranks, teams, segments, leagues, windows, audit, freeze
 -- KEYS: 1 def, 2 names, 3 names_lc, 4 names_idx, 5 recent, 6 periods,
 --   7 batch_idem (the batch's idempotency key), 8 audit, 9 audit_actor,
 --   10 audit_actors, 11 archive (archive state), 12 freeze (the marker)
@@ -86,7 +86,7 @@ local ARGV_PER_PERIOD = {'label'}
 local ARGV_PER_ITEM = {'op', 'value', 'fields', 'member', 'name', 'lower', 'idem', 'fingerprint', 'time', 'team', 'segments'}
 local ARGV_PER_WINDOW = {'period', 'bucket', 'mode', 'ttl'}
 
-local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments')
+local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments', 'league')
 local version = def[1]
 if not version then
   if redis.call('EXISTS', k_def) == 0 then return {'nf'} end
@@ -317,7 +317,7 @@ end
 -- the embedded store's Lua fewer registers): the board's attributes, the
 -- values this call adds ("<attribute>:<value>" -> true), and per item the
 -- audit lines of its moves.
-local SEGS = {attrs = seg.attrs(def[10]), new = {}, moved = {}}
+local SEGS = {attrs = seg.attrs(def[10]), new = {}, moved = {}, league = seg.league(def[11])}
 for n, it in ipairs(items) do
   if it.segs ~= '' and not seen[n] and not failed[n] then
     it.seg = seg.parse(it.segs)
@@ -588,6 +588,7 @@ for n, it in ipairs(items) do
                 team_apply(TEAMS, per.z, TAG, redis.call('HGET', TAG .. ':team', entry_id(we)), tonumber(ws), nil)
               end
               if #SEGS.attrs > 0 and not known[entry_id(we)] then seg.drop(TAG, SEGS.attrs, per.z, entry_id(we), we, ws) end
+              if SEGS.league and not known[entry_id(we)] then seg.league_drop(per.z, entry_id(we), we, ws) end
             end
           end
         end
@@ -630,6 +631,7 @@ window_record(periods, plans, items, applied, CAP > 0)
 if #applied > 0 then
   team_follow(TEAMS, TAG, periods, ids, orig, CAP == 0 and state or nil)
   seg.follow(TAG, SEGS.attrs, periods, ids, orig, CAP == 0 and state or nil)
+  seg.league_follow(TAG, SEGS.league, periods, ids, orig, CAP == 0 and state or nil) -- cohorts (redisstore/league.go)
 end
 flush_names()
 -- Recent changes: only the newest RECENT survive the trim, so only they are pushed.

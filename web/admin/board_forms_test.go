@@ -228,3 +228,21 @@ func TestEditFormKeepsSegments(t *testing.T) {
 		t.Fatalf("after an edit: %+v", b)
 	}
 }
+
+// TestEditFormKeepsLeague: the form has no field for a league yet, so an
+// edit keeps it (and with it its members' tiers).
+func TestEditFormKeepsLeague(t *testing.T) {
+	f := webtest.New(t)
+	a := f.SignedIn()
+	f.Board(board.Board{ID: "ladder", Title: "Ladder", Periods: []board.Kind{board.Weekly},
+		League: &board.League{Kind: board.Weekly, Tiers: []string{"Bronze", "Gold"}, Promote: 1, Relegate: 1}}, nil)
+	a.Get("/admin/boards/ladder/edit")
+	edit := url.Values{"csrf": {a.CSRF}, "title": {"Ladder 2"}, "periods": {"week"}, "default_period": {"week"}, "time_zone": {"UTC"},
+		"rank_style": {"competition"}, "retention": {"2"}}
+	if msg := a.FlashAfter(a.Post("/admin/boards/ladder/edit", edit)); msg != "Board saved." {
+		t.Fatalf("message %q", msg)
+	}
+	if b := f.MustBoard(t, "ladder"); b.Title != "Ladder 2" || b.League == nil || b.League.Tiers[1] != "Gold" {
+		t.Fatalf("after an edit: %+v", b)
+	}
+}

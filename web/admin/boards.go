@@ -134,6 +134,7 @@ func (s *Handler) updateBoard(c echo.Context) error {
 	if !form.Has("segments") {
 		b.Segments = old.Segments // the form has no field for them yet: never drops their standings
 	}
+	b.League = old.League // the form has no field for it yet: never drops it
 	for k, m := range fixedChanges(form, &old) {
 		perrs[k] = m
 	}

@@ -82,6 +82,9 @@ func (s *Handler) apiUpdateBoard(c echo.Context) error {
 	if j.Segments == nil { // left out: kept, since taking one off drops its standings; [] takes them off
 		j.Segments = old.Segments
 	}
+	if !j.League.Set { // left out: kept, since its members' tiers hang on it; null takes it off
+		j.League.L = old.League
+	}
 	b, err := s.opts.Store.UpdateBoard(c.Request().Context(), j.Board())
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -13,8 +14,37 @@ import (
 )
 
 // boardJSON is a board definition on the wire (board.Spec), with the rules
-// its JSON shape cannot state (check).
-type boardJSON struct{ board.Spec }
+// its JSON shape cannot state (check). League shadows the Spec's to tell a
+// league left out (kept on an update) from "league": null (taken off).
+type boardJSON struct {
+	board.Spec
+	League leagueJSON `json:"league"`
+}
+
+// leagueJSON is a definition's "league": Set when the body names it, L nil
+// for null.
+type leagueJSON struct {
+	Set bool
+	L   *board.League
+}
+
+func (l *leagueJSON) UnmarshalJSON(raw []byte) error {
+	l.Set = true
+	if string(raw) == "null" {
+		l.L = nil
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	l.L = new(board.League)
+	return dec.Decode(l.L)
+}
+
+// Board is the definition sent, its league included.
+func (j *boardJSON) Board() board.Board {
+	j.Spec.League = j.League.L
+	return j.Spec.Board()
+}
 
 func (s *Handler) apiLoadBoard(c echo.Context) (board.Board, error) {
 	return s.opts.Gate.Board(c, request.Param(c, "board"))

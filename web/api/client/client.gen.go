@@ -800,6 +800,30 @@ func (e HookRegistrationPeriods) Valid() bool {
 	}
 }
 
+// Defines values for LeagueKind.
+const (
+	LeagueKindDay   LeagueKind = "day"
+	LeagueKindMonth LeagueKind = "month"
+	LeagueKindWeek  LeagueKind = "week"
+	LeagueKindYear  LeagueKind = "year"
+)
+
+// Valid indicates whether the value is a known member of the LeagueKind enum.
+func (e LeagueKind) Valid() bool {
+	switch e {
+	case LeagueKindDay:
+		return true
+	case LeagueKindMonth:
+		return true
+	case LeagueKindWeek:
+		return true
+	case LeagueKindYear:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListedTied.
 const (
 	ListedTiedTrue ListedTied = true
@@ -1559,6 +1583,9 @@ type Board struct {
 	// Id Example: arcade
 	Id string `json:"id"`
 
+	// League Leagues on one calendar period kind: named tiers, lowest first, each split into cohorts of at most `cohort_size` members placed in order on their first score of a period (a new member starts in the lowest tier). When the period closes, the top `promote` of each cohort move up a tier and the bottom `relegate` move down, ties at a boundary moving together.
+	League *League `json:"league,omitempty"`
+
 	// Names Privacy mode: how answers without an API key (and the widget, the wall display, share links) name members. initials and pseudonyms replace each member's name with its initials or a stable pseudonym ("Player 7F3A") and its id with an opaque stand-in (`anon-…`); API keys always see full names and ids.
 	Names *BoardNames `json:"names,omitempty"`
 
@@ -1651,6 +1678,9 @@ type BoardDefinition struct {
 
 	// Id Example: arcade
 	Id *string `json:"id,omitempty"`
+
+	// League Leagues on one period kind (see League). Left out: none on a new board, unchanged on an update (null takes the league off).
+	League *League `json:"league,omitempty"`
 
 	// Names Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
 	Names *BoardDefinitionNames `json:"names,omitempty"`
@@ -2007,6 +2037,36 @@ type Hooks struct {
 	Board string `json:"board"`
 	Hooks []Hook `json:"hooks"`
 }
+
+// League Leagues on one calendar period kind: named tiers, lowest first, each split into cohorts of at most `cohort_size` members placed in order on their first score of a period (a new member starts in the lowest tier). When the period closes, the top `promote` of each cohort move up a tier and the bottom `relegate` move down, ties at a boundary moving together.
+type League struct {
+	// CohortSize Members per cohort at most; left out: 30.
+	CohortSize *int `json:"cohort_size,omitempty"`
+
+	// IdleDrops true: a member of a tier who did not play in the period drops a tier; left out (false): it keeps its tier.
+	IdleDrops *bool `json:"idle_drops,omitempty"`
+
+	// Kind The period kind the league runs on; the board must keep it.
+	//
+	// Example: week
+	Kind LeagueKind `json:"kind"`
+
+	// Promote How many of the top of each cohort move up a tier at the close (with promote + relegate at most the cohort size).
+	Promote int `json:"promote"`
+
+	// Relegate How many of the bottom of each cohort move down a tier at the close.
+	Relegate int `json:"relegate"`
+
+	// Tiers Tier names, lowest first.
+	//
+	// Example: ["Bronze","Silver","Gold"]
+	Tiers []string `json:"tiers"`
+}
+
+// LeagueKind The period kind the league runs on; the board must keep it.
+//
+// Example: week
+type LeagueKind string
 
 // Listed defines model for Listed.
 type Listed struct {
@@ -2483,6 +2543,9 @@ type CreateBoardJSONBody struct {
 
 	// Id Example: arcade
 	Id string `json:"id"`
+
+	// League Leagues on one period kind (see League). Left out: none on a new board, unchanged on an update (null takes the league off).
+	League *League `json:"league,omitempty"`
 
 	// Names Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
 	Names *CreateBoardJSONBodyNames `json:"names,omitempty"`

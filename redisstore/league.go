@@ -1,0 +1,190 @@
+package redisstore
+
+// Leagues (board/league.go). A board with a league keeps each member's
+// tier (lb:{b}:league:tier, member -> tier index, 0 the lowest and the
+// default) and, in every period of the league's kind, places a member in a
+// cohort of its tier on its first score there, filling the tier's cohorts
+// in order to the cohort size: z:L (member -> "<tier>/<cohort>") and z:Ln
+// (per tier its open cohort, per cohort the members placed). Placing
+// happens in the script that writes the score (lua/lib/leagues.lua), so
+// concurrent first scores never overfill a cohort. Each cohort's standing
+// is a group standing like a segment's (z:g:L:<tier>/<cohort>, listed in
+// z:gs), kept by the same scripts, read by group.lua: ranks within the
+// cohort follow the board's ties and rank style. A place is for its
+// period: removing a member's score keeps it (a new score returns it to
+// its cohort), and it counts as a member who did not play.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"podium/board"
+)
+
+func tierKey(id string) string          { return tagOf(id) + ":league:tier" }
+func placesKey(zset string) string      { return zset + ":L" }
+func cohortCountKey(zset string) string { return zset + ":Ln" }
+
+// cohortGroup is cohort c of tier t as a group standing.
+func cohortGroup(t, c int) board.Segment {
+	return board.Segment{Attr: "L", Value: strconv.Itoa(t) + "/" + strconv.Itoa(c)}
+}
+
+// parseCohort reads "<tier>/<cohort>".
+func parseCohort(s string) (tier, cohort int, ok bool) {
+	a, c, found := strings.Cut(s, "/")
+	t, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(c)
+	return t, n, found && err1 == nil && err2 == nil
+}
+
+// LeaguePlace is a member's league in a period: its tier and, once its
+// first score there placed it, its cohort, the members placed in the
+// cohort, and its standing within the cohort (Ranked false: placed, but
+// without a score there now).
+type LeaguePlace struct {
+	Member   string
+	Tier     int
+	TierName string
+	Placed   bool
+	Cohort   int
+	Size     int
+	Standing board.Standing
+}
+
+// LeagueCohort is one cohort of a tier in a period and how many members
+// were placed in it.
+type LeagueCohort struct {
+	Tier    int
+	Cohort  int
+	Members int
+}
+
+// LeagueTier is a tier with its cohorts in a period, first cohort first.
+type LeagueTier struct {
+	Tier    int
+	Name    string
+	Cohorts []LeagueCohort
+}
+
+// leagueOf refuses a board without a league or a period not of its kind.
+func leagueOf(b *board.Board, p board.Period) (*board.League, error) {
+	if b.League == nil {
+		return nil, fmt.Errorf("board %q runs no league: %w", b.ID, board.ErrNotFound)
+	}
+	if p.Kind != b.League.Kind {
+		return nil, board.NewFieldError(board.ErrInvalidInput, "period", "the league of %q runs on %s periods, not %s", b.ID, b.League.Kind, p.Kind)
+	}
+	return b.League, nil
+}
+
+// tierName is tier t's name, clamped to the league's tiers as placing does.
+func tierName(l *board.League, t int) string {
+	return l.Tiers[min(max(t, 0), len(l.Tiers)-1)]
+}
+
+// TierOf is a member's tier on the board: 0 (the lowest) unless a close
+// moved it.
+func (s segmentStore) TierOf(ctx context.Context, b *board.Board, member string) (int, error) {
+	v, err := s.rdb.HGet(ctx, tierKey(b.ID), member).Int()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("board: tier of %q on %q: %w", member, b.ID, err)
+	}
+	if b.League != nil {
+		v = min(max(v, 0), len(b.League.Tiers)-1)
+	}
+	return v, nil
+}
+
+// LeagueOf is a member's league in period p (of the league's kind): its
+// tier, its cohort and its rank there.
+func (s segmentStore) LeagueOf(ctx context.Context, b *board.Board, p board.Period, member string) (LeaguePlace, error) {
+	l, err := leagueOf(b, p)
+	if err != nil {
+		return LeaguePlace{}, err
+	}
+	since, err := s.publicFreeze(ctx, b)
+	if err != nil {
+		return LeaguePlace{}, err
+	}
+	z, _ := periodSource(b, p, since)
+	out := LeaguePlace{Member: member}
+	c, err := s.rdb.HGet(ctx, placesKey(z), member).Result()
+	if errors.Is(err, redis.Nil) {
+		if out.Tier, err = s.TierOf(ctx, b, member); err != nil {
+			return LeaguePlace{}, err
+		}
+		out.TierName = tierName(l, out.Tier)
+		out.Standing = board.Standing{Period: p, Member: member}
+		return out, nil
+	}
+	if err != nil {
+		return LeaguePlace{}, fmt.Errorf("board: league of %q in %s of %q: %w", member, p, b.ID, err)
+	}
+	t, n, ok := parseCohort(c)
+	if !ok {
+		return LeaguePlace{}, fmt.Errorf("board: league of %q in %s of %q: a place %q", member, p, b.ID, c)
+	}
+	out.Tier, out.TierName, out.Placed, out.Cohort = t, tierName(l, t), true, n
+	if out.Size, err = s.rdb.HGet(ctx, cohortCountKey(z), c).Int(); err != nil && !errors.Is(err, redis.Nil) {
+		return LeaguePlace{}, fmt.Errorf("board: cohort %s in %s of %q: %w", c, p, b.ID, err)
+	}
+	st, err := s.groupRanks(ctx, b, p, cohortGroup(t, n), []string{member})
+	if err != nil {
+		return LeaguePlace{}, err
+	}
+	out.Standing = st[0]
+	return out, nil
+}
+
+// CohortPage reads a page of cohort cohort of tier tier in period p: each
+// entry's Rank is its rank within the cohort, GlobalRank on the period.
+func (s segmentStore) CohortPage(ctx context.Context, b *board.Board, p board.Period, tier, cohort, offset, limit int) (board.Page, error) {
+	l, err := leagueOf(b, p)
+	if err != nil {
+		return board.Page{}, err
+	}
+	if tier < 0 || tier >= len(l.Tiers) || cohort < 1 {
+		return board.Page{}, fmt.Errorf("board %q has no cohort %d of tier %d: %w", b.ID, cohort, tier, board.ErrNotFound)
+	}
+	if err := board.CheckWindow(offset, limit); err != nil {
+		return board.Page{}, err
+	}
+	return s.groupPage(ctx, b, p, cohortGroup(tier, cohort), offset, limit)
+}
+
+// LeagueTiers lists the league's tiers, lowest first, each with its
+// cohorts in period p and the members placed in each.
+func (s segmentStore) LeagueTiers(ctx context.Context, b *board.Board, p board.Period) ([]LeagueTier, error) {
+	l, err := leagueOf(b, p)
+	if err != nil {
+		return nil, err
+	}
+	since, err := s.publicFreeze(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	z, _ := periodSource(b, p, since)
+	m, err := s.rdb.HGetAll(ctx, cohortCountKey(z)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: cohorts of %s of %q: %w", p, b.ID, err)
+	}
+	out := make([]LeagueTier, len(l.Tiers))
+	for t, name := range l.Tiers {
+		out[t] = LeagueTier{Tier: t, Name: name}
+		open, _ := strconv.Atoi(m[strconv.Itoa(t)])
+		for c := 1; c <= open; c++ {
+			n, _ := strconv.Atoi(m[cohortGroup(t, c).Value])
+			out[t].Cohorts = append(out[t].Cohorts, LeagueCohort{Tier: t, Cohort: c, Members: n})
+		}
+	}
+	return out, nil
+}
