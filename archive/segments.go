@@ -128,6 +128,16 @@ func encodeValues(vs map[string]string) string {
 	return string(j)
 }
 
+// decodeValues reads what encodeValues wrote.
+func decodeValues(s string) map[string]string {
+	if s == "" {
+		return nil
+	}
+	var out map[string]string
+	_ = json.Unmarshal([]byte(s), &out)
+	return out
+}
+
 func (p past) SegmentHeld(ctx context.Context, boardID, period string, seg board.Segment) (int, bool, error) {
 	fail := func(err error) (int, bool, error) {
 		return 0, false, fmt.Errorf("archive: segment %s of %s of %q: %w", seg, period, boardID, err)
