@@ -139,6 +139,11 @@ func TestSegmentsOutliveRedis(t *testing.T) {
 				if !reflect.DeepEqual(before, after) {
 					diffSegments(t, before, after)
 				}
+				// A member's data lists the values each archived row kept.
+				rows, _, err := db.MemberRows(f.ctx, f.b.ID, member(3), 10)
+				if want := map[string]string{"country": "FI", "class": "c1"}; err != nil || len(rows) != 1 || !reflect.DeepEqual(rows[0].Segments, want) {
+					t.Fatalf("member rows of %s: %+v %v", member(3), rows, err)
+				}
 			})
 		}
 	})
