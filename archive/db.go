@@ -182,6 +182,21 @@ CREATE TABLE archive_teams (
 CREATE UNIQUE INDEX archive_teams_position ON archive_teams (board, period, position);
 ALTER TABLE archive_periods ADD COLUMN teams INTEGER; -- rows in archive_teams; NULL: the team standing was not archived (a board without teams, or a copy made before this version)
 `,
+	6: `
+CREATE TABLE archive_segments (
+  board    TEXT    NOT NULL,
+  period   TEXT    NOT NULL,
+  attr     TEXT    NOT NULL, -- the attribute ("country")
+  value    TEXT    NOT NULL, -- its value ("NO")
+  position INTEGER NOT NULL, -- 0-based place within the segment, in board order
+  member   TEXT    NOT NULL,
+  rank     INTEGER NOT NULL, -- within the segment, in the board's rank style
+  PRIMARY KEY (board, period, attr, value, position)
+);
+CREATE UNIQUE INDEX archive_segments_member ON archive_segments (board, period, attr, member); -- one value per attribute
+ALTER TABLE archive_entries ADD COLUMN segments TEXT NOT NULL DEFAULT ''; -- the member's values when copied, a JSON object; '' none
+ALTER TABLE archive_periods ADD COLUMN segments INTEGER; -- rows in archive_segments; NULL: copied before the archive kept segments
+`,
 }
 
 // after are steps in Go that a migration needs, run in its transaction.

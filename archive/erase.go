@@ -119,8 +119,20 @@ func (a *Archiver) renameIn(ctx context.Context, b *board.Board, label string, r
 		return err
 	}
 	defer l.release()
-	_, err = a.DB.sql.ExecContext(l.ctx, a.DB.q(`UPDATE archive_entries SET member = ?, name = ?, name_lc = ? WHERE board = ? AND period = ? AND member = ?`),
+	tx, err := a.DB.sql.BeginTx(l.ctx, nil)
+	if err != nil {
+		return fmt.Errorf("archive: erase in %s of %q: %w", label, b.ID, err)
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(l.ctx, a.DB.q(`UPDATE archive_entries SET member = ?, name = ?, name_lc = ? WHERE board = ? AND period = ? AND member = ?`),
 		r.Pseudonym, r.Pseudonym, strings.ToLower(r.Pseudonym), b.ID, label, r.Member)
+	if err == nil { // its places in segments follow, values kept, as in Redis (erase.lua)
+		_, err = tx.ExecContext(l.ctx, a.DB.q(`UPDATE archive_segments SET member = ? WHERE board = ? AND period = ? AND member = ?`),
+			r.Pseudonym, b.ID, label, r.Member)
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
 	if err != nil {
 		return fmt.Errorf("archive: erase in %s of %q: %w", label, b.ID, err)
 	}

@@ -140,6 +140,13 @@ func (a *Archiver) expire(ctx context.Context, b *board.Board, p board.Period, s
 			return false, nil
 		}
 	}
+	if kept, err := a.DB.segmentsKept(ctx, b, p); err != nil || !kept {
+		if err == nil { // copied before the archive kept segments: again, first
+			err = a.markChanged(ctx, b, p, state)
+			a.Log.Info("archive: copying again for its segments before it expires", "board", b.ID, "period", p.String())
+		}
+		return false, err
+	}
 	ok, err := a.Store.ExpirePeriod(ctx, b, p, state, a.linger())
 	if err != nil {
 		return false, err

@@ -23,7 +23,7 @@ func TestExportAgrees(t *testing.T) {
 		r := NewReader(f.store, db, 1)
 		export := func(format string) string {
 			var buf bytes.Buffer
-			err := rows.Export(&buf, format, &f.b, w, func(fn func([]board.Entry) error) error { return r.Each(f.ctx, &f.b, w, fn) })
+			err := rows.Export(&buf, format, &f.b, w, board.Segment{}, func(fn func([]board.Entry) error) error { return r.Each(f.ctx, &f.b, w, fn) })
 			if err != nil {
 				t.Fatal(err)
 			}

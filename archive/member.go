@@ -25,12 +25,14 @@ type MemberRow struct {
 	Rank       int
 	Position   int // 0-based place in board order
 	Members    int // how many the period held
+	// Segments are its values of the board's attributes when copied.
+	Segments map[string]string
 }
 
 // MemberRows lists a member's archived rows, the latest periods first, at
 // most max; more says there were more.
 func (db *DB) MemberRows(ctx context.Context, boardID, member string, max int) (rows []MemberRow, more bool, err error) {
-	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT e.period, p.starts_at, p.ends_at, e.name, e.score, e.rank, e.position, p.members
+	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT e.period, p.starts_at, p.ends_at, e.name, e.score, e.rank, e.position, p.members, e.segments
 		FROM archive_entries e JOIN archive_periods p ON p.board = e.board AND p.period = e.period
 		WHERE e.board = ? AND e.member = ? ORDER BY p.ends_at DESC, e.period LIMIT ?`), boardID, member, max+1)
 	if err != nil {
@@ -40,10 +42,11 @@ func (db *DB) MemberRows(ctx context.Context, boardID, member string, max int) (
 	for rs.Next() {
 		var r MemberRow
 		var start, end int64
-		if err := rs.Scan(&r.Period, &start, &end, &r.Name, &r.Score, &r.Rank, &r.Position, &r.Members); err != nil {
+		var values string
+		if err := rs.Scan(&r.Period, &start, &end, &r.Name, &r.Score, &r.Rank, &r.Position, &r.Members, &values); err != nil {
 			return nil, false, fmt.Errorf("archive: rows of a member of %q: %w", boardID, err)
 		}
-		r.Start, r.End = time.UnixMicro(start).UTC(), time.UnixMicro(end).UTC()
+		r.Start, r.End, r.Segments = time.UnixMicro(start).UTC(), time.UnixMicro(end).UTC(), decodeValues(values)
 		rows = append(rows, r)
 	}
 	if err := rs.Err(); err != nil {

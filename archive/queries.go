@@ -15,8 +15,8 @@ import (
 	"podium/board"
 )
 
-// insertRows is how many rows one INSERT carries (9 values each, well under
-// both databases' limits on parameters).
+// insertRows is how many rows one INSERT carries (10 values each, well
+// under both databases' limits on parameters).
 const insertRows = 500
 
 // insert writes entries, the first at position pos.
@@ -25,14 +25,14 @@ func (db *DB) insert(ctx context.Context, tx *sql.Tx, boardID, period string, po
 		chunk := rows[:min(len(rows), insertRows)]
 		rows = rows[len(chunk):]
 		var q strings.Builder
-		q.WriteString(`INSERT INTO archive_entries (board, period, position, member, name, name_lc, score, rank, fields) VALUES `)
-		args := make([]any, 0, 9*len(chunk))
+		q.WriteString(`INSERT INTO archive_entries (board, period, position, member, name, name_lc, score, rank, fields, segments) VALUES `)
+		args := make([]any, 0, 10*len(chunk))
 		for i, e := range chunk {
 			if i > 0 {
 				q.WriteString(", ")
 			}
-			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, boardID, period, pos, e.Member, e.Name, strings.ToLower(e.Name), e.Score, e.Rank, encodeFields(e.Fields))
+			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, boardID, period, pos, e.Member, e.Name, strings.ToLower(e.Name), e.Score, e.Rank, encodeFields(e.Fields), encodeValues(e.Segments))
 			pos++
 		}
 		if _, err := tx.ExecContext(ctx, db.q(q.String()), args...); err != nil {
@@ -59,7 +59,7 @@ func (db *DB) Delete(ctx context.Context, boardID, period string) error {
 	}
 	defer tx.Rollback()
 	for _, q := range []string{`DELETE FROM archive_entries WHERE board = ? AND period = ?`, `DELETE FROM archive_teams WHERE board = ? AND period = ?`,
-		`DELETE FROM archive_periods WHERE board = ? AND period = ?`} {
+		`DELETE FROM archive_segments WHERE board = ? AND period = ?`, `DELETE FROM archive_periods WHERE board = ? AND period = ?`} {
 		if _, err := tx.ExecContext(ctx, db.q(q), boardID, period); err != nil {
 			return fmt.Errorf("archive: delete %s of %q: %w", period, boardID, err)
 		}
@@ -83,7 +83,7 @@ func (db *DB) DropBoard(ctx context.Context, boardID string) (int64, error) {
 	defer tx.Rollback()
 	var n int64
 	for _, q := range []string{`DELETE FROM archive_entries WHERE board = ?`, `DELETE FROM archive_teams WHERE board = ?`,
-		`DELETE FROM archive_periods WHERE board = ?`} {
+		`DELETE FROM archive_segments WHERE board = ?`, `DELETE FROM archive_periods WHERE board = ?`} {
 		res, err := tx.ExecContext(ctx, db.q(q), boardID)
 		if err != nil {
 			return 0, fmt.Errorf("archive: drop %q: %w", boardID, err)

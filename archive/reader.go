@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -24,8 +25,16 @@ func NewReader(store *redisstore.Store, db *DB, n int) *Reader {
 	return &Reader{Store: store, DB: db, slots: make(chan struct{}, max(n, 1))}
 }
 
-// Each calls fn with the period's entries in board order, a page at a time.
+// Each calls fn with the period's entries in board order, a page at a time,
+// each with its member's values of the board's attributes (Entry.Segments).
 func (r *Reader) Each(ctx context.Context, b *board.Board, p board.Period, fn func([]board.Entry) error) error {
+	return r.EachIn(ctx, b, p, board.Segment{}, fn)
+}
+
+// EachIn is Each of segment seg's members only (all of them when seg is
+// zero): Rank and Position are then within the segment, GlobalRank the
+// rank on the period, as a segment's pages give them.
+func (r *Reader) EachIn(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, fn func([]board.Entry) error) error {
 	select {
 	case r.slots <- struct{}{}:
 		defer func() { <-r.slots }()
@@ -49,9 +58,10 @@ func (r *Reader) Each(ctx context.Context, b *board.Board, p board.Period, fn fu
 			return err
 		}
 		if past && r.DB != nil {
-			return r.fromArchive(ctx, b, p, fn)
+			return r.fromArchive(ctx, b, p, seg, fn)
 		}
 	}
+	in := segmentFilter(b, seg)
 	for offset := 0; offset < snap.Total; offset += pageSize {
 		pg, err := snap.Page(ctx, offset, pageSize)
 		if err != nil {
@@ -60,11 +70,39 @@ func (r *Reader) Each(ctx context.Context, b *board.Board, p board.Period, fn fu
 		if len(pg.Entries) == 0 {
 			return nil
 		}
-		if err := fn(pg.Entries); err != nil {
+		if err := withValues(ctx, snap, pg.Entries); err != nil {
 			return err
+		}
+		if es := in(pg.Entries); len(es) > 0 {
+			if err := fn(es); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// segmentFilter keeps, of a period's entries handed over in board order,
+// those of segment seg, ranked within it as the archive ranks them
+// (board.ListRanker); with no segment it keeps them all.
+func segmentFilter(b *board.Board, seg board.Segment) func([]board.Entry) []board.Entry {
+	if seg.IsZero() {
+		return func(es []board.Entry) []board.Entry { return es }
+	}
+	r := board.ListRanker{Style: b.RankStyle}
+	return func(es []board.Entry) []board.Entry {
+		out := es[:0]
+		for _, e := range es {
+			if v, ok := e.Segments[seg.Attr]; !ok || v != seg.Value {
+				continue
+			}
+			e.GlobalRank, e.GlobalPosition = e.Rank, e.Position
+			e.Position = r.Count()
+			e.Rank = r.Next(e.GlobalRank)
+			out = append(out, e)
+		}
+		return out
+	}
 }
 
 // exportTTL bounds how long an export's snapshot may outlive a crash.
@@ -72,18 +110,32 @@ const exportTTL = 30 * time.Minute
 
 // fromArchive reads the period in one query, so a final archiving pass that
 // rewrites it meanwhile cannot mix two copies; rows stream from the cursor.
-func (r *Reader) fromArchive(ctx context.Context, b *board.Board, p board.Period, fn func([]board.Entry) error) error {
-	rs, err := r.DB.sql.QueryContext(ctx, r.DB.q(`SELECT `+entryColumns+` FROM archive_entries
-		WHERE board = ? AND period = ? ORDER BY position`), b.ID, p.String())
+// A segment's members are a range of archive_segments' primary key, each
+// joined to its entry.
+func (r *Reader) fromArchive(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, fn func([]board.Entry) error) error {
+	var rs *sql.Rows
+	var err error
+	if seg.IsZero() {
+		rs, err = r.DB.sql.QueryContext(ctx, r.DB.q(`SELECT position, rank, member, name, score, fields, rank, position, segments FROM archive_entries
+			WHERE board = ? AND period = ? ORDER BY position`), b.ID, p.String())
+	} else {
+		rs, err = r.DB.sql.QueryContext(ctx, r.DB.q(`SELECT `+segmentColumns+`, e.segments`+segmentJoin+` ORDER BY s.position`),
+			b.ID, p.String(), seg.Attr, seg.Value)
+	}
 	if err != nil {
 		return fmt.Errorf("archive: read %s of %q: %w", p, b.ID, err)
 	}
 	defer rs.Close()
 	page := make([]board.Entry, 0, pageSize)
 	for rs.Next() {
-		e, err := scanEntry(rs)
-		if err != nil {
+		var e board.Entry
+		var fields, values string
+		if err := rs.Scan(&e.Position, &e.Rank, &e.Member, &e.Name, &e.Score, &fields, &e.GlobalRank, &e.GlobalPosition, &values); err != nil {
 			return fmt.Errorf("archive: read %s of %q: %w", p, b.ID, err)
+		}
+		e.Fields, e.Segments = decodeFields(fields), decodeValues(values)
+		if seg.IsZero() {
+			e.GlobalRank, e.GlobalPosition = 0, 0
 		}
 		page = append(page, e)
 		if len(page) == pageSize {

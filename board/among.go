@@ -34,21 +34,46 @@ func Among(b *Board, sts []Standing) []Listed {
 		}
 	}
 	slices.SortStableFunc(out, func(a, c Listed) int { return a.Position - c.Position })
-	distinct := 0
+	r := ListRanker{Style: b.RankStyle}
 	for i := range out {
-		tied := i > 0 && out[i].Rank == out[i-1].Rank && b.RankStyle != Ordinal
-		switch {
-		case tied:
-			out[i].ListRank = out[i-1].ListRank
-		case b.RankStyle == Dense:
-			distinct++
-			out[i].ListRank = distinct
-		default: // competition, ordinal: one more than the members before
-			out[i].ListRank = i + 1
-		}
+		out[i].ListRank = r.Next(out[i].Rank)
 	}
 	return append(out, unranked...)
 }
+
+// ListRanker ranks the members of a list among themselves, handed over in
+// board order with their ranks on the whole period: a list of friends
+// (Among), or a segment's members as the archive copies a period whole
+// (archive/segments.go), whose ranks then match a segment standing's in
+// Redis. Members tied on the period (equal ranks, never with ordinal
+// ranks) share a list rank. The zero value ranks competition style.
+type ListRanker struct {
+	Style RankStyle
+	n     int // members ranked so far
+	dense int // tie groups so far
+	last  int // the last member's period rank and list rank
+	rank  int
+}
+
+// Next is the list rank of the next member, whose rank on the period is
+// periodRank.
+func (r *ListRanker) Next(periodRank int) int {
+	tied := r.n > 0 && periodRank == r.last && r.Style != Ordinal
+	r.n++
+	switch {
+	case tied:
+	case r.Style == Dense:
+		r.dense++
+		r.rank = r.dense
+	default: // competition, ordinal: one more than the members before
+		r.rank = r.n
+	}
+	r.last = periodRank
+	return r.rank
+}
+
+// Count is how many members the ranker has ranked.
+func (r *ListRanker) Count() int { return r.n }
 
 // CheckMembers checks a list of member ids named by a client (a ranks
 // read, friends): each a valid id, at most max of them, at least one. It

@@ -23,6 +23,9 @@ type Entry struct {
 	// GlobalPosition is, in a segment's page, the member's place on the
 	// whole period (0-based): what a privacy mode's "top N only" looks at.
 	GlobalPosition int
+	// Segments are the member's values of the board's attributes
+	// (board/segment.go), in exports and archive copies; nil elsewhere.
+	Segments map[string]string
 	// Masked: Member and Name are a privacy mode's stand-ins for the member
 	// (rows.Lens), which nothing links to.
 	Masked bool

@@ -84,6 +84,9 @@ type Standing struct {
 	Score  json.Number `json:"score"`          // in the board's unit, exact
 	Rank   int         `json:"rank"`
 	Of     int         `json:"of"` // members in the period
+	// Segments are, in archived rows, the member's values of the board's
+	// attributes when the period was copied.
+	Segments map[string]string `json:"segments,omitempty"`
 }
 
 // Change is an audit entry about the member.
@@ -129,7 +132,9 @@ func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data
 			if name == member {
 				name = "" // named by its id only
 			}
-			out.Archived = append(out.Archived, standingOf(b, p, now, name, r.Score, r.Rank, r.Members))
+			st := standingOf(b, p, now, name, r.Score, r.Rank, r.Members)
+			st.Segments = r.Segments
+			out.Archived = append(out.Archived, st)
 		}
 		truncate(&out, "archived", more)
 	}

@@ -58,6 +58,21 @@ type Past interface {
 	// TeamSizes is how many members each listed team that the standing
 	// holds counted in the period.
 	TeamSizes(ctx context.Context, boardID, period string, teams []string) (map[string]int, error)
+	// SegmentHeld is how many members segment seg held in a period, and
+	// whether the past holds the period's segments at all: a period
+	// archived before segments were, while its board had that attribute,
+	// holds its members only.
+	SegmentHeld(ctx context.Context, boardID, period string, seg board.Segment) (members int, held bool, err error)
+	// SegmentRows are the segment's entries at its places
+	// offset..offset+limit-1: Rank and Position within the segment,
+	// GlobalRank and GlobalPosition on the period, as SegmentPage reads them.
+	SegmentRows(ctx context.Context, boardID, period string, seg board.Segment, offset, limit int) ([]board.Entry, error)
+	// SegmentFind is the entry, as SegmentRows gives it, of each listed
+	// member that the segment holds.
+	SegmentFind(ctx context.Context, boardID, period string, seg board.Segment, members []string) (map[string]board.Entry, error)
+	// SegmentGroupEnd is the last place in the segment of e's tie group
+	// (e as SegmentFind gives it).
+	SegmentGroupEnd(ctx context.Context, boardID, period string, seg board.Segment, e board.Entry) (int, error)
 }
 
 // WithPast reads closed periods whose keys have expired from p.

@@ -39,8 +39,8 @@ func (s segmentStore) groupPage(ctx context.Context, b *board.Board, p board.Per
 		return board.Page{}, fmt.Errorf("board: segment %s of %s of %q: short reply", seg, p, b.ID)
 	}
 	if toInt(arr[1]) == 0 && frozen.IsZero() {
-		if err := s.notPast(ctx, b, p); err != nil {
-			return board.Page{}, err
+		if pg, ok, err := s.pastSegmentPage(ctx, b, p, seg, offset, limit); err != nil || ok {
+			return pg, err
 		}
 	}
 	pg := board.Page{Period: p, Total: toInt(arr[0]), Offset: toInt(arr[2]), Segment: seg}
@@ -74,7 +74,7 @@ func (s segmentStore) groupRanks(ctx context.Context, b *board.Board, p board.Pe
 	if err != nil {
 		return nil, err
 	}
-	z, _ := periodSource(b, p, since)
+	z, frozen := periodSource(b, p, since)
 	c := groupCall(b, z, seg, namesOf(b.ID, since), "ranks").in("ranks")
 	for _, m := range members {
 		c.arg("member", m)
@@ -88,6 +88,11 @@ func (s segmentStore) groupRanks(ctx context.Context, b *board.Board, p board.Pe
 		return nil, fmt.Errorf("board: ranks in segment %s of %s of %q: %d answers for %d members", seg, p, b.ID, len(arr)-1, len(members))
 	}
 	total := toInt(arr[0])
+	if total == 0 && frozen.IsZero() {
+		if out, ok, err := s.pastSegmentRanks(ctx, b, p, seg, members); err != nil || ok {
+			return out, err
+		}
+	}
 	out := make([]board.Standing, len(members))
 	for i, m := range members {
 		out[i] = board.Standing{Period: p, Member: m, Total: total}
@@ -100,19 +105,6 @@ func (s segmentStore) groupRanks(ctx context.Context, b *board.Board, p board.Pe
 		out[i].Rank, out[i].Position, out[i].Worse = toInt(row[1]), toInt(row[2]), toInt(row[3])
 	}
 	return out, nil
-}
-
-// notPast refuses a segment read of a closed period whose keys expired to
-// the archive, which keeps no segments yet: ErrGone, not an empty page.
-func (s segmentStore) notPast(ctx context.Context, b *board.Board, p board.Period) error {
-	past, err := s.FromPast(ctx, b, p)
-	if err != nil {
-		return err
-	}
-	if past {
-		return fmt.Errorf("board: %s of %q has moved to the archive, which keeps no segment or cohort standings: %w", p, b.ID, board.ErrGone)
-	}
-	return nil
 }
 
 // groupCall is group.lua's call reading segment seg of period zset z.

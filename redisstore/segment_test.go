@@ -253,8 +253,9 @@ func TestSegmentsFollowTheDefinition(t *testing.T) {
 }
 
 // TestSegmentOfAnArchivedPeriod: a closed period whose keys expired to the
-// archive has no segment standings to read (the archive keeps none yet):
-// ErrGone, not an empty page.
+// archive, read by a store with no archive configured: ErrGone, not an
+// empty page nor unranked members (archive/segments_test.go reads them
+// from the archive).
 func TestSegmentOfAnArchivedPeriod(t *testing.T) {
 	f := newFixture(t)
 	b := f.board(board.Board{Segments: []string{"country"}, Periods: []board.Kind{board.Weekly}})
@@ -267,5 +268,8 @@ func TestSegmentOfAnArchivedPeriod(t *testing.T) {
 	}
 	if _, err := f.store.SegmentPage(f.ctx, b, p, board.Segment{Attr: "country", Value: "NO"}, 0, 10); !errors.Is(err, board.ErrGone) {
 		t.Fatalf("an archived week: %v", err)
+	}
+	if _, err := f.store.SegmentRanks(f.ctx, b, p, board.Segment{Attr: "country", Value: "NO"}, []string{"ann"}); !errors.Is(err, board.ErrGone) {
+		t.Fatalf("ranks in an archived week: %v", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +40,9 @@ type Snapshot struct {
 	// Frozen is the freeze whose public copy this is (PublicSnapshot); zero
 	// for the live standings.
 	Frozen time.Time
+	// Attrs are the board's attributes whose members' values the copy
+	// holds (Values): the board's segments when it was taken.
+	Attrs []string
 }
 
 // Snapshot copies a period's live standings (what the archiver keeps,
@@ -70,11 +75,14 @@ func (s snapshots) snapshotOf(ctx context.Context, b *board.Board, p board.Perio
 	if teams {
 		withTeams = "1"
 	}
-	reply, err := scripts.snapshot.call(8, 8).key("def", defKey(b.ID)).key("zset", from).key("copy", z).
+	c := scripts.snapshot.call(8+2*len(b.Segments), 8).key("def", defKey(b.ID)).key("zset", from).key("copy", z).
 		key("copy_distinct", distinctKey(z)).key("copy_counts", groupCountKey(z)).key("archive", ArchiveState(b.ID)).
 		key("snaps", ArchiveSnaps(b.ID)).key("lock", ArchiveLock(b.ID, p)).
-		encoding(b).arg("ttl", max(int(ttl.Seconds()), 1)).arg("label", p.String()).arg("teams", withTeams).arg("owner", owner).
-		run(ctx, s.rdb).Result()
+		encoding(b).arg("ttl", max(int(ttl.Seconds()), 1)).arg("label", p.String()).arg("teams", withTeams).arg("owner", owner)
+	for i, a := range b.Segments {
+		c.in("segment").key("values", segValuesKey(b.ID, a)).key("copy_values", snapValuesKey(z, i))
+	}
+	reply, err := c.run(ctx, s.rdb).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, err)
 	}
@@ -88,7 +96,7 @@ func (s snapshots) snapshotOf(ctx context.Context, b *board.Board, p board.Perio
 	case "lost":
 		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, ErrNotOwner)
 	}
-	sn := &Snapshot{s: s.Store, b: b, p: p, z: z, names: namesKey(b.ID), owned: owner != "", Total: toInt(rest[0])}
+	sn := &Snapshot{s: s.Store, b: b, p: p, z: z, names: namesKey(b.ID), owned: owner != "", Total: toInt(rest[0]), Attrs: slices.Clone(b.Segments)}
 	if len(rest) > 1 {
 		sn.State, _ = rest[1].(string)
 	}
@@ -134,10 +142,51 @@ func (sn *Snapshot) Close(ctx context.Context) error {
 }
 
 // snapshotKeys are every key a snapshot z may hold: its scores, its tie
-// groups and its team standing's (snapshot.lua).
+// groups, its team standing's (snapshot.lua) and the values of each
+// attribute a board may have.
 func snapshotKeys(z string) []string {
-	return []string{z, distinctKey(z), groupCountKey(z),
+	ks := []string{z, distinctKey(z), groupCountKey(z),
 		teamZSetKey(z), teamCountKey(z), distinctKey(teamZSetKey(z)), groupCountKey(teamZSetKey(z))}
+	for i := range board.MaxSegments {
+		ks = append(ks, snapValuesKey(z, i))
+	}
+	return ks
+}
+
+// snapValuesKey is snapshot z's copy of the values of the board's i-th
+// attribute: named by place, so that every key a snapshot may hold is
+// known without its board's definition.
+func snapValuesKey(z string, i int) string { return z + ":sv:" + strconv.Itoa(i) }
+
+// Values reads each listed member's values of the copy's attributes
+// (Attrs), as they were when it was taken: one pipelined HMGET per
+// attribute. A member without a value of an attribute lacks it; one
+// without any has a nil map.
+func (sn *Snapshot) Values(ctx context.Context, members []string) ([]map[string]string, error) {
+	out := make([]map[string]string, len(members))
+	if len(sn.Attrs) == 0 || len(members) == 0 {
+		return out, nil
+	}
+	cmds, err := sn.s.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+		for i := range sn.Attrs {
+			pipe.HMGet(ctx, snapValuesKey(sn.z, i), members...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("board: values of a snapshot of %s of %q: %w", sn.p, sn.b.ID, err)
+	}
+	for i, c := range cmds {
+		for j, v := range c.(*redis.SliceCmd).Val() {
+			if v, ok := v.(string); ok {
+				if out[j] == nil {
+					out[j] = make(map[string]string, len(sn.Attrs))
+				}
+				out[j][sn.Attrs[i]] = v
+			}
+		}
+	}
+	return out, nil
 }
 
 // DropStaleSnapshots deletes the snapshots that archive passes recorded
@@ -156,7 +205,7 @@ func (s snapshots) DropStaleSnapshots(ctx context.Context, b *board.Board) (int,
 		if !ok || !strings.HasPrefix(z, tagOf(b.ID)+":snap:") {
 			continue // not a record this version wrote
 		}
-		n, err := scripts.dropsnap.call(9, 3).key("snaps", ArchiveSnaps(b.ID)).key("lock", archiveLock(b.ID, label)).keysOf("snapshot", snapshotKeys(z)...).
+		n, err := scripts.dropsnap.call(2+7+board.MaxSegments, 3).key("snaps", ArchiveSnaps(b.ID)).key("lock", archiveLock(b.ID, label)).keysOf("snapshot", snapshotKeys(z)...).
 			arg("snap", z).arg("record", rec).arg("owner", owner).
 			run(ctx, s.rdb).Int()
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,16 +21,19 @@ const (
 
 // Export writes a period's entries as CSV or JSON while each hands them
 // over, a page at a time, so a million rows never sit in memory: rank,
-// member, name, the score as shown and the raw score (the board's units).
-// Names and ids that a spreadsheet would read as a formula are quoted with a
-// leading apostrophe in CSV.
-func Export(w io.Writer, format string, b *board.Board, p board.Period, each func(fn func([]board.Entry) error) error) error {
+// member, name, the score as shown and the raw score (the board's units),
+// the extra fields, and the member's value of each of the board's
+// attributes (Entry.Segments). An export of segment seg (not zero) holds
+// its members with their ranks within it, and their ranks on the whole
+// period (global_rank). Names, ids and values that a spreadsheet would
+// read as a formula are quoted with a leading apostrophe in CSV.
+func Export(w io.Writer, format string, b *board.Board, p board.Period, seg board.Segment, each func(fn func([]board.Entry) error) error) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var err error
 	if format == CSV {
-		err = exportCSV(bw, b, each)
+		err = exportCSV(bw, b, seg, each)
 	} else {
-		err = exportJSON(bw, b, p, each)
+		err = exportJSON(bw, b, p, seg, each)
 	}
 	if err != nil {
 		return err
@@ -37,11 +41,22 @@ func Export(w io.Writer, format string, b *board.Board, p board.Period, each fun
 	return bw.Flush()
 }
 
-func exportCSV(w io.Writer, b *board.Board, each func(fn func([]board.Entry) error) error) error {
+// exportCSV writes a row per entry. The attributes' columns follow the
+// extra fields' (an attribute named like a field is "segment_<name>").
+func exportCSV(w io.Writer, b *board.Board, seg board.Segment, each func(fn func([]board.Entry) error) error) error {
 	cw := csv.NewWriter(w)
 	head := []string{"rank", "member", "name", "score", "raw_score"}
 	for _, f := range b.Fields {
 		head = append(head, f.Name)
+	}
+	for _, a := range b.Segments {
+		if slices.Contains(head, a) {
+			a = "segment_" + a
+		}
+		head = append(head, a)
+	}
+	if !seg.IsZero() {
+		head = append(head, "global_rank")
 	}
 	if err := cw.Write(head); err != nil {
 		return err
@@ -51,6 +66,12 @@ func exportCSV(w io.Writer, b *board.Board, each func(fn func([]board.Entry) err
 			rec := []string{strconv.Itoa(e.Rank), cell(e.Member), cell(e.Name), b.Format.Display(e.Score), b.Format.Number(e.Score)}
 			for _, v := range e.Fields {
 				rec = append(rec, strconv.FormatInt(v, 10))
+			}
+			for _, a := range b.Segments {
+				rec = append(rec, cell(e.Segments[a]))
+			}
+			if !seg.IsZero() {
+				rec = append(rec, strconv.Itoa(e.GlobalRank))
 			}
 			if err := cw.Write(rec); err != nil {
 				return err
@@ -82,10 +103,18 @@ type exportRow struct {
 	Score  string  `json:"score"`
 	Raw    any     `json:"raw_score"` // a JSON number; "+Inf" or "-Inf" as text (outside writers can store them)
 	Fields []int64 `json:"fields,omitempty"`
+	// Segments are the member's values of the board's attributes.
+	Segments map[string]string `json:"segments,omitempty"`
+	// GlobalRank is, in a segment's export, the rank on the whole period.
+	GlobalRank int `json:"global_rank,omitempty"`
 }
 
-func exportJSON(w io.Writer, b *board.Board, p board.Period, each func(fn func([]board.Entry) error) error) error {
-	head, _ := json.Marshal(map[string]any{"board": b.ID, "period": p.String(), "title": b.Title})
+func exportJSON(w io.Writer, b *board.Board, p board.Period, seg board.Segment, each func(fn func([]board.Entry) error) error) error {
+	meta := map[string]any{"board": b.ID, "period": p.String(), "title": b.Title}
+	if !seg.IsZero() {
+		meta["segment"] = seg.String()
+	}
+	head, _ := json.Marshal(meta)
 	// {"board": ..., "period": ..., "entries": [ ... ]}, one entry a line.
 	if _, err := io.WriteString(w, string(head[:len(head)-1])+`,"entries":[`); err != nil {
 		return err
@@ -97,7 +126,8 @@ func exportJSON(w io.Writer, b *board.Board, p board.Period, each func(fn func([
 			if math.IsInf(e.Score, 0) || math.IsNaN(e.Score) {
 				raw = b.Format.Number(e.Score)
 			}
-			row, err := json.Marshal(exportRow{Rank: e.Rank, Member: e.Member, Name: e.Name, Score: b.Format.Display(e.Score), Raw: raw, Fields: e.Fields})
+			row, err := json.Marshal(exportRow{Rank: e.Rank, Member: e.Member, Name: e.Name, Score: b.Format.Display(e.Score), Raw: raw, Fields: e.Fields,
+				Segments: e.Segments, GlobalRank: e.GlobalRank})
 			if err != nil {
 				return err
 			}

@@ -18,7 +18,7 @@ func TestExportEdges(t *testing.T) {
 	entries := []board.Entry{{Rank: 1, Member: "a", Name: " =cmd()", Score: math.Inf(1)}, {Rank: 2, Member: "b", Name: "B", Score: 5}}
 	each := func(fn func([]board.Entry) error) error { return fn(entries) }
 	var js bytes.Buffer
-	if err := Export(&js, JSON, b, p, each); err != nil {
+	if err := Export(&js, JSON, b, p, board.Segment{}, each); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -28,7 +28,7 @@ func TestExportEdges(t *testing.T) {
 		t.Fatalf("json %v: %s", err, js.String())
 	}
 	var csv bytes.Buffer
-	if err := Export(&csv, CSV, b, p, each); err != nil {
+	if err := Export(&csv, CSV, b, p, board.Segment{}, each); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(csv.String(), "' =cmd()") {

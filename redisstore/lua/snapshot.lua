@@ -7,9 +7,14 @@
 -- copy is taken only while that lock is the owner's, and is recorded with
 -- it, so that a later pass drops it should this one die (dropsnap.lua); the
 -- record lives as long as the copies it lists.
+-- The members' values of the board's attributes (redisstore/segment.go) are
+-- copied too, one hash per attribute, so that the copy's rows carry the
+-- values they had at this instant, as its segment standings placed them.
 -- KEYS: 1 def, 2 zset, 3 copy, 4 copy_distinct (its tie groups),
 --   5 copy_counts (its group counts), 6 archive (archive state), 7 snaps
 --   (the archive snapshots record), 8 lock (the period's archive lock)
+-- KEYS per segment: 1 values (an attribute's member -> value hash),
+--   2 copy_values (its copy)
 -- ARGV: 1 desc, 2 prefix_width, 3 fields_width, 4 rank_style, 5 ttl
 --   (seconds to live), 6 label (the period's), 7 teams ('1' to copy the
 --   team standing), 8 owner ('' none)
@@ -26,6 +31,8 @@ local k_copy_counts = KEYS[5]
 local k_archive = KEYS[6]
 local k_snaps = KEYS[7]
 local k_lock = KEYS[8]
+local KEYS_FIXED = 8
+local KEYS_PER_SEGMENT = {'values', 'copy_values'}
 local a_ttl = ARGV[5]
 local a_label = ARGV[6]
 local a_teams = ARGV[7]
@@ -42,6 +49,11 @@ local tsrc, tdst = {}, {}
 for _, sfx in ipairs({':t', ':tn', ':t:d', ':t:c'}) do
   tsrc[#tsrc + 1], tdst[#tdst + 1] = k_zset .. sfx, k_copy .. sfx
 end
+local segs = {}
+for i = 1, (#KEYS - KEYS_FIXED) / #KEYS_PER_SEGMENT do
+  segs[i] = part_at(KEYS, KEYS_FIXED, KEYS_PER_SEGMENT, i)
+  redis.call('DEL', segs[i].copy_values)
+end
 redis.call('DEL', k_copy, k_copy_distinct, k_copy_counts, unpack(tdst))
 local n = redis.call('ZCARD', k_zset)
 local state = redis.call('HGET', k_archive, a_label) or ''
@@ -57,6 +69,9 @@ if STYLE == 'dense' then
   end
 end
 for _, k in ipairs({k_copy, k_copy_distinct, k_copy_counts}) do redis.call('EXPIRE', k, a_ttl) end
+for _, sk in ipairs(segs) do
+  if redis.call('COPY', sk.values, sk.copy_values) == 1 then redis.call('EXPIRE', sk.copy_values, a_ttl) end
+end
 local teams = 0
 if a_teams == '1' then
   for i = 1, #tsrc do

@@ -85,7 +85,7 @@ func FuzzDecodeScores(f *testing.F) {
 
 type exportNothing struct{}
 
-func (exportNothing) Each(context.Context, *board.Board, board.Period, func([]board.Entry) error) error {
+func (exportNothing) EachIn(context.Context, *board.Board, board.Period, board.Segment, func([]board.Entry) error) error {
 	return nil
 }
 

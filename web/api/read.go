@@ -244,7 +244,8 @@ func (s *Handler) apiAround(c echo.Context) error {
 	})
 }
 
-// apiExport downloads a period whole, as CSV (the default) or JSON, streamed.
+// apiExport downloads a period whole, or one segment of it, as CSV (the
+// default) or JSON, streamed.
 func (s *Handler) apiExport(c echo.Context) error {
 	b, err := s.apiLoadBoard(c)
 	if err != nil {
@@ -264,5 +265,9 @@ func (s *Handler) apiExport(c echo.Context) error {
 		ae.Field = "format"
 		return ae
 	}
-	return request.Export(c, s.opts.Export, s.opts.Store, s.opts.Gate.Lens(c, &b), p, format, s.log)
+	seg, err := segmentParam(c, &b)
+	if err != nil {
+		return err
+	}
+	return request.Export(c, s.opts.Export, s.opts.Store, s.opts.Gate.Lens(c, &b), p, seg, format, s.log)
 }

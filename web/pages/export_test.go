@@ -98,7 +98,7 @@ func apiGet(t *testing.T, url string) (*http.Response, string) {
 // in the middle of a download would.
 type brokenExporter struct{}
 
-func (brokenExporter) Each(_ context.Context, _ *board.Board, _ board.Period, fn func([]board.Entry) error) error {
+func (brokenExporter) EachIn(_ context.Context, _ *board.Board, _ board.Period, _ board.Segment, fn func([]board.Entry) error) error {
 	for i := range 5 {
 		page := make([]board.Entry, 1000)
 		for j := range page {

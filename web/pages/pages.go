@@ -28,6 +28,7 @@ type Store interface {
 	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
+	SegmentPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error)
 	Ranks(ctx context.Context, b *board.Board, p board.Period, members []string) ([]board.Standing, error)
 	Total(ctx context.Context, b *board.Board, p board.Period) (int, error)
 	Friends(ctx context.Context, b *board.Board, member string) ([]string, error)

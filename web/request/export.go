@@ -18,7 +18,9 @@ import (
 // Exporter hands over a whole period's entries, a page at a time: from
 // Redis, or from the archive once the period's keys are gone.
 type Exporter interface {
-	Each(ctx context.Context, b *board.Board, p board.Period, fn func([]board.Entry) error) error
+	// EachIn hands over segment seg's members only, ranked within it,
+	// when seg is not zero.
+	EachIn(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, fn func([]board.Entry) error) error
 }
 
 // TopReader reads the top of a period and a member's place in it
@@ -26,6 +28,7 @@ type Exporter interface {
 type TopReader interface {
 	PageReader
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
+	SegmentPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error)
 }
 
 // ExportFormat reads ?format= (csv by default), or a problem naming it.
@@ -50,10 +53,16 @@ func ExportFormat(c echo.Context) (string, error) {
 // The rows are those the reader sees (lens): where only the top is shown,
 // the export is the top (and a personal link's own row), read from top
 // rather than copied whole from src, so that its cost tells nothing of the
-// members beyond; hidden names are stand-ins.
-func Export(c echo.Context, src Exporter, top TopReader, lens rows.Lens, p board.Period, format string, log *slog.Logger) error {
+// members beyond; hidden names are stand-ins. An export of segment seg
+// (not zero) holds its members, ranked within it; where only the top is
+// shown, those of them among the top.
+func Export(c echo.Context, src Exporter, top TopReader, lens rows.Lens, p board.Period, seg board.Segment, format string, log *slog.Logger) error {
 	b := lens.Board
-	name := b.ID + "-" + strings.ReplaceAll(p.String(), ":", "-") + "." + format
+	name := b.ID + "-" + strings.ReplaceAll(p.String(), ":", "-")
+	if !seg.IsZero() {
+		name += "-" + seg.Attr + "-" + safeName(seg.Value)
+	}
+	name += "." + format
 	rc := http.NewResponseController(c.Response())
 	w := &lazy{res: c.Response(), rc: rc, start: func(h http.Header) {
 		if format == rows.CSV {
@@ -65,15 +74,24 @@ func Export(c echo.Context, src Exporter, top TopReader, lens rows.Lens, p board
 		h.Set("Cache-Control", "no-store")
 	}}
 	ctx := c.Request().Context()
-	err := rows.Export(w, format, b, p, func(fn func([]board.Entry) error) error {
-		if !lens.Counts() {
+	err := rows.Export(w, format, b, p, seg, func(fn func([]board.Entry) error) error {
+		switch {
+		case !lens.Counts() && !seg.IsZero():
+			es, err := shownIn(ctx, top, lens, p, seg)
+			if err != nil {
+				return err
+			}
+			return fn(es)
+		case !lens.Counts():
 			es, err := shown(ctx, top, lens, p)
 			if err != nil {
 				return err
 			}
 			return fn(lens.Entries(es))
+		case !seg.IsZero():
+			return src.EachIn(ctx, b, p, seg, func(es []board.Entry) error { return fn(lens.SegmentEntries(es)) })
 		}
-		return src.Each(ctx, b, p, func(es []board.Entry) error { return fn(lens.Entries(es)) })
+		return src.EachIn(ctx, b, p, seg, func(es []board.Entry) error { return fn(lens.Entries(es)) })
 	})
 	if err != nil && w.started {
 		log.Warn("export cut short", "board", b.ID, "period", p.String(), "format", format, "error", err)
@@ -103,6 +121,33 @@ func shown(ctx context.Context, top TopReader, lens rows.Lens, p board.Period) (
 		return nil, err
 	}
 	return append(es, around.Entries[pos-around.Offset]), nil
+}
+
+// shownIn reads the members of segment seg a reader shown only the top
+// sees: those among the top, as a segment's page shows them (they are
+// within the segment's first TopOnly places), each with its value of the
+// segment's attribute (the top's other values are not read).
+func shownIn(ctx context.Context, top TopReader, lens rows.Lens, p board.Period, seg board.Segment) ([]board.Entry, error) {
+	pg, err := top.SegmentPage(ctx, lens.Board, p, seg, 0, lens.Board.TopOnly)
+	if err != nil {
+		return nil, err
+	}
+	es := lens.SegmentEntries(pg.Entries)
+	for i := range es {
+		es[i].Segments = map[string]string{seg.Attr: seg.Value}
+	}
+	return es, nil
+}
+
+// safeName keeps the letters, digits, '-' and '_' of a value, for a file
+// name.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 // writeWait is how long one write of an export may wait for the client.

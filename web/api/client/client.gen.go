@@ -1899,21 +1899,32 @@ type Export struct {
 	Board   string `json:"board"`
 	Entries []struct {
 		Fields *[]int64 `json:"fields,omitempty"`
-		Member string   `json:"member"`
-		Name   string   `json:"name"`
-		Rank   int      `json:"rank"`
+
+		// GlobalRank In an export of one segment, the rank on the whole period (`rank` is within the segment).
+		GlobalRank *int   `json:"global_rank,omitempty"`
+		Member     string `json:"member"`
+		Name       string `json:"name"`
+		Rank       int    `json:"rank"`
 
 		// RawScore Exact number; `+Inf` or `-Inf` as text for infinite scores that outside writers stored.
 		RawScore Export_Entries_RawScore `json:"raw_score"`
 
 		// Score As shown, in the board's format.
 		Score string `json:"score"`
+
+		// Segments The member's value of each of the board's attributes it holds one of.
+		Segments *map[string]string `json:"segments,omitempty"`
 	} `json:"entries"`
 
 	// Period `all`, or kind:key.
 	//
 	// Example: week:2026-W47
 	Period string `json:"period"`
+
+	// Segment The segment exported, when one was asked for.
+	//
+	// Example: country:NO
+	Segment *string `json:"segment,omitempty"`
 
 	// Title The board's title.
 	Title string `json:"title"`
@@ -2651,6 +2662,9 @@ type ExportPeriodParams struct {
 	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
 	At     *PeriodKey                `form:"at,omitempty" json:"at,omitempty"`
 	Format *ExportPeriodParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// Segment Export one segment only, `<attribute>:<value>` (`country:NO`): its members, `rank` within the segment and `global_rank` on the whole period. A past period is read from the archive, which keeps each member's values as they stood when the period was copied. Without an API key, a privacy mode that shows only the top N exports the segment's members among those N.
+	Segment *string `form:"segment,omitempty" json:"segment,omitempty"`
 }
 
 // ExportPeriodParamsPeriod defines parameters for ExportPeriod.
@@ -4639,6 +4653,18 @@ func NewExportPeriodRequest(server string, board BoardID, params *ExportPeriodPa
 		if params.Format != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Segment != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "segment", *params.Segment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
