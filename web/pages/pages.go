@@ -34,6 +34,10 @@ type Store interface {
 	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) ([]board.Entry, bool, error)
 	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
 	ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult
+	SegmentPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error)
+	SegmentValues(ctx context.Context, b *board.Board, attr string) ([]redisstore.SegmentValue, error)
+	SegmentsOf(ctx context.Context, b *board.Board, member string) (map[string]string, error)
+	SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error)
 	Teams
 }
 

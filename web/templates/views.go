@@ -94,9 +94,12 @@ type BoardView struct {
 	Live        LiveInfo
 	Noun        string // what the count counts, "member members" unless set
 	NoSearch    bool   // the board hides names from this reader: no search by name
-	NoRecent    bool   // the board's privacy mode hides who scored what
+	NoRecent    bool   // the board's privacy mode hides who scored what, or a segment is shown
 	Privacy     string // what the privacy mode hides from this reader, said once
 	Mine        *Mine  // a personal link's own place
+	// Segment is the picker of a board that declares segments (nil: none)
+	// and the segment shown, if any.
+	Segment *SegmentFilter
 }
 
 // countNoun is what a board page's count counts: members, or the places

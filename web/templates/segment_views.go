@@ -1,0 +1,24 @@
+package templates
+
+// SegmentFilter is a board page's choice of segment: the values of the
+// board's attributes to pick from, and the one shown.
+type SegmentFilter struct {
+	Current string // "country:NO"; "" the whole board
+	Label   string // "country NO"; "" the whole board
+	Groups  []SegmentGroup
+	Hidden  []Link // the query the picker keeps: period, at, size
+	Clear   string // the whole board in the same period
+}
+
+// SegmentGroup is one attribute's values.
+type SegmentGroup struct {
+	Attr    string
+	Options []SegmentOption
+}
+
+// SegmentOption is one value to pick: Value as the query writes it
+// ("country:NO"), Label as people read it ("NO (12)").
+type SegmentOption struct {
+	Value, Label string
+	Selected     bool
+}
