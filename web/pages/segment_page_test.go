@@ -106,3 +106,23 @@ func TestSegmentPagePrivacy(t *testing.T) {
 		t.Errorf("an archived week's segment: %d\n%s", res.StatusCode, webtest.Excerpt(body))
 	}
 }
+
+// TestMemberSegments: a member's page lists its values, each linking to
+// its segment's page, and its rank within each per period.
+func TestMemberSegments(t *testing.T) {
+	f := webtest.New(t)
+	segmentBoard(t, f, board.Board{ID: "geom", Title: "Geo", Periods: []board.Kind{board.AllTime}})
+	res, body := f.Get("/b/geom/m/cat")
+	flat := strings.Join(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(body, " ")), " ")
+	for _, want := range []string{`href="/b/geom?period=all&amp;segment=country%3ANO"`, `data-testid="member-segments"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("member page lacks %s\n%s", want, webtest.Excerpt(body))
+		}
+	}
+	if res.StatusCode != 200 || !strings.Contains(flat, "country NO : 2nd of 3") {
+		t.Errorf("cat's rank in NO: %d\n%s", res.StatusCode, flat)
+	}
+	if _, body := f.Get("/b/chess-nosegs/m/ann"); strings.Contains(body, "member-segments") {
+		t.Error("segments shown on a board without any")
+	}
+}

@@ -22,3 +22,12 @@ type SegmentOption struct {
 	Value, Label string
 	Selected     bool
 }
+
+// SegmentRankView is a member's rank within one of its segments in a
+// period: "country NO: 2nd of 3".
+type SegmentRankView struct {
+	Label string // "country NO"
+	Rank  string // "2nd"
+	Of    string // "3"; "" where the reader is not told counts
+	Href  string // the segment's page of the period
+}

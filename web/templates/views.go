@@ -165,6 +165,7 @@ type MemberPeriod struct {
 	Of         string
 	Percentile string
 	AroundHref string
+	Segments   []SegmentRankView // its rank within each of its segments
 }
 
 // MemberView is a member's page.
@@ -180,6 +181,7 @@ type MemberView struct {
 	// CompareHref opens the compare page with this member ("" where the
 	// reader may not see other members).
 	CompareHref string
+	Segments    []Link // the member's values, each to its segment's page
 }
 
 // EmbedView is the widget.
