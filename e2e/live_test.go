@@ -122,3 +122,38 @@ func TestLiveAmongFriends(t *testing.T) {
 	must(t, expect.Locator(page.Locator(`tr[data-member="dan"] td.field`)).ToHaveText("5"))
 	must(t, expect.Locator(page.Locator("tr.me").GetByTestId("rank")).ToHaveText("3"))
 }
+
+// TestLiveSegment: a board page filtered to a segment moves live when an
+// outside writer (FCALL) changes a member's score, and when one moves a
+// member into the segment, which changes only the segment's keys.
+func TestLiveSegment(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	b := a.board(board.Board{ID: "geo", Title: "Geo", Segments: []string{"country"}, Periods: []board.Kind{board.AllTime}})
+	for _, s := range []struct {
+		m, c  string
+		score float64
+	}{{"ann", "NO", 50}, {"bob", "SE", 40}, {"cat", "NO", 30}, {"dan", "NO", 20}} {
+		sub := board.Submission{Member: s.m, Score: s.score, Op: board.Set, Segments: map[string]string{"country": s.c}}
+		if _, err := a.store.Submit(context.Background(), b.ID, sub, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := newPage(t)
+	open(t, page, a.URL+"/b/geo?period=all&segment=country:NO", 200)
+	waitLive(t, page)
+	names := page.GetByTestId("name")
+	must(t, expect.Locator(names).ToHaveText([]string{"ann", "cat", "dan"}))
+	must(t, expect.Locator(page.Locator(`tr[data-member="cat"] td.field`)).ToHaveText("3"))
+	def := "lb:{geo}:def"
+	if err := a.redis().FCall(context.Background(), "podium_submit", []string{def}, "dan", "incr", "100").Err(); err != nil {
+		t.Fatal(err)
+	}
+	must(t, expect.Locator(names).ToHaveText([]string{"dan", "ann", "cat"}))
+	must(t, expect.Locator(page.Locator(`tr[data-member="ann"] td.field`)).ToHaveText("2"))
+	if err := a.redis().FCall(context.Background(), "podium_submit_segments", []string{def}, "bob", `{"country":"NO"}`, "incr", "5").Err(); err != nil {
+		t.Fatal(err)
+	}
+	must(t, expect.Locator(names).ToHaveText([]string{"dan", "ann", "bob", "cat"}))
+	must(t, expect.Locator(page.GetByTestId("count")).ToHaveText("4 members"))
+}

@@ -51,6 +51,7 @@ func stops() []stop {
 		{name: "board, a past week", path: "/b/every?period=week&at=2026-W53", status: 200},
 		{name: "board, a search", path: "/b/every?period=week&q=a", status: 200},
 		{name: "board, last 7 days", path: "/b/every?period=last7d", status: 200},
+		{name: "board, a segment", path: "/b/every?period=week&segment=country:NO", status: 200},
 		{name: "teams", path: "/b/quarterly-sales/teams", status: 200},
 		{name: "a team", path: "/b/quarterly-sales/teams/North%20Region", status: 200},
 		{name: "widget, teams", path: "/embed/quarterly-sales?teams=1", status: 200},
@@ -74,6 +75,7 @@ func stops() []stop {
 		{name: "admin, new board", path: "/admin/boards/new", status: 200, admin: true},
 		{name: "admin, edit board", path: "/admin/boards/every/edit", status: 200, admin: true},
 		{name: "admin, manage scores", path: "/admin/boards/every", status: 200, admin: true},
+		{name: "admin, manage a member's segment", path: "/admin/boards/every?member=ann", status: 200, admin: true},
 		{name: "admin, manage a team board", path: "/admin/boards/quarterly-sales?member=ann", status: 200, admin: true},
 		{name: "admin, a frozen board", path: "/admin/boards/cup", status: 200, admin: true},
 		{name: "admin, delete board", path: "/admin/boards/every/delete", status: 200, admin: true},
@@ -110,7 +112,7 @@ func tourApp(t *testing.T) *app {
 	t.Cleanup(func() { db.Close() })
 	a := launch(t, db)
 	b := a.board(board.Board{ID: "every", Title: "Every Period", Periods: board.Kinds, DefaultPeriod: board.Weekly,
-		Fields: []board.Field{{Name: "clears", Desc: true}}})
+		Fields: []board.Field{{Name: "clears", Desc: true}}, Segments: []string{"country"}})
 	// Long words in narrow columns: the boards list once crossed its card on a phone.
 	a.board(board.Board{ID: "sprint-100m", Title: "100 m Sprint", Format: board.Format{Type: board.Duration}, Order: board.LowerIsBetter,
 		Periods: []board.Kind{board.Weekly, board.Yearly, board.AllTime}}, "ann", 10480, "bob", 9870)
@@ -119,9 +121,11 @@ func tourApp(t *testing.T) *app {
 	if _, _, err := a.store.SetTeam(context.Background(), "quarterly-sales", "ann", "North Region", board.Author{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
+	countries := []string{"NO", "SE", "Côte d'Ivoire"}
 	names := map[string]string{"ann": "Ann Archer", "bob": "Bob Bishop", "cy": "Cy", "dee": "Dee Dorsey-Lindqvist"}
 	submit := func(s *redisstore.Store, member string, score float64, op board.Op) {
-		sub := board.Submission{Member: member, Score: score, Op: op, Name: names[member], Fields: []int64{int64(score) % 7}}
+		sub := board.Submission{Member: member, Score: score, Op: op, Name: names[member], Fields: []int64{int64(score) % 7},
+			Segments: map[string]string{"country": countries[len(member)%len(countries)]}}
 		if _, err := s.Submit(context.Background(), b.ID, sub, board.Author{Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}

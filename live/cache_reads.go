@@ -113,7 +113,7 @@ func (c *Cache) ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redi
 	var direct []int // queries the cache does not keep
 	now := c.r.Now()
 	for i, q := range qs {
-		if q.Member != "" || len(q.Members) > 0 || q.Teams || q.Live || redisstore.ReadsLive(ctx) || !open(q.Board, q.Period, now) {
+		if q.Member != "" || len(q.Members) > 0 || q.Teams || !q.Segment.IsZero() || q.Live || redisstore.ReadsLive(ctx) || !open(q.Board, q.Period, now) {
 			direct = append(direct, i)
 			reads = append(reads, q)
 			continue

@@ -86,6 +86,10 @@ type Spec struct {
 	// rank on the board. A shared list view shows nothing on a board whose
 	// privacy mode limits what others see.
 	Members string
+	// Segment, when set, makes the page one of the segment's standing
+	// (redisstore.SegmentPage): ranks within it, each row's one more field
+	// its rank on the whole period. Only pages have a segment form.
+	Segment board.Segment
 }
 
 // MaxListMembers bounds a list's live view: each is a standings read of
@@ -130,6 +134,7 @@ type view struct {
 	board   board.Board
 	period  board.Period
 	zkey    string
+	gkey    string // a segment's standing ("" none): its view reads it too
 	clients map[*client]struct{}
 	last    *Snapshot
 	snapMsg []byte // last snapshot, encoded: what a lagging client gets
@@ -305,6 +310,9 @@ func (h *Hub) due(now, wall time.Time, whole bool) (work []*view, held bool) {
 			continue
 		}
 		_, dirty := h.dirty[v.zkey]
+		if _, moved := h.dirty[v.gkey]; moved && v.gkey != "" {
+			dirty = true
+		}
 		all := whole || v.rolled || v.last == nil
 		if !all && (dirty || v.held) && h.behind(v, wall) {
 			v.held, held = true, true

@@ -42,6 +42,10 @@ func (h *Hub) markDirty(key string) {
 		h.markBoard(id)
 		return
 	}
+	if z, g, ok := redisstore.ParseSegmentKey(key); ok {
+		h.markSegment(z, g)
+		return
+	}
 	if z, ok := strings.CutSuffix(key, ":t"); ok {
 		key = z // a team standing changed alone (a member moved): its period's views
 	}
@@ -53,6 +57,26 @@ func (h *Hub) markDirty(key string) {
 		h.dirty[key] = struct{}{}
 	}
 	h.mu.Unlock()
+}
+
+// markSegment notes a change of a segment's standing g of period zset z
+// (a member's move between values changes those keys alone): the pages of
+// that segment read again; a change of the list of z's standings (g "")
+// marks every segment page of z.
+func (h *Hub) markSegment(z, g string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if g != "" {
+		if _, watched := h.byKey[g]; watched {
+			h.dirty[g] = struct{}{}
+		}
+		return
+	}
+	for v := range h.byKey[z] {
+		if v.gkey != "" {
+			h.dirty[v.gkey] = struct{}{}
+		}
+	}
 }
 
 // markBoard marks every view of a board, and its recent changes, dirty.

@@ -19,22 +19,39 @@ import (
 func (h *Hub) rekey(v *view, p board.Period) {
 	h.unindex(v)
 	v.period = p
-	v.zkey = redisstore.ZSetKey(v.board.ID, p)
+	v.setKeys()
 	v.rolled = true
 	h.index(v)
 }
 
-func (h *Hub) index(v *view) {
-	if h.byKey[v.zkey] == nil {
-		h.byKey[v.zkey] = map[*view]struct{}{}
+// setKeys names the keys whose changes v shows: its period's sorted set
+// and, for a segment's page, the segment's standing, which a member's
+// move between values changes alone.
+func (v *view) setKeys() {
+	v.zkey, v.gkey = redisstore.ZSetKey(v.board.ID, v.period), ""
+	if !v.spec.Segment.IsZero() {
+		v.gkey = redisstore.SegmentZSetKey(v.board.ID, v.period, v.spec.Segment)
 	}
-	h.byKey[v.zkey][v] = struct{}{}
+}
+
+func (h *Hub) index(v *view) {
+	for _, k := range []string{v.zkey, v.gkey} {
+		if k == "" {
+			continue
+		}
+		if h.byKey[k] == nil {
+			h.byKey[k] = map[*view]struct{}{}
+		}
+		h.byKey[k][v] = struct{}{}
+	}
 }
 
 func (h *Hub) unindex(v *view) {
-	delete(h.byKey[v.zkey], v)
-	if len(h.byKey[v.zkey]) == 0 {
-		delete(h.byKey, v.zkey)
+	for _, k := range []string{v.zkey, v.gkey} {
+		delete(h.byKey[k], v)
+		if len(h.byKey[k]) == 0 {
+			delete(h.byKey, k)
+		}
 	}
 }
 
@@ -44,7 +61,7 @@ func (h *Hub) unindex(v *view) {
 // the members beyond the top.
 func (v *view) query() redisstore.ViewQuery {
 	q := redisstore.ViewQuery{Board: &v.board, Period: v.period, Offset: v.spec.Offset, Limit: v.spec.Limit, Member: v.spec.Member,
-		Radius: v.spec.Radius, Teams: v.spec.Teams, Live: v.spec.Live}
+		Radius: v.spec.Radius, Teams: v.spec.Teams, Live: v.spec.Live, Segment: v.spec.Segment}
 	if v.spec.Members != "" {
 		q.Members = strings.Split(v.spec.Members, "\n")
 	}
@@ -75,6 +92,11 @@ func (h *Hub) snapshot(v *view, res redisstore.ViewResult) *Snapshot {
 			// until the socket's guard closes it.
 			entries, s.Total, s.Offset = nil, 0, 0
 		}
+	} else if v.spec.Shared && !v.spec.Segment.IsZero() {
+		entries, s.Total = segmentShown(h.lens(v), v, entries, s.Total)
+		if len(entries) > 0 {
+			s.Offset = entries[0].Position
+		}
 	} else if v.spec.Shared && !v.spec.Teams { // team rows are teams: no privacy mode of members
 		lens := h.lens(v)
 		if v.topOnly() { // the top was read: the page's part of it
@@ -91,8 +113,25 @@ func (h *Hub) snapshot(v *view, res redisstore.ViewResult) *Snapshot {
 			s.Offset = entries[0].Position
 		}
 	}
+	if !v.spec.Segment.IsZero() {
+		entries = rows.Segmented(entries)
+	}
 	s.Rows = rows.Of(&v.board, entries)
 	return s
+}
+
+// segmentShown is what a shared page of a segment shows of entries read
+// (and of total, the segment's members): its members among the board's
+// top where only the top is shown, read from the segment's top whole
+// (none further down can be among the board's), then the page's part;
+// names as the board's mode shows them. Mirrors the API's segment filter.
+func segmentShown(lens rows.Lens, v *view, entries []board.Entry, total int) ([]board.Entry, int) {
+	entries = lens.SegmentEntries(entries)
+	if !v.topOnly() {
+		return entries, total
+	}
+	n := len(entries)
+	return entries[min(v.spec.Offset, n):min(v.spec.Offset+v.spec.Limit, n)], n
 }
 
 // lens is what a view's readers see of its board: everything, or, for a
@@ -168,7 +207,8 @@ func (h *Hub) attach(ctx context.Context, c *client, spec Spec) error {
 	}
 	v := h.views[spec]
 	if v == nil {
-		v = &view{spec: spec, board: b, period: p, zkey: redisstore.ZSetKey(b.ID, p), clients: map[*client]struct{}{}}
+		v = &view{spec: spec, board: b, period: p, clients: map[*client]struct{}{}}
+		v.setKeys()
 		h.views[spec] = v
 		h.index(v)
 	}

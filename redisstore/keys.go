@@ -233,3 +233,39 @@ func kindLetter(k board.Kind) string {
 	}
 	return "all"
 }
+
+// SegmentZSetKey is the standing of segment seg in period p of board id
+// (redisstore/segment.go): the key the live hub watches for a segment's
+// views.
+func SegmentZSetKey(id string, p board.Period, seg board.Segment) string {
+	g, _, _ := groupKeys(ZSetKey(id, p), seg)
+	return g
+}
+
+// ParseSegmentKey reads a segment key back: z is the period's sorted set,
+// standing the segment's standing for its standing and its tie groups
+// (z:g:<attr>:<value>, z:gd:..., z:gc:...), "" for z:gs, the list of
+// standings z holds. ok is false for every other key.
+func ParseSegmentKey(key string) (z, standing string, ok bool) {
+	end := strings.Index(key, "}:")
+	if end < 0 {
+		return "", "", false
+	}
+	at := strings.Index(key[end:], ":g")
+	if at < 0 {
+		return "", "", false
+	}
+	z, rest := key[:end+at], key[end+at+2:]
+	if _, _, _, ok := ParseZSetKey(z); !ok {
+		return "", "", false
+	}
+	switch {
+	case rest == "s":
+		return z, "", true
+	case strings.HasPrefix(rest, ":"):
+		return z, z + ":g" + rest, true
+	case strings.HasPrefix(rest, "d:"), strings.HasPrefix(rest, "c:"):
+		return z, z + ":g" + rest[1:], true
+	}
+	return "", "", false
+}

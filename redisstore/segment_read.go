@@ -34,16 +34,26 @@ func (s segmentStore) groupPage(ctx context.Context, b *board.Board, p board.Per
 	if err != nil {
 		return board.Page{}, fmt.Errorf("board: segment %s of %s of %q: %w", seg, p, b.ID, err)
 	}
-	arr, _ := reply.([]any)
-	if len(arr) < 3 {
-		return board.Page{}, fmt.Errorf("board: segment %s of %s of %q: short reply", seg, p, b.ID)
+	pg, held, err := decodeGroup(b, p, seg, reply)
+	if err != nil {
+		return board.Page{}, err
 	}
-	if toInt(arr[1]) == 0 && frozen.IsZero() {
-		if pg, ok, err := s.pastSegmentPage(ctx, b, p, seg, offset, limit); err != nil || ok {
-			return pg, err
+	if held == 0 && frozen.IsZero() {
+		if past, ok, err := s.pastSegmentPage(ctx, b, p, seg, offset, limit); err != nil || ok {
+			return past, err
 		}
 	}
-	pg := board.Page{Period: p, Total: toInt(arr[0]), Offset: toInt(arr[2]), Segment: seg}
+	return pg, nil
+}
+
+// decodeGroup reads group.lua's page reply; held is how many entries the
+// whole period holds (none: a closed period may have gone to the archive).
+func decodeGroup(b *board.Board, p board.Period, seg board.Segment, reply any) (pg board.Page, held int, err error) {
+	arr, _ := reply.([]any)
+	if len(arr) < 3 {
+		return board.Page{}, 0, fmt.Errorf("board: segment %s of %s of %q: short reply", seg, p, b.ID)
+	}
+	pg = board.Page{Period: p, Total: toInt(arr[0]), Offset: toInt(arr[2]), Segment: seg}
 	pg.Matched = pg.Total
 	enc := encodingOf(b)
 	for i := 3; i+5 < len(arr); i += 6 {
@@ -51,7 +61,7 @@ func (s segmentStore) groupPage(ctx context.Context, b *board.Board, p board.Per
 		e.Rank, e.Position, e.GlobalRank, e.GlobalPosition = toInt(arr[i+2]), pg.Offset+len(pg.Entries), toInt(arr[i+4]), toInt(arr[i+5])
 		pg.Entries = append(pg.Entries, e)
 	}
-	return pg, nil
+	return pg, toInt(arr[1]), nil
 }
 
 // SegmentRanks is the standing of each listed member within segment seg in

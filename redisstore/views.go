@@ -28,6 +28,10 @@ type ViewQuery struct {
 	// Members, when set, makes the view a list's (views_list.go): these
 	// members' standings, ranked among themselves.
 	Members []string
+	// Segment, when set, makes a page (Offset, Limit) one of the segment's
+	// standing (SegmentPage): ranks within it, GlobalRank beside. No
+	// around-me, teams or list reads one.
+	Segment board.Segment
 }
 
 // ViewResult is a query's page; Err is ErrNotFound when an around-me member
@@ -114,6 +118,13 @@ func (s reader) planViews(ctx context.Context, qs []ViewQuery, out []ViewResult)
 			t := teamZSetKey(z)
 			plan.calls = append(plan.calls, viewCall(board.TeamBoard(q.Board), t, teamNamesKey(q.Board.ID), "page", q.Offset, q.Limit))
 			plan.at[i].call, plan.at[i].item = len(plan.calls)-1, -1
+		case !q.Segment.IsZero():
+			if q.Member != "" {
+				out[i].Err, plan.at[i].call = fmt.Errorf("board: a segment's view is a page, not around %q: %w", q.Member, board.ErrInvalidInput), -1
+				continue
+			}
+			plan.calls = append(plan.calls, groupCall(q.Board, z, q.Segment, names, "page").in("page").arg("offset", q.Offset).arg("limit", q.Limit))
+			plan.at[i].call, plan.at[i].item = len(plan.calls)-1, -1
 		case q.Member == "":
 			plan.calls = append(plan.calls, viewCall(q.Board, z, names, "page", q.Offset, q.Limit))
 			plan.at[i].call, plan.at[i].item = len(plan.calls)-1, -1
@@ -133,7 +144,8 @@ func (s reader) planViews(ctx context.Context, qs []ViewQuery, out []ViewResult)
 	return plan
 }
 
-// runViews runs calls in one pipeline, loading view.lua if Redis lost it.
+// runViews runs calls in one pipeline, loading view.lua and group.lua if
+// Redis lost them.
 func (s reader) runViews(ctx context.Context, calls []*luaCall) ([]*redis.Cmd, error) {
 	run := func() ([]*redis.Cmd, error) {
 		cmds := make([]*redis.Cmd, len(calls))
@@ -147,8 +159,10 @@ func (s reader) runViews(ctx context.Context, calls []*luaCall) ([]*redis.Cmd, e
 	}
 	cmds, err := run()
 	if err != nil && isNoScript(err) {
-		if lerr := scripts.view.Load(ctx, s.rdb).Err(); lerr != nil {
-			return cmds, lerr
+		for _, sc := range []*luaScript{scripts.view, scripts.group} {
+			if lerr := sc.Load(ctx, s.rdb).Err(); lerr != nil {
+				return cmds, lerr
+			}
 		}
 		cmds, err = run()
 	}
@@ -160,6 +174,13 @@ func (s reader) runViews(ctx context.Context, calls []*luaCall) ([]*redis.Cmd, e
 // left behind, a closed period that may have expired to the archive) is
 // read again on its own.
 func (s reader) viewResult(ctx context.Context, q ViewQuery, reply any, frozen bool) ViewResult {
+	if !q.Segment.IsZero() {
+		pg, held, perr := decodeGroup(q.Board, q.Period, q.Segment, reply)
+		if perr == nil && held == 0 && q.Period.Ended(s.now()) && !frozen { // maybe gone to the archive
+			pg, perr = s.SegmentPage(queryCtx(ctx, q), q.Board, q.Period, q.Segment, q.Offset, q.Limit)
+		}
+		return ViewResult{Page: pg, Err: perr}
+	}
 	if q.Teams {
 		pg, _, perr := decodeTeamView(q.Board, q.Period, reply)
 		if perr == nil && pg.Total == 0 && q.Period.Ended(s.now()) && !frozen {

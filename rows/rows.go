@@ -41,6 +41,19 @@ func Of(b *board.Board, entries []board.Entry) []Row {
 	return out
 }
 
+// Segmented are a segment's entries (board.Page.Segment) as their rows
+// show them: after the board's extra fields, one more, the rank on the
+// whole period, so a segment's page and its live frames show the same
+// "Board" column. The entries given are not changed.
+func Segmented(entries []board.Entry) []board.Entry {
+	out := make([]board.Entry, len(entries))
+	for i, e := range entries {
+		e.Fields = append(slices.Clip(e.Fields), int64(e.GlobalRank))
+		out[i] = e
+	}
+	return out
+}
+
 // Equal reports whether two rows show the same thing.
 func (r Row) Equal(o Row) bool {
 	return r.Member == o.Member && r.Name == o.Name && r.Rank == o.Rank && r.Tied == o.Tied &&

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -46,6 +47,7 @@ func (s *Handler) boardFormView(c echo.Context, b board.Board, editing bool, err
 	if b.TopOnly > 0 {
 		v.TopOnly = fmt.Sprint(b.TopOnly)
 	}
+	v.Segments = strings.Join(b.Segments, ", ")
 	if b.Cap > 0 {
 		v.Cap = fmt.Sprint(b.Cap)
 	}
@@ -132,7 +134,7 @@ func (s *Handler) updateBoard(c echo.Context) error {
 		b.Visibility = old.Visibility // a form from before the field: never opens a private board
 	}
 	if !form.Has("segments") {
-		b.Segments = old.Segments // the form has no field for them yet: never drops their standings
+		b.Segments = old.Segments // a form without the field (an older page, a script): never drops their standings
 	}
 	b.League = old.League // the form has no field for it yet: never drops it
 	for k, m := range fixedChanges(form, &old) {
@@ -164,7 +166,7 @@ func (s *Handler) sentView(c echo.Context, form url.Values, old board.Board, err
 	editing := old.ID != ""
 	v := s.boardFormView(c, old, editing, errs)
 	text := map[string]*string{"title": &v.Title, "format": &v.Format, "prefix": &v.Prefix, "suffix": &v.Suffix,
-		"default_period": &v.DefaultPeriod, "time_zone": &v.TimeZone, "rank_style": &v.RankStyle, "cap": &v.Cap, "retention": &v.Retention}
+		"default_period": &v.DefaultPeriod, "time_zone": &v.TimeZone, "rank_style": &v.RankStyle, "cap": &v.Cap, "retention": &v.Retention, "segments": &v.Segments}
 	if !editing {
 		text["id"], text["decimals"], text["order"], text["tie_break"] = &v.ID, &v.Decimals, &v.Order, &v.TieBreak
 		for i := range v.Fields {

@@ -35,6 +35,7 @@ type Store interface {
 	SetName(ctx context.Context, boardID, member, name string, by board.Author) (string, error)
 	SetTeam(ctx context.Context, boardID, member, team string, by board.Author) (string, bool, error)
 	TeamOf(ctx context.Context, b *board.Board, member string) (string, error)
+	Segments
 	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
 	Unfreeze(ctx context.Context, id string) (board.Board, error)

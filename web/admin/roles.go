@@ -103,7 +103,7 @@ func (s *Handler) boardFrom(ctx context.Context, id string) (board.Board, bool, 
 // refusal says what an action needs and what the user has.
 func refusal(need, have access.Role, title string) string {
 	what := map[access.Role]string{
-		access.Scorekeeper: "Changing scores, names, teams, resets and freezes, and a frozen board's live standings, need the scorekeeper or owner role",
+		access.Scorekeeper: "Changing scores, names, teams, segments, resets and freezes, and a frozen board's live standings, need the scorekeeper or owner role",
 		access.Owner:       "Changing the board's definition, visibility, sharing, roles or webhooks, a member's data and its erasure, or deleting the board needs the owner role",
 	}[need]
 	return what + " on “" + title + "”; you are its " + have.String() + ". An owner of the board or a site admin can change your role."

@@ -46,6 +46,7 @@ var consoleNeeds = map[string]string{
 	"POST /admin/boards/:board/reset":               "scorekeeper",
 	"POST /admin/boards/:board/rename":              "scorekeeper",
 	"POST /admin/boards/:board/team":                "scorekeeper",
+	"POST /admin/boards/:board/segment":             "scorekeeper",
 	"POST /admin/boards/:board/freeze":              "scorekeeper",
 	"POST /admin/boards/:board/unfreeze":            "scorekeeper",
 	"GET /admin/boards/:board/edit":                 "owner",

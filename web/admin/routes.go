@@ -49,6 +49,7 @@ func (s *Handler) Routes(e *echo.Echo) {
 	a.POST("/boards/:board/reset", s.resetPeriod, scorekeeper)
 	a.POST("/boards/:board/rename", s.renameMember, scorekeeper)
 	a.POST("/boards/:board/team", s.setTeam, scorekeeper)
+	a.POST("/boards/:board/segment", s.setSegment, scorekeeper)
 	if s.opts.Members != nil {
 		a.GET("/boards/:board/data", s.memberData, owner)
 		a.GET("/boards/:board/erase", s.erasePage, owner)

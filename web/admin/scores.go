@@ -20,7 +20,7 @@ import (
 func (s *Handler) manageView(c echo.Context, b *board.Board, member string) (templates.ManageView, error) {
 	v := templates.ManageView{Nav: s.nav(c, "boards"), ID: b.ID, Title: b.Title, Meta: templates.BoardMeta(b),
 		Public: "/b/" + url.PathEscape(b.ID), Member: member, Errors: map[string]string{}, Values: map[string]string{"op": "incr"},
-		Teams: b.Teams != board.TeamsOff, People: s.opts.Grants != nil, MemberData: s.opts.Members != nil}
+		Teams: b.Teams != board.TeamsOff, Segments: b.Segments, People: s.opts.Grants != nil, MemberData: s.opts.Members != nil}
 	role := roleOf(c)
 	if !v.Nav.Site {
 		v.Role = role.String()
@@ -63,6 +63,11 @@ func (s *Handler) manageView(c echo.Context, b *board.Board, member string) (tem
 	v.Values["member"] = member
 	if v.Teams {
 		if v.Team, err = s.opts.Store.TeamOf(c.Request().Context(), b, member); err != nil {
+			return v, err
+		}
+	}
+	if len(b.Segments) > 0 {
+		if err := s.memberSegments(c.Request().Context(), b, member, &v); err != nil {
 			return v, err
 		}
 	}

@@ -56,29 +56,16 @@ func (s *Handler) apiSegmentEntries(c echo.Context, b *board.Board, p board.Peri
 
 // memberSegments are a member's values (nil: none, or a board without
 // segments) and its standing within each of them in every period sts
-// holds.
+// holds (request.MemberSegments, which the member page shows too).
 func (s *Handler) memberSegments(ctx context.Context, b *board.Board, lens rows.Lens, member string, sts []board.Standing, out *memberJSON) error {
-	if len(b.Segments) == 0 {
-		return nil
-	}
-	vs, err := s.opts.Store.SegmentsOf(ctx, b, member)
+	vs, ranks, err := request.MemberSegments(ctx, s.opts.Store, b, lens, member, sts)
 	if err != nil || len(vs) == 0 {
 		return err
 	}
 	out.Segments = vs
-	for i, st := range sts {
-		if !st.Ranked {
-			continue
-		}
-		for _, a := range slices.Sorted(maps.Keys(vs)) {
-			seg := board.Segment{Attr: a, Value: vs[a]}
-			in, err := s.opts.Store.SegmentRanks(ctx, b, st.Period, seg, []string{member})
-			if err != nil {
-				return err
-			}
-			if in[0].Ranked {
-				out.Periods[i].SegmentRanks = append(out.Periods[i].SegmentRanks, segmentRankJSON{Attribute: a, Value: seg.Value, Rank: in[0].Rank, Total: lens.Total(in[0].Total)})
-			}
+	for i, rs := range ranks {
+		for _, r := range rs {
+			out.Periods[i].SegmentRanks = append(out.Periods[i].SegmentRanks, segmentRankJSON{Attribute: r.Segment.Attr, Value: r.Segment.Value, Rank: r.Rank, Total: r.Total})
 		}
 	}
 	return nil

@@ -25,8 +25,8 @@ const (
 	searchLimit   = 50
 )
 
-// boardPage shows a board in one period, a page at a time, or the members
-// whose names start with ?q=.
+// boardPage shows a board in one period, a page at a time, the members
+// whose names start with ?q=, or one segment's standing (?segment=).
 func (s *Handler) boardPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	b, err := s.loadBoard(c)
@@ -37,21 +37,21 @@ func (s *Handler) boardPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	size, page, q, err := boardQuery(c)
+	ask, err := boardQuery(c, &b)
 	if err != nil {
 		return err
 	}
+	size, page, q, seg := ask.size, ask.page, ask.q, ask.seg
 	lens := s.opts.Gate.Lens(c, &b)
 	noSearch := lens.Hides("") // names hidden: a search by name would tell who is where
 	if q != "" && noSearch {
 		return request.BadRequest(b.Title + " hides its members' names: it cannot be searched by name.")
 	}
-	label := p.Title()
 	v := templates.BoardView{
 		Title:       b.Title,
 		ID:          b.ID,
 		Meta:        templates.BoardMeta(&b),
-		PeriodTitle: label,
+		PeriodTitle: p.Title(),
 		Query:       q,
 		Searching:   q != "",
 		NoSearch:    noSearch,
@@ -65,30 +65,25 @@ func (s *Handler) boardPage(c echo.Context) error {
 	if b.Teams != board.TeamsOff {
 		v.TeamsHref = teamsURL(b.ID, p, current, 1)
 	}
-	if !current {
-		v.Live.Key = p.Key
-		v.Live.Closed = p.Ended(s.opts.Store.Now()) // not a future period asked for by key
-	}
-	if s.opts.Live != nil && q == "" {
-		extra := url.Values{"offset": {strconv.Itoa((page - 1) * size)}, "limit": {strconv.Itoa(size)}}
-		if !v.Live.Closed && !lens.Limited() {
-			extra.Set("recent", "1") // the page's recent changes follow too
-		}
-		v.Live.Query = liveQuery(b.ID, p, current, extra)
-	}
-	v.Tabs = s.tabs(&b, p.Kind, func(x board.Period) string { return boardURL(b.ID, x, true, 1, size, "") })
-	v.Prev, v.Next = s.neighbours(&b, p, func(x board.Period, cur bool) string { return boardURL(b.ID, x, cur, 1, size, "") })
+	s.boardNav(lens, p, current, ask, &v)
 	// The table is what the page's live view shows, the same for every
 	// reader of the shared surfaces: a personal link's own place is above it
 	// (mine).
 	table := lens
 	table.Sight.Me = ""
-	if q != "" {
+	at := pageAt{page: page, size: size, current: current}
+	switch {
+	case q != "":
 		err = s.searchRows(ctx, table, p, q, &v)
-	} else {
-		err = s.pageRows(ctx, table, p, pageAt{page: page, size: size, current: current}, &v)
+	case !seg.IsZero():
+		err = s.segmentRows(ctx, table, p, seg, at, &v)
+	default:
+		err = s.pageRows(ctx, table, p, at, &v)
 	}
 	if err != nil {
+		return err
+	}
+	if v.Segment, err = s.segmentFilter(ctx, lens, p, seg, current, size); err != nil {
 		return err
 	}
 	if v.Mine, err = s.mine(ctx, lens, p, current); err != nil {
@@ -98,22 +93,65 @@ func (s *Handler) boardPage(c echo.Context) error {
 		return err
 	}
 	s.boardLinks(c, &b, p, &v)
-	return request.Render(c, 200, templates.Page(b.Title, templates.BoardPage(v)))
+	title := b.Title
+	if !seg.IsZero() {
+		title += " · " + segmentLabel(seg)
+	}
+	return request.Render(c, 200, templates.Page(title, templates.BoardPage(v)))
 }
 
-// boardQuery reads a board page's size, page and search.
-func boardQuery(c echo.Context) (size, page int, q string, err error) {
-	if size, err = request.Int(c.QueryParam("size"), "size", defaultSize, 1, maxSize); err != nil {
-		return
+// boardNav fills a board page's live view, period tabs and previous and
+// next periods, each keeping the segment shown.
+func (s *Handler) boardNav(lens rows.Lens, p board.Period, current bool, ask boardAsk, v *templates.BoardView) {
+	b, seg, size := lens.Board, ask.seg, ask.size
+	if !current {
+		v.Live.Key = p.Key
+		v.Live.Closed = p.Ended(s.opts.Store.Now()) // not a future period asked for by key
 	}
-	if page, err = request.Int(c.QueryParam("page"), "page", 1, 1, 1_000_000); err != nil {
-		return
+	if s.opts.Live != nil && ask.q == "" {
+		extra := url.Values{"offset": {strconv.Itoa((ask.page - 1) * size)}, "limit": {strconv.Itoa(size)}}
+		if !v.Live.Closed && !lens.Limited() && seg.IsZero() {
+			extra.Set("recent", "1") // the page's recent changes follow too (the whole board's: not on a segment's)
+		}
+		if !seg.IsZero() {
+			extra.Set("segment", seg.String())
+		}
+		v.Live.Query = liveQuery(b.ID, p, current, extra)
 	}
-	q = strings.TrimSpace(c.QueryParam("q"))
-	if len(q) > board.MaxMemberLen {
-		err = request.BadRequest(fmt.Sprintf("A search may be at most %d characters.", board.MaxMemberLen))
+	v.Tabs = s.tabs(b, p.Kind, func(x board.Period) string { return withSegment(boardURL(b.ID, x, true, 1, size, ""), seg) })
+	v.Prev, v.Next = s.neighbours(b, p, func(x board.Period, cur bool) string { return withSegment(boardURL(b.ID, x, cur, 1, size, ""), seg) })
+}
+
+// boardAsk is what a board page's query asks for beyond the period.
+type boardAsk struct {
+	size, page int
+	q          string
+	seg        board.Segment // zero: the whole board (always, for a search)
+}
+
+// boardQuery reads a board page's size, page, search and segment.
+func boardQuery(c echo.Context, b *board.Board) (boardAsk, error) {
+	var a boardAsk
+	var err error
+	if a.size, err = request.Int(c.QueryParam("size"), "size", defaultSize, 1, maxSize); err != nil {
+		return a, err
 	}
-	return
+	if a.page, err = request.Int(c.QueryParam("page"), "page", 1, 1, 1_000_000); err != nil {
+		return a, err
+	}
+	a.q = strings.TrimSpace(c.QueryParam("q"))
+	if len(a.q) > board.MaxMemberLen {
+		return a, request.BadRequest(fmt.Sprintf("A search may be at most %d characters.", board.MaxMemberLen))
+	}
+	raw := c.QueryParam("segment")
+	if a.seg, err = board.ParseSegment(b, raw); err != nil {
+		return a, request.ProblemOf(err, "That segment is not valid", "segment="+raw+": "+request.Reason(err),
+			templates.Link{Label: "Back to " + b.Title, Href: "/b/" + url.PathEscape(b.ID)})
+	}
+	if a.q != "" {
+		a.seg = board.Segment{} // a search is of the whole board
+	}
+	return a, nil
 }
 
 // recent fills the recent changes of period p: the period's own, and only
@@ -121,6 +159,9 @@ func boardQuery(c echo.Context) (size, page int, q string, err error) {
 // what is nothing a privacy mode shows.
 func (s *Handler) recent(ctx context.Context, lens rows.Lens, p board.Period, v *templates.BoardView) error {
 	guarded(lens, v)
+	if v.Segment != nil && v.Segment.Current != "" {
+		v.NoRecent = true // the whole board's changes: not the segment's
+	}
 	if v.Live.Closed || v.NoRecent {
 		return nil
 	}

@@ -15,7 +15,8 @@ import (
 )
 
 // liveSocket upgrades to a WebSocket streaming one view: a page of a period
-// (offset, limit) or the members around one (member, radius). It checks the
+// (offset, limit; of a segment's standing with segment=<attr>:<value>) or
+// the members around one (member, radius). It checks the
 // query like the pages do, so a bad one gets a 4xx before any upgrade.
 func (s *Handler) liveSocket(c echo.Context) error {
 	b, err := s.opts.Gate.Board(c, c.QueryParam("board"))
@@ -74,6 +75,12 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("board %q has no member %q to follow", b.ID, spec.Member))
 	}
 	spec.Own = spec.Shared && spec.Member != "" && spec.Member == lens.Sight.Me
+	if spec.Segment, err = board.ParseSegment(&b, c.QueryParam("segment")); err != nil {
+		return request.ProblemOf(err, "That request is not valid", request.Reason(err))
+	}
+	if !spec.Segment.IsZero() && (spec.Member != "" || spec.Members != "" || c.QueryParam("teams") == "1") {
+		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("board %q has only pages of a segment to follow", b.ID))
+	}
 	if c.QueryParam("teams") == "1" {
 		if b.Teams == board.TeamsOff || spec.Member != "" || spec.Members != "" {
 			return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("board %q has no team standing to follow", b.ID))

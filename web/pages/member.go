@@ -3,6 +3,7 @@ package pages
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -37,8 +38,13 @@ func (s *Handler) memberPage(c echo.Context) error {
 	if !lens.Limited() {
 		v.CompareHref = amongURL(b.ID, b.Current(b.DefaultPeriod, s.opts.Store.Now()), []string{member})
 	}
+	vs, segRanks, err := request.MemberSegments(c.Request().Context(), s.opts.Store, &b, lens, member, sts)
+	if err != nil {
+		return err
+	}
+	v.Segments = memberSegmentLinks(&b, vs, s.opts.Store.Now())
 	ranked := false
-	for _, st := range sts {
+	for i, st := range sts {
 		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period.Kind), Key: st.Period.Key, Ranked: st.Ranked}
 		if t := st.Period.Title(); t != mp.Label {
 			mp.Title = t // the board's name for it, never the raw key
@@ -55,6 +61,7 @@ func (s *Handler) memberPage(c echo.Context) error {
 				mp.Percentile = fmt.Sprintf("%.0f%%", st.Percentile())
 			}
 			mp.AroundHref = aroundURL(b.ID, member, st.Period, true)
+			mp.Segments = segmentRankViews(&b, st.Period, segRanks, i, lens.Counts())
 		}
 		v.Periods = append(v.Periods, mp)
 	}
@@ -71,6 +78,39 @@ func (s *Handler) memberPage(c echo.Context) error {
 		return notFound
 	}
 	return request.Render(c, 200, templates.Page(v.Name+" · "+b.Title, templates.MemberPage(v)))
+}
+
+// memberSegmentLinks are a member's values, each linking to its segment's
+// page in the board's default period.
+func memberSegmentLinks(b *board.Board, vs map[string]string, now time.Time) []templates.Link {
+	var out []templates.Link
+	p := b.Current(b.DefaultPeriod, now)
+	for _, a := range b.Segments {
+		if val, ok := vs[a]; ok {
+			seg := board.Segment{Attr: a, Value: val}
+			out = append(out, templates.Link{Label: segmentLabel(seg), Href: withSegment(boardURL(b.ID, p, true, 1, 0, ""), seg)})
+		}
+	}
+	return out
+}
+
+// segmentRankViews are a member's ranks within its segments in period p
+// (ranks[i], from request.MemberSegments), each linking to the segment's
+// page of that period.
+func segmentRankViews(b *board.Board, p board.Period, ranks [][]request.SegmentRank, i int, counts bool) []templates.SegmentRankView {
+	if i >= len(ranks) {
+		return nil
+	}
+	var out []templates.SegmentRankView
+	for _, r := range ranks[i] {
+		sv := templates.SegmentRankView{Label: segmentLabel(r.Segment), Rank: templates.Ordinal(r.Rank),
+			Href: withSegment(boardURL(b.ID, p, true, 1, 0, ""), r.Segment)}
+		if counts {
+			sv.Of = templates.Group(r.Total)
+		}
+		out = append(out, sv)
+	}
+	return out
 }
 
 // historyLen is how many past periods a member page charts.

@@ -28,13 +28,16 @@ type Store interface {
 	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
-	SegmentPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error)
 	Ranks(ctx context.Context, b *board.Board, p board.Period, members []string) ([]board.Standing, error)
 	Total(ctx context.Context, b *board.Board, p board.Period) (int, error)
 	Friends(ctx context.Context, b *board.Board, member string) ([]string, error)
 	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) ([]board.Entry, bool, error)
 	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
 	ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult
+	SegmentPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error)
+	SegmentValues(ctx context.Context, b *board.Board, attr string) ([]redisstore.SegmentValue, error)
+	SegmentsOf(ctx context.Context, b *board.Board, member string) (map[string]string, error)
+	SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error)
 	Teams
 }
 

@@ -47,6 +47,7 @@ type BoardFormView struct {
 	ID, Title, Format, Decimals, Prefix, Suffix, Order, DefaultPeriod string
 	TimeZone, TieBreak, RankStyle, Cap, Retention, Window, Teams      string
 	Visibility, Names, TopOnly                                        string
+	Segments                                                          string // "country, class"
 	Periods                                                           map[string]bool
 	Fields                                                            [3]FieldRow
 	Errors                                                            map[string]string
@@ -66,8 +67,10 @@ type ManageView struct {
 	People                                bool   // roles exist: the People page
 	MemberData                            bool   // an owner may download a member's data and erase it
 	ID, Title, Meta, Public, Member, Name string
-	Teams                                 bool   // the board keeps team standings
-	Team                                  string // the looked-up member's team
+	Teams                                 bool     // the board keeps team standings
+	Team                                  string   // the looked-up member's team
+	Segments                              []string // the board's attributes
+	MemberSegments                        []string // the looked-up member's values: "country NO"
 	Standing                              []MemberPeriod
 	Periods, ResetPeriods                 []Link // Href holds the form value
 	Form                                  string // the form the errors belong to

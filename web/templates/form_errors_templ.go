@@ -49,7 +49,7 @@ var boardFormFields = []formField{
 	{"format.decimals", "decimals", "Decimal places"}, {"format.prefix", "prefix", "Before the number"},
 	{"format.suffix", "suffix", "After the number"}, {"order", "order", "Better scores are"},
 	{"periods", "period-day", "Periods"}, {"window", "window", "Rolling windows"}, {"visibility", "visibility", "Visibility"},
-	{"names", "names", "Names on shared pages"}, {"top_only", "top_only", "Show only the top"}, {"teams", "teams", "Teams"}, {"default_period", "default_period", "Opens on"},
+	{"names", "names", "Names on shared pages"}, {"top_only", "top_only", "Show only the top"}, {"teams", "teams", "Teams"}, {"segments", "segments", "Segments"}, {"default_period", "default_period", "Opens on"},
 	{"time_zone", "time_zone", "Time zone"}, {"tie_break", "tie_break", "Equal scores"},
 	{"rank_style", "rank_style", "Rank numbers"}, {"fields", "field0", "Extra sort fields"},
 	{"fields[0].name", "field0", "Field 1 name"}, {"fields[1].name", "field1", "Field 2 name"},
@@ -60,10 +60,11 @@ var boardFormFields = []formField{
 // manageFormFields are the fields of each form of a board's admin page, by
 // the form's name; prefix is its controls' id prefix.
 func manageFormFields(form, boardID string) []formField {
-	prefix := map[string]string{"score": "s-", "rename": "r-", "remove": "m-", "reset": "p-", "team": "t-", "freeze": "f-", "unfreeze": "u-"}[form]
+	prefix := map[string]string{"score": "s-", "rename": "r-", "remove": "m-", "reset": "p-", "team": "t-", "segment": "g-", "freeze": "f-", "unfreeze": "u-"}[form]
 	labels := map[string][][2]string{
 		"score":    {{"member", "Member id"}, {"op", "Do"}, {"value", "Value"}, {"name", "Display name"}, {"team", "Team"}, {"reason", "Reason"}},
 		"team":     {{"member", "Member id"}, {"team", "Team"}, {"reason", "Reason"}},
+		"segment":  {{"member", "Member id"}, {"attr", "Attribute"}, {"value", "Value"}, {"reason", "Reason"}},
 		"rename":   {{"member", "Member id"}, {"name", "New display name"}, {"reason", "Reason"}},
 		"remove":   {{"member", "Member id"}, {"period", "From"}, {"reason", "Reason"}},
 		"reset":    {{"period", "Period"}, {"confirm", "Type " + boardID + " to confirm"}, {"reason", "Reason"}},
@@ -111,7 +112,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 80, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 81, Col: 39}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 			if templ_7745c5c3_Err != nil {
@@ -129,7 +130,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var3 templ.SafeURL
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("#" + e.ID))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 83, Col: 44}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 84, Col: 44}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -142,7 +143,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var4 string
 				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(e.Label)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 83, Col: 81}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 84, Col: 81}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
@@ -155,7 +156,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(e.Message)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 83, Col: 96}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 84, Col: 96}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {

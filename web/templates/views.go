@@ -94,9 +94,12 @@ type BoardView struct {
 	Live        LiveInfo
 	Noun        string // what the count counts, "member members" unless set
 	NoSearch    bool   // the board hides names from this reader: no search by name
-	NoRecent    bool   // the board's privacy mode hides who scored what
+	NoRecent    bool   // the board's privacy mode hides who scored what, or a segment is shown
 	Privacy     string // what the privacy mode hides from this reader, said once
 	Mine        *Mine  // a personal link's own place
+	// Segment is the picker of a board that declares segments (nil: none)
+	// and the segment shown, if any.
+	Segment *SegmentFilter
 }
 
 // countNoun is what a board page's count counts: members, or the places
@@ -162,6 +165,7 @@ type MemberPeriod struct {
 	Of         string
 	Percentile string
 	AroundHref string
+	Segments   []SegmentRankView // its rank within each of its segments
 }
 
 // MemberView is a member's page.
@@ -177,6 +181,7 @@ type MemberView struct {
 	// CompareHref opens the compare page with this member ("" where the
 	// reader may not see other members).
 	CompareHref string
+	Segments    []Link // the member's values, each to its segment's page
 }
 
 // EmbedView is the widget.
