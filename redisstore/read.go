@@ -108,16 +108,7 @@ func scoreBounds(min, max float64) (string, string, error) {
 	if min > max {
 		return "", "", board.NewFieldError(board.ErrInvalidInput, "min", "must not be above max")
 	}
-	f := func(v float64) string {
-		switch {
-		case math.IsInf(v, 1):
-			return "+inf"
-		case math.IsInf(v, -1):
-			return "-inf"
-		}
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return f(min), f(max), nil
+	return redisScore(min), redisScore(max), nil
 }
 
 // view reads a view of a period: from Redis, or from the archive once the

@@ -53,8 +53,7 @@ func (s *Handler) friendsPage(c echo.Context) error {
 	}
 	lens := s.opts.Gate.Lens(c, &b)
 	if !lens.Opens(member) { // another member's, where the privacy mode or a personal link keeps them
-		return request.NotFound("Member not found", fmt.Sprintf("“%s” has no score on %s right now.", member, b.Title),
-			templates.Link{Label: "Back to " + b.Title, Href: "/b/" + b.ID}, request.HomeLink)
+		return memberNotFound(&b, member)
 	}
 	fs, err := s.opts.Store.Friends(c.Request().Context(), &b, member)
 	if err != nil {

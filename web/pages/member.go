@@ -13,6 +13,13 @@ import (
 	"podium/web/templates"
 )
 
+// memberNotFound is the page of a member a board has no score of, or
+// that the reader may not see: the two must not differ.
+func memberNotFound(b *board.Board, member string) *request.Problem {
+	return request.NotFound("Member not found", fmt.Sprintf("“%s” has no score on %s right now.", member, b.Title),
+		templates.Link{Label: "Back to " + b.Title, Href: "/b/" + b.ID}, request.HomeLink)
+}
+
 // memberPage shows a member's rank and score in every period of a board.
 func (s *Handler) memberPage(c echo.Context) error {
 	b, err := s.loadBoard(c)
@@ -23,8 +30,7 @@ func (s *Handler) memberPage(c echo.Context) error {
 	if err := board.CheckMember(member); err != nil {
 		return invalidMember(err)
 	}
-	notFound := request.NotFound("Member not found", fmt.Sprintf("“%s” has no score on %s right now.", member, b.Title),
-		templates.Link{Label: "Back to " + b.Title, Href: "/b/" + b.ID}, request.HomeLink)
+	notFound := memberNotFound(&b, member)
 	lens := s.opts.Gate.Lens(c, &b)
 	if !lens.Opens(member) { // another member's, where the privacy mode or a personal link keeps them
 		return notFound

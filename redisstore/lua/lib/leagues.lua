@@ -60,14 +60,7 @@ function seg.league_follow(tag, lg, periods, ids, orig, final)
   for i, per in ipairs(periods) do
     if seg.league_in(lg, per.label) then
       for _, id in ipairs(ids) do
-        local o, ne, ns = orig[i][id], nil, nil
-        if final then
-          ne, ns = final[i][id][1], final[i][id][2]
-        else
-          ne = entry_of(per.z, per.e, id)
-          ns = ne and redis.call('ZSCORE', per.z, ne)
-          if not ns then ne = false end
-        end
+        local o, ne, ns = orig[i][id], seg.after(per, final and final[i], id)
         if o[1] ~= ne or (ne and tonumber(o[2]) ~= tonumber(ns)) then
           local c = seg.cohort(tag, lg, per.z, id, ne and true)
           if c then seg.place(per.z, 'L:' .. c, o[1], o[2], ne, ns) end

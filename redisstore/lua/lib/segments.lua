@@ -138,6 +138,17 @@ function seg.drop(tag, attrs, z, id, e, s)
   seg.move(attrs, vals, z, e, s, false, false)
 end
 
+-- seg.after is member id's entry and score in period per after a call:
+-- final's (the plans' end state for the period) when given, else read back;
+-- false, nil when it holds none.
+function seg.after(per, final, id)
+  if final then return final[id][1], final[id][2] end
+  local ne = entry_of(per.z, per.e, id)
+  local ns = ne and redis.call('ZSCORE', per.z, ne)
+  if not ns then return false, nil end
+  return ne, ns
+end
+
 -- seg_follow moves the segment standings along with a call's changes, as
 -- team_follow: each member from its entry and score before the call (orig)
 -- to those after it, final's (the plans' end state) when given, else read
@@ -153,15 +164,7 @@ function seg.follow(tag, attrs, periods, ids, orig, final)
     end
     if any then
       for i, per in ipairs(periods) do
-        local o = orig[i][id]
-        local ne, ns
-        if final then
-          ne, ns = final[i][id][1], final[i][id][2]
-        else
-          ne = entry_of(per.z, per.e, id)
-          ns = ne and redis.call('ZSCORE', per.z, ne)
-          if not ns then ne = false end
-        end
+        local o, ne, ns = orig[i][id], seg.after(per, final and final[i], id)
         if o[1] ~= ne or (ne and tonumber(o[2]) ~= tonumber(ns)) then
           seg.move(attrs, mine, per.z, o[1], o[2], ne, ns)
         end
