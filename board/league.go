@@ -2,6 +2,7 @@ package board
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 )
 
@@ -138,4 +139,49 @@ func (l *League) Next(tier int, p Placed) (int, Move) {
 		return tier, Stay
 	}
 	return tier + int(m), m
+}
+
+// LeagueResult is what a period's close did to one member of the league:
+// the tier it played the period in, its cohort (0: a member of the league
+// who did not play and was not placed) and its rank there (0: no score in
+// the period), the move and the tier it holds in the next period.
+type LeagueResult struct {
+	Member string `json:"member"`
+	Tier   int    `json:"tier"`
+	Cohort int    `json:"cohort,omitempty"`
+	Rank   int    `json:"rank,omitempty"`
+	Move   Move   `json:"move"`
+	Next   int    `json:"next"`
+}
+
+// Played says whether the member scored in the period.
+func (r LeagueResult) Played() bool { return r.Rank > 0 }
+
+// String names a move as the API and webhooks write it.
+func (m Move) String() string {
+	switch m {
+	case Up:
+		return "up"
+	case Down:
+		return "down"
+	}
+	return "stay"
+}
+
+// MarshalText writes a move as String does.
+func (m Move) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (m *Move) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "up":
+		*m = Up
+	case "down":
+		*m = Down
+	case "stay":
+		*m = Stay
+	default:
+		return fmt.Errorf("league: no move %q (up, down or stay)", b)
+	}
+	return nil
 }
