@@ -16,8 +16,8 @@ package redisstore
 // a member may play the next period before the close (the archiver runs a
 // minute or so after the end): applying its move takes it out of its
 // cohort there and places it in one of its new tier, entry and all.
-// Periods close in order: a period waits until the one before it, if the
-// league ran then, has closed. Writes to a period after its close (late
+// Periods close in order: closing a period closes the one before it first
+// if the league ran then and it has not closed. Writes to a period after its close (late
 // writes within the archive's grace) change its standing, not the moves.
 
 import (
@@ -49,7 +49,8 @@ type LeagueClose struct {
 	At     time.Time
 }
 
-// ErrLeagueWaits says a league period cannot close before an earlier one.
+// ErrLeagueWaits says a league period cannot close before earlier ones:
+// more than maxLeagueCatchUp of them are still open.
 var ErrLeagueWaits = errors.New("league: an earlier period has not closed yet")
 
 // closeChunk is how many members one step of a close handles: a million
@@ -58,8 +59,9 @@ var closeChunk = 500 // a variable only so that tests can make it small
 
 // CloseLeague closes league period p of board b (ended, of the league's
 // kind): closed is true when this call applied it, false when it had been
-// applied before. It refuses with ErrLeagueWaits while the period before p
-// has cohorts and no close.
+// applied before. A period before p that had cohorts and no close is
+// closed first, so moves apply in order whatever order passes come in;
+// more than maxLeagueCatchUp of them refuse with ErrLeagueWaits.
 func (s segmentStore) CloseLeague(ctx context.Context, b *board.Board, p board.Period) (closed bool, err error) {
 	l, err := leagueOf(b, p)
 	if err != nil {
@@ -68,6 +70,13 @@ func (s segmentStore) CloseLeague(ctx context.Context, b *board.Board, p board.P
 	if !p.Ended(s.Now()) {
 		return false, fmt.Errorf("league: %s of %q has not ended", p, b.ID)
 	}
+	return s.closeLeague(ctx, b, l, p, 0)
+}
+
+// maxLeagueCatchUp bounds how many earlier periods one close catches up.
+const maxLeagueCatchUp = 60
+
+func (s segmentStore) closeLeague(ctx context.Context, b *board.Board, l *board.League, p board.Period, depth int) (bool, error) {
 	states, err := s.rdb.HGetAll(ctx, leagueClosedKey(b.ID)).Result()
 	if err != nil {
 		return false, fmt.Errorf("league: closes of %q: %w", b.ID, err)
@@ -77,13 +86,19 @@ func (s segmentStore) CloseLeague(ctx context.Context, b *board.Board, p board.P
 		return false, nil
 	}
 	prev := p.Prev()
-	if !strings.HasPrefix(states[prev.String()], "a ") {
+	if !strings.HasPrefix(states[prev.String()], "a ") && prev.InRange() {
 		n, err := s.rdb.Exists(ctx, cohortCountKey(ZSetKey(b.ID, prev))).Result()
 		if err != nil {
 			return false, fmt.Errorf("league: %s of %q: %w", prev, b.ID, err)
 		}
-		if n > 0 {
+		if n > 0 && depth >= maxLeagueCatchUp {
 			return false, fmt.Errorf("%w: %s of %q closes first", ErrLeagueWaits, prev, b.ID)
+		}
+		if n > 0 {
+			if _, err := s.closeLeague(ctx, b, l, prev, depth+1); err != nil {
+				return false, err
+			}
+			return s.closeLeague(ctx, b, l, p, depth) // the states changed
 		}
 	}
 	if !strings.HasPrefix(states[label], "c ") {

@@ -38,8 +38,8 @@ func (f *fixture) tiers(b *board.Board) string {
 // relegates the bottom (ties at a boundary together, none past the top or
 // bottom tier, a member placed but without a score counting below every
 // player), once; a member who played the next week before the close moves
-// to a cohort of its new tier there, its entry with it; a later week
-// waits for the earlier one.
+// to a cohort of its new tier there, its entry with it; closing a later
+// week closes the earlier one first.
 func TestLeagueClose(t *testing.T) {
 	t.Parallel()
 	leagueClose(t, newFixture(t))
@@ -127,10 +127,17 @@ func leagueClose(t *testing.T, f *fixture) {
 	if err != nil || len(cs) != 1 || cs[0].Period != w47 || !cs[0].End.Equal(w47.End) {
 		t.Fatalf("closes: %+v %v", cs, err)
 	}
-	// Week 49 waits for week 48.
+	// Closing week 49 closes week 48 first: a (Silver 1 there, alone,
+	// first) goes up again, x (Bronze, alone) too.
 	f.clock.Set(w48.End.Add(8 * 24 * time.Hour))
-	if _, err := f.store.CloseLeague(f.ctx, b, w48.Next()); !errors.Is(err, ErrLeagueWaits) {
-		t.Fatalf("week 49 before 48: %v", err)
+	if closed, err := f.store.CloseLeague(f.ctx, b, w48.Next()); err != nil || !closed {
+		t.Fatalf("week 49: %v %v", closed, err)
+	}
+	if got := f.tiers(b); got != "map[a:2 e:1 g:2 h:2 j:1 k:2 x:1]" {
+		t.Fatalf("tiers after week 48: %s", got)
+	}
+	if cs, err := f.store.LeagueCloses(f.ctx, b); err != nil || len(cs) != 3 || cs[1].Period != w48 {
+		t.Fatalf("closes: %+v %v", cs, err)
 	}
 }
 
