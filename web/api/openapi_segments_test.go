@@ -28,6 +28,8 @@ func segmentCases(t *testing.T, f *webtest.Server, all, chessOnly string) []apiC
 		{"submit to an unknown attribute", "POST", "/boards/geo/scores", all, `{"member":"ann","score":3,"segments":{"planet":"Mars"}}`, nil, 422},
 		{"entries of a segment", "GET", "/boards/geo/entries?period=week&segment=country:NO&limit=5", "", "", nil, 200},
 		{"entries of a bad segment", "GET", "/boards/geo/entries?segment=planet:Mars", "", "", nil, 400},
+		{"around within a segment", "GET", "/boards/geo/members/m0/around?segment=country:NO&radius=2", "", "", nil, 200},
+		{"around outside its segment", "GET", "/boards/geo/members/m0/around?segment=country:SE", "", "", nil, 404},
 		{"member with segments", "GET", "/boards/geo/members/ann", "", "", nil, 200},
 		{"segments move", "PUT", "/boards/geo/members/ann/segments", all, `{"segments":{"country":"SE","club":""},"reason":"moved"}`, nil, 200},
 		{"segments malformed", "PUT", "/boards/geo/members/ann/segments", all, `{"segments":`, nil, 400},

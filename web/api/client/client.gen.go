@@ -1546,6 +1546,12 @@ type Around struct {
 	// Position The member's 0-based position in board order (differs from rank - 1 at ties).
 	Position int `json:"position"`
 
+	// Segment The segment the window is within (`segment=` in the query).
+	Segment *struct {
+		Attribute string `json:"attribute"`
+		Value     string `json:"value"`
+	} `json:"segment,omitempty"`
+
 	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
 }
@@ -2709,6 +2715,9 @@ type GetAroundParams struct {
 
 	// Radius Entries above and below the member.
 	Radius *int `form:"radius,omitempty" json:"radius,omitempty"`
+
+	// Segment The member's neighbourhood within one of its segments, `<attribute>:<value>` (`country:NO`): ranks, position, offset and total are among the segment's members, each entry's `global_rank` its rank on the whole period. A member not in the segment answers 404 `member_not_found`.
+	Segment *string `form:"segment,omitempty" json:"segment,omitempty"`
 }
 
 // GetAroundParamsPeriod defines parameters for GetAround.
@@ -5258,6 +5267,18 @@ func NewGetAroundRequest(server string, board BoardID, member MemberID, params *
 		if params.Radius != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "radius", *params.Radius, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Segment != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "segment", *params.Segment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
