@@ -41,7 +41,9 @@
 -- Returns {'ok', json} | {'replay', json} | {'nf'} | {'stale'} (the definition
 --   changed since the caller read it) | {'archived', period label} (a period
 --   whose keys expired to the archive: a writer whose clock is far behind;
---   nothing was written) and, in atomic mode only,
+--   nothing was written) | {'closed', 'opens' or 'closed', instant in µs}
+--   (outside the board's contest window; nothing was written) and, in
+--   atomic mode only,
 --   {'reused', item index (0 the batch)} | {'range', item index (1-based),
 --   period label, old score} | {'segfull', item index, attribute} (a value
 --   past the attribute's seg.MAX_VALUES).
@@ -86,7 +88,7 @@ local ARGV_PER_PERIOD = {'label'}
 local ARGV_PER_ITEM = {'op', 'value', 'fields', 'member', 'name', 'lower', 'idem', 'fingerprint', 'time', 'team', 'segments'}
 local ARGV_PER_WINDOW = {'period', 'bucket', 'mode', 'ttl'}
 
-local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments', 'league')
+local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments', 'league', 'opens_at', 'closes_at')
 local version = def[1]
 if not version then
   if redis.call('EXISTS', k_def) == 0 then return {'nf'} end
@@ -115,6 +117,10 @@ if ATOMIC and a_batch_idem ~= '' then
     return {'replay', res}
   end
 end
+-- A contest window (board/contest.go): nothing is written outside it (a
+-- batch's replay above still answers; a single item's retry is refused).
+if (def[12] or '') ~= '' and tonumber(a_now) < tonumber(def[12]) then return {'closed', 'opens', def[12]} end
+if (def[13] or '') ~= '' and tonumber(a_now) >= tonumber(def[13]) then return {'closed', 'closed', def[13]} end
 
 local MAX, CAP = tonumber(a_max), tonumber(a_cap)
 local TTL, NOW, RECENT = tonumber(a_idem_ttl), a_now, tonumber(a_recent_len)

@@ -1571,8 +1571,11 @@ type BatchResult struct {
 // Board A board's definition, as the API answers it.
 type Board struct {
 	// Cap Keep only the best N members per period; 0 (left out) keeps everyone.
-	Cap     *int       `json:"cap,omitempty"`
-	Created *time.Time `json:"created,omitempty"`
+	Cap *int `json:"cap,omitempty"`
+
+	// ClosesAt A contest's close: from then on, every submission is refused with 409 `contest_closed`. Absent: no bound. Must come after `opens_at`.
+	ClosesAt *time.Time `json:"closes_at,omitempty"`
+	Created  *time.Time `json:"created,omitempty"`
 
 	// DefaultPeriod The period shown when none is asked for; one of `periods`.
 	DefaultPeriod BoardDefaultPeriod `json:"default_period"`
@@ -1594,6 +1597,9 @@ type Board struct {
 
 	// Names Privacy mode: how answers without an API key (and the widget, the wall display, share links) name members. initials and pseudonyms replace each member's name with its initials or a stable pseudonym ("Player 7F3A") and its id with an opaque stand-in (`anon-…`); API keys always see full names and ids.
 	Names *BoardNames `json:"names,omitempty"`
+
+	// OpensAt A contest's opening: before it, every submission is refused with 409 `contest_closed` (API, console and FCALL alike). Absent: no bound. Kept to the microsecond.
+	OpensAt *time.Time `json:"opens_at,omitempty"`
 
 	// Order Which score is better; fixed at creation.
 	Order BoardOrder `json:"order"`
@@ -1667,6 +1673,9 @@ type BoardDefinition struct {
 	// Cap Keep only the best N members per period; 0 (left out) keeps everyone.
 	Cap *int `json:"cap,omitempty"`
 
+	// ClosesAt A contest's close: from then on, submissions are refused (409 `contest_closed`). Left out: no bound. Must come after `opens_at`.
+	ClosesAt *time.Time `json:"closes_at,omitempty"`
+
 	// Created Ignored when sent, so a board read from the API can be sent back as it is.
 	Created *time.Time `json:"created,omitempty"`
 
@@ -1690,6 +1699,9 @@ type BoardDefinition struct {
 
 	// Names Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
 	Names *BoardDefinitionNames `json:"names,omitempty"`
+
+	// OpensAt A contest's opening: before it, submissions are refused (409 `contest_closed`). Left out: no bound (an update without it takes it off).
+	OpensAt *time.Time `json:"opens_at,omitempty"`
 
 	// Order Which score is better; fixed at creation (left out on an update: unchanged).
 	Order *BoardDefinitionOrder `json:"order,omitempty"`
@@ -2543,6 +2555,9 @@ type CreateBoardJSONBody struct {
 	// Cap Keep only the best N members per period; 0 (left out) keeps everyone.
 	Cap *int `json:"cap,omitempty"`
 
+	// ClosesAt A contest's close: from then on, submissions are refused (409 `contest_closed`). Left out: no bound. Must come after `opens_at`.
+	ClosesAt *time.Time `json:"closes_at,omitempty"`
+
 	// Created Ignored when sent, so a board read from the API can be sent back as it is.
 	Created *time.Time `json:"created,omitempty"`
 
@@ -2566,6 +2581,9 @@ type CreateBoardJSONBody struct {
 
 	// Names Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
 	Names *CreateBoardJSONBodyNames `json:"names,omitempty"`
+
+	// OpensAt A contest's opening: before it, submissions are refused (409 `contest_closed`). Left out: no bound (an update without it takes it off).
+	OpensAt *time.Time `json:"opens_at,omitempty"`
 
 	// Order Which score is better; fixed at creation (left out on an update: unchanged).
 	Order *CreateBoardJSONBodyOrder `json:"order,omitempty"`
