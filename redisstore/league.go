@@ -32,7 +32,7 @@ func cohortCountKey(zset string) string { return zset + ":Ln" }
 
 // cohortGroup is cohort c of tier t as a group standing.
 func cohortGroup(t, c int) board.Segment {
-	return board.Segment{Attr: "L", Value: strconv.Itoa(t) + "/" + strconv.Itoa(c)}
+	return board.Segment{Attr: LeagueAttr, Value: strconv.Itoa(t) + "/" + strconv.Itoa(c)}
 }
 
 // parseCohort reads "<tier>/<cohort>".
@@ -119,6 +119,9 @@ func (s segmentStore) LeagueOf(ctx context.Context, b *board.Board, p board.Peri
 	out := LeaguePlace{Member: member}
 	c, err := s.rdb.HGet(ctx, placesKey(z), member).Result()
 	if errors.Is(err, redis.Nil) {
+		if past, ok, err := s.pastLeagueOf(ctx, b, l, p, member); err != nil || ok {
+			return past, err
+		}
 		if out.Tier, err = s.TierOf(ctx, b, member); err != nil {
 			return LeaguePlace{}, err
 		}
@@ -176,6 +179,13 @@ func (s segmentStore) LeagueTiers(ctx context.Context, b *board.Board, p board.P
 	m, err := s.rdb.HGetAll(ctx, cohortCountKey(z)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: cohorts of %s of %q: %w", p, b.ID, err)
+	}
+	if len(m) == 0 {
+		if past, ok, err := s.pastCohorts(ctx, b, p); err != nil {
+			return nil, err
+		} else if ok {
+			m = past
+		}
 	}
 	out := make([]LeagueTier, len(l.Tiers))
 	for t, name := range l.Tiers {
