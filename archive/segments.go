@@ -194,8 +194,12 @@ func (p past) SegmentHeld(ctx context.Context, boardID, period string, seg board
 // segmentColumns are a segment's row joined to its member's entry.
 const segmentColumns = `s.position, s.rank, e.member, e.name, e.score, e.fields, e.rank, e.position`
 
-const segmentJoin = ` FROM archive_segments s JOIN archive_entries e ON e.board = s.board AND e.period = s.period AND e.member = s.member
+const (
+	segmentFrom  = ` FROM archive_segments s JOIN archive_entries e ON e.board = s.board AND e.period = s.period AND e.member = s.member`
+	segmentWhere = `
 	WHERE s.board = ? AND s.period = ? AND s.attr = ? AND s.value = ?`
+	segmentJoin = segmentFrom + segmentWhere
+)
 
 func scanSegmentEntries(rs *sql.Rows) ([]board.Entry, error) {
 	defer rs.Close()
