@@ -85,6 +85,7 @@ func (lr *leagueRows) finish(ctx context.Context, es []board.Entry) error {
 			return err
 		}
 	}
+	var unplaced []int
 	for i := range es {
 		e := &es[i]
 		if e.League == nil {
@@ -98,12 +99,22 @@ func (lr *leagueRows) finish(ctx context.Context, es []board.Entry) error {
 			continue
 		}
 		if e.League.Cohort == 0 {
-			t, err := lr.r.Store.TierOf(ctx, lr.b, e.Member)
-			if err != nil {
-				return err
-			}
-			e.League.Tier = t
+			unplaced = append(unplaced, i)
 		}
+	}
+	if len(unplaced) == 0 {
+		return nil
+	}
+	ids := make([]string, len(unplaced))
+	for j, i := range unplaced {
+		ids[j] = es[i].Member
+	}
+	tiers, err := lr.r.Store.TiersOf(ctx, lr.b, ids)
+	if err != nil {
+		return err
+	}
+	for j, i := range unplaced {
+		es[i].League.Tier = tiers[j]
 	}
 	return nil
 }

@@ -366,6 +366,14 @@ func TestLeagueExport(t *testing.T) {
 			}
 			return buf.String()
 		}
+		// p0299 has no place (as a member who scored before the board had
+		// its league): its tier is its tier now.
+		if err := f.store.Client().HDel(f.ctx, redisstore.ZSetKey(f.b.ID, w)+":L", member(299)).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.store.Client().HSet(f.ctx, "lb:{arcade}:league:tier", member(299), 1).Err(); err != nil {
+			t.Fatal(err)
+		}
 		lines := strings.Split(export(rows.CSV, board.Segment{}), "\n")
 		if lines[0] != "rank,member,name,score,raw_score,country,league_tier,league_cohort,league_rank" {
 			t.Fatalf("header before the close: %s", lines[0])
@@ -409,7 +417,7 @@ func TestLeagueExport(t *testing.T) {
 		closed := export(rows.CSV, board.Segment{})
 		if !strings.HasPrefix(closed, "rank,member,name,score,raw_score,country,league_tier,league_cohort,league_rank,league_move,league_next\n") ||
 			!strings.Contains(closed, ",p0003,p0003,3,3,,Bronze,1,1,up,Silver\n") || !strings.Contains(closed, ",q01,q01,1,1,,Gold,1,3,stay,Gold\n") ||
-			!strings.Contains(closed, ",p0006,p0006,2,2,,Bronze,1,2,,\n") {
+			!strings.Contains(closed, ",p0006,p0006,2,2,,Bronze,1,2,,\n") || !strings.Contains(closed, ",p0299,p0299,3,3,,Silver,,,,\n") {
 			t.Fatalf("after the close: %.500s", closed)
 		}
 		closedJSON := export(rows.JSON, board.Segment{})

@@ -104,6 +104,27 @@ func (s segmentStore) TierOf(ctx context.Context, b *board.Board, member string)
 	return v, nil
 }
 
+// TiersOf is each listed member's tier, as TierOf says, in one round trip.
+func (s segmentStore) TiersOf(ctx context.Context, b *board.Board, members []string) ([]int, error) {
+	out := make([]int, len(members))
+	if len(members) == 0 {
+		return out, nil
+	}
+	vs, err := s.rdb.HMGet(ctx, tierKey(b.ID), members...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: tiers of %d members of %q: %w", len(members), b.ID, err)
+	}
+	for i, v := range vs {
+		if v, ok := v.(string); ok {
+			out[i], _ = strconv.Atoi(v)
+		}
+		if b.League != nil {
+			out[i] = min(max(out[i], 0), len(b.League.Tiers)-1)
+		}
+	}
+	return out, nil
+}
+
 // LeagueOf is a member's league in period p (of the league's kind): its
 // tier, its cohort and its rank there.
 func (s segmentStore) LeagueOf(ctx context.Context, b *board.Board, p board.Period, member string) (LeaguePlace, error) {
