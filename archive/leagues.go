@@ -182,10 +182,12 @@ type LeagueMemberRow struct {
 }
 
 // MemberLeagueResults lists a member's archived league results, the
-// latest periods first, at most max; more says there were more.
+// latest periods first (by their end, where the archive holds the period),
+// at most max; more says there were more.
 func (db *DB) MemberLeagueResults(ctx context.Context, boardID, member string, max int) (rows []LeagueMemberRow, more bool, err error) {
-	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT period, `+resultColumns+` FROM archive_league_results
-		WHERE board = ? AND member = ? ORDER BY period DESC LIMIT ?`), boardID, member, max+1)
+	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT r.period, r.member, r.tier, r.cohort, r.rank, r.move, r.next_tier FROM archive_league_results r
+		LEFT JOIN archive_periods p ON p.board = r.board AND p.period = r.period
+		WHERE r.board = ? AND r.member = ? ORDER BY COALESCE(p.ends_at, 0) DESC, r.period DESC LIMIT ?`), boardID, member, max+1)
 	if err != nil {
 		return nil, false, fmt.Errorf("archive: league results of a member of %q: %w", boardID, err)
 	}
