@@ -197,6 +197,21 @@ CREATE UNIQUE INDEX archive_segments_member ON archive_segments (board, period, 
 ALTER TABLE archive_entries ADD COLUMN segments TEXT NOT NULL DEFAULT ''; -- the member's values when copied, a JSON object; '' none
 ALTER TABLE archive_periods ADD COLUMN segments INTEGER; -- rows in archive_segments; NULL: copied before the archive kept segments
 `,
+	7: `
+CREATE TABLE archive_league_results (
+  board     TEXT    NOT NULL,
+  period    TEXT    NOT NULL, -- a period of the league's kind
+  member    TEXT{{C}} NOT NULL,
+  tier      INTEGER NOT NULL, -- the tier it played the period in (0: the lowest)
+  cohort    INTEGER NOT NULL, -- its cohort there (from 1); 0: idle, not placed
+  rank      INTEGER NOT NULL, -- within its cohort, in the board's rank style; 0: no score
+  move      INTEGER NOT NULL, -- 1 up, -1 down, 0 stay (board.Move)
+  next_tier INTEGER NOT NULL, -- the tier it holds in the next period
+  PRIMARY KEY (board, period, member)
+);
+CREATE INDEX archive_league_results_member ON archive_league_results (board, member); -- a member's league history
+ALTER TABLE archive_periods ADD COLUMN cohorts INTEGER; -- rows of archive_segments that are league cohorts' (attr 'L'); NULL: copied before the archive kept cohorts
+`,
 }
 
 // after are steps in Go that a migration needs, run in its transaction.

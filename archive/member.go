@@ -2,7 +2,9 @@ package archive
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -98,8 +100,8 @@ func (db *DB) AuditHolding(ctx context.Context, boardID, text, before string, n 
 
 // MemberTraces reads what an erasure of member must know of the archive:
 // the display names it had (its rows', and those its archived audit entries
-// show it with) and whether the archive holds anything of it: a row, or
-// an audit entry about it (other members' entries whose reasons merely
+// show it with) and whether the archive holds anything of it: a row, a
+// league result, or an audit entry about it (other members' entries whose reasons merely
 // name it do not count: an id the board never held is not erased).
 func (db *DB) MemberTraces(ctx context.Context, boardID, member string) (names []string, holds bool, err error) {
 	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT DISTINCT name FROM archive_entries WHERE board = ? AND member = ?`), boardID, member)
@@ -120,6 +122,15 @@ func (db *DB) MemberTraces(ctx context.Context, boardID, member string) (names [
 	rs.Close()
 	if err := rs.Err(); err != nil {
 		return nil, false, err
+	}
+	if !holds { // a league's results hold members idle in a period, without a row
+		var one int
+		switch err := db.sql.QueryRowContext(ctx, db.q(`SELECT 1 FROM archive_league_results WHERE board = ? AND member = ? LIMIT 1`), boardID, member).Scan(&one); {
+		case err == nil:
+			holds = true
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, false, fmt.Errorf("archive: league results of a member of %q: %w", boardID, err)
+		}
 	}
 	for before := ""; ; {
 		msgs, err := db.AuditHolding(ctx, boardID, member, before, auditPage)

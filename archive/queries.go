@@ -71,7 +71,8 @@ func (db *DB) Delete(ctx context.Context, boardID, period string) error {
 }
 
 // DropBoard drops every archived period of a board (its standings, team
-// standings and period records; the audit log keeps its entries): a
+// standings, league results and period records; the audit log keeps its
+// entries): a
 // deleted board's past must not show on a board made again under its id,
 // which may be public where the old one was private. It returns how many
 // periods it dropped.
@@ -83,7 +84,7 @@ func (db *DB) DropBoard(ctx context.Context, boardID string) (int64, error) {
 	defer tx.Rollback()
 	var n int64
 	for _, q := range []string{`DELETE FROM archive_entries WHERE board = ?`, `DELETE FROM archive_teams WHERE board = ?`,
-		`DELETE FROM archive_segments WHERE board = ?`, `DELETE FROM archive_periods WHERE board = ?`} {
+		`DELETE FROM archive_segments WHERE board = ?`, `DELETE FROM archive_league_results WHERE board = ?`, `DELETE FROM archive_periods WHERE board = ?`} {
 		res, err := tx.ExecContext(ctx, db.q(q), boardID)
 		if err != nil {
 			return 0, fmt.Errorf("archive: drop %q: %w", boardID, err)

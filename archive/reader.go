@@ -51,6 +51,10 @@ func (r *Reader) EachIn(ctx context.Context, b *board.Board, p board.Period, seg
 		return err
 	}
 	defer snap.Close(context.WithoutCancel(ctx))
+	league, err := r.leagueRowsOf(ctx, b, p)
+	if err != nil {
+		return err
+	}
 	if snap.Total == 0 && snap.Frozen.IsZero() {
 		// Expired from Redis: the archive has it, or it is gone (ErrGone).
 		past, err := r.Store.FromPast(ctx, b, p)
@@ -58,7 +62,7 @@ func (r *Reader) EachIn(ctx context.Context, b *board.Board, p board.Period, seg
 			return err
 		}
 		if past && r.DB != nil {
-			return r.fromArchive(ctx, b, p, seg, fn)
+			return r.fromArchive(ctx, b, p, seg, league, fn)
 		}
 	}
 	in := segmentFilter(b, seg)
@@ -73,7 +77,15 @@ func (r *Reader) EachIn(ctx context.Context, b *board.Board, p board.Period, seg
 		if err := withValues(ctx, snap, pg.Entries); err != nil {
 			return err
 		}
+		if league != nil {
+			league.fromValues(pg.Entries) // before the filter: ranks within the whole cohort
+		}
 		if es := in(pg.Entries); len(es) > 0 {
+			if league != nil {
+				if err := league.finish(ctx, es); err != nil {
+					return err
+				}
+			}
 			if err := fn(es); err != nil {
 				return err
 			}
@@ -112,14 +124,21 @@ const exportTTL = 30 * time.Minute
 // rewrites it meanwhile cannot mix two copies; rows stream from the cursor.
 // A segment's members are a range of archive_segments' primary key, each
 // joined to its entry.
-func (r *Reader) fromArchive(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, fn func([]board.Entry) error) error {
+// In a period of the league's kind each entry is joined to its place in
+// the cohort standings (a seek of archive_segments' member index).
+func (r *Reader) fromArchive(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, league *leagueRows, fn func([]board.Entry) error) error {
+	cohorts, cohortJoin := `, NULL, NULL`, ``
+	if league != nil {
+		cohorts = `, l.value, l.rank`
+		cohortJoin = ` LEFT JOIN archive_segments l ON l.board = e.board AND l.period = e.period AND l.attr = '` + redisstore.LeagueAttr + `' AND l.member = e.member`
+	}
 	var rs *sql.Rows
 	var err error
 	if seg.IsZero() {
-		rs, err = r.DB.sql.QueryContext(ctx, r.DB.q(`SELECT position, rank, member, name, score, fields, rank, position, segments FROM archive_entries
-			WHERE board = ? AND period = ? ORDER BY position`), b.ID, p.String())
+		rs, err = r.DB.sql.QueryContext(ctx, r.DB.q(`SELECT e.position, e.rank, e.member, e.name, e.score, e.fields, e.rank, e.position, e.segments`+cohorts+` FROM archive_entries e`+cohortJoin+`
+			WHERE e.board = ? AND e.period = ? ORDER BY e.position`), b.ID, p.String())
 	} else {
-		rs, err = r.DB.sql.QueryContext(ctx, r.DB.q(`SELECT `+segmentColumns+`, e.segments`+segmentJoin+` ORDER BY s.position`),
+		rs, err = r.DB.sql.QueryContext(ctx, r.DB.q(`SELECT `+segmentColumns+`, e.segments`+cohorts+segmentFrom+cohortJoin+segmentWhere+` ORDER BY s.position`),
 			b.ID, p.String(), seg.Attr, seg.Value)
 	}
 	if err != nil {
@@ -130,8 +149,13 @@ func (r *Reader) fromArchive(ctx context.Context, b *board.Board, p board.Period
 	for rs.Next() {
 		var e board.Entry
 		var fields, values string
-		if err := rs.Scan(&e.Position, &e.Rank, &e.Member, &e.Name, &e.Score, &fields, &e.GlobalRank, &e.GlobalPosition, &values); err != nil {
+		var place sql.NullString
+		var cohortRank sql.NullInt64
+		if err := rs.Scan(&e.Position, &e.Rank, &e.Member, &e.Name, &e.Score, &fields, &e.GlobalRank, &e.GlobalPosition, &values, &place, &cohortRank); err != nil {
 			return fmt.Errorf("archive: read %s of %q: %w", p, b.ID, err)
+		}
+		if league != nil && place.Valid {
+			league.place(&e, place.String, int(cohortRank.Int64))
 		}
 		e.Fields, e.Segments = decodeFields(fields), decodeValues(values)
 		if seg.IsZero() {
@@ -139,7 +163,7 @@ func (r *Reader) fromArchive(ctx context.Context, b *board.Board, p board.Period
 		}
 		page = append(page, e)
 		if len(page) == pageSize {
-			if err := fn(page); err != nil {
+			if err := r.hand(ctx, league, page, fn); err != nil {
 				return err
 			}
 			page = page[:0]
@@ -149,7 +173,18 @@ func (r *Reader) fromArchive(ctx context.Context, b *board.Board, p board.Period
 		return fmt.Errorf("archive: read %s of %q: %w", p, b.ID, err)
 	}
 	if len(page) > 0 {
-		return fn(page)
+		return r.hand(ctx, league, page, fn)
 	}
 	return nil
+}
+
+// hand gives fn a page of the archive's entries, with their league's
+// results first in a period of the league's kind.
+func (r *Reader) hand(ctx context.Context, league *leagueRows, page []board.Entry, fn func([]board.Entry) error) error {
+	if league != nil {
+		if err := league.finish(ctx, page); err != nil {
+			return err
+		}
+	}
+	return fn(page)
 }

@@ -46,6 +46,7 @@ type segmentWriter struct {
 	rankers       map[[2]string]*board.ListRanker
 	rows          []segmentRow
 	written       int
+	cohorts       int // of written, the league cohorts' (redisstore.LeagueAttr)
 }
 
 func newSegmentWriter(db *DB, tx *sql.Tx, b *board.Board, p board.Period) *segmentWriter {
@@ -65,6 +66,9 @@ func (w *segmentWriter) add(ctx context.Context, es []board.Entry) error {
 			}
 			pos := r.Count()
 			w.rows = append(w.rows, segmentRow{attr: attr, value: k[1], member: e.Member, position: pos, rank: r.Next(e.Rank)})
+			if attr == redisstore.LeagueAttr {
+				w.cohorts++
+			}
 		}
 		if len(w.rows) >= insertRows {
 			if err := w.flush(ctx); err != nil {
@@ -119,8 +123,13 @@ func withValues(ctx context.Context, snap *redisstore.Snapshot, es []board.Entry
 }
 
 // encodeValues writes a member's values as archive_entries keeps them: a
-// JSON object, "" for none.
+// JSON object, "" for none. Its cohort (redisstore.LeagueAttr) is not one
+// of them: archive_segments alone keeps it.
 func encodeValues(vs map[string]string) string {
+	if _, ok := vs[redisstore.LeagueAttr]; ok {
+		vs = maps.Clone(vs)
+		delete(vs, redisstore.LeagueAttr)
+	}
 	if len(vs) == 0 {
 		return ""
 	}
@@ -142,14 +151,24 @@ func (p past) SegmentHeld(ctx context.Context, boardID, period string, seg board
 	fail := func(err error) (int, bool, error) {
 		return 0, false, fmt.Errorf("archive: segment %s of %s of %q: %w", seg, period, boardID, err)
 	}
-	var kept sql.NullInt64
+	var kept, cohorts sql.NullInt64
 	var def string
-	err := p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT segments, definition FROM archive_periods WHERE board = ? AND period = ?`), boardID, period).Scan(&kept, &def)
+	err := p.db.sql.QueryRowContext(ctx, p.db.q(`SELECT segments, cohorts, definition FROM archive_periods WHERE board = ? AND period = ?`), boardID, period).Scan(&kept, &cohorts, &def)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}
 	if err != nil {
 		return fail(err)
+	}
+	if seg.Attr == redisstore.LeagueAttr && !cohorts.Valid {
+		// Copied before the archive kept cohorts: held (empty) only if
+		// the board ran no league on the period's kind then.
+		var spec board.Spec
+		if err := json.Unmarshal([]byte(def), &spec); err != nil {
+			return fail(err)
+		}
+		kind, _, _ := cutPeriod(period)
+		return 0, spec.League == nil || spec.League.Kind != kind, nil
 	}
 	if !kept.Valid {
 		// Copied before the archive kept segments: held (empty) only if
@@ -175,8 +194,12 @@ func (p past) SegmentHeld(ctx context.Context, boardID, period string, seg board
 // segmentColumns are a segment's row joined to its member's entry.
 const segmentColumns = `s.position, s.rank, e.member, e.name, e.score, e.fields, e.rank, e.position`
 
-const segmentJoin = ` FROM archive_segments s JOIN archive_entries e ON e.board = s.board AND e.period = s.period AND e.member = s.member
+const (
+	segmentFrom  = ` FROM archive_segments s JOIN archive_entries e ON e.board = s.board AND e.period = s.period AND e.member = s.member`
+	segmentWhere = `
 	WHERE s.board = ? AND s.period = ? AND s.attr = ? AND s.value = ?`
+	segmentJoin = segmentFrom + segmentWhere
+)
 
 func scanSegmentEntries(rs *sql.Rows) ([]board.Entry, error) {
 	defer rs.Close()
@@ -247,16 +270,18 @@ func (p past) SegmentGroupEnd(ctx context.Context, boardID, period string, seg b
 }
 
 // segmentsKept reports whether the archive's copy of a period of a board
-// with attributes holds its segments: a copy made before the archive kept
-// them must be made again before the period's keys go.
+// with attributes holds its segments, and that of a period of a league's
+// kind its cohorts: a copy made before the archive kept them must be made
+// again before the period's keys go.
 func (db *DB) segmentsKept(ctx context.Context, b *board.Board, p board.Period) (bool, error) {
-	if len(b.Segments) == 0 {
+	league := b.League != nil && b.League.Kind == p.Kind
+	if len(b.Segments) == 0 && !league {
 		return true, nil
 	}
-	var kept sql.NullInt64
-	err := db.sql.QueryRowContext(ctx, db.q(`SELECT segments FROM archive_periods WHERE board = ? AND period = ?`), b.ID, p.String()).Scan(&kept)
+	var kept, cohorts sql.NullInt64
+	err := db.sql.QueryRowContext(ctx, db.q(`SELECT segments, cohorts FROM archive_periods WHERE board = ? AND period = ?`), b.ID, p.String()).Scan(&kept, &cohorts)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("archive: segments of %s of %q: %w", p, b.ID, err)
 	}
-	return kept.Valid, nil
+	return kept.Valid && (cohorts.Valid || !league), nil
 }

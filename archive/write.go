@@ -66,8 +66,8 @@ func (a *Archiver) write(ctx context.Context, b *board.Board, p board.Period, pa
 	if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM archive_periods WHERE board = ? AND period = ?`), b.ID, p.String()); err != nil {
 		return 0, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
 	}
-	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO archive_periods (board, period, starts_at, ends_at, members, pass, archived_at, definition, teams, segments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		b.ID, p.String(), p.Start.UnixMicro(), p.End.UnixMicro(), pos, pass, a.Store.Now().UnixMicro(), def, teams, segs.written); err != nil {
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO archive_periods (board, period, starts_at, ends_at, members, pass, archived_at, definition, teams, segments, cohorts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		b.ID, p.String(), p.Start.UnixMicro(), p.End.UnixMicro(), pos, pass, a.Store.Now().UnixMicro(), def, teams, segs.written, segs.cohorts); err != nil {
 		return 0, fmt.Errorf("archive: record %s of %q: %w", p, b.ID, err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -26,6 +26,9 @@ type Entry struct {
 	// Segments are the member's values of the board's attributes
 	// (board/segment.go), in exports and archive copies; nil elsewhere.
 	Segments map[string]string
+	// League is, in exports of a period of the board's league's kind, the
+	// member's league there (LeagueRow); nil elsewhere.
+	League *LeagueRow
 	// Masked: Member and Name are a privacy mode's stand-ins for the member
 	// (rows.Lens), which nothing links to.
 	Masked bool

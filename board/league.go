@@ -154,6 +154,25 @@ type LeagueResult struct {
 	Next   int    `json:"next"`
 }
 
+// LeagueRow is an entry's league in a period of the league's kind, as an
+// export shows it: the tier it played the period in, its cohort (0: not
+// placed) and its rank there (by the board's rank style), and, once the
+// period's close has run (Closed), what the close did to it (Result: nil
+// when it recorded nothing for the member).
+type LeagueRow struct {
+	Tier   int
+	Cohort int
+	Rank   int
+	Closed bool
+	Result *LeagueResult
+}
+
+// TierName is tier t's name, clamped to the league's tiers (a tier a
+// definition since took away reads as the top one, as placing does).
+func (l *League) TierName(t int) string {
+	return l.Tiers[min(max(t, 0), len(l.Tiers)-1)]
+}
+
 // Played says whether the member scored in the period.
 func (r LeagueResult) Played() bool { return r.Rank > 0 }
 

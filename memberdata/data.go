@@ -64,11 +64,14 @@ type Data struct {
 	Periods []Standing `json:"periods"`
 	// Archived are its rows of closed periods in the archive, latest first.
 	Archived []Standing `json:"archived"`
+	// League is, on a board that runs a league, the member's tier now and
+	// what the close of each archived period of the league did to it.
+	League *League `json:"league,omitempty"`
 	// Audit are the changes the audit log records about it, newest first:
 	// in Redis and in the archive.
 	Audit []Change `json:"audit"`
 	// Limit is the most rows each list holds; Truncated names the lists
-	// that had more ("periods", "archived", "audit").
+	// that had more ("periods", "archived", "league", "audit").
 	Limit     int      `json:"limit"`
 	Truncated []string `json:"truncated,omitempty"`
 }
@@ -87,6 +90,26 @@ type Standing struct {
 	// Segments are, in archived rows, the member's values of the board's
 	// attributes when the period was copied.
 	Segments map[string]string `json:"segments,omitempty"`
+}
+
+// League is a member's league: its tier now (in the league's next
+// period), and its results, latest period first.
+type League struct {
+	Tier    string         `json:"tier"`
+	Results []LeagueResult `json:"results"`
+}
+
+// LeagueResult is what the close of one period of the league did to the
+// member: the tier it played in, its cohort (0: it did not play) and its
+// rank there (0: no score), its move and the tier it went to.
+type LeagueResult struct {
+	Period string `json:"period"`
+	Title  string `json:"title"`
+	Tier   string `json:"tier"`
+	Cohort int    `json:"cohort,omitempty"`
+	Rank   int    `json:"rank,omitempty"`
+	Move   string `json:"move"` // up, down or stay
+	Next   string `json:"next"`
 }
 
 // Change is an audit entry about the member.
@@ -138,6 +161,9 @@ func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data
 		}
 		truncate(&out, "archived", more)
 	}
+	if err := s.league(ctx, b, member, &out); err != nil {
+		return Data{}, err
+	}
 	es, more, err := s.Audit.About(ctx, b.ID, member, Limit)
 	if err != nil {
 		return Data{}, err
@@ -146,10 +172,43 @@ func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data
 		out.Audit = append(out.Audit, Change{ID: e.ID, Time: e.Time.UTC(), Actor: e.Actor, Action: e.Action, Period: e.Period, Before: e.Before, After: e.After, Reason: e.Reason})
 	}
 	truncate(&out, "audit", more)
-	if out.Name == "" && out.Team == "" && len(out.Segments) == 0 && len(out.Periods)+len(out.Archived)+len(out.Audit)+len(out.Friends) == 0 {
+	if out.Name == "" && out.Team == "" && len(out.Segments) == 0 && out.League == nil && len(out.Periods)+len(out.Archived)+len(out.Audit)+len(out.Friends) == 0 {
 		return Data{}, noMember(b.ID, member)
 	}
 	return out, nil
+}
+
+// league fills d.League on a board that runs a league, unless the league
+// knows nothing of the member: still in the lowest tier, with no results.
+func (s *Service) league(ctx context.Context, b *board.Board, member string, d *Data) error {
+	l := b.League
+	if l == nil {
+		return nil
+	}
+	tier, err := s.Store.TierOf(ctx, b, member)
+	if err != nil {
+		return err
+	}
+	out := &League{Tier: l.TierName(tier), Results: []LeagueResult{}}
+	if s.Archiver != nil {
+		rs, more, err := s.Archiver.DB.MemberLeagueResults(ctx, b.ID, member, Limit)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			title := r.Period
+			if p, err := periodOf(b, r.Period); err == nil {
+				title = p.Title()
+			}
+			out.Results = append(out.Results, LeagueResult{Period: r.Period, Title: title, Tier: l.TierName(r.Tier), Cohort: r.Cohort, Rank: r.Rank,
+				Move: r.Move.String(), Next: l.TierName(r.Next)})
+		}
+		truncate(d, "league", more)
+	}
+	if tier > 0 || len(out.Results) > 0 {
+		d.League = out
+	}
+	return nil
 }
 
 func noMember(boardID, member string) error {

@@ -32,7 +32,7 @@ func cohortCountKey(zset string) string { return zset + ":Ln" }
 
 // cohortGroup is cohort c of tier t as a group standing.
 func cohortGroup(t, c int) board.Segment {
-	return board.Segment{Attr: "L", Value: strconv.Itoa(t) + "/" + strconv.Itoa(c)}
+	return board.Segment{Attr: LeagueAttr, Value: strconv.Itoa(t) + "/" + strconv.Itoa(c)}
 }
 
 // parseCohort reads "<tier>/<cohort>".
@@ -104,6 +104,27 @@ func (s segmentStore) TierOf(ctx context.Context, b *board.Board, member string)
 	return v, nil
 }
 
+// TiersOf is each listed member's tier, as TierOf says, in one round trip.
+func (s segmentStore) TiersOf(ctx context.Context, b *board.Board, members []string) ([]int, error) {
+	out := make([]int, len(members))
+	if len(members) == 0 {
+		return out, nil
+	}
+	vs, err := s.rdb.HMGet(ctx, tierKey(b.ID), members...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: tiers of %d members of %q: %w", len(members), b.ID, err)
+	}
+	for i, v := range vs {
+		if v, ok := v.(string); ok {
+			out[i], _ = strconv.Atoi(v)
+		}
+		if b.League != nil {
+			out[i] = min(max(out[i], 0), len(b.League.Tiers)-1)
+		}
+	}
+	return out, nil
+}
+
 // LeagueOf is a member's league in period p (of the league's kind): its
 // tier, its cohort and its rank there.
 func (s segmentStore) LeagueOf(ctx context.Context, b *board.Board, p board.Period, member string) (LeaguePlace, error) {
@@ -119,6 +140,9 @@ func (s segmentStore) LeagueOf(ctx context.Context, b *board.Board, p board.Peri
 	out := LeaguePlace{Member: member}
 	c, err := s.rdb.HGet(ctx, placesKey(z), member).Result()
 	if errors.Is(err, redis.Nil) {
+		if past, ok, err := s.pastLeagueOf(ctx, b, l, p, member); err != nil || ok {
+			return past, err
+		}
 		if out.Tier, err = s.TierOf(ctx, b, member); err != nil {
 			return LeaguePlace{}, err
 		}
@@ -176,6 +200,13 @@ func (s segmentStore) LeagueTiers(ctx context.Context, b *board.Board, p board.P
 	m, err := s.rdb.HGetAll(ctx, cohortCountKey(z)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: cohorts of %s of %q: %w", p, b.ID, err)
+	}
+	if len(m) == 0 {
+		if past, ok, err := s.pastCohorts(ctx, b, p); err != nil {
+			return nil, err
+		} else if ok {
+			m = past
+		}
 	}
 	out := make([]LeagueTier, len(l.Tiers))
 	for t, name := range l.Tiers {

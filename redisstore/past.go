@@ -73,6 +73,9 @@ type Past interface {
 	// SegmentGroupEnd is the last place in the segment of e's tie group
 	// (e as SegmentFind gives it).
 	SegmentGroupEnd(ctx context.Context, boardID, period string, seg board.Segment, e board.Entry) (int, error)
+	// Leagues' cohorts and results (league_past.go). A cohort's standing
+	// is the segment {LeagueAttr, "<tier>/<cohort>"} above.
+	LeaguePast
 }
 
 // WithPast reads closed periods whose keys have expired from p.

@@ -5,7 +5,10 @@ package redisstore
 // SegmentRows, SegmentFind, SegmentGroupEnd), with the ranks within each
 // segment that Redis gave. A period the archive holds without its segments
 // (archived before the archive kept them, while its board had the
-// attribute) is ErrGone: its segment standings are lost, not empty.
+// attribute) is ErrGone: its segment standings are lost, not empty. League
+// cohorts are segments of the pseudo-attribute LeagueAttr here, archived
+// likewise (a period of the league's kind archived before the archive kept
+// them is ErrGone too).
 
 import (
 	"context"
@@ -22,16 +25,17 @@ func (s segmentStore) pastSegment(ctx context.Context, b *board.Board, p board.P
 	if err != nil || !past {
 		return 0, false, err
 	}
-	if seg.Attr == cohortGroup(0, 1).Attr { // a league cohort: the archive keeps none yet
-		return 0, false, fmt.Errorf("board: %s of %q has moved to the archive, which keeps no league cohorts yet: %w", p, b.ID, board.ErrGone)
-	}
 	n, held, err := s.past.SegmentHeld(ctx, b.ID, p.String(), seg)
 	if err != nil {
 		return 0, false, err
 	}
 	if !held {
-		return 0, false, fmt.Errorf("board: %s of %q was archived before the archive kept segments, "+
-			"and has left Redis: its standing of %s is gone: %w", p, b.ID, seg, board.ErrGone)
+		what := "segments"
+		if seg.Attr == LeagueAttr {
+			what = "league cohorts"
+		}
+		return 0, false, fmt.Errorf("board: %s of %q was archived before the archive kept %s, "+
+			"and has left Redis: its standing of %s is gone: %w", p, b.ID, what, seg, board.ErrGone)
 	}
 	return n, true, nil
 }

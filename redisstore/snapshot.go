@@ -41,9 +41,17 @@ type Snapshot struct {
 	// for the live standings.
 	Frozen time.Time
 	// Attrs are the board's attributes whose members' values the copy
-	// holds (Values): the board's segments when it was taken.
+	// holds (Values): the board's segments when it was taken, and in a
+	// period of its league's kind LeagueAttr, each member's cohort.
 	Attrs []string
 }
+
+// LeagueAttr is the pseudo-attribute under which a snapshot (Values) and
+// the archive carry a member's cohort in a period of the league's kind:
+// "<tier>/<cohort>", the value of its cohort's group standing. No board
+// attribute is upper-case, so it never meets one; it is not one of the
+// board's attributes, and nothing that lists those shows it.
+const LeagueAttr = "L"
 
 // Snapshot copies a period's live standings (what the archiver keeps,
 // whatever the public sees), and on a team board its team standing in the
@@ -75,12 +83,19 @@ func (s snapshots) snapshotOf(ctx context.Context, b *board.Board, p board.Perio
 	if teams {
 		withTeams = "1"
 	}
-	c := scripts.snapshot.call(8+2*len(b.Segments), 8).key("def", defKey(b.ID)).key("zset", from).key("copy", z).
+	attrs := slices.Clone(b.Segments)
+	if b.League != nil && p.Kind == b.League.Kind {
+		attrs = append(attrs, LeagueAttr)
+	}
+	c := scripts.snapshot.call(8+2*len(attrs), 8).key("def", defKey(b.ID)).key("zset", from).key("copy", z).
 		key("copy_distinct", distinctKey(z)).key("copy_counts", groupCountKey(z)).key("archive", ArchiveState(b.ID)).
 		key("snaps", ArchiveSnaps(b.ID)).key("lock", ArchiveLock(b.ID, p)).
 		encoding(b).arg("ttl", max(int(ttl.Seconds()), 1)).arg("label", p.String()).arg("teams", withTeams).arg("owner", owner)
 	for i, a := range b.Segments {
 		c.in("segment").key("values", segValuesKey(b.ID, a)).key("copy_values", snapValuesKey(z, i))
+	}
+	if len(attrs) > len(b.Segments) { // the places of the league's cohorts, copied as an attribute's values
+		c.in("segment").key("values", placesKey(from)).key("copy_values", snapValuesKey(z, len(b.Segments)))
 	}
 	reply, err := c.run(ctx, s.rdb).Result()
 	if err != nil {
@@ -96,7 +111,7 @@ func (s snapshots) snapshotOf(ctx context.Context, b *board.Board, p board.Perio
 	case "lost":
 		return nil, fmt.Errorf("board: snapshot %s of %q: %w", p, b.ID, ErrNotOwner)
 	}
-	sn := &Snapshot{s: s.Store, b: b, p: p, z: z, names: namesKey(b.ID), owned: owner != "", Total: toInt(rest[0]), Attrs: slices.Clone(b.Segments)}
+	sn := &Snapshot{s: s.Store, b: b, p: p, z: z, names: namesKey(b.ID), owned: owner != "", Total: toInt(rest[0]), Attrs: attrs}
 	if len(rest) > 1 {
 		sn.State, _ = rest[1].(string)
 	}
@@ -143,11 +158,11 @@ func (sn *Snapshot) Close(ctx context.Context) error {
 
 // snapshotKeys are every key a snapshot z may hold: its scores, its tie
 // groups, its team standing's (snapshot.lua) and the values of each
-// attribute a board may have.
+// attribute a board may have, and of LeagueAttr.
 func snapshotKeys(z string) []string {
 	ks := []string{z, distinctKey(z), groupCountKey(z),
 		teamZSetKey(z), teamCountKey(z), distinctKey(teamZSetKey(z)), groupCountKey(teamZSetKey(z))}
-	for i := range board.MaxSegments {
+	for i := range board.MaxSegments + 1 {
 		ks = append(ks, snapValuesKey(z, i))
 	}
 	return ks
@@ -205,7 +220,8 @@ func (s snapshots) DropStaleSnapshots(ctx context.Context, b *board.Board) (int,
 		if !ok || !strings.HasPrefix(z, tagOf(b.ID)+":snap:") {
 			continue // not a record this version wrote
 		}
-		n, err := scripts.dropsnap.call(2+7+board.MaxSegments, 3).key("snaps", ArchiveSnaps(b.ID)).key("lock", archiveLock(b.ID, label)).keysOf("snapshot", snapshotKeys(z)...).
+		keys := snapshotKeys(z)
+		n, err := scripts.dropsnap.call(2+len(keys), 3).key("snaps", ArchiveSnaps(b.ID)).key("lock", archiveLock(b.ID, label)).keysOf("snapshot", keys...).
 			arg("snap", z).arg("record", rec).arg("owner", owner).
 			run(ctx, s.rdb).Int()
 		if err != nil {

@@ -25,13 +25,17 @@ const (
 // the extra fields, and the member's value of each of the board's
 // attributes (Entry.Segments). An export of segment seg (not zero) holds
 // its members with their ranks within it, and their ranks on the whole
-// period (global_rank). Names, ids and values that a spreadsheet would
-// read as a formula are quoted with a leading apostrophe in CSV.
+// period (global_rank). On a board with a league, an export of a period
+// of the league's kind has each member's league there (Entry.League): its
+// tier's name, its cohort and its rank in the cohort, and once the
+// period's close has run, its move (up, down, stay) and the tier it holds
+// next. Names, ids and values that a spreadsheet would read as a formula
+// are quoted with a leading apostrophe in CSV.
 func Export(w io.Writer, format string, b *board.Board, p board.Period, seg board.Segment, each func(fn func([]board.Entry) error) error) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var err error
 	if format == CSV {
-		err = exportCSV(bw, b, seg, each)
+		err = exportCSV(bw, b, p, seg, each)
 	} else {
 		err = exportJSON(bw, b, p, seg, each)
 	}
@@ -41,10 +45,50 @@ func Export(w io.Writer, format string, b *board.Board, p board.Period, seg boar
 	return bw.Flush()
 }
 
+// leagueOf is the board's league when p is of its kind, else nil.
+func leagueOf(b *board.Board, p board.Period) *board.League {
+	if b.League == nil || b.League.Kind != p.Kind {
+		return nil
+	}
+	return b.League
+}
+
+// leagueCells are an entry's league columns: tier, cohort and rank, and
+// with closed its move and next tier; empty where it has none.
+func leagueCells(l *board.League, lr *board.LeagueRow, closed bool) []string {
+	out := make([]string, 3, 5)
+	if closed {
+		out = out[:5]
+	}
+	if lr == nil {
+		return out
+	}
+	out[0] = l.TierName(lr.Tier)
+	if lr.Cohort > 0 {
+		out[1] = strconv.Itoa(lr.Cohort)
+	}
+	if lr.Rank > 0 {
+		out[2] = strconv.Itoa(lr.Rank)
+	}
+	if closed && lr.Result != nil {
+		out[3], out[4] = lr.Result.Move.String(), l.TierName(lr.Result.Next)
+	}
+	return out
+}
+
+// closedIn says whether entries (the first an export writes) come from a
+// period whose league close has run: the reader marks every entry alike.
+func closedIn(es []board.Entry) bool {
+	return len(es) > 0 && es[0].League != nil && es[0].League.Closed
+}
+
 // exportCSV writes a row per entry. The attributes' columns follow the
-// extra fields' (an attribute named like a field is "segment_<name>").
-func exportCSV(w io.Writer, b *board.Board, seg board.Segment, each func(fn func([]board.Entry) error) error) error {
+// extra fields' (an attribute named like a field is "segment_<name>"),
+// then the league's. The header waits for the first rows: they say
+// whether the league's close has run (its columns of moves).
+func exportCSV(w io.Writer, b *board.Board, p board.Period, seg board.Segment, each func(fn func([]board.Entry) error) error) error {
 	cw := csv.NewWriter(w)
+	l := leagueOf(b, p)
 	head := []string{"rank", "member", "name", "score", "raw_score"}
 	for _, f := range b.Fields {
 		head = append(head, f.Name)
@@ -58,10 +102,27 @@ func exportCSV(w io.Writer, b *board.Board, seg board.Segment, each func(fn func
 	if !seg.IsZero() {
 		head = append(head, "global_rank")
 	}
-	if err := cw.Write(head); err != nil {
-		return err
+	started, closed := false, false
+	start := func(es []board.Entry) error {
+		if started {
+			return nil
+		}
+		started = true
+		if l != nil {
+			head = append(head, "league_tier", "league_cohort", "league_rank")
+			if closed = closedIn(es); closed {
+				head = append(head, "league_move", "league_next")
+			}
+		}
+		return cw.Write(head)
 	}
 	err := each(func(es []board.Entry) error {
+		if len(es) == 0 {
+			return nil
+		}
+		if err := start(es); err != nil {
+			return err
+		}
 		for _, e := range es {
 			rec := []string{strconv.Itoa(e.Rank), cell(e.Member), cell(e.Name), b.Format.Display(e.Score), b.Format.Number(e.Score)}
 			for _, v := range e.Fields {
@@ -73,6 +134,9 @@ func exportCSV(w io.Writer, b *board.Board, seg board.Segment, each func(fn func
 			if !seg.IsZero() {
 				rec = append(rec, strconv.Itoa(e.GlobalRank))
 			}
+			if l != nil {
+				rec = append(rec, leagueCells(l, e.League, closed)...)
+			}
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -81,6 +145,9 @@ func exportCSV(w io.Writer, b *board.Board, seg board.Segment, each func(fn func
 		return cw.Error()
 	})
 	if err != nil {
+		return err
+	}
+	if err := start(nil); err != nil {
 		return err
 	}
 	cw.Flush()
@@ -107,6 +174,13 @@ type exportRow struct {
 	Segments map[string]string `json:"segments,omitempty"`
 	// GlobalRank is, in a segment's export, the rank on the whole period.
 	GlobalRank int `json:"global_rank,omitempty"`
+	// The league (a period of its kind): the tier's name, the cohort, the
+	// rank in it and, once the close has run, the move and the next tier.
+	LeagueTier   string `json:"league_tier,omitempty"`
+	LeagueCohort int    `json:"league_cohort,omitempty"`
+	LeagueRank   int    `json:"league_rank,omitempty"`
+	LeagueMove   string `json:"league_move,omitempty"`
+	LeagueNext   string `json:"league_next,omitempty"`
 }
 
 func exportJSON(w io.Writer, b *board.Board, p board.Period, seg board.Segment, each func(fn func([]board.Entry) error) error) error {
@@ -114,6 +188,7 @@ func exportJSON(w io.Writer, b *board.Board, p board.Period, seg board.Segment, 
 	if !seg.IsZero() {
 		meta["segment"] = seg.String()
 	}
+	l := leagueOf(b, p)
 	head, _ := json.Marshal(meta)
 	// {"board": ..., "period": ..., "entries": [ ... ]}, one entry a line.
 	if _, err := io.WriteString(w, string(head[:len(head)-1])+`,"entries":[`); err != nil {
@@ -126,8 +201,13 @@ func exportJSON(w io.Writer, b *board.Board, p board.Period, seg board.Segment, 
 			if math.IsInf(e.Score, 0) || math.IsNaN(e.Score) {
 				raw = b.Format.Number(e.Score)
 			}
-			row, err := json.Marshal(exportRow{Rank: e.Rank, Member: e.Member, Name: e.Name, Score: b.Format.Display(e.Score), Raw: raw, Fields: e.Fields,
-				Segments: e.Segments, GlobalRank: e.GlobalRank})
+			r := exportRow{Rank: e.Rank, Member: e.Member, Name: e.Name, Score: b.Format.Display(e.Score), Raw: raw, Fields: e.Fields,
+				Segments: e.Segments, GlobalRank: e.GlobalRank}
+			if l != nil && e.League != nil {
+				c := leagueCells(l, e.League, true)
+				r.LeagueTier, r.LeagueCohort, r.LeagueRank, r.LeagueMove, r.LeagueNext = c[0], e.League.Cohort, e.League.Rank, c[3], c[4]
+			}
+			row, err := json.Marshal(r)
 			if err != nil {
 				return err
 			}

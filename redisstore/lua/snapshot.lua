@@ -10,6 +10,8 @@
 -- The members' values of the board's attributes (redisstore/segment.go) are
 -- copied too, one hash per attribute, so that the copy's rows carry the
 -- values they had at this instant, as its segment standings placed them.
+-- In a period of a league's kind, the members' cohorts (z..':L') come as
+-- one more such pair (redisstore.LeagueAttr).
 -- KEYS: 1 def, 2 zset, 3 copy, 4 copy_distinct (its tie groups),
 --   5 copy_counts (its group counts), 6 archive (archive state), 7 snaps
 --   (the archive snapshots record), 8 lock (the period's archive lock)
