@@ -4,7 +4,8 @@ package archive
 // board's league kind is closed, promotions and relegations applied, by the
 // first pass that copies it, before the copy: the store's close happens once
 // whichever replica runs it, and each pass over the period (the final one
-// too) copies its saved result to the archive.
+// too) copies its saved results to the archive (archive_league_results),
+// replacing what an earlier pass copied.
 
 import (
 	"context"
@@ -26,6 +27,13 @@ func (a *Archiver) closeLeague(ctx context.Context, b *board.Board, p board.Peri
 	}
 	if closed {
 		a.Log.Info("league closed", "board", b.ID, "period", p.String())
+	}
+	rs, ok, err := a.Store.LeagueResults(ctx, b, p)
+	if err != nil || !ok {
+		return err // !ok: the period's keys expired, and the archive has the results already
+	}
+	if err := a.DB.PutLeagueResults(ctx, b.ID, p.String(), rs); err != nil {
+		return fmt.Errorf("archive: the league results of %s of %q: %w", p, b.ID, err)
 	}
 	return nil
 }

@@ -79,7 +79,7 @@ func (m *leagueModel) week(order []string, score map[string]int) map[string]stri
 // TestLeagueSeason: three weeks of a league of 12 members in cohorts of 5,
 // closed by two replicas archiving at once: after each week every member's
 // tier is the model's, each week closes once, and its results are the
-// model's.
+// model's, in Redis and in the archive.
 func TestLeagueSeason(t *testing.T) {
 	t.Parallel()
 	backends(t, func(t *testing.T, db *DB) {
@@ -139,10 +139,23 @@ func TestLeagueSeason(t *testing.T) {
 					t.Fatalf("week %d: %s %s next %d, want %s next %d", w, r.Member, got, r.Next, want[r.Member], model.tier[r.Member])
 				}
 			}
+			held, ok, err := db.LeagueResults(ctx, b.ID, wk.String())
+			if err != nil || !ok || results(held) != results(rs) {
+				t.Fatalf("week %d: the archive holds %v %v %v, Redis %v", w, held, ok, err, rs)
+			}
 			if n := log.count("league closed"); n != w+1 {
 				t.Fatalf("after week %d: %d closes logged", w, n)
 			}
 			clk.Set(wk.End.Add(24 * time.Hour))
 		}
 	})
+}
+
+// results writes results as "member:tier/cohort#rank move>next".
+func results(rs []board.LeagueResult) string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, fmt.Sprintf("%s:%d/%d#%d %s>%d", r.Member, r.Tier, r.Cohort, r.Rank, r.Move, r.Next))
+	}
+	return strings.Join(out, " ")
 }

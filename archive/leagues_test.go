@@ -368,7 +368,13 @@ func TestLeagueExport(t *testing.T) {
 		}
 		// p0299 has no place (as a member who scored before the board had
 		// its league): its tier is its tier now.
-		if err := f.store.Client().HDel(f.ctx, redisstore.ZSetKey(f.b.ID, w)+":L", member(299)).Err(); err != nil {
+		z, rdb := redisstore.ZSetKey(f.b.ID, w), f.store.Client()
+		c, _ := rdb.HGet(f.ctx, z+":L", member(299)).Result()
+		e, _ := rdb.HGet(f.ctx, z+":e", member(299)).Result()
+		if err := rdb.ZRem(f.ctx, z+":g:L:"+c, e).Err(); err != nil || c == "" || e == "" {
+			t.Fatalf("%q %q %v", c, e, err)
+		}
+		if err := rdb.HDel(f.ctx, z+":L", member(299)).Err(); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.store.Client().HSet(f.ctx, "lb:{arcade}:league:tier", member(299), 1).Err(); err != nil {
@@ -406,19 +412,16 @@ func TestLeagueExport(t *testing.T) {
 		if j := export(rows.JSON, board.Segment{}); strings.Contains(j, `"L"`) || !strings.Contains(j, `"member":"p0003","name":"p0003","score":"3","raw_score":3,"league_tier":"Bronze","league_cohort":1,"league_rank":1}`) {
 			t.Fatalf("JSON before the close: %.600s", j)
 		}
-		// The close runs.
-		if err := db.PutLeagueResults(f.ctx, f.b.ID, w.String(), []board.LeagueResult{
-			{Member: member(3), Tier: 0, Cohort: 1, Rank: 1, Move: board.Up, Next: 1},
-			{Member: member(5), Tier: 0, Cohort: 1, Move: board.Down, Next: 0},
-			{Member: "q01", Tier: 2, Cohort: 1, Rank: 1, Move: board.Stay, Next: 2},
-		}); err != nil {
+		// The close runs (Promote 2, Relegate 2): p0003 first, p0002 and
+		// p0006 tie second, all three up; Bronze is the lowest tier.
+		if err := f.a.closeLeague(f.ctx, &f.b, w); err != nil {
 			t.Fatal(err)
 		}
 		closed := export(rows.CSV, board.Segment{})
 		if !strings.HasPrefix(closed, "rank,member,name,score,raw_score,country,league_tier,league_cohort,league_rank,league_move,league_next\n") ||
 			!strings.Contains(closed, ",p0003,p0003,3,3,,Bronze,1,1,up,Silver\n") || !strings.Contains(closed, ",q01,q01,1,1,,Gold,1,3,stay,Gold\n") ||
-			!strings.Contains(closed, ",p0006,p0006,2,2,,Bronze,1,2,,\n") || !strings.Contains(closed, ",p0299,p0299,3,3,,Silver,,,,\n") {
-			t.Fatalf("after the close: %.500s", closed)
+			!strings.Contains(closed, ",p0006,p0006,2,2,,Bronze,1,2,up,Silver\n") || !strings.Contains(closed, ",p0299,p0299,3,3,,Silver,,,,\n") {
+			t.Fatalf("after the close: %s", closed)
 		}
 		closedJSON := export(rows.JSON, board.Segment{})
 		if !strings.Contains(closedJSON, `"league_tier":"Bronze","league_cohort":1,"league_rank":1,"league_move":"up","league_next":"Silver"}`) {
