@@ -195,7 +195,7 @@ func (s *Handler) cohortPage(c echo.Context) error {
 	}
 	_, noun := leagueNouns(l.Kind)
 	v := templates.CohortView{BoardTitle: b.Title, LeaguesHref: back.Href, Tier: l.Tiers[tier], Cohort: cohortLabel(cohort), Rules: leagueRules(l),
-		PeriodTitle: p.Title(), Note: "Ranked within the cohort; “Board” is the rank on the whole board this " + noun + ".",
+		PeriodTitle: p.Title(), Note: "Ranked within the cohort; “Board” is the rank on the whole board in the " + noun + ".",
 		Table: segmentTable(table, shown, b.Title+", "+name+", "+p.Title()), Total: total, Privacy: privacyNote(lens),
 		Empty: "Nobody in " + name + " has a score in " + p.Title() + " yet.",
 		Live:  templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/", Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)},
