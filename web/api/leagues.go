@@ -105,28 +105,16 @@ func (s *Handler) apiLeagues(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// pathInt reads an integer path parameter; anything else is a bad
-// parameter (400) naming it.
-func pathInt(c echo.Context, name string, lo, hi int) (int, error) {
-	n, err := request.Int(request.Param(c, name), name, lo, lo, hi)
-	if err != nil {
-		ae := apiErr(400, "bad_parameter", "%s: must be a whole number from %d to %d", name, lo, hi)
-		ae.Field = name
-		return 0, ae
-	}
-	return n, nil
-}
-
 func (s *Handler) apiCohort(c echo.Context) error {
 	b, p, err := s.leagueBoard(c)
 	if err != nil {
 		return err
 	}
-	tier, err := pathInt(c, "tier", 0, board.MaxTiers-1)
+	tier, err := request.Int(request.Param(c, "tier"), "tier", 0, 0, board.MaxTiers-1) // a bad one: 400 naming it
 	if err != nil {
 		return err
 	}
-	cohort, err := pathInt(c, "cohort", 1, 100_000_000)
+	cohort, err := request.Int(request.Param(c, "cohort"), "cohort", 1, 1, 100_000_000)
 	if err != nil {
 		return err
 	}
