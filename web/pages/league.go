@@ -78,6 +78,28 @@ func leagueRules(l *board.League) string {
 	return out
 }
 
+// cohortRules says what a period's close does to a cohort of tier t:
+// "When the week closes, the top 1 move up to Silver and the bottom 1 move
+// down to Bronze." No one goes above the top tier or below the lowest.
+func cohortRules(l *board.League, t int) string {
+	_, noun := leagueNouns(l.Kind)
+	var moves []string
+	if l.Promote > 0 && t+1 < len(l.Tiers) {
+		moves = append(moves, fmt.Sprintf("the top %d move up to %s", l.Promote, l.Tiers[t+1]))
+	}
+	if l.Relegate > 0 && t > 0 {
+		moves = append(moves, fmt.Sprintf("the bottom %d move down to %s", l.Relegate, l.Tiers[t-1]))
+	}
+	if len(moves) == 0 {
+		return fmt.Sprintf("When the %s closes, everyone in %s keeps their tier.", noun, l.Tiers[t])
+	}
+	out := fmt.Sprintf("When the %s closes, %s.", noun, strings.Join(moves, " and "))
+	if l.IdleDrops && t > 0 {
+		out += " Members who did not play drop a tier."
+	}
+	return out
+}
+
 // leagueBoard loads the board in the path and the period of its league
 // the query names (request.LeaguePeriod).
 func (s *Handler) leagueBoard(c echo.Context) (board.Board, board.Period, bool, error) {
@@ -194,7 +216,7 @@ func (s *Handler) cohortPage(c echo.Context) error {
 			templates.Link{Label: "First page", Href: cohortURL(b.ID, tier, cohort, p, current, 1)})
 	}
 	_, noun := leagueNouns(l.Kind)
-	v := templates.CohortView{BoardTitle: b.Title, LeaguesHref: back.Href, Tier: l.Tiers[tier], Cohort: cohortLabel(cohort), Rules: leagueRules(l),
+	v := templates.CohortView{BoardTitle: b.Title, LeaguesHref: back.Href, Tier: l.Tiers[tier], Cohort: cohortLabel(cohort), Rules: cohortRules(l, tier),
 		PeriodTitle: p.Title(), Note: "Ranked within the cohort; “Board” is the rank on the whole board in the " + noun + ".",
 		Table: segmentTable(table, shown, b.Title+", "+name+", "+p.Title()), Total: total, Privacy: privacyNote(lens),
 		Empty: "Nobody in " + name + " has a score in " + p.Title() + " yet.",

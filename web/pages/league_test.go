@@ -71,7 +71,8 @@ func TestLeaguePages(t *testing.T) {
 		t.Fatalf("cohort 0/1: %d %q\n%s", res.StatusCode, got, webtest.Excerpt(body))
 	}
 	for _, want := range []string{`data-testid="cohort-title">Bronze <span class="segment-name">Cohort 1</span>`,
-		`data-live="board=lg&amp;limit=25&amp;offset=0&amp;period=week&amp;segment=L%3A0%2F1"`, `2 members`} {
+		`data-live="board=lg&amp;limit=25&amp;offset=0&amp;period=week&amp;segment=L%3A0%2F1"`, `2 members`,
+		`When the week closes, the top 1 move up to Silver.`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("cohort page lacks %s\n%s", want, webtest.Excerpt(body))
 		}
@@ -136,5 +137,21 @@ func TestLeaguePagesPrivacy(t *testing.T) {
 	_, body = f.Get("/b/lg/m/cat", cookie...)
 	if !strings.Contains(body, `<h2>Your league</h2>`) || !strings.Contains(body, `<strong>1st</strong>`) {
 		t.Errorf("cat's member page\n%s", webtest.Excerpt(body))
+	}
+}
+
+// TestCohortRules: a cohort's page says where its top and bottom go at the
+// close, and no one goes above the top tier or below the lowest.
+func TestCohortRules(t *testing.T) {
+	f := webtest.New(t)
+	leagueBoard(t, f, func(b *board.Board) { b.League.IdleDrops = true })
+	for _, c := range []struct{ path, want string }{
+		{"/b/lg/leagues/0/1", "When the week closes, the top 1 move up to Silver."},
+		{"/b/lg/leagues/1/1", "When the week closes, the top 1 move up to Gold and the bottom 1 move down to Bronze. Members who did not play drop a tier."},
+		{"/b/lg/leagues/2/1", "When the week closes, the bottom 1 move down to Silver. Members who did not play drop a tier."},
+	} {
+		if _, body := f.Get(c.path); !strings.Contains(body, c.want) {
+			t.Errorf("%s lacks %q\n%s", c.path, c.want, webtest.Excerpt(body))
+		}
 	}
 }
