@@ -92,6 +92,9 @@ func (s segmentStore) LeagueOf(ctx context.Context, b *board.Board, p board.Peri
 	out := LeaguePlace{Member: member}
 	c, err := s.rdb.HGet(ctx, placesKey(z), member).Result()
 	if errors.Is(err, redis.Nil) {
+		if err := s.cohortsGone(ctx, b, p); err != nil {
+			return LeaguePlace{}, err
+		}
 		if out.Tier, err = s.TierOf(ctx, b, member); err != nil {
 			return LeaguePlace{}, err
 		}
@@ -130,6 +133,13 @@ func (s segmentStore) CohortPage(ctx context.Context, b *board.Board, p board.Pe
 	return s.groupPage(ctx, b, p, cohortGroup(tier, cohort), offset, limit)
 }
 
+// cohortsGone is ErrGone for a closed period whose keys have left Redis:
+// the archive keeps no cohorts, so its places are lost, not empty.
+func (s segmentStore) cohortsGone(ctx context.Context, b *board.Board, p board.Period) error {
+	_, _, err := s.pastSegment(ctx, b, p, cohortGroup(0, 1))
+	return err
+}
+
 // LeagueTiers lists the league's tiers, lowest first, each with its
 // cohorts in period p and the members placed in each.
 func (s segmentStore) LeagueTiers(ctx context.Context, b *board.Board, p board.Period) ([]LeagueTier, error) {
@@ -145,6 +155,11 @@ func (s segmentStore) LeagueTiers(ctx context.Context, b *board.Board, p board.P
 	m, err := s.rdb.HGetAll(ctx, cohortCountKey(z)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: cohorts of %s of %q: %w", p, b.ID, err)
+	}
+	if len(m) == 0 {
+		if err := s.cohortsGone(ctx, b, p); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]LeagueTier, len(l.Tiers))
 	for t, name := range l.Tiers {

@@ -32,6 +32,7 @@ func leagueCases(t *testing.T, f *webtest.Server) []apiCase {
 		{"leagues of a past week", "GET", "/boards/lg/leagues?period=week&at=2026-W49", "", "", nil, 200},
 		{"leagues of another kind", "GET", "/boards/lg/leagues?period=all", "", "", nil, 400},
 		{"leagues of a board without", "GET", "/boards/chess/leagues", "", "", nil, 404},
+		{"leagues of a week gone", "GET", "/boards/lg/leagues?at=2026-W50", "", "", nil, 410},
 		{"cohort", "GET", "/boards/lg/leagues/0/1?limit=5", "", "", nil, 200},
 		{"cohort nobody is in", "GET", "/boards/lg/leagues/2/9", "", "", nil, 200},
 		{"cohort bad tier", "GET", "/boards/lg/leagues/gold/1", "", "", nil, 400},
@@ -43,6 +44,7 @@ func leagueCases(t *testing.T, f *webtest.Server) []apiCase {
 		{"member league, not placed", "GET", "/boards/lg/members/zed/league", "", "", nil, 200},
 		{"member league of another kind", "GET", "/boards/lg/members/ann/league?period=all", "", "", nil, 400},
 		{"member league on a board without", "GET", "/boards/chess/members/ann/league", "", "", nil, 404},
+		{"member league in a week gone", "GET", "/boards/lg/members/ann/league?at=2026-W50", "", "", nil, 410},
 		{"member league, a bad member id", "GET", "/boards/lg/members/" + long + "/league", "", "", nil, 422},
 	}
 }

@@ -121,6 +121,9 @@ func (s *Handler) leaguesPage(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	tiers, err := s.opts.Store.LeagueTiers(ctx, &b, p)
+	if errors.Is(err, board.ErrGone) {
+		return leagueGone(err, &b, p, current)
+	}
 	if err != nil {
 		return err
 	}
@@ -197,9 +200,7 @@ func (s *Handler) cohortPage(c echo.Context) error {
 	}
 	pg, err := s.opts.Store.CohortPage(c.Request().Context(), &b, p, tier, cohort, offset, limit)
 	if errors.Is(err, board.ErrGone) {
-		return request.ProblemOf(err, "This cohort's standing is no longer kept",
-			fmt.Sprintf("%s on %s has closed and moved to the archive, which keeps the whole board's standings but not its league cohorts.", p.Title(), b.Title),
-			templates.Link{Label: "The whole board in " + p.Title(), Href: boardURL(b.ID, p, current, 1, 0, "")}, back)
+		return leagueGone(err, &b, p, current)
 	}
 	if err != nil {
 		return err
@@ -239,6 +240,16 @@ func (s *Handler) cohortPage(c echo.Context) error {
 	}
 	v.PageLabel = fmt.Sprintf("Page %d of %d", page, pages)
 	return request.Render(c, 200, templates.Page(l.Tiers[tier]+" "+cohortLabel(cohort)+" · "+b.Title, templates.CohortPage(v)))
+}
+
+// leagueGone says that a closed period's league left Redis with its
+// keys, and that the archive keeps no cohorts: the whole board's page of
+// the period still shows it, and the league's current period is there.
+func leagueGone(err error, b *board.Board, p board.Period, current bool) *request.Problem {
+	return request.ProblemOf(err, "This period's league is no longer kept",
+		fmt.Sprintf("%s on %s has closed and moved to the archive, which keeps the whole board's standings but not its league cohorts.", p.Title(), b.Title),
+		templates.Link{Label: "The whole board in " + p.Title(), Href: boardURL(b.ID, p, current, 1, 0, "")},
+		templates.Link{Label: "The league now", Href: "/b/" + url.PathEscape(b.ID) + "/leagues"})
 }
 
 // memberLeagueView is a member's league in period p for the member page

@@ -8,6 +8,7 @@ import (
 
 	"podium/board"
 	"podium/internal/webtest"
+	"podium/redisstore"
 	"podium/web/request"
 )
 
@@ -42,6 +43,10 @@ func TestLeaguePages(t *testing.T) {
 	f := webtest.New(t, webtest.Live())
 	leagueBoard(t, f, nil)
 	f.Board(board.Board{ID: "plain", Title: "Plain"}, map[string]float64{"ann": 1})
+	// A closed week whose keys left Redis for an archive this server does not have.
+	if err := webtest.Redis(t).HSet(context.Background(), redisstore.ArchiveState("lg"), "week:2026-W50", "0 1"+redisstore.ExpiredMark).Err(); err != nil {
+		t.Fatal(err)
+	}
 
 	_, body := f.Get("/b/lg")
 	if !strings.Contains(body, `data-testid="league-link"`) || !strings.Contains(body, `href="/b/lg/leagues?period=week"`) {
@@ -103,6 +108,8 @@ func TestLeaguePages(t *testing.T) {
 		{"/b/lg/leagues/3/1", "The league of Ladder has 3 tiers.", 404},
 		{"/b/lg/leagues/x/1", "tier must be a whole number", 400},
 		{"/b/lg/leagues/0/0", "cohort must be a whole number", 400},
+		{"/b/lg/leagues?at=2026-W50", "but not its league cohorts", 410},
+		{"/b/lg/leagues/0/1?at=2026-W50", "but not its league cohorts", 410},
 	} {
 		if res, body := f.Get(c.path); res.StatusCode != c.status || !strings.Contains(body, c.want) {
 			t.Errorf("%s: %d, want %d %q\n%s", c.path, res.StatusCode, c.status, c.want, webtest.Excerpt(body))

@@ -3616,7 +3616,7 @@ type ClientInterface interface {
 
 	// GetLeagues A board's league and its cohorts in a period.
 	//
-	// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out.
+	// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
 	//
 	// Corresponds with GET /boards/{board}/leagues (the `GetLeagues` operationId).
 	GetLeagues(ctx context.Context, board BoardID, params *GetLeaguesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3708,7 +3708,7 @@ type ClientInterface interface {
 
 	// GetMemberLeague A member's league in a period.
 	//
-	// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`.
+	// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
 	//
 	// Corresponds with GET /boards/{board}/members/{member}/league (the `GetMemberLeague` operationId).
 	GetMemberLeague(ctx context.Context, board BoardID, member MemberID, params *GetMemberLeagueParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4187,7 +4187,7 @@ func (c *Client) TestHook(ctx context.Context, board BoardID, id string, reqEdit
 
 // GetLeagues A board's league and its cohorts in a period.
 //
-// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out.
+// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
 //
 // Corresponds with GET /boards/{board}/leagues (the `GetLeagues` operationId).
 func (c *Client) GetLeagues(ctx context.Context, board BoardID, params *GetLeaguesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4399,7 +4399,7 @@ func (c *Client) GetFriendsRanks(ctx context.Context, board BoardID, member Memb
 
 // GetMemberLeague A member's league in a period.
 //
-// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`.
+// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
 //
 // Corresponds with GET /boards/{board}/members/{member}/league (the `GetMemberLeague` operationId).
 func (c *Client) GetMemberLeague(ctx context.Context, board BoardID, member MemberID, params *GetMemberLeagueParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6896,7 +6896,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetLeaguesWithResponse A board's league and its cohorts in a period.
 	//
-	// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out.
+	// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7004,7 +7004,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetMemberLeagueWithResponse A member's league in a period.
 	//
-	// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`.
+	// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8756,6 +8756,8 @@ type GetLeaguesResponse struct {
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *Gone
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -8779,6 +8781,11 @@ func (r GetLeaguesResponse) GetJSON400() *BadRequest {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLeaguesResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r GetLeaguesResponse) GetJSON410() *Gone {
+	return r.JSON410
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9733,6 +9740,8 @@ type GetMemberLeagueResponse struct {
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *Gone
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Invalid
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -9758,6 +9767,11 @@ func (r GetMemberLeagueResponse) GetJSON400() *BadRequest {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMemberLeagueResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r GetMemberLeagueResponse) GetJSON410() *Gone {
+	return r.JSON410
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -10915,7 +10929,7 @@ func (c *ClientWithResponses) TestHookWithResponse(ctx context.Context, board Bo
 
 // GetLeaguesWithResponse A board's league and its cohorts in a period.
 //
-// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out.
+// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11095,7 +11109,7 @@ func (c *ClientWithResponses) GetFriendsRanksWithResponse(ctx context.Context, b
 
 // GetMemberLeagueWithResponse A member's league in a period.
 //
-// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`.
+// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12893,6 +12907,13 @@ func ParseGetLeaguesResponse(rsp *http.Response) (*GetLeaguesResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest Gone
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13821,6 +13842,13 @@ func ParseGetMemberLeagueResponse(rsp *http.Response) (*GetMemberLeagueResponse,
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest Gone
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Invalid
