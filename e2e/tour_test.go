@@ -55,6 +55,9 @@ func stops() []stop {
 		{name: "teams", path: "/b/quarterly-sales/teams", status: 200},
 		{name: "a team", path: "/b/quarterly-sales/teams/North%20Region", status: 200},
 		{name: "widget, teams", path: "/embed/quarterly-sales?teams=1", status: 200},
+		{name: "league", path: "/b/ladder/leagues", status: 200},
+		{name: "a league cohort", path: "/b/ladder/leagues/0/1", status: 200},
+		{name: "member in a league", path: "/b/ladder/m/bob", status: 200},
 		{name: "member", path: "/b/every/m/ann", status: 200},
 		{name: "around me", path: "/b/every/around/ann?period=week", status: 200},
 		{name: "compare members", path: "/b/every/among?period=week&members=ann,bob,nobody", status: 200},
@@ -146,6 +149,10 @@ func tourApp(t *testing.T) *app {
 	submit(a.store, "cy", 30, board.Incr)
 	submit(a.store, "ann", 12, board.Decr)
 	submit(a.store, "lee", 45, board.Incr)
+	// A league: its tiers, a cohort, a member's league.
+	a.board(board.Board{ID: "ladder", Title: "Ladder", Periods: []board.Kind{board.Weekly, board.AllTime},
+		League: &board.League{Kind: board.Weekly, Tiers: []string{"Bronze", "Silver", "Gold"}, CohortSize: 2, Promote: 1, Relegate: 1}},
+		"ann", 50, "bob", 40, "cy", 30)
 	// A frozen board: its notice on the public pages, the console's note.
 	a.board(board.Board{ID: "cup", Title: "Winter Cup"}, "ann", 30, "bob", 20)
 	if _, err := a.store.Freeze(context.Background(), "cup", time.Time{}); err != nil {

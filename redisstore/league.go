@@ -31,9 +31,7 @@ func placesKey(zset string) string      { return zset + ":L" }
 func cohortCountKey(zset string) string { return zset + ":Ln" }
 
 // cohortGroup is cohort c of tier t as a group standing.
-func cohortGroup(t, c int) board.Segment {
-	return board.Segment{Attr: LeagueAttr, Value: strconv.Itoa(t) + "/" + strconv.Itoa(c)}
-}
+func cohortGroup(t, c int) board.Segment { return board.CohortSegment(t, c) }
 
 // parseCohort reads "<tier>/<cohort>".
 func parseCohort(s string) (tier, cohort int, ok bool) {
@@ -43,42 +41,17 @@ func parseCohort(s string) (tier, cohort int, ok bool) {
 	return t, n, found && err1 == nil && err2 == nil
 }
 
-// LeaguePlace is a member's league in a period: its tier and, once its
-// first score there placed it, its cohort, the members placed in the
-// cohort, and its standing within the cohort (Ranked false: placed, but
-// without a score there now).
-type LeaguePlace struct {
-	Member   string
-	Tier     int
-	TierName string
-	Placed   bool
-	Cohort   int
-	Size     int
-	Standing board.Standing
-}
-
-// LeagueCohort is one cohort of a tier in a period and how many members
-// were placed in it.
-type LeagueCohort struct {
-	Tier    int
-	Cohort  int
-	Members int
-}
-
-// LeagueTier is a tier with its cohorts in a period, first cohort first.
-type LeagueTier struct {
-	Tier    int
-	Name    string
-	Cohorts []LeagueCohort
-}
+// The league's places in a period (board/league_place.go).
+type (
+	LeaguePlace  = board.LeaguePlace
+	LeagueCohort = board.LeagueCohort
+	LeagueTier   = board.LeagueTier
+)
 
 // leagueOf refuses a board without a league or a period not of its kind.
 func leagueOf(b *board.Board, p board.Period) (*board.League, error) {
-	if b.League == nil {
-		return nil, fmt.Errorf("board %q runs no league: %w", b.ID, board.ErrNotFound)
-	}
-	if p.Kind != b.League.Kind {
-		return nil, board.NewFieldError(board.ErrInvalidInput, "period", "the league of %q runs on %s periods, not %s", b.ID, b.League.Kind, p.Kind)
+	if err := board.CheckCohort(b, p.Kind, 0, 1); err != nil {
+		return nil, err
 	}
 	return b.League, nil
 }
@@ -172,12 +145,8 @@ func (s segmentStore) LeagueOf(ctx context.Context, b *board.Board, p board.Peri
 // CohortPage reads a page of cohort cohort of tier tier in period p: each
 // entry's Rank is its rank within the cohort, GlobalRank on the period.
 func (s segmentStore) CohortPage(ctx context.Context, b *board.Board, p board.Period, tier, cohort, offset, limit int) (board.Page, error) {
-	l, err := leagueOf(b, p)
-	if err != nil {
+	if err := board.CheckCohort(b, p.Kind, tier, cohort); err != nil {
 		return board.Page{}, err
-	}
-	if tier < 0 || tier >= len(l.Tiers) || cohort < 1 {
-		return board.Page{}, fmt.Errorf("board %q has no cohort %d of tier %d: %w", b.ID, cohort, tier, board.ErrNotFound)
 	}
 	if err := board.CheckWindow(offset, limit); err != nil {
 		return board.Page{}, err

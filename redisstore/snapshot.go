@@ -51,7 +51,7 @@ type Snapshot struct {
 // "<tier>/<cohort>", the value of its cohort's group standing. No board
 // attribute is upper-case, so it never meets one; it is not one of the
 // board's attributes, and nothing that lists those shows it.
-const LeagueAttr = "L"
+const LeagueAttr = board.CohortAttr
 
 // Snapshot copies a period's live standings (what the archiver keeps,
 // whatever the public sees), and on a team board its team standing in the

@@ -177,7 +177,7 @@ func (s reader) viewResult(ctx context.Context, q ViewQuery, reply any, frozen b
 	if !q.Segment.IsZero() {
 		pg, held, perr := decodeGroup(q.Board, q.Period, q.Segment, reply)
 		if perr == nil && held == 0 && q.Period.Ended(s.now()) && !frozen { // maybe gone to the archive
-			pg, perr = s.SegmentPage(queryCtx(ctx, q), q.Board, q.Period, q.Segment, q.Offset, q.Limit)
+			pg, perr = s.groupPage(queryCtx(ctx, q), q.Board, q.Period, q.Segment, q.Offset, q.Limit) // a segment's or a cohort's
 		}
 		return ViewResult{Page: pg, Err: perr}
 	}

@@ -38,7 +38,8 @@ func visibilityFixtureWith(t *testing.T, opts ...webtest.Option) *webtest.Server
 	ctx := context.Background()
 	f.Board(board.Board{ID: "open", Title: "Open Board"}, map[string]float64{"ann": 5})
 	f.Board(board.Board{ID: "quiet", Title: "Quiet Board", Visibility: board.Unlisted}, map[string]float64{"bob": 6})
-	f.Board(board.Board{ID: secretID, Title: secretText, Visibility: board.Private, Teams: board.TeamsSum}, nil)
+	f.Board(board.Board{ID: secretID, Title: secretText, Visibility: board.Private, Teams: board.TeamsSum, Periods: []board.Kind{board.Weekly, board.AllTime},
+		League: &board.League{Kind: board.Weekly, Tiers: []string{"Low", "High"}, Promote: 1, Relegate: 1}}, nil)
 	if _, err := f.Store.Submit(ctx, secretID, board.Submission{Member: "zelda", Name: secretName, Score: 4242, Op: board.Set, Team: "red"}, board.Author{Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func boardRoutes(t *testing.T, f *webtest.Server, id string) []string {
 		case strings.Contains(p, "/hooks"): // webhooks: an API key's, never public
 			continue
 		}
-		filled := strings.NewReplacer(":board", id, ":member", "zelda", ":team", "red").Replace(p)
+		filled := strings.NewReplacer(":board", id, ":member", "zelda", ":team", "red", ":tier", "0", ":cohort", "1").Replace(p)
 		if strings.Contains(filled, ":") {
 			t.Fatalf("route %s has a parameter the gate's test cannot fill: teach boardRoutes about it", p)
 		}

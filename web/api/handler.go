@@ -44,6 +44,9 @@ type Store interface {
 	SegmentPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error)
 	SegmentAround(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, member string, k int) (board.Page, int, error)
 	SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error)
+	LeagueOf(ctx context.Context, b *board.Board, p board.Period, member string) (board.LeaguePlace, error)
+	CohortPage(ctx context.Context, b *board.Board, p board.Period, tier, cohort, offset, limit int) (board.Page, error)
+	LeagueTiers(ctx context.Context, b *board.Board, p board.Period) ([]board.LeagueTier, error)
 	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
 	Unfreeze(ctx context.Context, id string) (board.Board, error)
 }

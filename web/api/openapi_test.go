@@ -310,6 +310,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"delete again", "DELETE", "/boards/sprint", all, "", nil, 404},
 	}
 	tests = append(tests, segmentCases(t, f, all, chessOnly)...)
+	tests = append(tests, leagueCases(t, f)...)
 	for _, tc := range tests {
 		v.run(t, f.URL, tc)
 	}

@@ -123,6 +123,9 @@ func (s *Handler) Routes(e *echo.Echo) {
 	g.Match(read, "/boards/:board/teams/:team", s.apiTeam)
 	g.PUT("/boards/:board/members/:member/team", s.apiSetTeam, s.requireKey)
 	g.PUT("/boards/:board/members/:member/segments", s.apiSetSegments, s.requireKey)
+	g.Match(read, "/boards/:board/leagues", s.apiLeagues)
+	g.Match(read, "/boards/:board/leagues/:tier/:cohort", s.apiCohort)
+	g.Match(read, "/boards/:board/members/:member/league", s.apiMemberLeague)
 	if s.opts.Members != nil {
 		g.GET("/boards/:board/members/:member/data", s.apiMemberData) // the gate first, then the key: a read of the board
 		g.POST("/boards/:board/members/:member/erase", s.apiEraseMember, s.requireKey)

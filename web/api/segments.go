@@ -35,23 +35,29 @@ type segmentJSON struct {
 // segment's members, each row's rank on the whole period beside. A reader
 // a privacy mode limits sees the rows the plain page would show them.
 func (s *Handler) apiSegmentEntries(c echo.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) error {
-	lens := s.opts.Gate.Lens(c, b)
 	pg, err := s.opts.Store.SegmentPage(c.Request().Context(), b, p, seg, offset, limit)
 	if err != nil {
 		return err
 	}
+	out, total := groupEntriesJSON(s.opts.Gate.Lens(c, b), pg)
+	return c.JSON(http.StatusOK, pageJSON{Board: b.ID, Entries: out, FrozenSince: s.frozenSince(b), Offset: offset, Period: toPeriodJSON(p),
+		Segment: &segmentJSON{Attribute: seg.Attr, Value: seg.Value}, Total: total})
+}
+
+// groupEntriesJSON is a page of a group standing (a segment's, a
+// cohort's) as a reader sees it through lens, and the total they are
+// told: ranks within the group, each row's rank on the period beside.
+func groupEntriesJSON(lens rows.Lens, pg board.Page) ([]entryJSON, int) {
 	es := lens.SegmentEntries(pg.Entries)
-	out := entriesJSON(b, es)
+	out := entriesJSON(lens.Board, es)
 	for i := range out {
 		g := es[i].GlobalRank
 		out[i].GlobalRank = &g
 	}
-	total := pg.Total
 	if !lens.Counts() {
-		total = len(es) // where only the top is shown, no count of the rest
+		return out, len(es) // where only the top is shown, no count of the rest
 	}
-	return c.JSON(http.StatusOK, pageJSON{Board: b.ID, Entries: out, FrozenSince: s.frozenSince(b), Offset: offset, Period: toPeriodJSON(p),
-		Segment: &segmentJSON{Attribute: seg.Attr, Value: seg.Value}, Total: total})
+	return out, pg.Total
 }
 
 // segmentAroundJSON answers apiAround within a segment: the rows around

@@ -65,6 +65,13 @@ func (s *Handler) boardPage(c echo.Context) error {
 	if b.Teams != board.TeamsOff {
 		v.TeamsHref = teamsURL(b.ID, p, current, 1)
 	}
+	if l := b.League; l != nil {
+		if p.Kind == l.Kind {
+			v.LeagueHref = leaguesURL(b.ID, p, current)
+		} else {
+			v.LeagueHref = leaguesURL(b.ID, b.Current(l.Kind, s.opts.Store.Now()), true)
+		}
+	}
 	s.boardNav(lens, p, current, ask, &v)
 	// The table is what the page's live view shows, the same for every
 	// reader of the shared surfaces: a personal link's own place is above it

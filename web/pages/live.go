@@ -15,7 +15,8 @@ import (
 )
 
 // liveSocket upgrades to a WebSocket streaming one view: a page of a period
-// (offset, limit; of a segment's standing with segment=<attr>:<value>) or
+// (offset, limit; of a segment's standing with segment=<attr>:<value>, of
+// a league cohort's with segment=L:<tier>/<cohort>) or
 // the members around one (member, radius). It checks the
 // query like the pages do, so a bad one gets a 4xx before any upgrade.
 func (s *Handler) liveSocket(c echo.Context) error {
@@ -75,7 +76,9 @@ func (s *Handler) liveSocket(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("board %q has no member %q to follow", b.ID, spec.Member))
 	}
 	spec.Own = spec.Shared && spec.Member != "" && spec.Member == lens.Sight.Me
-	if spec.Segment, err = board.ParseSegment(&b, c.QueryParam("segment")); err != nil {
+	// A segment of the board, or a cohort of its league in one of the
+	// league's periods (board.ParseStanding): no other group standing.
+	if spec.Segment, err = board.ParseStanding(&b, spec.Kind, c.QueryParam("segment")); err != nil {
 		return request.ProblemOf(err, "That request is not valid", request.Reason(err))
 	}
 	if !spec.Segment.IsZero() && (spec.Member != "" || spec.Members != "" || c.QueryParam("teams") == "1") {

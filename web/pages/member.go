@@ -49,6 +49,9 @@ func (s *Handler) memberPage(c echo.Context) error {
 		return err
 	}
 	v.Segments = memberSegmentLinks(&b, vs, s.opts.Store.Now())
+	if v.League, err = s.memberLeague(c.Request().Context(), lens, member); err != nil {
+		return err
+	}
 	ranked := false
 	for i, st := range sts {
 		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period.Kind), Key: st.Period.Key, Ranked: st.Ranked}

@@ -39,6 +39,7 @@ type Store interface {
 	SegmentsOf(ctx context.Context, b *board.Board, member string) (map[string]string, error)
 	SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error)
 	Teams
+	Leagues
 }
 
 // Live is what the pages need from the live hub.
@@ -98,6 +99,8 @@ func (s *Handler) Routes(e *echo.Echo) {
 	e.Match(read, "/b/:board/among", s.amongPage)
 	e.Match(read, "/b/:board/teams", s.teamsPage)
 	e.Match(read, "/b/:board/teams/:team", s.teamPage)
+	e.Match(read, "/b/:board/leagues", s.leaguesPage)
+	e.Match(read, "/b/:board/leagues/:tier/:cohort", s.cohortPage)
 	e.Match(read, "/embed/:board", s.embedPage)
 	e.Match(read, "/tv", s.tvPage)
 	e.GET("/s/:token", s.shareLink)

@@ -74,6 +74,7 @@ type BoardView struct {
 	PeriodTitle string
 	PeriodNote  string // what a rolling window covers: "Today and the 6 days before, …"
 	TeamsHref   string // the period's team standing, on boards with teams
+	LeagueHref  string // the league's tiers and cohorts, on boards with a league
 	Prev, Next  *Link
 	Table       Table
 	Total       int
@@ -181,7 +182,8 @@ type MemberView struct {
 	// CompareHref opens the compare page with this member ("" where the
 	// reader may not see other members).
 	CompareHref string
-	Segments    []Link // the member's values, each to its segment's page
+	Segments    []Link        // the member's values, each to its segment's page
+	League      *MemberLeague // the member's league this period; nil on a board without one
 }
 
 // EmbedView is the widget.

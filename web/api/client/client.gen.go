@@ -986,6 +986,42 @@ func (e TeamsTeamsBy) Valid() bool {
 	}
 }
 
+// Defines values for LeaguePeriod.
+const (
+	LeaguePeriodAll     LeaguePeriod = "all"
+	LeaguePeriodDay     LeaguePeriod = "day"
+	LeaguePeriodLast24h LeaguePeriod = "last24h"
+	LeaguePeriodLast30d LeaguePeriod = "last30d"
+	LeaguePeriodLast7d  LeaguePeriod = "last7d"
+	LeaguePeriodMonth   LeaguePeriod = "month"
+	LeaguePeriodWeek    LeaguePeriod = "week"
+	LeaguePeriodYear    LeaguePeriod = "year"
+)
+
+// Valid indicates whether the value is a known member of the LeaguePeriod enum.
+func (e LeaguePeriod) Valid() bool {
+	switch e {
+	case LeaguePeriodAll:
+		return true
+	case LeaguePeriodDay:
+		return true
+	case LeaguePeriodLast24h:
+		return true
+	case LeaguePeriodLast30d:
+		return true
+	case LeaguePeriodLast7d:
+		return true
+	case LeaguePeriodMonth:
+		return true
+	case LeaguePeriodWeek:
+		return true
+	case LeaguePeriodYear:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateBoardJSONBodyDefaultPeriod.
 const (
 	CreateBoardJSONBodyDefaultPeriodAll     CreateBoardJSONBodyDefaultPeriod = "all"
@@ -1292,6 +1328,78 @@ func (e ExportPeriodParamsFormat) Valid() bool {
 	}
 }
 
+// Defines values for GetLeaguesParamsPeriod.
+const (
+	GetLeaguesParamsPeriodAll     GetLeaguesParamsPeriod = "all"
+	GetLeaguesParamsPeriodDay     GetLeaguesParamsPeriod = "day"
+	GetLeaguesParamsPeriodLast24h GetLeaguesParamsPeriod = "last24h"
+	GetLeaguesParamsPeriodLast30d GetLeaguesParamsPeriod = "last30d"
+	GetLeaguesParamsPeriodLast7d  GetLeaguesParamsPeriod = "last7d"
+	GetLeaguesParamsPeriodMonth   GetLeaguesParamsPeriod = "month"
+	GetLeaguesParamsPeriodWeek    GetLeaguesParamsPeriod = "week"
+	GetLeaguesParamsPeriodYear    GetLeaguesParamsPeriod = "year"
+)
+
+// Valid indicates whether the value is a known member of the GetLeaguesParamsPeriod enum.
+func (e GetLeaguesParamsPeriod) Valid() bool {
+	switch e {
+	case GetLeaguesParamsPeriodAll:
+		return true
+	case GetLeaguesParamsPeriodDay:
+		return true
+	case GetLeaguesParamsPeriodLast24h:
+		return true
+	case GetLeaguesParamsPeriodLast30d:
+		return true
+	case GetLeaguesParamsPeriodLast7d:
+		return true
+	case GetLeaguesParamsPeriodMonth:
+		return true
+	case GetLeaguesParamsPeriodWeek:
+		return true
+	case GetLeaguesParamsPeriodYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCohortParamsPeriod.
+const (
+	GetCohortParamsPeriodAll     GetCohortParamsPeriod = "all"
+	GetCohortParamsPeriodDay     GetCohortParamsPeriod = "day"
+	GetCohortParamsPeriodLast24h GetCohortParamsPeriod = "last24h"
+	GetCohortParamsPeriodLast30d GetCohortParamsPeriod = "last30d"
+	GetCohortParamsPeriodLast7d  GetCohortParamsPeriod = "last7d"
+	GetCohortParamsPeriodMonth   GetCohortParamsPeriod = "month"
+	GetCohortParamsPeriodWeek    GetCohortParamsPeriod = "week"
+	GetCohortParamsPeriodYear    GetCohortParamsPeriod = "year"
+)
+
+// Valid indicates whether the value is a known member of the GetCohortParamsPeriod enum.
+func (e GetCohortParamsPeriod) Valid() bool {
+	switch e {
+	case GetCohortParamsPeriodAll:
+		return true
+	case GetCohortParamsPeriodDay:
+		return true
+	case GetCohortParamsPeriodLast24h:
+		return true
+	case GetCohortParamsPeriodLast30d:
+		return true
+	case GetCohortParamsPeriodLast7d:
+		return true
+	case GetCohortParamsPeriodMonth:
+		return true
+	case GetCohortParamsPeriodWeek:
+		return true
+	case GetCohortParamsPeriodYear:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RemoveMemberParamsPeriod.
 const (
 	RemoveMemberParamsPeriodAll     RemoveMemberParamsPeriod = "all"
@@ -1412,6 +1520,42 @@ func (e GetFriendsRanksParamsPeriod) Valid() bool {
 	case GetFriendsRanksParamsPeriodWeek:
 		return true
 	case GetFriendsRanksParamsPeriodYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetMemberLeagueParamsPeriod.
+const (
+	GetMemberLeagueParamsPeriodAll     GetMemberLeagueParamsPeriod = "all"
+	GetMemberLeagueParamsPeriodDay     GetMemberLeagueParamsPeriod = "day"
+	GetMemberLeagueParamsPeriodLast24h GetMemberLeagueParamsPeriod = "last24h"
+	GetMemberLeagueParamsPeriodLast30d GetMemberLeagueParamsPeriod = "last30d"
+	GetMemberLeagueParamsPeriodLast7d  GetMemberLeagueParamsPeriod = "last7d"
+	GetMemberLeagueParamsPeriodMonth   GetMemberLeagueParamsPeriod = "month"
+	GetMemberLeagueParamsPeriodWeek    GetMemberLeagueParamsPeriod = "week"
+	GetMemberLeagueParamsPeriodYear    GetMemberLeagueParamsPeriod = "year"
+)
+
+// Valid indicates whether the value is a known member of the GetMemberLeagueParamsPeriod enum.
+func (e GetMemberLeagueParamsPeriod) Valid() bool {
+	switch e {
+	case GetMemberLeagueParamsPeriodAll:
+		return true
+	case GetMemberLeagueParamsPeriodDay:
+		return true
+	case GetMemberLeagueParamsPeriodLast24h:
+		return true
+	case GetMemberLeagueParamsPeriodLast30d:
+		return true
+	case GetMemberLeagueParamsPeriodLast7d:
+		return true
+	case GetMemberLeagueParamsPeriodMonth:
+		return true
+	case GetMemberLeagueParamsPeriodWeek:
+		return true
+	case GetMemberLeagueParamsPeriodYear:
 		return true
 	default:
 		return false
@@ -1772,6 +1916,27 @@ type BoardDefinitionVisibility string
 // BoardDefinitionWindow How rolling windows combine their buckets: sum adds up the changes made inside the window, best keeps the best score offered inside it (best and set offer their value, incr and decr the score they reach in all time or the longest calendar period). Fixed while a rolling window is enabled (409 `immutable`). Left out on an update: unchanged.
 type BoardDefinitionWindow string
 
+// CohortPage defines model for CohortPage.
+type CohortPage struct {
+	Board  string `json:"board"`
+	Cohort int    `json:"cohort"`
+
+	// Entries `rank` is the rank within the cohort, `global_rank` the rank on the whole period.
+	Entries []Entry `json:"entries"`
+
+	// FrozenSince Present while the board is frozen.
+	FrozenSince *time.Time `json:"frozen_since,omitempty"`
+	Offset      int        `json:"offset"`
+
+	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
+	Period   Period `json:"period"`
+	Tier     int    `json:"tier"`
+	TierName string `json:"tier_name"`
+
+	// Total Members of the cohort with a score in the period; where the board's privacy mode shows only its top, those among it.
+	Total int `json:"total"`
+}
+
 // Delivery defines model for Delivery.
 type Delivery struct {
 	At      time.Time `json:"at"`
@@ -2097,6 +2262,35 @@ type League struct {
 // Example: week
 type LeagueKind string
 
+// Leagues defines model for Leagues.
+type Leagues struct {
+	Board string `json:"board"`
+
+	// FrozenSince Present while the board is frozen.
+	FrozenSince *time.Time `json:"frozen_since,omitempty"`
+
+	// League Leagues on one calendar period kind: named tiers, lowest first, each split into cohorts of at most `cohort_size` members placed in order on their first score of a period (a new member starts in the lowest tier). When the period closes, the top `promote` of each cohort move up a tier and the bottom `relegate` move down, ties at a boundary moving together.
+	League League `json:"league"`
+
+	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
+	Period Period `json:"period"`
+
+	// Tiers Every tier of the league, lowest first.
+	Tiers []struct {
+		// Cohorts The tier's cohorts in the period, first first; none before a member of the tier scores.
+		Cohorts []struct {
+			Cohort int `json:"cohort"`
+
+			// Members Members placed in the cohort; left out where the board's privacy mode shows only its top.
+			Members *int `json:"members,omitempty"`
+		} `json:"cohorts"`
+		Name string `json:"name"`
+
+		// Tier The tier's index, 0 the lowest.
+		Tier int `json:"tier"`
+	} `json:"tiers"`
+}
+
 // Listed defines model for Listed.
 type Listed struct {
 	// ListRank The rank among the listed members with a score, in the board's rank style.
@@ -2189,6 +2383,39 @@ type MemberData struct {
 
 // MemberDataTruncated defines model for MemberData.Truncated.
 type MemberDataTruncated string
+
+// MemberLeague defines model for MemberLeague.
+type MemberLeague struct {
+	Board string `json:"board"`
+
+	// Cohort The member's cohort within its tier (placed members only).
+	Cohort *int `json:"cohort,omitempty"`
+
+	// FrozenSince Present while the board is frozen.
+	FrozenSince *time.Time `json:"frozen_since,omitempty"`
+	Member      string     `json:"member"`
+
+	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
+	Period Period `json:"period"`
+
+	// Placed Whether a score of the period placed the member in a cohort.
+	Placed bool `json:"placed"`
+
+	// Rank The member's rank within its cohort (ranked members only).
+	Rank *int `json:"rank,omitempty"`
+
+	// Ranked Whether the member has a score in the period now (a removed score keeps its place).
+	Ranked    bool     `json:"ranked"`
+	Score     *float64 `json:"score,omitempty"`
+	ScoreText *string  `json:"score_text,omitempty"`
+
+	// Size Members placed in the cohort; where the board's privacy mode shows only its top, at most that many.
+	Size *int `json:"size,omitempty"`
+
+	// Tier The tier the member plays the period in, 0 the lowest.
+	Tier     int    `json:"tier"`
+	TierName string `json:"tier_name"`
+}
 
 // MemberPeriod defines model for MemberPeriod.
 type MemberPeriod struct {
@@ -2514,6 +2741,9 @@ type TeamsTeamsBy string
 // BoardID defines model for BoardID.
 type BoardID = string
 
+// LeaguePeriod defines model for LeaguePeriod.
+type LeaguePeriod string
+
 // MemberID defines model for MemberID.
 type MemberID = string
 
@@ -2711,6 +2941,36 @@ type UpdateHookJSONBody struct {
 	Enabled bool `json:"enabled"`
 }
 
+// GetLeaguesParams defines parameters for GetLeagues.
+type GetLeaguesParams struct {
+	// Period Period kind. Default: the kind the board's league runs on, which is the only one it answers: another kind the board keeps is 400 `bad_parameter` on `period`, one it does not keep 404 `period_not_found`.
+	Period *GetLeaguesParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
+}
+
+// GetLeaguesParamsPeriod defines parameters for GetLeagues.
+type GetLeaguesParamsPeriod string
+
+// GetCohortParams defines parameters for GetCohort.
+type GetCohortParams struct {
+	// Period Period kind. Default: the kind the board's league runs on, which is the only one it answers: another kind the board keeps is 400 `bad_parameter` on `period`, one it does not keep 404 `period_not_found`.
+	Period *GetCohortParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
+
+	// Offset Members of the cohort to skip.
+	Offset *int `form:"offset,omitempty" json:"offset,omitempty"`
+
+	// Limit Members to return.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetCohortParamsPeriod defines parameters for GetCohort.
+type GetCohortParamsPeriod string
+
 // RemoveMemberParams defines parameters for RemoveMember.
 type RemoveMemberParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
@@ -2769,6 +3029,18 @@ type GetFriendsRanksParams struct {
 
 // GetFriendsRanksParamsPeriod defines parameters for GetFriendsRanks.
 type GetFriendsRanksParamsPeriod string
+
+// GetMemberLeagueParams defines parameters for GetMemberLeague.
+type GetMemberLeagueParams struct {
+	// Period Period kind. Default: the kind the board's league runs on, which is the only one it answers: another kind the board keeps is 400 `bad_parameter` on `period`, one it does not keep 404 `period_not_found`.
+	Period *GetMemberLeagueParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
+}
+
+// GetMemberLeagueParamsPeriod defines parameters for GetMemberLeague.
+type GetMemberLeagueParamsPeriod string
 
 // SetSegmentsJSONBody defines parameters for SetSegments.
 type SetSegmentsJSONBody struct {
@@ -3369,6 +3641,20 @@ type ClientInterface interface {
 	// Corresponds with POST /boards/{board}/hooks/{id}/test (the `TestHook` operationId).
 	TestHook(ctx context.Context, board BoardID, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetLeagues A board's league and its cohorts in a period.
+	//
+	// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
+	//
+	// Corresponds with GET /boards/{board}/leagues (the `GetLeagues` operationId).
+	GetLeagues(ctx context.Context, board BoardID, params *GetLeaguesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCohort A cohort's standing in a period.
+	//
+	// The cohort's members ranked among themselves with the board's ties and rank style, each entry's rank on the whole period in `global_rank`: entries as `listEntries` sends them. A cohort no member was placed in is an empty page. A reader whom the board's privacy mode limits sees the cohort's members among the places the whole period's page would show them. A closed period's cohorts are not kept by the archive: once the period has left Redis, 410.
+	//
+	// Corresponds with GET /boards/{board}/leagues/{tier}/{cohort} (the `GetCohort` operationId).
+	GetCohort(ctx context.Context, board BoardID, tier int, cohort int, params *GetCohortParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RemoveMember Remove a member from every period, or from one.
 	//
 	// Without `period`, the member is removed from every period Redis holds, past ones included (periods already moved to the archive are passed over), and their display name is forgotten; `at` without `period` is refused (422), never read as every period. With `period` (and `at` for a past one), from that period only. 404 `member_not_found` when there was nothing to remove.
@@ -3446,6 +3732,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /boards/{board}/members/{member}/friends/ranks (the `GetFriendsRanks` operationId).
 	GetFriendsRanks(ctx context.Context, board BoardID, member MemberID, params *GetFriendsRanksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMemberLeague A member's league in a period.
+	//
+	// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
+	//
+	// Corresponds with GET /boards/{board}/members/{member}/league (the `GetMemberLeague` operationId).
+	GetMemberLeague(ctx context.Context, board BoardID, member MemberID, params *GetMemberLeagueParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SetSegmentsWithBody Give a member values of the board's segment attributes.
 	//
@@ -3919,6 +4212,40 @@ func (c *Client) TestHook(ctx context.Context, board BoardID, id string, reqEdit
 	return c.Client.Do(req)
 }
 
+// GetLeagues A board's league and its cohorts in a period.
+//
+// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
+//
+// Corresponds with GET /boards/{board}/leagues (the `GetLeagues` operationId).
+func (c *Client) GetLeagues(ctx context.Context, board BoardID, params *GetLeaguesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLeaguesRequest(c.Server, board, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCohort A cohort's standing in a period.
+//
+// The cohort's members ranked among themselves with the board's ties and rank style, each entry's rank on the whole period in `global_rank`: entries as `listEntries` sends them. A cohort no member was placed in is an empty page. A reader whom the board's privacy mode limits sees the cohort's members among the places the whole period's page would show them. A closed period's cohorts are not kept by the archive: once the period has left Redis, 410.
+//
+// Corresponds with GET /boards/{board}/leagues/{tier}/{cohort} (the `GetCohort` operationId).
+func (c *Client) GetCohort(ctx context.Context, board BoardID, tier int, cohort int, params *GetCohortParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCohortRequest(c.Server, board, tier, cohort, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RemoveMember Remove a member from every period, or from one.
 //
 // Without `period`, the member is removed from every period Redis holds, past ones included (periods already moved to the archive are passed over), and their display name is forgotten; `at` without `period` is refused (422), never read as every period. With `period` (and `at` for a past one), from that period only. 404 `member_not_found` when there was nothing to remove.
@@ -4087,6 +4414,23 @@ func (c *Client) SetFriends(ctx context.Context, board BoardID, member MemberID,
 // Corresponds with GET /boards/{board}/members/{member}/friends/ranks (the `GetFriendsRanks` operationId).
 func (c *Client) GetFriendsRanks(ctx context.Context, board BoardID, member MemberID, params *GetFriendsRanksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetFriendsRanksRequest(c.Server, board, member, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMemberLeague A member's league in a period.
+//
+// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
+//
+// Corresponds with GET /boards/{board}/members/{member}/league (the `GetMemberLeague` operationId).
+func (c *Client) GetMemberLeague(ctx context.Context, board BoardID, member MemberID, params *GetMemberLeagueParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMemberLeagueRequest(c.Server, board, member, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5095,6 +5439,190 @@ func NewTestHookRequest(server string, board BoardID, id string) (*http.Request,
 	return req, nil
 }
 
+// NewGetLeaguesRequest constructs an http.Request for the GetLeagues method
+func NewGetLeaguesRequest(server string, board BoardID, params *GetLeaguesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/leagues", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.At != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "at", *params.At, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCohortRequest constructs an http.Request for the GetCohort method
+func NewGetCohortRequest(server string, board BoardID, tier int, cohort int, params *GetCohortParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "tier", tier, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "cohort", cohort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/leagues/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.At != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "at", *params.At, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRemoveMemberRequest constructs an http.Request for the RemoveMember method
 func NewRemoveMemberRequest(server string, board BoardID, member MemberID, params *RemoveMemberParams) (*http.Request, error) {
 	var err error
@@ -5534,6 +6062,86 @@ func NewGetFriendsRanksRequest(server string, board BoardID, member MemberID, pa
 	}
 
 	operationPath := fmt.Sprintf("/boards/%s/members/%s/friends/ranks", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.At != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "at", *params.At, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetMemberLeagueRequest constructs an http.Request for the GetMemberLeague method
+func NewGetMemberLeagueRequest(server string, board BoardID, member MemberID, params *GetMemberLeagueParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "member", member, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/members/%s/league", pathParam0, pathParam1)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6325,6 +6933,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /boards/{board}/hooks/{id}/test (the `TestHook` operationId).
 	TestHookWithResponse(ctx context.Context, board BoardID, id string, reqEditors ...RequestEditorFn) (*TestHookResponse, error)
 
+	// GetLeaguesWithResponse A board's league and its cohorts in a period.
+	//
+	// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /boards/{board}/leagues (the `GetLeagues` operationId).
+	GetLeaguesWithResponse(ctx context.Context, board BoardID, params *GetLeaguesParams, reqEditors ...RequestEditorFn) (*GetLeaguesResponse, error)
+
+	// GetCohortWithResponse A cohort's standing in a period.
+	//
+	// The cohort's members ranked among themselves with the board's ties and rank style, each entry's rank on the whole period in `global_rank`: entries as `listEntries` sends them. A cohort no member was placed in is an empty page. A reader whom the board's privacy mode limits sees the cohort's members among the places the whole period's page would show them. A closed period's cohorts are not kept by the archive: once the period has left Redis, 410.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /boards/{board}/leagues/{tier}/{cohort} (the `GetCohort` operationId).
+	GetCohortWithResponse(ctx context.Context, board BoardID, tier int, cohort int, params *GetCohortParams, reqEditors ...RequestEditorFn) (*GetCohortResponse, error)
+
 	// RemoveMemberWithResponse Remove a member from every period, or from one.
 	//
 	// Without `period`, the member is removed from every period Redis holds, past ones included (periods already moved to the archive are passed over), and their display name is forgotten; `at` without `period` is refused (422), never read as every period. With `period` (and `at` for a past one), from that period only. 404 `member_not_found` when there was nothing to remove.
@@ -6414,6 +7040,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /boards/{board}/members/{member}/friends/ranks (the `GetFriendsRanks` operationId).
 	GetFriendsRanksWithResponse(ctx context.Context, board BoardID, member MemberID, params *GetFriendsRanksParams, reqEditors ...RequestEditorFn) (*GetFriendsRanksResponse, error)
+
+	// GetMemberLeagueWithResponse A member's league in a period.
+	//
+	// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /boards/{board}/members/{member}/league (the `GetMemberLeague` operationId).
+	GetMemberLeagueWithResponse(ctx context.Context, board BoardID, member MemberID, params *GetMemberLeagueParams, reqEditors ...RequestEditorFn) (*GetMemberLeagueResponse, error)
 
 	// SetSegmentsWithBodyWithResponse Give a member values of the board's segment attributes.
 	//
@@ -8141,6 +8776,186 @@ func (r TestHookResponse) ContentType() string {
 	return ""
 }
 
+// GetLeaguesResponse429Headers the declared response headers of an HTTP 429 response for GetLeagues
+type GetLeaguesResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetLeaguesResponse503Headers the declared response headers of an HTTP 503 response for GetLeagues
+type GetLeaguesResponse503Headers struct {
+	RetryAfter int
+}
+
+type GetLeaguesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Leagues
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *Gone
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLeaguesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLeaguesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetLeaguesResponse) GetJSON200() *Leagues {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLeaguesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetLeaguesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r GetLeaguesResponse) GetJSON410() *Gone {
+	return r.JSON410
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLeaguesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLeaguesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLeaguesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLeaguesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLeaguesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLeaguesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCohortResponse429Headers the declared response headers of an HTTP 429 response for GetCohort
+type GetCohortResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetCohortResponse503Headers the declared response headers of an HTTP 503 response for GetCohort
+type GetCohortResponse503Headers struct {
+	RetryAfter int
+}
+
+type GetCohortResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CohortPage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *Gone
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCohortResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCohortResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCohortResponse) GetJSON200() *CohortPage {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCohortResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCohortResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r GetCohortResponse) GetJSON410() *Gone {
+	return r.JSON410
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCohortResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCohortResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCohortResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCohortResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCohortResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCohortResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RemoveMemberResponse401Headers the declared response headers of an HTTP 401 response for RemoveMember
 type RemoveMemberResponse401Headers struct {
 	WWWAuthenticate string
@@ -8939,6 +9754,103 @@ func (r GetFriendsRanksResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetFriendsRanksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetMemberLeagueResponse429Headers the declared response headers of an HTTP 429 response for GetMemberLeague
+type GetMemberLeagueResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetMemberLeagueResponse503Headers the declared response headers of an HTTP 503 response for GetMemberLeague
+type GetMemberLeagueResponse503Headers struct {
+	RetryAfter int
+}
+
+type GetMemberLeagueResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MemberLeague
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *Gone
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Invalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetMemberLeagueResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMemberLeagueResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMemberLeagueResponse) GetJSON200() *MemberLeague {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetMemberLeagueResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetMemberLeagueResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r GetMemberLeagueResponse) GetJSON410() *Gone {
+	return r.JSON410
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetMemberLeagueResponse) GetJSON422() *Invalid {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetMemberLeagueResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMemberLeagueResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMemberLeagueResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMemberLeagueResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMemberLeagueResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMemberLeagueResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10054,6 +10966,36 @@ func (c *ClientWithResponses) TestHookWithResponse(ctx context.Context, board Bo
 	return ParseTestHookResponse(rsp)
 }
 
+// GetLeaguesWithResponse A board's league and its cohorts in a period.
+//
+// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /boards/{board}/leagues (the `GetLeagues` operationId).
+func (c *ClientWithResponses) GetLeaguesWithResponse(ctx context.Context, board BoardID, params *GetLeaguesParams, reqEditors ...RequestEditorFn) (*GetLeaguesResponse, error) {
+	rsp, err := c.GetLeagues(ctx, board, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLeaguesResponse(rsp)
+}
+
+// GetCohortWithResponse A cohort's standing in a period.
+//
+// The cohort's members ranked among themselves with the board's ties and rank style, each entry's rank on the whole period in `global_rank`: entries as `listEntries` sends them. A cohort no member was placed in is an empty page. A reader whom the board's privacy mode limits sees the cohort's members among the places the whole period's page would show them. A closed period's cohorts are not kept by the archive: once the period has left Redis, 410.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /boards/{board}/leagues/{tier}/{cohort} (the `GetCohort` operationId).
+func (c *ClientWithResponses) GetCohortWithResponse(ctx context.Context, board BoardID, tier int, cohort int, params *GetCohortParams, reqEditors ...RequestEditorFn) (*GetCohortResponse, error) {
+	rsp, err := c.GetCohort(ctx, board, tier, cohort, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCohortResponse(rsp)
+}
+
 // RemoveMemberWithResponse Remove a member from every period, or from one.
 //
 // Without `period`, the member is removed from every period Redis holds, past ones included (periods already moved to the archive are passed over), and their display name is forgotten; `at` without `period` is refused (422), never read as every period. With `period` (and `at` for a past one), from that period only. 404 `member_not_found` when there was nothing to remove.
@@ -10202,6 +11144,21 @@ func (c *ClientWithResponses) GetFriendsRanksWithResponse(ctx context.Context, b
 		return nil, err
 	}
 	return ParseGetFriendsRanksResponse(rsp)
+}
+
+// GetMemberLeagueWithResponse A member's league in a period.
+//
+// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /boards/{board}/members/{member}/league (the `GetMemberLeague` operationId).
+func (c *ClientWithResponses) GetMemberLeagueWithResponse(ctx context.Context, board BoardID, member MemberID, params *GetMemberLeagueParams, reqEditors ...RequestEditorFn) (*GetMemberLeagueResponse, error) {
+	rsp, err := c.GetMemberLeague(ctx, board, member, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMemberLeagueResponse(rsp)
 }
 
 // SetSegmentsWithBodyWithResponse Give a member values of the board's segment attributes.
@@ -11954,6 +12911,174 @@ func ParseTestHookResponse(rsp *http.Response) (*TestHookResponse, error) {
 	return response, nil
 }
 
+// ParseGetLeaguesResponse parses an HTTP response from a GetLeaguesWithResponse call
+func ParseGetLeaguesResponse(rsp *http.Response) (*GetLeaguesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLeaguesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Leagues
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest Gone
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetLeaguesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLeaguesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCohortResponse parses an HTTP response from a GetCohortWithResponse call
+func ParseGetCohortResponse(rsp *http.Response) (*GetCohortResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCohortResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CohortPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest Gone
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetCohortResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCohortResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseRemoveMemberResponse parses an HTTP response from a RemoveMemberWithResponse call
 func ParseRemoveMemberResponse(rsp *http.Response) (*RemoveMemberResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12709,6 +13834,97 @@ func ParseGetFriendsRanksResponse(rsp *http.Response) (*GetFriendsRanksResponse,
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetFriendsRanksResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMemberLeagueResponse parses an HTTP response from a GetMemberLeagueWithResponse call
+func ParseGetMemberLeagueResponse(rsp *http.Response) (*GetMemberLeagueResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMemberLeagueResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MemberLeague
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest Gone
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetMemberLeagueResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMemberLeagueResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
