@@ -77,13 +77,17 @@ type SegmentStore interface {
 }
 
 // LeagueStore is boards with a league: members' tiers, their cohorts in
-// a period and the cohorts' standings (league.go); segmentStore serves it,
+// a period and the cohorts' standings (league.go), and the close of a
+// period that moves them between tiers (league_close.go); segmentStore serves it,
 // since a cohort's standing is a group standing like a segment's.
 type LeagueStore interface {
 	TierOf(ctx context.Context, b *board.Board, member string) (int, error)
 	LeagueOf(ctx context.Context, b *board.Board, p board.Period, member string) (LeaguePlace, error)
 	CohortPage(ctx context.Context, b *board.Board, p board.Period, tier, cohort, offset, limit int) (board.Page, error)
 	LeagueTiers(ctx context.Context, b *board.Board, p board.Period) ([]LeagueTier, error)
+	CloseLeague(ctx context.Context, b *board.Board, p board.Period) (bool, error)
+	LeagueResults(ctx context.Context, b *board.Board, p board.Period) ([]board.LeagueResult, bool, error)
+	LeagueCloses(ctx context.Context, b *board.Board) ([]LeagueClose, error)
 }
 
 // Freezer is freeze and reveal, and the freezes every replica takes when their time comes.

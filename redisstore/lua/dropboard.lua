@@ -38,7 +38,7 @@ end
 for a in string.gmatch(redis.call('HGET', k_def, 'segments') or '', '[^,]+') do
   redis.call('DEL', tag .. ':seg:' .. a, tag .. ':seg:' .. a .. ':n')
 end
-redis.call('DEL', tag .. ':league:tier') -- its members' league tiers (redisstore/league.go)
+redis.call('DEL', tag .. ':league:tier', tag .. ':league:closed') -- its members' league tiers and its leagues' closes (redisstore/league.go, league_close.go)
 frozen_teams_expire(tag, 0)
 frozen_board_expire(tag, 0)
 for _, t in ipairs(redis.call('SMEMBERS', tag .. ':teams')) do redis.call('DEL', tag .. ':team:m:' .. t) end

@@ -46,9 +46,10 @@ local function team_keys(z) return {z .. ':t', z .. ':tn', z .. ':ts', z .. ':t:
 -- (redisstore/segment.go): each standing's zset and dense tie groups, and
 -- the set z..':gs' that lists them ("<attribute>:<value>"); leagues'
 -- cohort standings are among them, and their places z..':L', z..':Ln'
--- (lib/leagues.lua) go with them.
+-- (lib/leagues.lua) and the result of the period's close z..':Lr'
+-- (leagueclose.lua) go with them.
 local function segment_keys(z)
-  local out = {z .. ':gs', z .. ':L', z .. ':Ln'}
+  local out = {z .. ':gs', z .. ':L', z .. ':Ln', z .. ':Lr'}
   for _, av in ipairs(redis.call('SMEMBERS', z .. ':gs')) do
     out[#out + 1], out[#out + 2], out[#out + 3] = z .. ':g:' .. av, z .. ':gd:' .. av, z .. ':gc:' .. av
   end

@@ -78,9 +78,15 @@ function seg.league_drop(z, id, e, s)
 end
 
 -- seg.league_erase moves member old's place in period z (or a freeze's
--- copy) to new (false: drops it; the cohort's count keeps it); the
+-- copy), and its result of the period's close, to new (false: drops
+-- them; the cohort's count keeps the place); the
 -- standings follow through seg.rename. Returns 1 when it had one.
 function seg.league_erase(z, old, new)
+  local r = redis.call('HGET', z .. ':Lr', old) -- its result of the period's close
+  if r then
+    redis.call('HDEL', z .. ':Lr', old)
+    if new then redis.call('HSET', z .. ':Lr', new, r) end
+  end
   local c = redis.call('HGET', z .. ':L', old)
   if not c then return 0 end
   redis.call('HDEL', z .. ':L', old)
