@@ -9,6 +9,7 @@ import (
 
 	"podium/audit"
 	"podium/board"
+	"podium/hooks"
 	"podium/internal/webtest"
 )
 
@@ -142,4 +143,35 @@ func cloneValues(v url.Values) url.Values {
 		out[k] = slices.Clone(vs)
 	}
 	return out
+}
+
+// TestConsoleLeagueWebhook: the webhooks form offers "league period
+// closed" only on a board with a league; sent anyway on one without, it is
+// refused beside the events, and nothing is written.
+func TestConsoleLeagueWebhook(t *testing.T) {
+	f := webtest.New(t)
+	a := f.SignedIn()
+	f.Board(board.Board{ID: "chess", Title: "Chess", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
+	f.Board(board.Board{ID: "ladder", Title: "Ladder", Periods: []board.Kind{board.Weekly},
+		League: &board.League{Kind: board.Weekly, Tiers: []string{"Bronze", "Gold"}, Promote: 1, Relegate: 1}}, nil)
+	box := `value="league.closed"`
+	if _, body := a.Get("/admin/boards/chess/hooks"); strings.Contains(body, box) {
+		t.Fatal("a board without a league offers league.closed")
+	}
+	res, body := a.Post("/admin/boards/chess/hooks", url.Values{"csrf": {a.CSRF}, "url": {"https://example.com/x"}, "events": {"league.closed"},
+		"periods": {"every"}, "top": {"3"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "needs a league on the board") {
+		t.Fatalf("league.closed without a league: %d %s", res.StatusCode, webtest.Excerpt(body))
+	}
+	if hs, _ := f.Admin.Hooks.List(t.Context(), "chess"); len(hs) != 0 {
+		t.Fatalf("wrote %d hooks", len(hs))
+	}
+	if _, body := a.Get("/admin/boards/ladder/hooks"); !strings.Contains(body, box) || !strings.Contains(body, "League period closed") {
+		t.Fatalf("a board with a league does not offer league.closed: %s", webtest.Excerpt(body))
+	}
+	res, body = a.Post("/admin/boards/ladder/hooks", url.Values{"csrf": {a.CSRF}, "url": {"https://example.com/x"}, "events": {"league.closed"},
+		"periods": {"every"}, "top": {"3"}})
+	if hs, _ := f.Admin.Hooks.List(t.Context(), "ladder"); res.StatusCode != http.StatusCreated || len(hs) != 1 || !hs[0].Wants(hooks.LeagueClosed) {
+		t.Fatalf("league.closed on a league: %d %s", res.StatusCode, webtest.Excerpt(body))
+	}
 }
