@@ -33,6 +33,9 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 		if e == hooks.LeagueClosed && b.League == nil {
 			continue // refused without a league
 		}
+		if e == hooks.LeagueClosed {
+			v.LeagueNote = ", a league period's promotions and relegations"
+		}
 		v.Events = append(v.Events, templates.Link{Label: e.Title(), Href: string(e)})
 	}
 	// Every period, later ones included, is a box of its own, ticked until

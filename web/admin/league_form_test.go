@@ -166,7 +166,8 @@ func TestConsoleLeagueWebhook(t *testing.T) {
 	if hs, _ := f.Admin.Hooks.List(t.Context(), "chess"); len(hs) != 0 {
 		t.Fatalf("wrote %d hooks", len(hs))
 	}
-	if _, body := a.Get("/admin/boards/ladder/hooks"); !strings.Contains(body, box) || !strings.Contains(body, "League period closed") {
+	if _, body := a.Get("/admin/boards/ladder/hooks"); !strings.Contains(body, box) || !strings.Contains(body, "League period closed") ||
+		!strings.Contains(webtest.Unescape(body), "its final top N, a league period's promotions and relegations. Each") {
 		t.Fatalf("a board with a league does not offer league.closed: %s", webtest.Excerpt(body))
 	}
 	res, body = a.Post("/admin/boards/ladder/hooks", url.Values{"csrf": {a.CSRF}, "url": {"https://example.com/x"}, "events": {"league.closed"},
