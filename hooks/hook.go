@@ -1,6 +1,7 @@
 // Package hooks sends a board's events to HTTPS endpoints that admins
 // register: a period closed (with its final top N), a new leader, members
-// entering the top N. Every replica runs a Runner; the events are found and
+// entering the top N, a league period's close (its promotions and
+// relegations). Every replica runs a Runner; the events are found and
 // queued inside Redis by one script per board (so two replicas cannot both
 // announce a change), and each queued delivery is handed to one replica by
 // a Redis consumer group, signed, and retried with backoff for a bounded time.

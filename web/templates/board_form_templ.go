@@ -734,7 +734,7 @@ func BoardForm(v BoardFormView) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = field("league_kind", "League period", "How long a round lasts: one of the periods the board keeps.", v.Errors["league.kind"]).Render(templ.WithChildren(ctx, templ_7745c5c3_Var30), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = field("league_kind", "League period", "How long a round lasts: one of the periods the board keeps. With no league, the fields below are not used.", v.Errors["league.kind"]).Render(templ.WithChildren(ctx, templ_7745c5c3_Var30), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
