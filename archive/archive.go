@@ -267,6 +267,9 @@ func (a *Archiver) copyHeld(l *lease, b *board.Board, p board.Period, pass int, 
 			return false, nil
 		}
 	}
+	if err := a.closeLeague(ctx, b, p); err != nil {
+		return false, err
+	}
 	n, seen, err := a.copy(ctx, b, p, pass, l.token)
 	if err != nil {
 		return false, err

@@ -166,6 +166,11 @@ type Board struct {
 	// instant while writes go on. Zero: not frozen. Only Freeze and
 	// Unfreeze change it.
 	FreezeAt time.Time
+	// OpensAt and ClosesAt bound the board's contest (board/contest.go):
+	// writes are refused before OpensAt and from ClosesAt on. Zero: no
+	// bound.
+	OpensAt  time.Time
+	ClosesAt time.Time
 
 	loc *time.Location
 	// LegacyUnits, set by the store: a decimal board written before scores were kept in units

@@ -33,6 +33,10 @@ type Spec struct {
 	// FreezeAt is when the board's public standings froze, or will
 	// (redisstore/freeze.go); read only: PUT /boards/{board}/freeze sets it.
 	FreezeAt *time.Time `json:"freeze_at,omitempty"`
+	// OpensAt and ClosesAt bound a contest: writes are refused outside
+	// (board/contest.go). Absent: no bound.
+	OpensAt  *time.Time `json:"opens_at,omitempty"`
+	ClosesAt *time.Time `json:"closes_at,omitempty"`
 }
 
 // FormatSpec is Format as JSON.
@@ -73,6 +77,7 @@ func SpecOf(b *Board) Spec {
 		at := b.FreezeAt
 		j.FreezeAt = &at
 	}
+	j.OpensAt, j.ClosesAt = timeOrNil(b.OpensAt), timeOrNil(b.ClosesAt)
 	return j
 }
 
@@ -90,6 +95,12 @@ func (j Spec) Board() Board {
 	}
 	if j.TopOnly != nil {
 		b.TopOnly = *j.TopOnly
+	}
+	if j.OpensAt != nil {
+		b.OpensAt = j.OpensAt.UTC().Truncate(time.Microsecond)
+	}
+	if j.ClosesAt != nil {
+		b.ClosesAt = j.ClosesAt.UTC().Truncate(time.Microsecond)
 	}
 	for _, k := range j.Periods {
 		b.Periods = append(b.Periods, Kind(k))
@@ -112,4 +123,12 @@ func PrimaryChange(b *Board, cs []Change) (Change, bool) {
 		return cs[len(cs)-1], true
 	}
 	return Change{}, false
+}
+
+// timeOrNil is t's address, or nil for the zero time.
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }

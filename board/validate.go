@@ -20,6 +20,7 @@ func (b *Board) Validate() error {
 	b.checkOptions(&p)
 	b.checkSegments(&p)
 	b.checkLeague(&p)
+	b.checkContest(&p)
 	return errors.Join(p...)
 }
 

@@ -258,6 +258,8 @@ func defFields(b *board.Board) []any {
 		"rank_style", string(b.RankStyle),
 		"fields", strings.Join(fields, ","),
 		"cap", strconv.Itoa(b.Cap),
+		"opens_at", microsOrEmpty(b.OpensAt),
+		"closes_at", microsOrEmpty(b.ClosesAt),
 		"retention", strconv.Itoa(b.Retention),
 		"window", string(b.Window),
 		"teams", string(b.Teams),
@@ -336,9 +338,24 @@ func parseDef(m map[string]string) (board.Board, error) {
 	if us, err := strconv.ParseInt(m["freeze_at"], 10, 64); err == nil {
 		b.FreezeAt = time.UnixMicro(us).UTC()
 	}
+	if us, err := strconv.ParseInt(m["opens_at"], 10, 64); err == nil {
+		b.OpensAt = time.UnixMicro(us).UTC()
+	}
+	if us, err := strconv.ParseInt(m["closes_at"], 10, 64); err == nil {
+		b.ClosesAt = time.UnixMicro(us).UTC()
+	}
 	b.LegacyUnits = b.Format.Type == board.Decimal && m["units"] != "1"
 	if err := b.Validate(); err != nil {
 		return board.Board{}, fmt.Errorf("stored definition of %q is invalid: %w", b.ID, err)
 	}
 	return b, nil
+}
+
+// microsOrEmpty is t in Unix microseconds as a definition keeps it, "" for
+// the zero time.
+func microsOrEmpty(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return strconv.FormatInt(t.UnixMicro(), 10)
 }

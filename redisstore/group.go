@@ -160,6 +160,9 @@ func (s writer) submitEach(ctx context.Context, k groupKey, ws []*waiter) {
 	case "archived":
 		fail(archivedErr(k.board, rest))
 		return
+	case "closed":
+		fail(contestErr(k.board, rest))
+		return
 	default:
 		fail(fmt.Errorf("unexpected reply %q", st))
 		return

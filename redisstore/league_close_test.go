@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"podium/board"
+	"podium/internal/redistest"
 )
 
 // results writes a period's results as "member:tier/cohort#rank move>next".
@@ -201,5 +202,42 @@ func TestLeagueCloseRace(t *testing.T) {
 	// Cohorts of 3: m00-m02, m03-m05, m06-m08, m09; each top one goes up.
 	if got := f.tiers(b); got != "map[m02:1 m05:1 m08:1 m09:1]" {
 		t.Fatalf("tiers: %s", got)
+	}
+}
+
+// TestLeagueCloseOnCluster: outside writers' first scores (FCALL) place
+// members, and the close reads and moves them, every key in the board's
+// slot of a real Redis Cluster.
+func TestLeagueCloseOnCluster(t *testing.T) {
+	cluster, err := redistest.StartCluster(3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close) // after the board's own clean-up
+	f := newFixture(t)
+	f.store = NewStore(cluster.Client(t), WithClock(f.clock.Now))
+	if err := f.store.LoadFunctions(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := f.leagueBoard(2, nil)
+	for i, m := range []string{"ann", "bob", "cy"} {
+		if _, err := cluster.Client(t).FCall(f.ctx, "podium_submit", []string{defKey(b.ID)}, m, "incr", fmt.Sprint(10-i)).Text(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := b.Current(board.Weekly, time.Now())
+	f.clock.Set(w.End.Add(time.Minute))
+	if closed, err := f.store.CloseLeague(f.ctx, b, w); err != nil || !closed {
+		t.Fatalf("close: %v %v", closed, err)
+	}
+	rs, _, err := f.store.LeagueResults(f.ctx, b, w)
+	if got := results(rs); err != nil || got != "ann:0/1#1 up>1 bob:0/1#2 stay>0 cy:0/2#1 up>1" {
+		t.Fatalf("results: %s %v", got, err)
+	}
+	if tier, err := f.store.TierOf(f.ctx, b, "cy"); err != nil || tier != 1 {
+		t.Fatalf("cy: %d %v", tier, err)
+	}
+	if err := f.store.DeleteBoard(f.ctx, b.ID); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -123,3 +123,39 @@ func groupCall(b *board.Board, z string, seg board.Segment, names, mode string) 
 	return scripts.group.call(6, 8).key("group", g).key("group_distinct", gd).key("zset", z).key("entries", entriesKey(z)).
 		key("distinct", distinctKey(z)).key("names", names).encoding(b).arg("mode", mode)
 }
+
+// SegmentAround is member's neighbourhood within segment seg in period p:
+// k rows above and below it in the segment (the window slides to stay
+// full near either end, as Around's does), each row's Rank within the
+// segment and GlobalRank on the period, and the member's position in the
+// segment. ErrNotFound when the member has no score in the segment.
+func (s segmentStore) SegmentAround(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, member string, k int) (board.Page, int, error) {
+	if err := board.CheckMember(member); err != nil {
+		return board.Page{}, 0, err
+	}
+	if k < 0 || k > board.MaxAround {
+		return board.Page{}, 0, board.NewFieldError(board.ErrInvalidInput, "radius", "must be from 0 to %d", board.MaxAround)
+	}
+	sts, err := s.SegmentRanks(ctx, b, p, seg, []string{member})
+	if err != nil {
+		return board.Page{}, 0, err
+	}
+	st := sts[0]
+	if !st.Ranked {
+		return board.Page{}, 0, fmt.Errorf("%q has no score in segment %s of %s: %w", member, seg, p, board.ErrNotFound)
+	}
+	start := max(0, min(st.Position-k, st.Total-1-2*k))
+	pg, err := s.SegmentPage(ctx, b, p, seg, start, 2*k+1)
+	if err != nil {
+		return board.Page{}, 0, err
+	}
+	// The segment may have changed between the two reads: the member's
+	// position is the one its row shows, when the window still holds it.
+	pos := st.Position
+	for _, e := range pg.Entries {
+		if e.Member == member {
+			pos = e.Position
+		}
+	}
+	return pg, pos, nil
+}

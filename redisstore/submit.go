@@ -72,6 +72,8 @@ func (s writer) SubmitBatch(ctx context.Context, boardID string, subs []board.Su
 		return nil, &board.BatchError{Index: toInt(rest[0]) - 1, Err: segmentFullErr(rest[1])}
 	case "archived":
 		return nil, archivedErr(boardID, rest)
+	case "closed":
+		return nil, contestErr(boardID, rest)
 	case "ok", "replay":
 	default:
 		return nil, fmt.Errorf("board: submit to %q: unexpected reply %q", boardID, st)
@@ -118,6 +120,18 @@ func archivedErr(boardID string, rest []any) error {
 		label, _ = rest[0].(string)
 	}
 	return fmt.Errorf("board: %s of %q has closed and moved to the archive, where it no longer changes (is this server's clock behind?); nothing was written: %w", label, boardID, board.ErrArchived)
+}
+
+// contestErr reads a write refused outside the board's contest window:
+// {"opens" or "closed", the instant in µs}.
+func contestErr(boardID string, rest []any) error {
+	e := &board.ContestError{Board: boardID}
+	if len(rest) >= 2 {
+		when, _ := rest[0].(string)
+		us, _ := strconv.ParseInt(fmt.Sprint(rest[1]), 10, 64)
+		e.Early, e.At = when == "opens", time.UnixMicro(us).UTC()
+	}
+	return e
 }
 
 func decodeItems(rest []any, n int) ([]itemJSON, error) {

@@ -74,6 +74,7 @@ type SegmentStore interface {
 	SetSegment(ctx context.Context, boardID, member, attr, value string, by board.Author) (left string, changed bool, err error)
 	SegmentPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error)
 	SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error)
+	SegmentAround(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, member string, k int) (board.Page, int, error)
 }
 
 // LeagueStore is boards with a league: members' tiers, their cohorts in

@@ -76,6 +76,13 @@ func ErrCode(out map[string]any) string {
 	return c
 }
 
+// ErrMessage is the message of an API error answer.
+func ErrMessage(out map[string]any) string {
+	e, _ := out["error"].(map[string]any)
+	c, _ := e["message"].(string)
+	return c
+}
+
 // ErrField is the field an API error answer names.
 func ErrField(out map[string]any) string {
 	e, _ := out["error"].(map[string]any)

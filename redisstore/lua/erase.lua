@@ -182,7 +182,7 @@ if team then
   elseif redis.call('SCARD', set) == 0 then
     redis.call('SREM', k_teams, team)
   end
-  for _, r in ipairs(removed) do team_apply(TEAMS, r[1], TAG, team, r[2], nil) end
+  for _, r in ipairs(removed) do teamlib.apply(TEAMS, r[1], TAG, team, r[2], nil) end
 end
 found = found + erase_frozen_teams(TAG, OLD, keep_as)
 -- Its segment values: the pseudonym's while it keeps scores.

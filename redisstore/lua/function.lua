@@ -324,6 +324,8 @@ local function submit(keys, args, team, segraw)
     if m.format == 'decimal' then places = tonumber(m.decimals) or 0 end
     return api_answer(cjson.decode(r[2])[1], member, places)
   end
+  if st == 'closed' and r[2] == 'opens' then return fail('the contest opens at ' .. r[3] .. ' (Unix microseconds); nothing was written') end
+  if st == 'closed' then return fail('the contest closed at ' .. r[3] .. ' (Unix microseconds); nothing was written') end
   if st == 'archived' then return fail('period ' .. r[2] .. ' has closed and moved to the archive, where it no longer changes; nothing was written') end
   if st == 'reused' then return fail('idempotency key ' .. idem .. ' was already used for a different submission') end
   if st == 'segfull' then return fail('segment attribute ' .. r[3] .. ' already has 1000 values; a member must leave one first; nothing was written') end

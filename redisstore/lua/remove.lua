@@ -50,7 +50,7 @@ local function remove(z, ek, d, c)
   -- A window's buckets forget the member too: a later expiry must not take
   -- their old changes from a score it starts again.
   for _, bk in ipairs(bucket_keys(z)) do redis.call('ZREM', bk, id) end
-  team_apply(TEAMS, z, TAG, team, tonumber(s), nil)
+  teamlib.apply(TEAMS, z, TAG, team, tonumber(s), nil)
   seg.drop(TAG, ATTRS, z, id, e, s)
   if (def[8] or '') ~= '' then seg.league_drop(z, id, e, s) end -- its cohort's standing (it keeps its place)
   out[#out + 1] = z

@@ -101,7 +101,7 @@ if #mids > 0 then
           group_add(d, c, e, fmt(new))
         end
         if new ~= cur then
-          team_apply(TEAMS, z, TAG, teams[j], cur, new)
+          teamlib.apply(TEAMS, z, TAG, teams[j], cur, new)
           local mine = {}
           for i = 1, #attrs do mine[i] = segvals[i][j] end
           local news = new and fmt(new)

@@ -26,7 +26,7 @@ freeze_due(def[3], tag_of(k_def) .. ':freeze') -- a scheduled freeze is taken fi
 local TEAMS = def[2] or ''
 if TEAMS == '' then return {'off'} end
 local id, team = a_member, a_team
-local was = team_join(TEAMS, tag_of(k_def), id, team, redis.call('SMEMBERS', k_periods))
+local was = teamlib.join(TEAMS, tag_of(k_def), id, team, redis.call('SMEMBERS', k_periods))
 if not was then return {'ok', team, '0'} end
 audit_add(k_audit, k_audit_actor, k_audit_actors, a_audit_keep, a_actor, {'t', now_ms(), 'actor', a_actor, 'action', 'member.team',
   'board', string.match(k_def, '^lb:{(.*)}:def$'), 'member', id, 'before', was, 'after', team, 'reason', a_reason})

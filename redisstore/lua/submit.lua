@@ -41,7 +41,9 @@
 -- Returns {'ok', json} | {'replay', json} | {'nf'} | {'stale'} (the definition
 --   changed since the caller read it) | {'archived', period label} (a period
 --   whose keys expired to the archive: a writer whose clock is far behind;
---   nothing was written) and, in atomic mode only,
+--   nothing was written) | {'closed', 'opens' or 'closed', instant in µs}
+--   (outside the board's contest window; nothing was written) and, in
+--   atomic mode only,
 --   {'reused', item index (0 the batch)} | {'range', item index (1-based),
 --   period label, old score} | {'segfull', item index, attribute} (a value
 --   past the attribute's seg.MAX_VALUES).
@@ -86,7 +88,7 @@ local ARGV_PER_PERIOD = {'label'}
 local ARGV_PER_ITEM = {'op', 'value', 'fields', 'member', 'name', 'lower', 'idem', 'fingerprint', 'time', 'team', 'segments'}
 local ARGV_PER_WINDOW = {'period', 'bucket', 'mode', 'ttl'}
 
-local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments', 'league')
+local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments', 'league', 'opens_at', 'closes_at')
 local version = def[1]
 if not version then
   if redis.call('EXISTS', k_def) == 0 then return {'nf'} end
@@ -115,6 +117,10 @@ if ATOMIC and a_batch_idem ~= '' then
     return {'replay', res}
   end
 end
+-- A contest window (board/contest.go): nothing is written outside it (a
+-- batch's replay above still answers; a single item's retry is refused).
+if (def[12] or '') ~= '' and tonumber(a_now) < tonumber(def[12]) then return {'closed', 'opens', def[12]} end
+if (def[13] or '') ~= '' and tonumber(a_now) >= tonumber(def[13]) then return {'closed', 'closed', def[13]} end
 
 local MAX, CAP = tonumber(a_max), tonumber(a_cap)
 local TTL, NOW, RECENT = tonumber(a_idem_ttl), a_now, tonumber(a_recent_len)
@@ -160,7 +166,7 @@ end
 local TAG = tag_of(k_def)
 local wins, wa = {}, item_at + N * #ARGV_PER_ITEM
 for w = 1, (#ARGV - wa) / #ARGV_PER_WINDOW do wins[w] = part_at(ARGV, wa, ARGV_PER_WINDOW, w) end
-periods = window_setup(periods, TAG, wins)
+periods = winlib.setup(periods, TAG, wins)
 P = #periods
 primary = 0
 for i = 1, P do
@@ -209,11 +215,11 @@ end
 
 -- plan_in plans an item for one period (ps: its plans of the periods
 -- before). A best window (redisstore/window.go) takes every write as an offer
--- (window_offer); the plan records the offer. A sum window adds up changes,
--- so a set or best counts there as the change it made (window_change).
+-- (winlib.offer); the plan records the offer. A sum window adds up changes,
+-- so a set or best counts there as the change it made (winlib.change).
 local function plan_in(per, it, old, olds, ps)
   if per.bk and per.mode ~= 'best' and (it.op == 'set' or it.op == 'best') then
-    local d = window_change(periods, ps)
+    local d = winlib.change(periods, ps)
     -- A change of nothing leaves a member the window does not hold off it.
     if d == 0 and not old then return {old = false, olds = false, new = false, news = false, changed = false, offer = it.val} end
     if d then
@@ -229,7 +235,7 @@ local function plan_in(per, it, old, olds, ps)
     if p then p.offer = it.val end
     return p
   end
-  local v = window_offer(periods, ps, it, olds)
+  local v = winlib.offer(periods, ps, it, olds)
   local p = plan({op = 'best', val = v, fields = it.fields, time = it.time, id = it.id}, old, olds)
   if p then p.offer = v end
   return p
@@ -409,7 +415,7 @@ if TEAMS ~= '' then
   for n, it in ipairs(items) do
     if it.team ~= '' and not failed[n] and not seen[n] then
       zs = zs or redis.call('SMEMBERS', k_periods)
-      local was = team_join(TEAMS, TAG, it.id, it.team, zs)
+      local was = teamlib.join(TEAMS, TAG, it.id, it.team, zs)
       if was then moved[n] = was end
     end
   end
@@ -583,9 +589,9 @@ for n, it in ipairs(items) do
               redis.call('ZREM', per.z, we)
               if PW > 0 then redis.call('HDEL', per.e, entry_id(we)) end
               group_del(per.d, per.c, we, ws)
-              if per.bk then window_forget(per.z, entry_id(we)) end
+              if per.bk then winlib.forget(per.z, entry_id(we)) end
               if TEAMS ~= '' and not known[entry_id(we)] then -- the call's own members are counted below
-                team_apply(TEAMS, per.z, TAG, redis.call('HGET', TAG .. ':team', entry_id(we)), tonumber(ws), nil)
+                teamlib.apply(TEAMS, per.z, TAG, redis.call('HGET', TAG .. ':team', entry_id(we)), tonumber(ws), nil)
               end
               if #SEGS.attrs > 0 and not known[entry_id(we)] then seg.drop(TAG, SEGS.attrs, per.z, entry_id(we), we, ws) end
               if SEGS.league and not known[entry_id(we)] then seg.league_drop(per.z, entry_id(we), we, ws) end
@@ -627,9 +633,9 @@ for i, per in ipairs(periods) do
 end
 if #touched > 0 then redis.call('SADD', k_periods, unpack(touched)) end
 -- The windows' buckets, and the teams, follow what the call did.
-window_record(periods, plans, items, applied, CAP > 0)
+winlib.record(periods, plans, items, applied, CAP > 0)
 if #applied > 0 then
-  team_follow(TEAMS, TAG, periods, ids, orig, CAP == 0 and state or nil)
+  teamlib.follow(TEAMS, TAG, periods, ids, orig, CAP == 0 and state or nil)
   seg.follow(TAG, SEGS.attrs, periods, ids, orig, CAP == 0 and state or nil)
   seg.league_follow(TAG, SEGS.league, periods, ids, orig, CAP == 0 and state or nil) -- cohorts (redisstore/league.go)
 end

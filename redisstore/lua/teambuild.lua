@@ -1,5 +1,5 @@
 -- Build the team standing of one period from its members' scores and their
--- teams, as team_apply would have kept it (redisstore/team.go): when a board's
+-- teams, as teamlib.apply would have kept it (redisstore/team.go): when a board's
 -- team mode changes. O(members of the period). A closed period the
 -- archiver has copied is marked changed, so it is copied again.
 -- KEYS: 1 def, 2 zset (the period's)
@@ -20,7 +20,7 @@ local z, MODE = k_zset, a_teams
 local TAG = tag_of(k_def)
 -- An archived closed period is copied again: its team standing changes
 -- (or goes, with teams turned off).
-if redis.call('EXISTS', z .. ':t') == 1 or MODE ~= '' then team_changed(TAG, z) end
+if redis.call('EXISTS', z .. ':t') == 1 or MODE ~= '' then teamlib.changed(TAG, z) end
 redis.call('DEL', unpack(team_keys(z)))
 if MODE == '' then return {'ok', 0} end
 local sum, count, best, order = {}, {}, {}, {}
@@ -53,6 +53,6 @@ for _, t in ipairs(order) do
   elseif MODE == 'best' then
     score = best[t]
   end
-  team_set(z, t, nil, score)
+  teamlib.set(z, t, nil, score)
 end
 return {'ok', #order}

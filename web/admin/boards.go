@@ -135,6 +135,7 @@ func (s *Handler) updateBoard(c echo.Context) error {
 	form := postForm(c)
 	b, perrs := parseBoardForm(withFixed(form, &old))
 	b.ID = old.ID
+	b.OpensAt, b.ClosesAt = old.OpensAt, old.ClosesAt // the form has no fields for a contest's window yet: never drops it
 	if !form.Has("visibility") {
 		b.Visibility = old.Visibility // a form from before the field: never opens a private board
 	}

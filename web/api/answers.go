@@ -90,14 +90,15 @@ type pageJSON struct {
 
 // aroundJSON is the members around one member (getAround).
 type aroundJSON struct {
-	Board       string      `json:"board"`
-	Entries     []entryJSON `json:"entries"`
-	FrozenSince *time.Time  `json:"frozen_since,omitempty"`
-	Member      string      `json:"member"`
-	Offset      int         `json:"offset"`
-	Period      periodJSON  `json:"period"`
-	Position    int         `json:"position"`
-	Total       int         `json:"total"`
+	Board       string       `json:"board"`
+	Entries     []entryJSON  `json:"entries"`
+	FrozenSince *time.Time   `json:"frozen_since,omitempty"`
+	Member      string       `json:"member"`
+	Offset      int          `json:"offset"`
+	Period      periodJSON   `json:"period"`
+	Position    int          `json:"position"`
+	Segment     *segmentJSON `json:"segment,omitempty"`
+	Total       int          `json:"total"`
 }
 
 // memberJSON is a member's standing in every period (getMember).

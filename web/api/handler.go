@@ -42,6 +42,7 @@ type Store interface {
 	SegmentsOf(ctx context.Context, b *board.Board, member string) (map[string]string, error)
 	SetSegment(ctx context.Context, boardID, member, attr, value string, by board.Author) (string, bool, error)
 	SegmentPage(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, offset, limit int) (board.Page, error)
+	SegmentAround(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, member string, k int) (board.Page, int, error)
 	SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error)
 	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
 	Unfreeze(ctx context.Context, id string) (board.Board, error)

@@ -24,10 +24,14 @@ func segmentCases(t *testing.T, f *webtest.Server, all, chessOnly string) []apiC
 	}
 	return []apiCase{
 		{"submit with segments", "POST", "/boards/geo/scores", all, `{"member":"ann","score":3,"segments":{"country":"NO","club":"c1"}}`, nil, 200},
+		{"submit after a contest closed", "POST", "/boards/ended/scores", all, `{"member":"ann","score":3}`, nil, 409},
+		{"a contest closing before it opens", "PUT", "/boards/ended", all, `{"title":"Ended","opens_at":"2026-02-01T00:00:00Z","closes_at":"2026-01-01T00:00:00Z"}`, nil, 422},
 		{"submit past an attribute's values", "POST", "/boards/geo/scores", all, `{"member":"ann","score":3,"segments":{"club":"new"}}`, nil, 409},
 		{"submit to an unknown attribute", "POST", "/boards/geo/scores", all, `{"member":"ann","score":3,"segments":{"planet":"Mars"}}`, nil, 422},
 		{"entries of a segment", "GET", "/boards/geo/entries?period=week&segment=country:NO&limit=5", "", "", nil, 200},
 		{"entries of a bad segment", "GET", "/boards/geo/entries?segment=planet:Mars", "", "", nil, 400},
+		{"around within a segment", "GET", "/boards/geo/members/m0/around?segment=country:NO&radius=2", "", "", nil, 200},
+		{"around outside its segment", "GET", "/boards/geo/members/m0/around?segment=country:SE", "", "", nil, 404},
 		{"member with segments", "GET", "/boards/geo/members/ann", "", "", nil, 200},
 		{"segments move", "PUT", "/boards/geo/members/ann/segments", all, `{"segments":{"country":"SE","club":""},"reason":"moved"}`, nil, 200},
 		{"segments malformed", "PUT", "/boards/geo/members/ann/segments", all, `{"segments":`, nil, 400},

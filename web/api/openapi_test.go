@@ -33,6 +33,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		map[string]float64{"ann": 10, "bob": 7, "cat": 7, "dan": 3})
 	f.Board(board.Board{ID: "frozen", Title: "Frozen", Periods: []board.Kind{board.Weekly, board.AllTime}}, nil)
 	f.Board(board.Board{ID: "raw", Title: "Raw", TieBreak: board.ByMember}, nil)
+	f.Board(board.Board{ID: "ended", Title: "Ended", ClosesAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, nil)
 	f.Board(board.Board{ID: "league", Title: "League", Teams: board.TeamsSum}, nil)
 	f.Board(board.Board{ID: "cup", Title: "Cup", Periods: []board.Kind{board.Weekly}, Teams: board.TeamsSum}, nil)
 	for _, sub := range []board.Submission{{Member: "ann", Team: "red", Score: 4}, {Member: "bob", Team: "blue", Score: 6}, {Member: "cat", Team: "red", Score: 2}} {

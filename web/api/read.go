@@ -217,21 +217,35 @@ func (s *Handler) apiAround(c echo.Context) error {
 	if err := board.CheckMember(member); err != nil {
 		return err
 	}
+	seg, err := segmentParam(c, &b)
+	if err != nil {
+		return err
+	}
 	lens := s.opts.Gate.Lens(c, &b)
 	var pg board.Page
 	var pos int
-	if !lens.Opens(member) {
+	switch {
+	case !lens.Opens(member):
 		err = board.ErrNotFound // as for a member without a score
-	} else {
+	case !seg.IsZero():
+		pg, pos, err = s.opts.Store.SegmentAround(c.Request().Context(), &b, p, seg, member, radius)
+	default:
 		pg, pos, err = s.opts.Store.Around(c.Request().Context(), &b, p, member, radius)
 	}
 	if errors.Is(err, board.ErrNotFound) {
-		ae := apiErrorFor(err, "%q has no score in %s of board %q", member, p.Title(), b.ID)
+		where := p.Title()
+		if !seg.IsZero() {
+			where = seg.Attr + " " + seg.Value + " in " + where
+		}
+		ae := apiErrorFor(err, "%q has no score in %s of board %q", member, where, b.ID)
 		ae.Code = "member_not_found"
 		return ae
 	}
 	if err != nil {
 		return err
+	}
+	if !seg.IsZero() {
+		return s.segmentAroundJSON(c, &b, p, seg, lens, member, pg, pos)
 	}
 	entries, offset := lens.Entries(pg.Entries), pg.Offset
 	if len(entries) > 0 {

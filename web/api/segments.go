@@ -54,6 +54,27 @@ func (s *Handler) apiSegmentEntries(c echo.Context, b *board.Board, p board.Peri
 		Segment: &segmentJSON{Attribute: seg.Attr, Value: seg.Value}, Total: total})
 }
 
+// segmentAroundJSON answers apiAround within a segment: the rows around
+// the member in the segment, ranks within it and on the whole period, as
+// apiSegmentEntries shows a segment's rows.
+func (s *Handler) segmentAroundJSON(c echo.Context, b *board.Board, p board.Period, seg board.Segment, lens rows.Lens, member string, pg board.Page, pos int) error {
+	es := lens.SegmentEntries(pg.Entries)
+	out := entriesJSON(b, es)
+	for i := range out {
+		g := es[i].GlobalRank
+		out[i].GlobalRank = &g
+	}
+	offset, total := pg.Offset, pg.Total
+	if len(es) > 0 {
+		offset = es[0].Position
+	}
+	if !lens.Counts() {
+		total = len(es)
+	}
+	return c.JSON(http.StatusOK, aroundJSON{Board: b.ID, Entries: out, FrozenSince: s.frozenSince(b), Member: member, Offset: offset,
+		Period: toPeriodJSON(p), Position: pos, Segment: &segmentJSON{Attribute: seg.Attr, Value: seg.Value}, Total: total})
+}
+
 // memberSegments are a member's values (nil: none, or a board without
 // segments) and its standing within each of them in every period sts
 // holds (request.MemberSegments, which the member page shows too).

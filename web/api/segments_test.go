@@ -51,6 +51,15 @@ func TestAPISegments(t *testing.T) {
 	if segs, _ := out["segments"].(map[string]any); segs["country"] != "NO" || len(ps) != 1 || !strings.Contains(fmt.Sprint(ps[0]), "segment_ranks:[map[attribute:country rank:3 total:3 value:NO]]") {
 		t.Fatalf("dee: %v", out)
 	}
+	// Around a member within its segment: ranks and position among the
+	// segment, the window sliding to stay full; not in the segment: 404.
+	status, out, _ = f.Call("GET", "/api/v1/boards/geo/members/dee/around?segment=country:NO&radius=1", "", "")
+	if got := rowsOf(out); status != 200 || got != "ann 1/1 cy 2/2 dee 3/4" || out["position"] != 2.0 || out["offset"] != 0.0 || out["total"] != 3.0 {
+		t.Fatalf("around dee in NO: %d %q %v", status, got, out)
+	}
+	if status, out, _ := f.Call("GET", "/api/v1/boards/geo/members/bob/around?segment=country:NO", "", ""); status != 404 || webtest.ErrCode(out) != "member_not_found" {
+		t.Fatalf("around bob in NO: %d %v", status, out)
+	}
 	if status, out, _ := f.Call("PUT", "/api/v1/boards/geo/members/cy/segments", key, `{"segments":{"country":"SE"}}`); status != 200 || out["changed"] != true {
 		t.Fatalf("move: %d %v", status, out)
 	}
@@ -93,5 +102,13 @@ func TestAPISegmentsUnderAPrivacyMode(t *testing.T) {
 	_, out, _ = f.Call("GET", "/api/v1/boards/geo/entries?segment=country:NO", key, "")
 	if got := rowsOf(out); got != "bob 1/2 cy 2/3" || out["total"] != 2.0 {
 		t.Fatalf("with a key: %q %v", got, out)
+	}
+	// Around within a segment: another member is as unknown as on the
+	// plain around (the privacy mode hides who has a score).
+	if status, out, _ := f.Call("GET", "/api/v1/boards/geo/members/cy/around?segment=country:NO", "", ""); status != 404 {
+		t.Fatalf("anonymous around cy: %d %v", status, out)
+	}
+	if _, out, _ = f.Call("GET", "/api/v1/boards/geo/members/cy/around?segment=country:NO", key, ""); rowsOf(out) != "bob 1/2 cy 2/3" || out["position"] != 1.0 {
+		t.Fatalf("around cy with a key: %v", out)
 	}
 }

@@ -49,6 +49,7 @@ var classes = []struct {
 	{is(board.ErrNotFrozen), Class{Status: http.StatusConflict, Code: "not_frozen"}},
 	{is(board.ErrIdempotencyReused), Class{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused"}},
 	{is(board.ErrSegmentFull), Class{Status: http.StatusConflict, Code: "segment_full"}},
+	{is(board.ErrContestClosed), Class{Status: http.StatusConflict, Code: "contest_closed"}},
 	{immutable, Class{Status: http.StatusConflict, Code: "immutable"}},
 	{invalid, Class{Status: http.StatusUnprocessableEntity, Code: "invalid"}},
 	{is(hooks.ErrNotFound), Class{Status: http.StatusNotFound, Code: "hook_not_found"}},

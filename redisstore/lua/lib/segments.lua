@@ -59,7 +59,7 @@ function seg.place(z, av, old, olds, new, news)
 end
 
 -- seg_changed marks closed period z changed for the archiver once it has
--- copied it (its segments are archived with its members), as team_changed.
+-- copied it (its segments are archived with its members), as teamlib.changed.
 function seg.changed(tag, z)
   local label = label_of(z)
   local v = redis.call('HGET', tag .. ':archive', label)
@@ -150,7 +150,7 @@ function seg.after(per, final, id)
 end
 
 -- seg_follow moves the segment standings along with a call's changes, as
--- team_follow: each member from its entry and score before the call (orig)
+-- teamlib.follow: each member from its entry and score before the call (orig)
 -- to those after it, final's (the plans' end state) when given, else read
 -- back.
 function seg.follow(tag, attrs, periods, ids, orig, final)

@@ -9,8 +9,12 @@
 -- z..':t' with no entry prefix).
 -- uses: encoding
 
--- team_set moves a team's score in z from old to new (nil: none).
-local function team_set(z, team, old, new)
+-- teamlib holds the library's functions: one local (a script may have 200,
+-- and submit.lua needs its own).
+local teamlib = {}
+
+-- teamlib.set moves a team's score in z from old to new (nil: none).
+function teamlib.set(z, team, old, new)
   if STYLE == 'dense' and old ~= nil then
     local g = '@' .. fmt(old)
     if redis.call('HINCRBY', z .. ':t:c', g, -1) <= 0 then
@@ -29,8 +33,8 @@ local function team_set(z, team, old, new)
   end
 end
 
--- team_best is the best score the members of team hold in z (nil: none).
-local function team_best(z, tag, team)
+-- teamlib.best is the best score the members of team hold in z (nil: none).
+function teamlib.best(z, tag, team)
   local ms = redis.call('SMEMBERS', tag .. ':team:m:' .. team)
   local best
   for off = 1, #ms, 1000 do
@@ -52,11 +56,11 @@ local function team_best(z, tag, team)
   return best
 end
 
--- team_apply follows one member's change in period z in its team's
+-- teamlib.apply follows one member's change in period z in its team's
 -- standing: old and new are its scores there before and after (nil: not in
 -- the period). z must already hold the new score, and the team's member set
 -- the member or not, as it is after the change.
-local function team_apply(mode, z, tag, team, old, new)
+function teamlib.apply(mode, z, tag, team, old, new)
   if mode == '' or not team or (old == nil and new == nil) then return end
   local dn = 0
   if old == nil then dn = 1 elseif new == nil then dn = -1 end
@@ -65,7 +69,7 @@ local function team_apply(mode, z, tag, team, old, new)
   if n <= 0 then
     redis.call('HDEL', z .. ':tn', team)
     redis.call('HDEL', z .. ':ts', team)
-    if cur then team_set(z, team, cur, nil) end
+    if cur then teamlib.set(z, team, cur, nil) end
     return
   end
   local v = cur
@@ -78,17 +82,17 @@ local function team_apply(mode, z, tag, team, old, new)
   elseif new ~= nil and (cur == nil or score_better(new, cur)) then
     v = new
   elseif cur ~= nil and old ~= nil and old == cur then
-    v = team_best(z, tag, team) -- the best may have been this member's
+    v = teamlib.best(z, tag, team) -- the best may have been this member's
   end
-  if v ~= cur then team_set(z, team, cur, v) end
+  if v ~= cur then teamlib.set(z, team, cur, v) end
 end
 
--- team_changed marks closed period z changed for the archiver (package
+-- teamlib.changed marks closed period z changed for the archiver (package
 -- archive) once it has copied it: its team standing changed, so the copy
 -- is made again, and its keys do not expire before. A period whose keys
 -- expired to the archive is no longer among a board's periods; it keeps
 -- the team standing it was archived with.
-local function team_changed(tag, z)
+function teamlib.changed(tag, z)
   local label = label_of(z)
   local v = redis.call('HGET', tag .. ':archive', label)
   if v and not string.find(v, ' x', 1, true) then
@@ -96,24 +100,24 @@ local function team_changed(tag, z)
   end
 end
 
--- team_join puts member id in team ('' none), moving its scores in every
+-- teamlib.join puts member id in team ('' none), moving its scores in every
 -- period the board holds (zs) from its old team's standing to the new one's.
 -- Returns the team it left ('' none), or false when nothing changed.
-local function team_join(mode, tag, id, team, zs)
+function teamlib.join(mode, tag, id, team, zs)
   local was = redis.call('HGET', tag .. ':team', id) or ''
   if was == team then return false end
   local scores = {}
   for i, z in ipairs(zs) do
     local e = entry_of(z, z .. ':e', id)
     scores[i] = e and tonumber(redis.call('ZSCORE', z, e))
-    if scores[i] and mode ~= '' then team_changed(tag, z) end
+    if scores[i] and mode ~= '' then teamlib.changed(tag, z) end
   end
   if was ~= '' then
     local set = tag .. ':team:m:' .. was
     redis.call('SREM', set, id)
     if redis.call('SCARD', set) == 0 then redis.call('SREM', tag .. ':teams', was) end
     for i, z in ipairs(zs) do
-      if scores[i] then team_apply(mode, z, tag, was, scores[i], nil) end
+      if scores[i] then teamlib.apply(mode, z, tag, was, scores[i], nil) end
     end
   end
   if team == '' then
@@ -124,16 +128,16 @@ local function team_join(mode, tag, id, team, zs)
   redis.call('SADD', tag .. ':team:m:' .. team, id)
   redis.call('SADD', tag .. ':teams', team)
   for i, z in ipairs(zs) do
-    if scores[i] then team_apply(mode, z, tag, team, nil, scores[i]) end
+    if scores[i] then teamlib.apply(mode, z, tag, team, nil, scores[i]) end
   end
   return was
 end
 
--- team_follow moves each team's standing along with its members' changes
+-- teamlib.follow moves each team's standing along with its members' changes
 -- in a call: from each member's score before the call (orig) to its score
 -- after it, period by period: final's when given (the plans' end state,
 -- exact without a size cap), else read back.
-local function team_follow(mode, tag, periods, ids, orig, final)
+function teamlib.follow(mode, tag, periods, ids, orig, final)
   if mode == '' or #ids == 0 then return end
   local teams = redis.call('HMGET', tag .. ':team', unpack(ids))
   for i, per in ipairs(periods) do
@@ -148,7 +152,7 @@ local function team_follow(mode, tag, periods, ids, orig, final)
           local e = entry_of(per.z, per.e, id)
           new = e and tonumber(redis.call('ZSCORE', per.z, e)) or nil
         end
-        if old ~= new then team_apply(mode, per.z, tag, teams[j], old, new) end
+        if old ~= new then teamlib.apply(mode, per.z, tag, teams[j], old, new) end
       end
     end
   end

@@ -3,13 +3,17 @@
 -- leaving a window.
 -- uses: encoding
 
--- window_setup takes submit.lua's rolling windows (wins: per window, the
+-- winlib holds the library's functions: one local (a script may have 200,
+-- and submit.lua needs its own).
+local winlib = {}
+
+-- winlib.setup takes submit.lua's rolling windows (wins: per window, the
 -- index of its period among periods, the bucket of now, the mode ('sum' or
 -- 'best') and the bucket's TTL in seconds) into their periods, and returns
 -- the periods without the windows whose floor (the oldest bucket they
 -- hold, raised by roll.lua) is past the bucket of now: a writer whose clock
 -- is far behind writes outside them.
-local function window_setup(periods, tag, wins)
+function winlib.setup(periods, tag, wins)
   if #wins == 0 then return periods end
   local fields, ws = {}, {}
   for w, win in ipairs(wins) do
@@ -29,10 +33,10 @@ local function window_setup(periods, tag, wins)
   return keep
 end
 
--- window_ref is the item's plan in all time, or else in the board's longest
+-- winlib.ref is the item's plan in all time, or else in the board's longest
 -- calendar period (ps: the item's plans of the periods before a window), or
 -- nil on a board that keeps windows only.
-local function window_ref(periods, ps)
+function winlib.ref(periods, ps)
   local ref
   for j = 1, #ps do
     if ps[j] and not periods[j].bk then
@@ -43,39 +47,39 @@ local function window_ref(periods, ps)
   return ref
 end
 
--- window_offer is what a write offers a best window: the value of a best
+-- winlib.offer is what a write offers a best window: the value of a best
 -- or set; for incr and decr, the score the write reaches in all time, or in
 -- the board's longest calendar period, or else in the window itself.
-local function window_offer(periods, ps, it, olds)
+function winlib.offer(periods, ps, it, olds)
   if it.op ~= 'incr' and it.op ~= 'decr' then return it.val end
-  local ref = window_ref(periods, ps)
+  local ref = winlib.ref(periods, ps)
   if ref then return tonumber(ref.news) end
   if it.op == 'incr' then return (tonumber(olds) or 0) + it.val end
   return (tonumber(olds) or 0) - it.val
 end
 
--- window_change is the change a set or best made to the member's score in
+-- winlib.change is the change a set or best made to the member's score in
 -- all time, or in the board's longest calendar period: what a sum window
 -- adds. Nil on a board that keeps windows only: the write then sets the
 -- window itself.
-local function window_change(periods, ps)
-  local ref = window_ref(periods, ps)
+function winlib.change(periods, ps)
+  local ref = winlib.ref(periods, ps)
   if not ref then return nil end
   return tonumber(ref.news) - (tonumber(ref.olds) or 0)
 end
 
--- window_forget takes a member out of a window's buckets: it left the
+-- winlib.forget takes a member out of a window's buckets: it left the
 -- window (a removal, the size cap), so their old changes must not be taken
 -- from a score it starts again.
-local function window_forget(z, id)
+function winlib.forget(z, id)
   for _, bk in ipairs(bucket_keys(z)) do redis.call('ZREM', bk, id) end
 end
 
--- window_record writes what the applied items did into each window's
+-- winlib.record writes what the applied items did into each window's
 -- bucket of now: the change (sum) or the best offer (best), for members
 -- still on the window after the call (capped: a later item may have
 -- trimmed one; without a cap every member is).
-local function window_record(periods, plans, items, applied, capped)
+function winlib.record(periods, plans, items, applied, capped)
   if #applied == 0 then return end
   for i, per in ipairs(periods) do
     if per.bk then

@@ -1555,6 +1555,12 @@ type Around struct {
 	// Position The member's 0-based position in board order (differs from rank - 1 at ties).
 	Position int `json:"position"`
 
+	// Segment The segment the window is within (`segment=` in the query).
+	Segment *struct {
+		Attribute string `json:"attribute"`
+		Value     string `json:"value"`
+	} `json:"segment,omitempty"`
+
 	// Total Members in the period; without an API key, on a board whose privacy mode shows only its top N, the places shown (at most N).
 	Total int `json:"total"`
 }
@@ -1574,8 +1580,11 @@ type BatchResult struct {
 // Board A board's definition, as the API answers it.
 type Board struct {
 	// Cap Keep only the best N members per period; 0 (left out) keeps everyone.
-	Cap     *int       `json:"cap,omitempty"`
-	Created *time.Time `json:"created,omitempty"`
+	Cap *int `json:"cap,omitempty"`
+
+	// ClosesAt A contest's close: from then on, every submission is refused with 409 `contest_closed`. Absent: no bound. Must come after `opens_at`.
+	ClosesAt *time.Time `json:"closes_at,omitempty"`
+	Created  *time.Time `json:"created,omitempty"`
 
 	// DefaultPeriod The period shown when none is asked for; one of `periods`.
 	DefaultPeriod BoardDefaultPeriod `json:"default_period"`
@@ -1597,6 +1606,9 @@ type Board struct {
 
 	// Names Privacy mode: how answers without an API key (and the widget, the wall display, share links) name members. initials and pseudonyms replace each member's name with its initials or a stable pseudonym ("Player 7F3A") and its id with an opaque stand-in (`anon-…`); API keys always see full names and ids.
 	Names *BoardNames `json:"names,omitempty"`
+
+	// OpensAt A contest's opening: before it, every submission is refused with 409 `contest_closed` (API, console and FCALL alike). Absent: no bound. Kept to the microsecond.
+	OpensAt *time.Time `json:"opens_at,omitempty"`
 
 	// Order Which score is better; fixed at creation.
 	Order BoardOrder `json:"order"`
@@ -1670,6 +1682,9 @@ type BoardDefinition struct {
 	// Cap Keep only the best N members per period; 0 (left out) keeps everyone.
 	Cap *int `json:"cap,omitempty"`
 
+	// ClosesAt A contest's close: from then on, submissions are refused (409 `contest_closed`). Left out: no bound. Must come after `opens_at`.
+	ClosesAt *time.Time `json:"closes_at,omitempty"`
+
 	// Created Ignored when sent, so a board read from the API can be sent back as it is.
 	Created *time.Time `json:"created,omitempty"`
 
@@ -1693,6 +1708,9 @@ type BoardDefinition struct {
 
 	// Names Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
 	Names *BoardDefinitionNames `json:"names,omitempty"`
+
+	// OpensAt A contest's opening: before it, submissions are refused (409 `contest_closed`). Left out: no bound (an update without it takes it off).
+	OpensAt *time.Time `json:"opens_at,omitempty"`
 
 	// Order Which score is better; fixed at creation (left out on an update: unchanged).
 	Order *BoardDefinitionOrder `json:"order,omitempty"`
@@ -2546,6 +2564,9 @@ type CreateBoardJSONBody struct {
 	// Cap Keep only the best N members per period; 0 (left out) keeps everyone.
 	Cap *int `json:"cap,omitempty"`
 
+	// ClosesAt A contest's close: from then on, submissions are refused (409 `contest_closed`). Left out: no bound. Must come after `opens_at`.
+	ClosesAt *time.Time `json:"closes_at,omitempty"`
+
 	// Created Ignored when sent, so a board read from the API can be sent back as it is.
 	Created *time.Time `json:"created,omitempty"`
 
@@ -2569,6 +2590,9 @@ type CreateBoardJSONBody struct {
 
 	// Names Privacy mode: how answers without an API key, the widget, the wall display and share links name members: full names, initials, or stable pseudonyms (ids replaced by opaque stand-ins). Left out: full on a new board, unchanged on an update.
 	Names *CreateBoardJSONBodyNames `json:"names,omitempty"`
+
+	// OpensAt A contest's opening: before it, submissions are refused (409 `contest_closed`). Left out: no bound (an update without it takes it off).
+	OpensAt *time.Time `json:"opens_at,omitempty"`
 
 	// Order Which score is better; fixed at creation (left out on an update: unchanged).
 	Order *CreateBoardJSONBodyOrder `json:"order,omitempty"`
@@ -2718,6 +2742,9 @@ type GetAroundParams struct {
 
 	// Radius Entries above and below the member.
 	Radius *int `form:"radius,omitempty" json:"radius,omitempty"`
+
+	// Segment The member's neighbourhood within one of its segments, `<attribute>:<value>` (`country:NO`): ranks, position, offset and total are among the segment's members, each entry's `global_rank` its rank on the whole period. A member not in the segment answers 404 `member_not_found`.
+	Segment *string `form:"segment,omitempty" json:"segment,omitempty"`
 }
 
 // GetAroundParamsPeriod defines parameters for GetAround.
@@ -5267,6 +5294,18 @@ func NewGetAroundRequest(server string, board BoardID, member MemberID, params *
 		if params.Radius != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "radius", *params.Radius, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Segment != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "segment", *params.Segment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
