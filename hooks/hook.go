@@ -1,6 +1,7 @@
 // Package hooks sends a board's events to HTTPS endpoints that admins
 // register: a period closed (with its final top N), a new leader, members
-// entering the top N. Every replica runs a Runner; the events are found and
+// entering the top N, a league period's close (its promotions and
+// relegations). Every replica runs a Runner; the events are found and
 // queued inside Redis by one script per board (so two replicas cannot both
 // announce a change), and each queued delivery is handed to one replica by
 // a Redis consumer group, signed, and retried with backoff for a bounded time.
@@ -32,11 +33,12 @@ const (
 	NewLeader    Event = "leader.changed"
 	TopEntered   Event = "top.entered"
 	PeriodClosed Event = "period.closed"
+	LeagueClosed Event = "league.closed"
 	Ping         Event = "ping"
 )
 
 // Events lists what a hook may subscribe to, in the order forms show them.
-var Events = []Event{NewLeader, TopEntered, PeriodClosed}
+var Events = []Event{NewLeader, TopEntered, PeriodClosed, LeagueClosed}
 
 // Title names an event for people.
 func (e Event) Title() string {
@@ -47,6 +49,8 @@ func (e Event) Title() string {
 		return "Member enters the top N"
 	case PeriodClosed:
 		return "Period closed"
+	case LeagueClosed:
+		return "League period closed"
 	case Ping:
 		return "Test event"
 	}
@@ -179,7 +183,10 @@ func (in Input) Check(b *board.Board, allowPrivate bool) (Input, error) {
 		}
 	}
 	if len(evs) != len(in.Events) || len(evs) == 0 {
-		bad["events"] = "choose at least one of: new leader, entering the top N, period closed"
+		bad["events"] = "choose at least one of: new leader, entering the top N, period closed, league period closed"
+	}
+	if slices.Contains(evs, LeagueClosed) && b.League == nil {
+		bad["events"] = "league period closed needs a league on the board: set one up in the board's settings first"
 	}
 	in.Events = evs
 	var ps []board.Kind
@@ -199,6 +206,9 @@ func (in Input) Check(b *board.Board, allowPrivate bool) (Input, error) {
 	in.Periods = ps // in the board's order; none with AllPeriods
 	if bad["periods"] == "" && slices.Contains(evs, PeriodClosed) && !slices.ContainsFunc(orAll(ps, b.Periods), board.Kind.Calendar) {
 		bad["periods"] = "period closed needs a day, week, month or year: all time and rolling windows never close"
+	}
+	if bad["periods"] == "" && slices.Contains(evs, LeagueClosed) && b.League != nil && !slices.Contains(orAll(ps, b.Periods), b.League.Kind) {
+		bad["periods"] = fmt.Sprintf("league period closed needs the league's period (%s) among those the hook follows", b.League.Kind)
 	}
 	if in.Top < 1 || in.Top > MaxTop {
 		bad["top"] = fmt.Sprintf("must be a whole number from 1 to %d", MaxTop)

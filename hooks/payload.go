@@ -29,7 +29,8 @@ type Member struct {
 // Payload is the JSON body of a delivery. Which fields are present depends
 // on Type: leader.changed has Leader and Previous (null for a period's
 // first leader), top.entered has Entered and Top (the hook's top N now),
-// period.closed has Top (the final top N); ping has Message. It is made
+// period.closed has Top (the final top N), league.closed has League (the
+// moves); ping has Message. It is made
 // from what was queued with the event and the board's unit, which never
 // changes, so every attempt of a delivery sends the same body.
 type Payload struct {
@@ -42,6 +43,7 @@ type Payload struct {
 	Previous *Member         `json:"previous,omitempty"`
 	Entered  []Entry         `json:"entered,omitempty"`
 	Top      []Entry         `json:"top,omitempty"`
+	League   *League         `json:"league,omitempty"`
 	Message  string          `json:"message,omitempty"`
 }
 
@@ -61,6 +63,7 @@ type eventData struct {
 	Previous json.RawMessage `json:"previous"`
 	Entered  rows            `json:"entered"`
 	Top      rows            `json:"top"`
+	League   *League         `json:"league,omitempty"`
 }
 
 // render makes the body of a queued delivery (the stream entry's fields).
@@ -102,6 +105,8 @@ func render(b *board.Board, f map[string]any) ([]byte, error) {
 		p.Entered, p.Top = entries(d.Entered), entries(d.Top)
 	case PeriodClosed:
 		p.Top = entries(d.Top)
+	case LeagueClosed:
+		p.League = d.League
 	case Ping:
 		p.Message = "A test event from the Podium console: this endpoint receives the board's webhooks."
 	}

@@ -21,6 +21,7 @@ import (
 type Store interface {
 	Board(ctx context.Context, id string) (board.Board, error)
 	Top(ctx context.Context, b *board.Board, p board.Period, n int) (board.Page, error)
+	LeagueStore
 }
 
 // Options configure a Runner; zero values take the defaults.
@@ -190,6 +191,9 @@ func (r *Runner) visit(ctx context.Context, id string) error {
 			return err
 		}
 		if err := r.closed(ctx, &b, hs, now); err != nil {
+			return err
+		}
+		if err := r.leagueClosed(ctx, &b, hs, now); err != nil {
 			return err
 		}
 	}

@@ -187,6 +187,8 @@ func settings(j board.Spec) []setting {
 		{"Closed periods kept in Redis", retention, "(none)"},
 		{"Rolling windows", windowName(j), "(none)"},
 		{"Teams", teamsName(j.Teams), "(none)"},
+		{"Segments", strings.Join(j.Segments, ", "), "(none)"},
+		{"League", leagueName(j.League), "(none)"},
 		{"Visibility", capital(j.Visibility), "Public"}, // definitions from before visibility: public
 	}
 }
@@ -204,6 +206,19 @@ func teamsName(mode string) string {
 		return "Best member's score"
 	}
 	return mode
+}
+
+// leagueName says what a board's league is in a line: its period, tiers
+// and moves.
+func leagueName(l *board.League) string {
+	if l == nil {
+		return ""
+	}
+	s := fmt.Sprintf("%s: %s; cohorts of %d, %d up, %d down", kindName(string(l.Kind)), strings.Join(l.Tiers, ", "), l.Size(), l.Promote, l.Relegate)
+	if l.IdleDrops {
+		s += "; idle members drop a tier"
+	}
+	return s
 }
 
 // windowName says how a board's rolling windows combine their buckets; ""

@@ -229,8 +229,8 @@ func TestEditFormKeepsSegments(t *testing.T) {
 	}
 }
 
-// TestEditFormKeepsLeague: the form has no field for a league yet, so an
-// edit keeps it (and with it its members' tiers).
+// TestEditFormKeepsLeague: a form without the league section (an older
+// page, a script) keeps the board's league (and with it its members' tiers).
 func TestEditFormKeepsLeague(t *testing.T) {
 	f := webtest.New(t)
 	a := f.SignedIn()

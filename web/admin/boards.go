@@ -48,6 +48,11 @@ func (s *Handler) boardFormView(c echo.Context, b board.Board, editing bool, err
 		v.TopOnly = fmt.Sprint(b.TopOnly)
 	}
 	v.Segments = strings.Join(b.Segments, ", ")
+	v.LeagueCohort, v.LeaguePromote, v.LeagueRelegate = fmt.Sprint(board.DefaultCohortSize), "3", "3" // a start for a new league
+	if l := b.League; l != nil {
+		v.LeagueKind, v.LeagueTiers, v.LeagueIdleDrops = string(l.Kind), strings.Join(l.Tiers, "\n"), l.IdleDrops
+		v.LeagueCohort, v.LeaguePromote, v.LeagueRelegate = fmt.Sprint(l.Size()), fmt.Sprint(l.Promote), fmt.Sprint(l.Relegate)
+	}
 	if b.Cap > 0 {
 		v.Cap = fmt.Sprint(b.Cap)
 	}
@@ -137,7 +142,12 @@ func (s *Handler) updateBoard(c echo.Context) error {
 	if !form.Has("segments") {
 		b.Segments = old.Segments // a form without the field (an older page, a script): never drops their standings
 	}
-	b.League = old.League // the form has no field for it yet: never drops it
+	switch {
+	case !form.Has("league_kind"):
+		b.League = old.League // a form without the section (an older page, a script): never drops the league
+	case b.League != nil && old.League != nil && b.League.CohortSize == old.League.Size():
+		b.League.CohortSize = old.League.CohortSize // the form shows the default's number: not a change
+	}
 	for k, m := range fixedChanges(form, &old) {
 		perrs[k] = m
 	}
@@ -167,7 +177,9 @@ func (s *Handler) sentView(c echo.Context, form url.Values, old board.Board, err
 	editing := old.ID != ""
 	v := s.boardFormView(c, old, editing, errs)
 	text := map[string]*string{"title": &v.Title, "format": &v.Format, "prefix": &v.Prefix, "suffix": &v.Suffix,
-		"default_period": &v.DefaultPeriod, "time_zone": &v.TimeZone, "rank_style": &v.RankStyle, "cap": &v.Cap, "retention": &v.Retention, "segments": &v.Segments}
+		"default_period": &v.DefaultPeriod, "time_zone": &v.TimeZone, "rank_style": &v.RankStyle, "cap": &v.Cap, "retention": &v.Retention, "segments": &v.Segments,
+		"league_kind": &v.LeagueKind, "league_tiers": &v.LeagueTiers, "league_cohort_size": &v.LeagueCohort,
+		"league_promote": &v.LeaguePromote, "league_relegate": &v.LeagueRelegate}
 	if !editing {
 		text["id"], text["decimals"], text["order"], text["tie_break"] = &v.ID, &v.Decimals, &v.Order, &v.TieBreak
 		for i := range v.Fields {
@@ -180,6 +192,9 @@ func (s *Handler) sentView(c echo.Context, form url.Values, old board.Board, err
 		if form.Has(k) {
 			*p = form.Get(k)
 		}
+	}
+	if form.Has("league_kind") {
+		v.LeagueIdleDrops = form.Get("league_idle_drops") != ""
 	}
 	v.Periods = map[string]bool{}
 	for _, p := range form["periods"] {

@@ -41,6 +41,9 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 	}
 	// "country, class": Validate names what is wrong.
 	b.Segments = strings.FieldsFunc(v.Get("segments"), func(r rune) bool { return r == ',' || r == ' ' })
+	if k := v.Get("league_kind"); k != "" {
+		b.League = parseLeague(v, board.Kind(k), errs)
+	}
 	for _, k := range v["periods"] {
 		b.Periods = append(b.Periods, board.Kind(k))
 	}
@@ -77,6 +80,34 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 		b.Fields = append(b.Fields, board.Field{Name: name, Desc: v.Get(fmt.Sprintf("field%d_dir", i)) == "desc"})
 	}
 	return b, errs
+}
+
+// parseLeague reads the board form's league section: tiers one per line
+// or comma-separated, lowest first; an empty cohort size is the default.
+// board.CheckLeague names what else is wrong.
+func parseLeague(v url.Values, kind board.Kind, errs formErrors) *board.League {
+	l := &board.League{Kind: kind, IdleDrops: v.Get("league_idle_drops") != ""}
+	for _, t := range strings.FieldsFunc(v.Get("league_tiers"), func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
+		if t = strings.TrimSpace(t); t != "" {
+			l.Tiers = append(l.Tiers, t)
+		}
+	}
+	num := func(name, field string, into *int, msg string) {
+		s := strings.TrimSpace(v.Get(name))
+		if s == "" && name == "league_cohort_size" {
+			return
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			errs[field] = msg
+			return
+		}
+		*into = n
+	}
+	num("league_cohort_size", "league.cohort_size", &l.CohortSize, fmt.Sprintf("must be a whole number from 2 to %d; empty: %d", board.MaxCohortSize, board.DefaultCohortSize))
+	num("league_promote", "league.promote", &l.Promote, "must be a whole number: 0 promotes no one")
+	num("league_relegate", "league.relegate", &l.Relegate, "must be a whole number: 0 relegates no one")
+	return l
 }
 
 // withFixed is the edit form with the settings fixed at creation filled in

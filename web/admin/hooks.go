@@ -30,6 +30,12 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 	v := templates.HooksView{Nav: s.nav(c, "boards"), Board: b.ID, Title: b.Title, Max: hooks.MaxHooks,
 		Top: strconv.Itoa(hooks.DefaultTop), Chosen: map[string]bool{}, Errors: map[string]string{}}
 	for _, e := range hooks.Events {
+		if e == hooks.LeagueClosed && b.League == nil {
+			continue // refused without a league
+		}
+		if e == hooks.LeagueClosed {
+			v.LeagueNote = ", a league period's promotions and relegations"
+		}
 		v.Events = append(v.Events, templates.Link{Label: e.Title(), Href: string(e)})
 	}
 	// Every period, later ones included, is a box of its own, ticked until

@@ -48,6 +48,9 @@ type BoardFormView struct {
 	TimeZone, TieBreak, RankStyle, Cap, Retention, Window, Teams      string
 	Visibility, Names, TopOnly                                        string
 	Segments                                                          string // "country, class"
+	LeagueKind, LeagueTiers, LeagueCohort, LeaguePromote              string // no kind: no league; tiers one per line
+	LeagueRelegate                                                    string
+	LeagueIdleDrops                                                   bool
 	Periods                                                           map[string]bool
 	Fields                                                            [3]FieldRow
 	Errors                                                            map[string]string

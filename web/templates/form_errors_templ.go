@@ -49,7 +49,9 @@ var boardFormFields = []formField{
 	{"format.decimals", "decimals", "Decimal places"}, {"format.prefix", "prefix", "Before the number"},
 	{"format.suffix", "suffix", "After the number"}, {"order", "order", "Better scores are"},
 	{"periods", "period-day", "Periods"}, {"window", "window", "Rolling windows"}, {"visibility", "visibility", "Visibility"},
-	{"names", "names", "Names on shared pages"}, {"top_only", "top_only", "Show only the top"}, {"teams", "teams", "Teams"}, {"segments", "segments", "Segments"}, {"default_period", "default_period", "Opens on"},
+	{"names", "names", "Names on shared pages"}, {"top_only", "top_only", "Show only the top"}, {"teams", "teams", "Teams"}, {"segments", "segments", "Segments"},
+	{"league.kind", "league_kind", "League period"}, {"league.tiers", "league_tiers", "Tiers"}, {"league.cohort_size", "league_cohort_size", "Cohort size"},
+	{"league.promote", "league_promote", "Promote"}, {"league.relegate", "league_relegate", "Relegate"}, {"default_period", "default_period", "Opens on"},
 	{"time_zone", "time_zone", "Time zone"}, {"tie_break", "tie_break", "Equal scores"},
 	{"rank_style", "rank_style", "Rank numbers"}, {"fields", "field0", "Extra sort fields"},
 	{"fields[0].name", "field0", "Field 1 name"}, {"fields[1].name", "field1", "Field 2 name"},
@@ -112,7 +114,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 81, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 83, Col: 39}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 			if templ_7745c5c3_Err != nil {
@@ -130,7 +132,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var3 templ.SafeURL
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("#" + e.ID))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 84, Col: 44}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 86, Col: 44}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -143,7 +145,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var4 string
 				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(e.Label)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 84, Col: 81}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 86, Col: 81}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
@@ -156,7 +158,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(e.Message)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 84, Col: 96}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 86, Col: 96}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {

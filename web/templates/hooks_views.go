@@ -12,6 +12,7 @@ type HooksView struct {
 	Board, Title string
 	Periods      []Link // the board's periods: Label, and the form value in Href
 	Events       []Link // the events a hook may ask for, the same way
+	LeagueNote   string // ", a league period's promotions and relegations" on a board with a league
 	Hooks        []HookRow
 	// The form, as sent back with errors.
 	URL, Top                string

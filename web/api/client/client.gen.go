@@ -518,6 +518,7 @@ func (e DeliveryOutcome) Valid() bool {
 // Defines values for DeliveryType.
 const (
 	DeliveryTypeLeaderChanged DeliveryType = "leader.changed"
+	DeliveryTypeLeagueClosed  DeliveryType = "league.closed"
 	DeliveryTypePeriodClosed  DeliveryType = "period.closed"
 	DeliveryTypePing          DeliveryType = "ping"
 	DeliveryTypeTopEntered    DeliveryType = "top.entered"
@@ -527,6 +528,8 @@ const (
 func (e DeliveryType) Valid() bool {
 	switch e {
 	case DeliveryTypeLeaderChanged:
+		return true
+	case DeliveryTypeLeagueClosed:
 		return true
 	case DeliveryTypePeriodClosed:
 		return true
@@ -689,6 +692,7 @@ func (e FormatType) Valid() bool {
 // Defines values for HookEvents.
 const (
 	HookEventsLeaderChanged HookEvents = "leader.changed"
+	HookEventsLeagueClosed  HookEvents = "league.closed"
 	HookEventsPeriodClosed  HookEvents = "period.closed"
 	HookEventsTopEntered    HookEvents = "top.entered"
 )
@@ -697,6 +701,8 @@ const (
 func (e HookEvents) Valid() bool {
 	switch e {
 	case HookEventsLeaderChanged:
+		return true
+	case HookEventsLeagueClosed:
 		return true
 	case HookEventsPeriodClosed:
 		return true
@@ -746,6 +752,7 @@ func (e HookPeriods) Valid() bool {
 // Defines values for HookRegistrationEvents.
 const (
 	HookRegistrationEventsLeaderChanged HookRegistrationEvents = "leader.changed"
+	HookRegistrationEventsLeagueClosed  HookRegistrationEvents = "league.closed"
 	HookRegistrationEventsPeriodClosed  HookRegistrationEvents = "period.closed"
 	HookRegistrationEventsTopEntered    HookRegistrationEvents = "top.entered"
 )
@@ -754,6 +761,8 @@ const (
 func (e HookRegistrationEvents) Valid() bool {
 	switch e {
 	case HookRegistrationEventsLeaderChanged:
+		return true
+	case HookRegistrationEventsLeagueClosed:
 		return true
 	case HookRegistrationEventsPeriodClosed:
 		return true
@@ -3579,7 +3588,7 @@ type ClientInterface interface {
 
 	// CreateHookWithBody Register a webhook.
 	//
-	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
+	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. `league.closed` needs a league on the board (422 at `events`) and, with `periods`, the league's period among them (422 at `periods`). Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3588,7 +3597,7 @@ type ClientInterface interface {
 
 	// CreateHook Register a webhook.
 	//
-	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
+	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. `league.closed` needs a league on the board (422 at `events`) and, with `periods`, the league's period among them (422 at `periods`). Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4070,7 +4079,7 @@ func (c *Client) ListHooks(ctx context.Context, board BoardID, reqEditors ...Req
 
 // CreateHookWithBody Register a webhook.
 //
-// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
+// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. `league.closed` needs a league on the board (422 at `events`) and, with `periods`, the league's period among them (422 at `periods`). Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4089,7 +4098,7 @@ func (c *Client) CreateHookWithBody(ctx context.Context, board BoardID, contentT
 
 // CreateHook Register a webhook.
 //
-// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
+// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. `league.closed` needs a league on the board (422 at `events`) and, with `periods`, the league's period among them (422 at `periods`). Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6863,7 +6872,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateHookWithBodyWithResponse Register a webhook.
 	//
-	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
+	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. `league.closed` needs a league on the board (422 at `events`) and, with `periods`, the league's period among them (422 at `periods`). Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6872,7 +6881,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateHookWithResponse Register a webhook.
 	//
-	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
+	// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. `league.closed` needs a league on the board (422 at `events`) and, with `periods`, the league's period among them (422 at `periods`). Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10848,7 +10857,7 @@ func (c *ClientWithResponses) ListHooksWithResponse(ctx context.Context, board B
 
 // CreateHookWithBodyWithResponse Register a webhook.
 //
-// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
+// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. `league.closed` needs a league on the board (422 at `events`) and, with `periods`, the league's period among them (422 at `periods`). Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10863,7 +10872,7 @@ func (c *ClientWithResponses) CreateHookWithBodyWithResponse(ctx context.Context
 
 // CreateHookWithResponse Register a webhook.
 //
-// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
+// HTTPS endpoints only, on the public internet: a URL whose host is plainly not public is refused (422 at `url`): an IP address in a block IANA's special-purpose address registries mark not globally reachable (loopback, private, link-local, shared, documentation, benchmarking and the rest; an IPv4 address carried in IPv6 counts as itself), an IPv4 address spelled other than a.b.c.d, `localhost`, a name without a dot, or a name under `.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`, `.corp` or `.invalid`. Names are checked again after DNS, at every delivery (an attempt fails with `refused: not a public address`). A server started with HOOKS_ALLOW_PRIVATE allows both. A body that is not valid UTF-8 is refused whole (400 `bad_utf8`), and a URL holding control characters, U+FFFD, bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) or invisible characters (zero-width spaces) is refused at `url` (422), as display names are. The answer holds the secret that signs its deliveries, shown this once. `league.closed` needs a league on the board (422 at `events`) and, with `periods`, the league's period among them (422 at `periods`). Audited as `hook.create`. See docs/webhooks.md for events, signatures and retries.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
