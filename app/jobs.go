@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"podium/audit"
+	"podium/board"
 	"podium/redisstore"
 )
 
@@ -25,11 +27,18 @@ func (a *App) startJobs(ctx context.Context, g *errgroup.Group) {
 	}
 	// Scheduled freezes are taken at their time even when nothing writes or
 	// reads.
+	// Scheduled reveals lift their freeze at their time, audited once by the
+	// replica that lifts it.
+	auditLog := a.Admin.Audit
 	g.Go(func() error {
 		store.RunFreezes(ctx, 10*time.Second, func(err error) {
 			if ctx.Err() == nil {
-				log.Warn("take a scheduled freeze", slog.Any("error", err))
+				log.Warn("take a scheduled freeze or reveal", slog.Any("error", err))
 			}
+		}, func(b board.Board) {
+			log.Info("revealed at its set time", slog.String("board", b.ID))
+			auditLog.RecordDone(ctx, audit.Entry{Actor: "podium:schedule", Action: "board.unfreeze", Board: b.ID, Before: "frozen", After: "live",
+				Reason: "revealed at its set time"}, log)
 		})
 		return nil
 	})

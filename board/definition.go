@@ -166,6 +166,9 @@ type Board struct {
 	// instant while writes go on. Zero: not frozen. Only Freeze and
 	// Unfreeze change it.
 	FreezeAt time.Time
+	// RevealAt is when a freeze lifts on its own (the reveal), zero for
+	// never: only an unfreeze lifts it. Set with the freeze, or later.
+	RevealAt time.Time
 	// OpensAt and ClosesAt bound the board's contest (board/contest.go):
 	// writes are refused before OpensAt and from ClosesAt on. Zero: no
 	// bound.

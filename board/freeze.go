@@ -33,7 +33,9 @@ func CheckFrozen(old, upd *Board) error {
 }
 
 // FrozenSince tells whether b's public standings are frozen at now, and
-// since when. A freeze set for later is not frozen yet.
+// since when. A freeze set for later is not frozen yet, and a freeze whose
+// reveal time has come is over, even before the scheduler lifts it.
 func (b *Board) FrozenSince(now time.Time) (time.Time, bool) {
-	return b.FreezeAt, !b.FreezeAt.IsZero() && !now.Before(b.FreezeAt)
+	frozen := !b.FreezeAt.IsZero() && !now.Before(b.FreezeAt) && (b.RevealAt.IsZero() || now.Before(b.RevealAt))
+	return b.FreezeAt, frozen
 }

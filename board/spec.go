@@ -33,6 +33,8 @@ type Spec struct {
 	// FreezeAt is when the board's public standings froze, or will
 	// (redisstore/freeze.go); read only: PUT /boards/{board}/freeze sets it.
 	FreezeAt *time.Time `json:"freeze_at,omitempty"`
+	// RevealAt is when the freeze lifts on its own; read only, as FreezeAt.
+	RevealAt *time.Time `json:"reveal_at,omitempty"`
 	// OpensAt and ClosesAt bound a contest: writes are refused outside
 	// (board/contest.go). Absent: no bound.
 	OpensAt  *time.Time `json:"opens_at,omitempty"`
@@ -77,7 +79,7 @@ func SpecOf(b *Board) Spec {
 		at := b.FreezeAt
 		j.FreezeAt = &at
 	}
-	j.OpensAt, j.ClosesAt = timeOrNil(b.OpensAt), timeOrNil(b.ClosesAt)
+	j.RevealAt, j.OpensAt, j.ClosesAt = timeOrNil(b.RevealAt), timeOrNil(b.OpensAt), timeOrNil(b.ClosesAt)
 	return j
 }
 

@@ -75,7 +75,7 @@ func (s catalog) UpdateBoard(ctx context.Context, b board.Board) (board.Board, e
 		return board.Board{}, fmt.Errorf("board: update %q: its scores are being upgraded to exact units; retry in a moment: %w", b.ID, board.ErrBusy)
 	}
 	b.Created, b.Updated = old.Created, s.now().UTC()
-	b.FreezeAt = old.FreezeAt // not a field of the form: putdef leaves it as it is
+	b.FreezeAt, b.RevealAt = old.FreezeAt, old.RevealAt // not fields of the form: putdef leaves them as they are
 	reply, err := putdefCall(&b, "update").run(ctx, s.rdb).Result()
 	if err != nil {
 		return board.Board{}, fmt.Errorf("board: update %q: %w", b.ID, err)
@@ -337,6 +337,9 @@ func parseDef(m map[string]string) (board.Board, error) {
 	b.Version, _ = strconv.ParseInt(m["version"], 10, 64) // 0 for definitions written before versions
 	if us, err := strconv.ParseInt(m["freeze_at"], 10, 64); err == nil {
 		b.FreezeAt = time.UnixMicro(us).UTC()
+	}
+	if us, err := strconv.ParseInt(m["reveal_at"], 10, 64); err == nil {
+		b.RevealAt = time.UnixMicro(us).UTC()
 	}
 	if us, err := strconv.ParseInt(m["opens_at"], 10, 64); err == nil {
 		b.OpensAt = time.UnixMicro(us).UTC()

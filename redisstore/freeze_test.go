@@ -223,7 +223,7 @@ func TestFreezeTakenByReadsAndScheduler(t *testing.T) {
 			if ctx.Err() == nil {
 				t.Error(err)
 			}
-		})
+		}, nil)
 	}()
 	// No t.Error, and no call on the test's Redis client, after the test.
 	defer func() { cancel(); <-done }()

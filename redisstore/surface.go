@@ -95,7 +95,8 @@ type LeagueStore interface {
 type Freezer interface {
 	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
 	Unfreeze(ctx context.Context, id string) (board.Board, error)
-	RunFreezes(ctx context.Context, refresh time.Duration, report func(error))
+	ScheduleReveal(ctx context.Context, id string, at time.Time) (board.Board, error)
+	RunFreezes(ctx context.Context, refresh time.Duration, report func(error), revealed func(board.Board))
 	PublicSnapshot(ctx context.Context, b *board.Board, p board.Period, ttl time.Duration) (*Snapshot, error)
 }
 

@@ -236,6 +236,8 @@ type freezeJSON struct {
 	Frozen bool `json:"frozen"`
 	// FreezeAt is when the freeze began, or begins; absent when there is none.
 	FreezeAt *time.Time `json:"freeze_at,omitempty"`
+	// RevealAt is when the freeze lifts on its own; absent: by hand only.
+	RevealAt *time.Time `json:"reveal_at,omitempty"`
 }
 
 // hooksJSON is a board's webhooks (listHooks).

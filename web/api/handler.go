@@ -49,6 +49,7 @@ type Store interface {
 	LeagueTiers(ctx context.Context, b *board.Board, p board.Period) ([]board.LeagueTier, error)
 	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
 	Unfreeze(ctx context.Context, id string) (board.Board, error)
+	ScheduleReveal(ctx context.Context, id string, at time.Time) (board.Board, error)
 }
 
 // Options are the API's dependencies. Without Keys the API serves reads only.

@@ -274,6 +274,8 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"freeze another board", "PUT", "/boards/sprint/freeze", chessOnly, "", nil, 403},
 		{"freeze unknown board", "PUT", "/boards/nope/freeze", all, "", nil, 404},
 		{"freeze again", "PUT", "/boards/chess/freeze", all, "", nil, 409},
+		{"schedule the reveal", "PUT", "/boards/chess/freeze", all, `{"reveal_at":"2099-06-01T12:00:00Z"}`, nil, 200},
+		{"a reveal before the freeze", "PUT", "/boards/chess/freeze", all, `{"reveal_at":"2001-01-01T00:00:00Z"}`, nil, 422},
 		{"freeze too large", "PUT", "/boards/chess/freeze", all, `{"reason":"` + strings.Repeat("x", 1_000_001) + `"}`, nil, 413},
 		{"freeze in the past", "PUT", "/boards/sprint/freeze", all, `{"at":"2001-01-01T00:00:00Z"}`, nil, 422},
 		{"frozen entries", "GET", "/boards/chess/entries?period=all", "", "", nil, 200},

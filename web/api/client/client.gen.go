@@ -1766,6 +1766,9 @@ type Board struct {
 	// Retention How many closed periods of each kind stay in Redis once archived; older ones expire from Redis and are read from the archive. 0 expires each as soon as its final copy is archived.
 	Retention int `json:"retention"`
 
+	// RevealAt When the freeze lifts on its own (see `PUT /boards/{board}/freeze`); absent: only an unfreeze lifts it.
+	RevealAt *time.Time `json:"reveal_at,omitempty"`
+
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out when the board has none.
 	Segments *[]string `json:"segments,omitempty"`
 
@@ -1867,6 +1870,9 @@ type BoardDefinition struct {
 
 	// Retention How many closed periods of each kind stay in Redis once archived; older ones expire from Redis and are read from the archive. 0 expires each as soon as its final copy is archived. Left out on an update: unchanged.
 	Retention *int `json:"retention,omitempty"`
+
+	// RevealAt Ignored when sent: `PUT /boards/{board}/freeze` sets it.
+	RevealAt *time.Time `json:"reveal_at,omitempty"`
 
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
@@ -2169,6 +2175,9 @@ type Freeze struct {
 
 	// Frozen Public reads show the standings of `freeze_at` now.
 	Frozen bool `json:"frozen"`
+
+	// RevealAt When the freeze lifts on its own; absent: only an unfreeze lifts it.
+	RevealAt *time.Time `json:"reveal_at,omitempty"`
 }
 
 // Friends defines model for Friends.
@@ -2836,6 +2845,9 @@ type CreateBoardJSONBody struct {
 	// Retention How many closed periods of each kind stay in Redis once archived; older ones expire from Redis and are read from the archive. 0 expires each as soon as its final copy is archived. Left out on an update: unchanged.
 	Retention *int `json:"retention,omitempty"`
 
+	// RevealAt Ignored when sent: `PUT /boards/{board}/freeze` sets it.
+	RevealAt *time.Time `json:"reveal_at,omitempty"`
+
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
 
@@ -2943,6 +2955,9 @@ type FreezeBoardJSONBody struct {
 
 	// Reason Kept in the audit log.
 	Reason *string `json:"reason,omitempty"`
+
+	// RevealAt When the freeze lifts on its own (the reveal), after the freeze; every replica's scheduler lifts it then, audited as `board.unfreeze` by `podium:schedule`, and reads show the live standings from that instant. On a board frozen (or freezing) already, a body with `reveal_at` and no `at` only sets the reveal (null takes it off), audited as `board.reveal`.
+	RevealAt *time.Time `json:"reveal_at,omitempty"`
 }
 
 // UpdateHookJSONBody defines parameters for UpdateHook.
