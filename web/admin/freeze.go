@@ -42,6 +42,10 @@ func (s *Handler) freezeView(c echo.Context, b *board.Board, v *templates.Manage
 	} else if !b.FreezeAt.IsZero() {
 		f.At = rows.FreezeTime(b, b.FreezeAt)
 	}
+	if !b.RevealAt.IsZero() && !b.FreezeAt.IsZero() {
+		f.Reveal = rows.FreezeTime(b, b.RevealAt)
+		f.RevealV = b.RevealAt.In(loc).Format(datetimeLocal)
+	}
 	p := b.Current(b.DefaultPeriod, now)
 	f.Period = p.Title()
 	pg, err := s.opts.Store.Page(c.Request().Context(), b, p, 0, liveRows) // live: see requireSession
@@ -111,6 +115,49 @@ func (s *Handler) freezeBoard(c echo.Context) error {
 	if fb.FreezeAt.After(s.opts.Store.Now()) {
 		msg = "The board freezes at " + when + "."
 	}
+	return s.done(c, backTo(&b, "")+"#freeze", msg)
+}
+
+// revealBoard sets (or, left empty, takes off) when the board's freeze
+// lifts on its own, a time in the board's zone.
+func (s *Handler) revealBoard(c echo.Context) error {
+	b, err := s.loadBoard(c)
+	if err != nil {
+		return err
+	}
+	vals := postForm(c)
+	reason := strings.TrimSpace(vals.Get("reason"))
+	errs := formErrors{}
+	if len(reason) > 200 {
+		errs["reason"] = "must be at most 200 characters"
+	}
+	var at time.Time
+	if raw := strings.TrimSpace(vals.Get("at")); raw != "" {
+		t, perr := time.ParseInLocation(datetimeLocal, raw, b.Location())
+		if perr != nil {
+			errs["at"] = "give a date and time, such as " + s.opts.Store.Now().In(b.Location()).Add(time.Hour).Format(datetimeLocal) + ", or leave it empty"
+		}
+		at = t
+	}
+	if len(errs) > 0 {
+		return s.formFailed(c, &b, "reveal", errs)
+	}
+	fb, err := s.opts.Store.ScheduleReveal(c.Request().Context(), b.ID, at)
+	if fes := board.FieldErrors(err); len(fes) > 0 {
+		return s.formFailed(c, &b, "reveal", formErrors{"at": fes[0].Message})
+	}
+	if errors.Is(err, board.ErrNotFrozen) {
+		return s.formFailed(c, &b, "reveal", formErrors{"at": "the board is not frozen (someone may have unfrozen it); freeze it first"})
+	}
+	if err != nil {
+		return err
+	}
+	after, msg := "revealed by hand", "The reveal is taken off: only an unfreeze reveals the board."
+	if !fb.RevealAt.IsZero() {
+		when := rows.FreezeTime(&fb, fb.RevealAt)
+		after, msg = "revealing at "+when, "The board reveals on its own at "+when+"."
+	}
+	s.audit(c, audit.Entry{Action: "board.reveal", Board: b.ID, Before: freezeState(&b, s.opts.Store.Now()), After: after, Reason: reason})
 	return s.done(c, backTo(&b, "")+"#freeze", msg)
 }
 

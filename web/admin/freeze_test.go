@@ -60,6 +60,27 @@ func TestFreezeFromConsoleAndAPI(t *testing.T) {
 		t.Error("the freeze is not in the audit log with its reason")
 	}
 
+	// A reveal at a set time: a bad time and one before the freeze are
+	// said beside the field; a good one is shown and audited.
+	res, body = a.Post("/admin/boards/quiz/reveal", url.Values{"csrf": {a.CSRF}, "at": {"later"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `data-testid="error-v-at"`) || !strings.Contains(body, `href="#v-at"`) {
+		t.Fatalf("a bad reveal time: %d", res.StatusCode)
+	}
+	res, body = a.Post("/admin/boards/quiz/reveal", url.Values{"csrf": {a.CSRF}, "at": {"2027-01-06T11:00"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "must come after the freeze") {
+		t.Fatalf("a reveal before the freeze: %d", res.StatusCode)
+	}
+	res, _ = a.Post("/admin/boards/quiz/reveal", url.Values{"csrf": {a.CSRF}, "at": {"2027-01-06T18:00"}, "reason": {"ceremony"}})
+	if msg := a.FlashAfter(res, ""); msg != "The board reveals on its own at 6 Jan 2027, 18:00 UTC." {
+		t.Fatalf("after setting the reveal: %q", msg)
+	}
+	if _, body := a.Get("/admin/boards/quiz"); !strings.Contains(body, "Reveals on its own at 6 Jan 2027, 18:00 UTC.") || !strings.Contains(body, `value="2027-01-06T18:00"`) {
+		t.Error("the console does not show the reveal time")
+	}
+	if _, body := a.Get("/admin/audit?board=quiz"); !strings.Contains(body, "board.reveal") || !strings.Contains(body, "ceremony") {
+		t.Error("the reveal is not in the audit log with its reason")
+	}
+
 	res, _ = a.Post("/admin/boards/quiz/unfreeze", url.Values{"csrf": {a.CSRF}})
 	if msg := a.FlashAfter(res, ""); !strings.HasPrefix(msg, "Revealed") {
 		t.Fatalf("after the unfreeze: %q", msg)

@@ -39,6 +39,7 @@ type Store interface {
 	Page(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
 	Unfreeze(ctx context.Context, id string) (board.Board, error)
+	ScheduleReveal(ctx context.Context, id string, at time.Time) (board.Board, error)
 }
 
 // Options are the console's dependencies.

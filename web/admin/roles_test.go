@@ -49,6 +49,7 @@ var consoleNeeds = map[string]string{
 	"POST /admin/boards/:board/segment":             "scorekeeper",
 	"POST /admin/boards/:board/freeze":              "scorekeeper",
 	"POST /admin/boards/:board/unfreeze":            "scorekeeper",
+	"POST /admin/boards/:board/reveal":              "scorekeeper",
 	"GET /admin/boards/:board/edit":                 "owner",
 	"GET /admin/boards/:board/data":                 "owner",
 	"GET /admin/boards/:board/erase":                "owner",

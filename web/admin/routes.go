@@ -58,6 +58,7 @@ func (s *Handler) Routes(e *echo.Echo) {
 	s.hookRoutes(a, owner)
 	a.POST("/boards/:board/freeze", s.freezeBoard, scorekeeper)
 	a.POST("/boards/:board/unfreeze", s.unfreezeBoard, scorekeeper)
+	a.POST("/boards/:board/reveal", s.revealBoard, scorekeeper)
 	a.GET("/boards/:board/live", s.liveSocket, scorekeeper) // a frozen board's live standings
 	a.GET("/boards/:board/sharing", s.sharingPage, owner)
 	a.POST("/boards/:board/links", s.createLink, owner)

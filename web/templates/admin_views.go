@@ -85,6 +85,8 @@ type ManageView struct {
 type FreezeView struct {
 	Since   string // frozen since (the board's zone); "" when not frozen
 	At      string // a freeze still to come; ""
+	Reveal  string // when the freeze lifts on its own (the board's zone); "" by hand only
+	RevealV string // the reveal form's value (datetime-local)
 	Zone    string // the board's time zone, which the form's time is in
 	Default string // the form's suggested time (datetime-local)
 	Period  string // the period the live standings show

@@ -62,7 +62,7 @@ var boardFormFields = []formField{
 // manageFormFields are the fields of each form of a board's admin page, by
 // the form's name; prefix is its controls' id prefix.
 func manageFormFields(form, boardID string) []formField {
-	prefix := map[string]string{"score": "s-", "rename": "r-", "remove": "m-", "reset": "p-", "team": "t-", "segment": "g-", "freeze": "f-", "unfreeze": "u-"}[form]
+	prefix := map[string]string{"score": "s-", "rename": "r-", "remove": "m-", "reset": "p-", "team": "t-", "segment": "g-", "freeze": "f-", "unfreeze": "u-", "reveal": "v-"}[form]
 	labels := map[string][][2]string{
 		"score":    {{"member", "Member id"}, {"op", "Do"}, {"value", "Value"}, {"name", "Display name"}, {"team", "Team"}, {"reason", "Reason"}},
 		"team":     {{"member", "Member id"}, {"team", "Team"}, {"reason", "Reason"}},
@@ -72,6 +72,7 @@ func manageFormFields(form, boardID string) []formField {
 		"reset":    {{"period", "Period"}, {"confirm", "Type " + boardID + " to confirm"}, {"reason", "Reason"}},
 		"freeze":   {{"when", "Freeze"}, {"at", "Time"}, {"reason", "Reason"}},
 		"unfreeze": {{"reason", "Reason"}},
+		"reveal":   {{"at", "Reveal at"}, {"reason", "Reason"}},
 	}[form]
 	out := make([]formField, len(labels))
 	for i, l := range labels {
@@ -114,7 +115,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 83, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 84, Col: 39}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 			if templ_7745c5c3_Err != nil {
@@ -132,7 +133,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var3 templ.SafeURL
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("#" + e.ID))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 86, Col: 44}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 87, Col: 44}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -145,7 +146,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var4 string
 				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(e.Label)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 86, Col: 81}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 87, Col: 81}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
@@ -158,7 +159,7 @@ func errorSummary(title string, errs []ErrorLink) templ.Component {
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(e.Message)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 86, Col: 96}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/form_errors.templ`, Line: 87, Col: 96}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {
