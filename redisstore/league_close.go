@@ -457,3 +457,42 @@ func (s segmentStore) LeagueCloses(ctx context.Context, b *board.Board) ([]Leagu
 	slices.SortFunc(out, func(a, b LeagueClose) int { return a.End.Compare(b.End) })
 	return out, nil
 }
+
+// LeagueResultsOf is the close's result of each listed member of league
+// period p that has one (a member who was not in the league then has
+// none): from Redis while the period's keys are there, else from the
+// archive. Empty before the close.
+func (s segmentStore) LeagueResultsOf(ctx context.Context, b *board.Board, p board.Period, members []string) (map[string]board.LeagueResult, error) {
+	out := map[string]board.LeagueResult{}
+	if len(members) == 0 {
+		return out, nil
+	}
+	state, err := s.rdb.HGet(ctx, leagueClosedKey(b.ID), p.String()).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("league: close of %s of %q: %w", p, b.ID, err)
+	}
+	z := ZSetKey(b.ID, p)
+	if strings.HasPrefix(state, "a ") || strings.HasPrefix(state, "c ") {
+		vs, err := s.rdb.HMGet(ctx, resultKey(z), members...).Result()
+		if err != nil {
+			return nil, fmt.Errorf("league: results of %s of %q: %w", p, b.ID, err)
+		}
+		for i, v := range vs {
+			if str, ok := v.(string); ok {
+				if r, ok := decodeResult(members[i], str); ok {
+					out[members[i]] = r
+				}
+			}
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+		if n, err := s.rdb.Exists(ctx, resultKey(z)).Result(); err != nil || n > 0 {
+			return out, err // the result is here: none of them has one
+		}
+	}
+	if s.past == nil || !p.Ended(s.Now()) {
+		return out, nil
+	}
+	return s.past.LeagueResultsOf(ctx, b.ID, p.String(), members)
+}

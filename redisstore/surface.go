@@ -88,6 +88,7 @@ type LeagueStore interface {
 	LeagueTiers(ctx context.Context, b *board.Board, p board.Period) ([]LeagueTier, error)
 	CloseLeague(ctx context.Context, b *board.Board, p board.Period) (bool, error)
 	LeagueResults(ctx context.Context, b *board.Board, p board.Period) ([]board.LeagueResult, bool, error)
+	LeagueResultsOf(ctx context.Context, b *board.Board, p board.Period, members []string) (map[string]board.LeagueResult, error)
 	LeagueCloses(ctx context.Context, b *board.Board) ([]LeagueClose, error)
 }
 

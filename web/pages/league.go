@@ -27,6 +27,7 @@ type Leagues interface {
 	LeagueTiers(ctx context.Context, b *board.Board, p board.Period) ([]board.LeagueTier, error)
 	CohortPage(ctx context.Context, b *board.Board, p board.Period, tier, cohort, offset, limit int) (board.Page, error)
 	LeagueOf(ctx context.Context, b *board.Board, p board.Period, member string) (board.LeaguePlace, error)
+	LeagueResultsOf(ctx context.Context, b *board.Board, p board.Period, members []string) (map[string]board.LeagueResult, error)
 }
 
 func leaguesURL(id string, p board.Period, current bool) string {
@@ -227,6 +228,11 @@ func (s *Handler) cohortPage(c echo.Context) error {
 		v.Live.Key = p.Key
 		v.Live.Closed = p.Ended(s.opts.Store.Now())
 	}
+	if v.Live.Closed {
+		if v.Moves, err = s.cohortMoves(c.Request().Context(), &b, p, table, pg.Entries); err != nil {
+			return err
+		}
+	}
 	if s.opts.Live != nil {
 		v.Live.Query = liveQuery(b.ID, p, current, url.Values{"offset": {strconv.Itoa((page - 1) * defaultSize)}, "limit": {strconv.Itoa(defaultSize)},
 			"segment": {board.CohortSegment(tier, cohort).String()}})
@@ -290,4 +296,40 @@ func (s *Handler) memberLeague(ctx context.Context, lens rows.Lens, member strin
 	m := memberLeagueView(lens, lp, p, true, heading)
 	m.LeaguesHref = leaguesURL(b.ID, p, true)
 	return &m, nil
+}
+
+// cohortMoves says what the close of p did to the members of a closed
+// period's cohort page es that the reader sees (as the table names them):
+// who went up, who went down. None before the close.
+func (s *Handler) cohortMoves(ctx context.Context, b *board.Board, p board.Period, lens rows.Lens, es []board.Entry) ([]templates.LeagueMoves, error) {
+	ids := make([]string, len(es))
+	for i, e := range es {
+		ids[i] = e.Member
+	}
+	rs, err := s.opts.Store.LeagueResultsOf(ctx, b, p, ids)
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	var up, down templates.LeagueMoves
+	up.Move, down.Move = "up", "down"
+	for _, e := range es {
+		r, ok := rs[e.Member]
+		if !ok || !lens.Shows(e.GlobalPosition, e.Member) {
+			continue
+		}
+		name := lens.Name(e.Member, e.Name)
+		switch r.Move {
+		case board.Up:
+			up.To, up.Names = b.League.TierName(r.Next), append(up.Names, name)
+		case board.Down:
+			down.To, down.Names = b.League.TierName(r.Next), append(down.Names, name)
+		}
+	}
+	var out []templates.LeagueMoves
+	for _, m := range []templates.LeagueMoves{up, down} {
+		if len(m.Names) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package pages_test
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,5 +161,40 @@ func TestCohortRules(t *testing.T) {
 		if _, body := f.Get(c.path); !strings.Contains(body, c.want) {
 			t.Errorf("%s lacks %q\n%s", c.path, c.want, webtest.Excerpt(body))
 		}
+	}
+}
+
+// TestClosedCohortShowsMoves: a closed week's cohort page says what the
+// close did to its members: who went up, who went down, and to which tier.
+func TestClosedCohortShowsMoves(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Date(2027, 1, 6, 12, 0, 0, 0, time.UTC).UnixNano())
+	f := webtest.New(t, webtest.Clock(func() time.Time { return time.Unix(0, now.Add(int64(time.Millisecond))).UTC() }))
+	ctx := context.Background()
+	if err := webtest.Redis(t).HSet(ctx, "lb:{lg}:league:tier", "dan", 1, "eve", 1).Err(); err != nil {
+		t.Fatal(err)
+	}
+	b := leagueBoard(t, f, nil)
+	for m, s := range map[string]float64{"dan": 20, "eve": 10} {
+		if _, err := f.Store.Submit(ctx, b.ID, board.Submission{Member: m, Score: s, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := b.Current(board.Weekly, f.Store.Now())
+	if _, body := f.Get("/b/lg/leagues/1/1"); strings.Contains(body, "league-moves") {
+		t.Fatal("an open week's cohort shows moves")
+	}
+	now.Store(w.End.Add(time.Minute).UnixNano())
+	if closed, err := f.Store.CloseLeague(ctx, b, w); err != nil || !closed {
+		t.Fatalf("close: %v %v", closed, err)
+	}
+	_, body := f.Get("/b/lg/leagues/1/1?period=week&at=" + w.Key)
+	for _, want := range []string{`data-testid="moved-up"`, `Up to <strong>Gold</strong>: dan`, `Down to <strong>Bronze</strong>: eve`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("closed Silver 1 lacks %s\n%s", want, webtest.Excerpt(body))
+		}
+	}
+	if _, body := f.Get("/b/lg/leagues/0/1?period=week&at=" + w.Key); !strings.Contains(body, `Up to <strong>Silver</strong>: ann`) || strings.Contains(body, "moved-down") {
+		t.Errorf("closed Bronze 1: ann up, nobody down past the lowest tier\n%s", webtest.Excerpt(body))
 	}
 }

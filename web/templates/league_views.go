@@ -30,6 +30,14 @@ type CohortView struct {
 	Privacy                                      string
 	PrevPage, NextPage, PageLabel                string
 	Live                                         LiveInfo
+	Moves                                        []LeagueMoves // a closed period's: what its close did to the page's members
+}
+
+// LeagueMoves is the members of a cohort's page a close moved one way
+// (Move "up" or "down") and the tier they went to.
+type LeagueMoves struct {
+	Move, To string
+	Names    []string
 }
 
 // MemberLeague is a member's league in the league's current period, on
