@@ -29,6 +29,7 @@ func leagueCases(t *testing.T, f *webtest.Server) []apiCase {
 	long := strings.Repeat("m", 129)
 	return []apiCase{
 		{"leagues", "GET", "/boards/lg/leagues", "", "", nil, 200},
+		{"export of a league week", "GET", "/boards/lg/export?period=week&format=json", "", "", nil, 200},
 		{"leagues of a past week", "GET", "/boards/lg/leagues?period=week&at=2026-W49", "", "", nil, 200},
 		{"leagues of another kind", "GET", "/boards/lg/leagues?period=all", "", "", nil, 400},
 		{"leagues of a board without", "GET", "/boards/chess/leagues", "", "", nil, 404},

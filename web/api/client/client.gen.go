@@ -650,6 +650,27 @@ func (e ErasureStatus) Valid() bool {
 	}
 }
 
+// Defines values for ExportEntriesLeagueMove.
+const (
+	Down ExportEntriesLeagueMove = "down"
+	Stay ExportEntriesLeagueMove = "stay"
+	Up   ExportEntriesLeagueMove = "up"
+)
+
+// Valid indicates whether the value is a known member of the ExportEntriesLeagueMove enum.
+func (e ExportEntriesLeagueMove) Valid() bool {
+	switch e {
+	case Down:
+		return true
+	case Stay:
+		return true
+	case Up:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ExportEntriesRawScore1.
 const (
 	MinusInf ExportEntriesRawScore1 = "-Inf"
@@ -2099,10 +2120,25 @@ type Export struct {
 		Fields *[]int64 `json:"fields,omitempty"`
 
 		// GlobalRank In an export of one segment, the rank on the whole period (`rank` is within the segment).
-		GlobalRank *int   `json:"global_rank,omitempty"`
-		Member     string `json:"member"`
-		Name       string `json:"name"`
-		Rank       int    `json:"rank"`
+		GlobalRank *int `json:"global_rank,omitempty"`
+
+		// LeagueCohort The cohort of its tier the member was placed in.
+		LeagueCohort *int `json:"league_cohort,omitempty"`
+
+		// LeagueMove Once the period's close has run: what it did to the member.
+		LeagueMove *ExportEntriesLeagueMove `json:"league_move,omitempty"`
+
+		// LeagueNext Once the period's close has run: the tier the member holds after it.
+		LeagueNext *string `json:"league_next,omitempty"`
+
+		// LeagueRank Its rank within the cohort.
+		LeagueRank *int `json:"league_rank,omitempty"`
+
+		// LeagueTier In a period of the board's league kind: the member's tier (its name).
+		LeagueTier *string `json:"league_tier,omitempty"`
+		Member     string  `json:"member"`
+		Name       string  `json:"name"`
+		Rank       int     `json:"rank"`
 
 		// RawScore Exact number; `+Inf` or `-Inf` as text for infinite scores that outside writers stored.
 		RawScore Export_Entries_RawScore `json:"raw_score"`
@@ -2127,6 +2163,9 @@ type Export struct {
 	// Title The board's title.
 	Title string `json:"title"`
 }
+
+// ExportEntriesLeagueMove Once the period's close has run: what it did to the member.
+type ExportEntriesLeagueMove string
 
 // ExportEntriesRawScore0 defines model for Export.Entries.RawScore.0.
 type ExportEntriesRawScore0 = float64
