@@ -27,6 +27,7 @@ import (
 )
 
 func tierKey(id string) string          { return tagOf(id) + ":league:tier" }
+func frozenTierKey(id string) string    { return tagOf(id) + ":frz:league:tier" }
 func placesKey(zset string) string      { return zset + ":L" }
 func cohortCountKey(zset string) string { return zset + ":Ln" }
 
@@ -61,10 +62,25 @@ func tierName(l *board.League, t int) string {
 	return l.Tiers[min(max(t, 0), len(l.Tiers)-1)]
 }
 
+// tiersSource is the tier hash a read shows: the live one, or, for the
+// public of a frozen board, its copy at the freeze (a close during the
+// freeze reads the live standings: its moves would give them away).
+func (s segmentStore) tiersSource(ctx context.Context, b *board.Board) (string, error) {
+	since, err := s.publicFreeze(ctx, b)
+	if err != nil || since.IsZero() {
+		return tierKey(b.ID), err
+	}
+	return frozenTierKey(b.ID), nil
+}
+
 // TierOf is a member's tier on the board: 0 (the lowest) unless a close
-// moved it.
+// moved it; as it stood at the freeze for the public of a frozen board.
 func (s segmentStore) TierOf(ctx context.Context, b *board.Board, member string) (int, error) {
-	v, err := s.rdb.HGet(ctx, tierKey(b.ID), member).Int()
+	key, err := s.tiersSource(ctx, b)
+	if err != nil {
+		return 0, err
+	}
+	v, err := s.rdb.HGet(ctx, key, member).Int()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
@@ -83,7 +99,11 @@ func (s segmentStore) TiersOf(ctx context.Context, b *board.Board, members []str
 	if len(members) == 0 {
 		return out, nil
 	}
-	vs, err := s.rdb.HMGet(ctx, tierKey(b.ID), members...).Result()
+	key, err := s.tiersSource(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := s.rdb.HMGet(ctx, key, members...).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: tiers of %d members of %q: %w", len(members), b.ID, err)
 	}
