@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -172,6 +173,61 @@ func (s segmentStore) CohortPage(ctx context.Context, b *board.Board, p board.Pe
 		return board.Page{}, err
 	}
 	return s.groupPage(ctx, b, p, cohortGroup(tier, cohort), offset, limit)
+}
+
+// TopCohorts is the set of cohorts ("<tier>/<cohort>") of period p that
+// hold one of its first n members in board order, or one of also: what a
+// reader shown only the top (and its own member) may know of the league's
+// cohorts, where the number of cohorts would tell how many play.
+func (s segmentStore) TopCohorts(ctx context.Context, b *board.Board, p board.Period, n int, also ...string) (map[string]bool, error) {
+	if _, err := leagueOf(b, p); err != nil {
+		return nil, err
+	}
+	members := slices.Clone(also)
+	if n > 0 {
+		pg, err := s.Top(ctx, b, p, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range pg.Entries {
+			members = append(members, e.Member)
+		}
+	}
+	out := map[string]bool{}
+	if len(members) == 0 {
+		return out, nil
+	}
+	since, err := s.publicFreeze(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	z, _ := periodSource(b, p, since)
+	vs, err := s.rdb.HMGet(ctx, placesKey(z), members...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: cohorts of %d members in %s of %q: %w", len(members), p, b.ID, err)
+	}
+	for _, v := range vs {
+		if c, ok := v.(string); ok {
+			out[c] = true
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	// An expired period: the archive's places.
+	if ok, err := s.pastLeague(ctx, b, p); err != nil || !ok {
+		return out, err
+	}
+	for _, m := range members {
+		place, _, ok, err := s.past.CohortOf(ctx, b.ID, p.String(), m)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[place] = true
+		}
+	}
+	return out, nil
 }
 
 // LeagueTiers lists the league's tiers, lowest first, each with its
