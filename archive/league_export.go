@@ -22,13 +22,16 @@ type leagueRows struct {
 	rankers map[string]*board.ListRanker // per cohort, for rows from Redis
 }
 
-// leagueRowsOf is nil unless p is of the board's league's kind.
-func (r *Reader) leagueRowsOf(ctx context.Context, b *board.Board, p board.Period) (*leagueRows, error) {
+// leagueRowsOf is nil unless p is of the board's league's kind. An
+// export of a freeze's copy (frozen) leaves out the close's results: a
+// period that ended during the freeze was closed from the live standings,
+// which its moves would give away before the reveal.
+func (r *Reader) leagueRowsOf(ctx context.Context, b *board.Board, p board.Period, frozen bool) (*leagueRows, error) {
 	if b.League == nil || b.League.Kind != p.Kind {
 		return nil, nil
 	}
 	lr := &leagueRows{r: r, b: b, p: p, rankers: map[string]*board.ListRanker{}}
-	if r.DB != nil {
+	if r.DB != nil && !frozen {
 		var one int
 		err := r.DB.sql.QueryRowContext(ctx, r.DB.q(`SELECT 1 FROM archive_league_results WHERE board = ? AND period = ? LIMIT 1`), b.ID, p.String()).Scan(&one)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {

@@ -51,7 +51,7 @@ func (r *Reader) EachIn(ctx context.Context, b *board.Board, p board.Period, seg
 		return err
 	}
 	defer snap.Close(context.WithoutCancel(ctx))
-	league, err := r.leagueRowsOf(ctx, b, p)
+	league, err := r.leagueRowsOf(ctx, b, p, !snap.Frozen.IsZero())
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -55,6 +56,35 @@ type LeagueMove struct {
 	To     string `json:"to"`
 	Cohort int    `json:"cohort"`
 	Rank   int    `json:"rank"`
+}
+
+// UnmarshalJSON reads a queued league.closed event's League, which an
+// erasure may have rewritten in Lua (redisstore's erase_moves): Lua's JSON
+// writes an empty list as {}.
+func (l *League) UnmarshalJSON(b []byte) error {
+	type plain League
+	var raw struct {
+		plain
+		Promoted  json.RawMessage `json:"promoted"`
+		Relegated json.RawMessage `json:"relegated"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*l = League(raw.plain)
+	for _, m := range []struct {
+		raw  json.RawMessage
+		into *[]LeagueMove
+	}{{raw.Promoted, &l.Promoted}, {raw.Relegated, &l.Relegated}} {
+		*m.into = []LeagueMove{}
+		if s := strings.TrimSpace(string(m.raw)); s == "" || s == "{}" || s == "null" {
+			continue
+		}
+		if err := json.Unmarshal(m.raw, m.into); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MoveCounts counts a close's moves.

@@ -175,3 +175,18 @@ func TestLeagueClosedNeedsALeague(t *testing.T) {
 }
 
 var _ LeagueStore = (*redisstore.Store)(nil)
+
+// TestLeagueClosedAfterAnErasure: an erasure rewrites a queued
+// league.closed event in Lua, whose JSON writes an empty list as {}; the
+// delivery still renders, the empty list as [].
+func TestLeagueClosedAfterAnErasure(t *testing.T) {
+	b := &board.Board{ID: "x", Title: "X"}
+	data := `{"league":{"promoted":[{"name":"","from":"Bronze","to":"Silver","member":"erased-1","cohort":1,"rank":1}],"truncated":false,"relegated":{},"tiers":["Bronze","Silver"],"moves":{"stay":1,"down":0,"up":1}}}`
+	out, err := render(b, map[string]any{"event": "x-1", "type": string(LeagueClosed), "at": "1", "period": "{}", "data": data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"promoted":[{"member":"erased-1","name":"","from":"Bronze","to":"Silver","cohort":1,"rank":1}],"relegated":[],"moves":{"up":1,"down":0,"stay":1}`) {
+		t.Fatalf("body %s", out)
+	}
+}

@@ -185,7 +185,7 @@ func (s *Service) league(ctx context.Context, b *board.Board, member string, d *
 	if l == nil {
 		return nil
 	}
-	tier, err := s.Store.TierOf(ctx, b, member)
+	tier, err := s.Store.TierOf(redisstore.LiveStandings(ctx), b, member) // its own data: live, frozen or not
 	if err != nil {
 		return err
 	}

@@ -193,6 +193,7 @@ func parseBoardKey(key, suffix string) (id string, ok bool) {
 //	lb:{chess}:frz:names           hash: member id -> its display name at the freeze ("" none), for the
 //	                               members whose name changed since (the others' is the live one)
 //	lb:{chess}:frz:names:idx       zset: the name index entries of those members at the freeze
+//	lb:{chess}:frz:league:tier     hash: the members' league tiers at the freeze
 //
 // The frozen keys carry the "frz:" part before the period, so ParseZSetKey
 // never takes them for live periods; the hub follows the freeze through its

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,7 @@ import (
 )
 
 func tierKey(id string) string          { return tagOf(id) + ":league:tier" }
+func frozenTierKey(id string) string    { return tagOf(id) + ":frz:league:tier" }
 func placesKey(zset string) string      { return zset + ":L" }
 func cohortCountKey(zset string) string { return zset + ":Ln" }
 
@@ -61,10 +63,25 @@ func tierName(l *board.League, t int) string {
 	return l.Tiers[min(max(t, 0), len(l.Tiers)-1)]
 }
 
+// tiersSource is the tier hash a read shows: the live one, or, for the
+// public of a frozen board, its copy at the freeze (a close during the
+// freeze reads the live standings: its moves would give them away).
+func (s segmentStore) tiersSource(ctx context.Context, b *board.Board) (string, error) {
+	since, err := s.publicFreeze(ctx, b)
+	if err != nil || since.IsZero() {
+		return tierKey(b.ID), err
+	}
+	return frozenTierKey(b.ID), nil
+}
+
 // TierOf is a member's tier on the board: 0 (the lowest) unless a close
-// moved it.
+// moved it; as it stood at the freeze for the public of a frozen board.
 func (s segmentStore) TierOf(ctx context.Context, b *board.Board, member string) (int, error) {
-	v, err := s.rdb.HGet(ctx, tierKey(b.ID), member).Int()
+	key, err := s.tiersSource(ctx, b)
+	if err != nil {
+		return 0, err
+	}
+	v, err := s.rdb.HGet(ctx, key, member).Int()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
@@ -83,7 +100,11 @@ func (s segmentStore) TiersOf(ctx context.Context, b *board.Board, members []str
 	if len(members) == 0 {
 		return out, nil
 	}
-	vs, err := s.rdb.HMGet(ctx, tierKey(b.ID), members...).Result()
+	key, err := s.tiersSource(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := s.rdb.HMGet(ctx, key, members...).Result()
 	if err != nil {
 		return nil, fmt.Errorf("board: tiers of %d members of %q: %w", len(members), b.ID, err)
 	}
@@ -152,6 +173,61 @@ func (s segmentStore) CohortPage(ctx context.Context, b *board.Board, p board.Pe
 		return board.Page{}, err
 	}
 	return s.groupPage(ctx, b, p, cohortGroup(tier, cohort), offset, limit)
+}
+
+// TopCohorts is the set of cohorts ("<tier>/<cohort>") of period p that
+// hold one of its first n members in board order, or one of also: what a
+// reader shown only the top (and its own member) may know of the league's
+// cohorts, where the number of cohorts would tell how many play.
+func (s segmentStore) TopCohorts(ctx context.Context, b *board.Board, p board.Period, n int, also ...string) (map[string]bool, error) {
+	if _, err := leagueOf(b, p); err != nil {
+		return nil, err
+	}
+	members := slices.Clone(also)
+	if n > 0 {
+		pg, err := s.Top(ctx, b, p, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range pg.Entries {
+			members = append(members, e.Member)
+		}
+	}
+	out := map[string]bool{}
+	if len(members) == 0 {
+		return out, nil
+	}
+	since, err := s.publicFreeze(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	z, _ := periodSource(b, p, since)
+	vs, err := s.rdb.HMGet(ctx, placesKey(z), members...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("board: cohorts of %d members in %s of %q: %w", len(members), p, b.ID, err)
+	}
+	for _, v := range vs {
+		if c, ok := v.(string); ok {
+			out[c] = true
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	// An expired period: the archive's places.
+	if ok, err := s.pastLeague(ctx, b, p); err != nil || !ok {
+		return out, err
+	}
+	for _, m := range members {
+		place, _, ok, err := s.past.CohortOf(ctx, b.ID, p.String(), m)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[place] = true
+		}
+	}
+	return out, nil
 }
 
 // LeagueTiers lists the league's tiers, lowest first, each with its

@@ -41,6 +41,10 @@ func leagueClosedKey(id string) string { return tagOf(id) + ":league:closed" }
 // resultKey holds the results of period zset z's close.
 func resultKey(z string) string { return z + ":Lr" }
 
+// stagingKey lists the keys where passes stage the results of period zset
+// z's close before saving them (an erasure renames the member there too).
+func stagingKey(z string) string { return z + ":Lr:staging" }
+
 // LeagueClose is a league period whose close was applied: when the period
 // ended and when its close was applied.
 type LeagueClose struct {
@@ -138,25 +142,36 @@ func (s segmentStore) saveResults(ctx context.Context, b *board.Board, l *board.
 	if err != nil {
 		return err
 	}
-	// Staged under a key of this call's own: two passes working it out at
-	// once (a lock lost) never mix their results.
-	staged := resultKey(ZSetKey(b.ID, p)) + ":staged:" + rand.Text()
-	for chunk := range slices.Chunk(rs, closeChunk) {
-		fields := make([]any, 0, 2*len(chunk))
-		for _, r := range chunk {
-			fields = append(fields, r.Member, encodeResult(r))
-		}
-		pipe := s.rdb.TxPipeline()
-		pipe.HSet(ctx, staged, fields...)
-		pipe.Expire(ctx, staged, time.Hour) // a pass that dies leaves nothing for long
-		if _, err := pipe.Exec(ctx); err != nil {
-			return fmt.Errorf("league: stage %s of %q: %w", p, b.ID, err)
-		}
+	staged, err := s.stageResults(ctx, b, p, rs)
+	if err != nil {
+		return err
 	}
 	if err := s.closeStep(b, p, "save", staged).run(ctx, s.rdb).Err(); err != nil {
 		return fmt.Errorf("league: save %s of %q: %w", p, b.ID, err)
 	}
 	return nil
+}
+
+// stageResults stages results rs of p's close, a chunk at a time, under a
+// key of this call's own (two passes working it out at once, a lock lost,
+// never mix their results), listed in the period's staging set so that an
+// erasure meanwhile renames the member there too; a member an erasure took
+// away since rs were read (in neither the period's places nor the tiers)
+// is left out (leaguestage.lua).
+func (s segmentStore) stageResults(ctx context.Context, b *board.Board, p board.Period, rs []board.LeagueResult) (string, error) {
+	z := ZSetKey(b.ID, p)
+	staged := resultKey(z) + ":staged:" + rand.Text()
+	for chunk := range slices.Chunk(rs, closeChunk) {
+		c := scripts.leaguestage.call(4, 1).key("tiers", tierKey(b.ID)).key("places", placesKey(z)).key("staged", staged).
+			key("staging", stagingKey(z)).arg("ttl_ms", time.Hour.Milliseconds()).in("result") // a pass that dies leaves nothing for long
+		for _, r := range chunk {
+			c.arg("member", r.Member).arg("result", encodeResult(r))
+		}
+		if err := c.run(ctx, s.rdb).Err(); err != nil {
+			return "", fmt.Errorf("league: stage %s of %q: %w", p, b.ID, err)
+		}
+	}
+	return staged, nil
 }
 
 // applyResults gives the members who move in p's saved result (whoever
@@ -167,6 +182,13 @@ func (s segmentStore) applyResults(ctx context.Context, b *board.Board, p board.
 	if err != nil {
 		return err
 	}
+	return s.applyMoves(ctx, b, p, rs)
+}
+
+// applyMoves applies the moves of results rs of p's close, a chunk at a
+// time; a member an erasure took out of the saved results since they were
+// read is left alone (leagueclose.lua).
+func (s segmentStore) applyMoves(ctx context.Context, b *board.Board, p board.Period, rs []board.LeagueResult) error {
 	var moves []board.LeagueResult
 	for _, r := range rs {
 		if r.Move != board.Stay {

@@ -86,6 +86,7 @@ type LeagueStore interface {
 	LeagueOf(ctx context.Context, b *board.Board, p board.Period, member string) (LeaguePlace, error)
 	CohortPage(ctx context.Context, b *board.Board, p board.Period, tier, cohort, offset, limit int) (board.Page, error)
 	LeagueTiers(ctx context.Context, b *board.Board, p board.Period) ([]LeagueTier, error)
+	TopCohorts(ctx context.Context, b *board.Board, p board.Period, n int, also ...string) (map[string]bool, error)
 	CloseLeague(ctx context.Context, b *board.Board, p board.Period) (bool, error)
 	LeagueResults(ctx context.Context, b *board.Board, p board.Period) ([]board.LeagueResult, bool, error)
 	LeagueResultsOf(ctx context.Context, b *board.Board, p board.Period, members []string) (map[string]board.LeagueResult, error)

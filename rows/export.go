@@ -135,7 +135,12 @@ func exportCSV(w io.Writer, b *board.Board, p board.Period, seg board.Segment, e
 				rec = append(rec, strconv.Itoa(e.GlobalRank))
 			}
 			if l != nil {
-				rec = append(rec, leagueCells(l, e.League, closed)...)
+				c := leagueCells(l, e.League, closed)
+				c[0] = cell(c[0]) // tier names are the owner's text
+				if closed {
+					c[4] = cell(c[4])
+				}
+				rec = append(rec, c...)
 			}
 			if err := cw.Write(rec); err != nil {
 				return err

@@ -200,8 +200,10 @@ for a in string.gmatch(def[3] or '', '[^,]+') do
   end
 end
 
--- Its league tier: the pseudonym's while it keeps scores.
+-- Its league tier: the pseudonym's while it keeps scores; a freeze's copy
+-- of the tiers likewise.
 found = found + seg.tier_erase(TAG, OLD, keep_as or false)
+seg.tier_erase(TAG .. ':frz', OLD, keep_as or false)
 
 -- Friends: the member's own list, and the member in every list that names
 -- it (its reverse index says which); a pseudonym has no friends.

@@ -32,6 +32,7 @@ local ARGV_FIXED = 8
 local ARGV_PER_MOVE = {'member', 'tier'}
 
 if a_mode == 'save' then
+  redis.call('SREM', k_result .. ':staging', k_staged) -- erasures need not look there any more
   if redis.call('HEXISTS', k_closed, a_label) == 1 then
     redis.call('DEL', k_staged)
     return 0
@@ -58,23 +59,33 @@ end
 -- apply
 local lg = seg.league(redis.call('HGET', k_def, 'league'))
 local tag = tag_of(k_def)
+
+-- apply_move gives member m its tier for the next period (tier) and moves
+-- it there to a cohort of that tier if it was placed already; returns
+-- whether it moved in the next period.
+local function apply_move(m, tier)
+  if tier == 0 then redis.call('HDEL', k_tiers, m) else redis.call('HSET', k_tiers, m, tier) end
+  local c = lg and redis.call('HGET', k_next .. ':L', m)
+  if not c or tonumber(string.match(c, '^(%d+)/')) == math.min(tier, lg.tiers - 1) then return false end
+  -- Placed in the next period before the close: out of its cohort there
+  -- (which keeps a place free) and into one of its new tier.
+  local e = entry_of(k_next, k_next .. ':e', m)
+  local s = e and redis.call('ZSCORE', k_next, e)
+  if s then seg.place(k_next, 'L:' .. c, e, s, false) end
+  if redis.call('HINCRBY', k_next .. ':Ln', c, -1) <= 0 then redis.call('HDEL', k_next .. ':Ln', c) end
+  redis.call('HDEL', k_next .. ':L', m)
+  local nc = seg.cohort(tag, lg, k_next, m, true)
+  if s then seg.place(k_next, 'L:' .. nc, false, false, e, s) end
+  seg.changed(tag, k_next)
+  return true
+end
+
 local moved = 0
 for i = 1, (#ARGV - ARGV_FIXED) / #ARGV_PER_MOVE do
   local m = part_at(ARGV, ARGV_FIXED, ARGV_PER_MOVE, i)
-  local tier = tonumber(m.tier)
-  if tier == 0 then redis.call('HDEL', k_tiers, m.member) else redis.call('HSET', k_tiers, m.member, tier) end
-  local c = lg and redis.call('HGET', k_next .. ':L', m.member)
-  if c and tonumber(string.match(c, '^(%d+)/')) ~= math.min(tier, lg.tiers - 1) then
-    -- Placed in the next period before the close: out of its cohort there
-    -- (which keeps a place free) and into one of its new tier.
-    local e = entry_of(k_next, k_next .. ':e', m.member)
-    local s = e and redis.call('ZSCORE', k_next, e)
-    if s then seg.place(k_next, 'L:' .. c, e, s, false) end
-    if redis.call('HINCRBY', k_next .. ':Ln', c, -1) <= 0 then redis.call('HDEL', k_next .. ':Ln', c) end
-    redis.call('HDEL', k_next .. ':L', m.member)
-    local nc = seg.cohort(tag, lg, k_next, m.member, true)
-    if s then seg.place(k_next, 'L:' .. nc, false, false, e, s) end
-    seg.changed(tag, k_next)
+  -- A member an erasure took out of the result since the pass read it
+  -- (renamed, or gone) is not brought back.
+  if redis.call('HEXISTS', k_result, m.member) == 1 and apply_move(m.member, tonumber(m.tier)) then
     moved = moved + 1
   end
 end

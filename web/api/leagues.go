@@ -91,7 +91,11 @@ func (s *Handler) apiLeagues(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	counts := s.opts.Gate.Lens(c, &b).Counts()
+	lens := s.opts.Gate.Lens(c, &b)
+	if tiers, err = request.ShownTiers(c.Request().Context(), s.opts.Store, lens, p, tiers); err != nil {
+		return err
+	}
+	counts := lens.Counts()
 	out := leaguesJSON{Board: b.ID, FrozenSince: s.frozenSince(&b), League: *b.League, Period: toPeriodJSON(p), Tiers: make([]leagueTierJSON, len(tiers))}
 	for i, t := range tiers {
 		out.Tiers[i] = leagueTierJSON{Tier: t.Tier, Name: t.Name, Cohorts: make([]leagueCohortJSON, len(t.Cohorts))}

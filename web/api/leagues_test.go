@@ -162,3 +162,35 @@ func TestAPILeaguesPrivacy(t *testing.T) {
 		t.Errorf("top-only cohort with a key: %s", raw)
 	}
 }
+
+// TestAPILeaguesTopOnlyCohorts: where only the top is shown, the league
+// lists the cohorts that hold a member of the top (and a personal link's
+// own), not every cohort: their number would tell how many members each
+// tier holds, which the privacy mode keeps.
+func TestAPILeaguesTopOnlyCohorts(t *testing.T) {
+	f := webtest.New(t)
+	ctx := context.Background()
+	top := f.Board(leagueDef("top", func(b *board.Board) { b.TopOnly = 1; b.League.CohortSize = 2 }), nil)
+	// Bronze 1: ann, bob (bob leads the board); Bronze 2: cat, dan; Bronze 3: eve.
+	for _, m := range []struct {
+		id    string
+		score float64
+	}{{"ann", 5}, {"bob", 9}, {"cat", 3}, {"dan", 2}, {"eve", 1}} {
+		if _, err := f.Store.Submit(ctx, "top", board.Submission{Member: m.id, Score: m.score}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, raw := f.RawCall("GET", "/api/v1/boards/top/leagues", "", nil); !strings.Contains(raw, `{"tier":0,"name":"Bronze","cohorts":[{"cohort":1}]}`) {
+		t.Errorf("top-only leagues: %s", raw)
+	}
+	_, token, err := f.Admin.Links.CreatePersonal(ctx, "top", top.Created, "eve", "", "test", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, raw, _ := f.Send("GET", "/api/v1/boards/top/leagues", "", nil, "Cookie", request.LinkCookie("top")+"="+token); !strings.Contains(raw, `{"tier":0,"name":"Bronze","cohorts":[{"cohort":1},{"cohort":3}]}`) {
+		t.Errorf("top-only leagues through eve's link: %s", raw)
+	}
+	if _, raw := f.RawCall("GET", "/api/v1/boards/top/leagues", f.Key("ops", ""), nil); !strings.Contains(raw, `"cohorts":[{"cohort":1,"members":2},{"cohort":2,"members":2},{"cohort":3,"members":1}]`) {
+		t.Errorf("top-only leagues with a key: %s", raw)
+	}
+}

@@ -28,6 +28,7 @@ type Leagues interface {
 	CohortPage(ctx context.Context, b *board.Board, p board.Period, tier, cohort, offset, limit int) (board.Page, error)
 	LeagueOf(ctx context.Context, b *board.Board, p board.Period, member string) (board.LeaguePlace, error)
 	LeagueResultsOf(ctx context.Context, b *board.Board, p board.Period, members []string) (map[string]board.LeagueResult, error)
+	TopCohorts(ctx context.Context, b *board.Board, p board.Period, n int, also ...string) (map[string]bool, error)
 }
 
 func leaguesURL(id string, p board.Period, current bool) string {
@@ -129,6 +130,9 @@ func (s *Handler) leaguesPage(c echo.Context) error {
 		return err
 	}
 	lens := s.opts.Gate.Lens(c, &b)
+	if tiers, err = request.ShownTiers(ctx, s.opts.Store, lens, p, tiers); err != nil {
+		return err
+	}
 	v := templates.LeaguesView{Title: b.Title, BoardHref: boardURL(b.ID, p, current, 1, 0, ""), Rules: leagueRules(b.League),
 		PeriodTitle: p.Title(), Kind: string(p.Kind), Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)}
 	v.Prev, v.Next = s.neighbours(&b, p, func(x board.Period, cur bool) string { return leaguesURL(b.ID, x, cur) })
@@ -143,7 +147,11 @@ func (s *Handler) leaguesPage(c echo.Context) error {
 	counts := lens.Counts()
 	for i := len(tiers) - 1; i >= 0; i-- {
 		t := tiers[i]
-		tv := templates.LeagueTierView{Name: t.Name, Place: fmt.Sprintf("Tier %d of %d", t.Tier+1, len(tiers))}
+		tv := templates.LeagueTierView{Name: t.Name, Place: fmt.Sprintf("Tier %d of %d", t.Tier+1, len(tiers)),
+			Empty: "Nobody in " + t.Name + " has played in " + p.Title() + " yet."}
+		if !counts {
+			tv.Empty = "Nobody in " + t.Name + " is among the places shown in " + p.Title() + "."
+		}
 		members := 0
 		for _, co := range t.Cohorts {
 			members += co.Members

@@ -198,3 +198,22 @@ func TestClosedCohortShowsMoves(t *testing.T) {
 		t.Errorf("closed Bronze 1: ann up, nobody down past the lowest tier\n%s", webtest.Excerpt(body))
 	}
 }
+
+// TestLeaguePageTopOnlyCohorts: where only the top is shown, the league
+// page lists the cohorts holding a member of the top (and a personal
+// link's own), not how many cohorts each tier has.
+func TestLeaguePageTopOnlyCohorts(t *testing.T) {
+	f := webtest.New(t)
+	b := leagueBoard(t, f, func(b *board.Board) { b.TopOnly = 1 }) // Bronze 1: ann, bob; Bronze 2: cat
+	_, body := f.Get("/b/lg/leagues")
+	if !strings.Contains(body, `href="/b/lg/leagues/0/1?period=week"`) || strings.Contains(body, "/b/lg/leagues/0/2") || strings.Contains(body, "2 cohorts") {
+		t.Errorf("top-only league page lists cohorts beyond the top\n%s", webtest.Excerpt(body))
+	}
+	_, token, err := f.Admin.Links.CreatePersonal(context.Background(), "lg", b.Created, "cat", "", "test", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, body = f.Get("/b/lg/leagues", "Cookie", request.LinkCookie("lg")+"="+token); !strings.Contains(body, "/b/lg/leagues/0/2") {
+		t.Errorf("cat's own cohort is not listed through its link\n%s", webtest.Excerpt(body))
+	}
+}

@@ -1,11 +1,13 @@
 package request
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"time"
 
 	"podium/board"
+	"podium/rows"
 	"podium/web/templates"
 )
 
@@ -39,4 +41,39 @@ func LeaguePeriod(b *board.Board, kind, at string, now time.Time) (p board.Perio
 		return p, current, pr
 	}
 	return p, current, nil
+}
+
+// CohortsReader is what ShownTiers reads of the board engine
+// (redisstore/league.go).
+type CohortsReader interface {
+	TopCohorts(ctx context.Context, b *board.Board, p board.Period, n int, also ...string) (map[string]bool, error)
+}
+
+// ShownTiers is a league's tiers in period p as a reader sees them through
+// lens: every cohort where the reader is told counts; where only the top
+// is shown, the cohorts holding a member of the top, and the reader's own
+// member's (a personal link's), since how many cohorts a tier has would
+// tell how many members it holds.
+func ShownTiers(ctx context.Context, st CohortsReader, lens rows.Lens, p board.Period, tiers []board.LeagueTier) ([]board.LeagueTier, error) {
+	if lens.Counts() {
+		return tiers, nil
+	}
+	var also []string
+	if lens.Sight.Me != "" {
+		also = append(also, lens.Sight.Me)
+	}
+	shown, err := st.TopCohorts(ctx, lens.Board, p, lens.Board.TopOnly, also...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]board.LeagueTier, len(tiers))
+	for i, t := range tiers {
+		out[i] = board.LeagueTier{Tier: t.Tier, Name: t.Name}
+		for _, c := range t.Cohorts {
+			if shown[board.CohortSegment(c.Tier, c.Cohort).Value] {
+				out[i].Cohorts = append(out[i].Cohorts, c)
+			}
+		}
+	}
+	return out, nil
 }

@@ -17,6 +17,7 @@ type LeagueTierView struct {
 	Name, Place, Summary string
 	Cohorts              []Link // Label "Cohort 1", Href its standing, Current: the reader's own
 	Members              []string
+	Empty                string // said when no cohort is listed
 }
 
 // CohortView is one cohort's standing in a period, live.

@@ -41,6 +41,24 @@ local function erase_rows(rows, old, new)
   return hit
 end
 
+-- erase_moves renames the member in a league.closed event's promotions
+-- and relegations ({member, name, ...}, hooks/league.go) as erase_rows
+-- does. Returns whether any was its.
+local function erase_moves(league, old, new)
+  if type(league) ~= 'table' then return false end
+  local hit = false
+  for _, k in ipairs({'promoted', 'relegated'}) do
+    if type(league[k]) == 'table' then
+      for _, m in ipairs(league[k]) do
+        if type(m) == 'table' and m.member == old then
+          m.member, m.name, hit = new, '', true
+        end
+      end
+    end
+  end
+  return hit
+end
+
 -- erase_hook_state renames the member in the top N each kind last saw
 -- (hooks/keys.go), so the next look compares with what the boards hold.
 local function erase_hook_state(key, old, new)
@@ -110,6 +128,7 @@ local function erase_queue(q, group, old, new)
           for _, k in ipairs({'leader', 'previous', 'entered', 'top'}) do
             if erase_rows(d[k], old, new) then hit = true end
           end
+          if erase_moves(d.league, old, new) then hit = true end
           if hit then
             n = n + 1
             local pending = last ~= nil and #redis.call('XPENDING', q, group, e[1], e[1], 1) > 0

@@ -49,8 +49,12 @@ local function freeze_take(marker, now)
   end
   -- The recent changes as they stood (a list of the board's recent-list
   -- length), and no names saved during an earlier freeze.
-  redis.call('DEL', tag .. ':frz:recent', tag .. ':frz:names', tag .. ':frz:names:idx')
+  redis.call('DEL', tag .. ':frz:recent', tag .. ':frz:names', tag .. ':frz:names:idx', tag .. ':frz:league:tier')
   redis.call('COPY', tag .. ':recent', tag .. ':frz:recent')
+  -- The members' league tiers as they were (redisstore/league.go): a close
+  -- during the freeze, which reads the live standings, moves the live
+  -- tiers, and the public would read who went up or down from them.
+  redis.call('COPY', tag .. ':league:tier', tag .. ':frz:league:tier')
   redis.call('HSET', marker, 'taken', now)
   frozen_names_on[tag] = true
   return 'took', m[1]
@@ -89,10 +93,10 @@ local function freeze_due(freeze_at, marker, now)
   if tonumber(freeze_at) <= tonumber(now) then freeze_take(marker, now) end
 end
 
--- frozen_board_expire lets a freeze's copies of the board's recent changes
--- and names expire after ms (0: at once).
+-- frozen_board_expire lets a freeze's copies of the board's recent changes,
+-- names and league tiers expire after ms (0: at once).
 local function frozen_board_expire(tag, ms)
-  for _, k in ipairs({tag .. ':frz:recent', tag .. ':frz:names', tag .. ':frz:names:idx'}) do
+  for _, k in ipairs({tag .. ':frz:recent', tag .. ':frz:names', tag .. ':frz:names:idx', tag .. ':frz:league:tier'}) do
     if ms == 0 then redis.call('DEL', k) else redis.call('PEXPIRE', k, ms) end
   end
 end

@@ -82,10 +82,16 @@ end
 -- them; the cohort's count keeps the place); the
 -- standings follow through seg.rename. Returns 1 when it had one.
 function seg.league_erase(z, old, new)
-  local r = redis.call('HGET', z .. ':Lr', old) -- its result of the period's close
-  if r then
-    redis.call('HDEL', z .. ':Lr', old)
-    if new then redis.call('HSET', z .. ':Lr', new, r) end
+  -- Its result of the period's close, saved or staged by a pass under way
+  -- (redisstore/league_close.go).
+  local results = redis.call('SMEMBERS', z .. ':Lr:staging')
+  results[#results + 1] = z .. ':Lr'
+  for _, k in ipairs(results) do
+    local r = redis.call('HGET', k, old)
+    if r then
+      redis.call('HDEL', k, old)
+      if new then redis.call('HSET', k, new, r) end
+    end
   end
   local c = redis.call('HGET', z .. ':L', old)
   if not c then return 0 end
