@@ -11,6 +11,7 @@ import (
 
 	"podium/access"
 	"podium/board"
+	"podium/rows"
 	"podium/web/request"
 	"podium/web/templates"
 )
@@ -129,6 +130,13 @@ func (s *Handler) adjustScore(c echo.Context) error {
 	}
 	sub := board.Submission{Member: f.Member, Score: f.Score, Unit: b.Format.Unit(), Op: board.Op(f.Op), Name: f.Name, Team: f.Team}
 	res, err := s.opts.Store.Submit(c.Request().Context(), b.ID, sub, board.Author{Actor: s.actor(c), Reason: f.Reason})
+	if ce := (*board.ContestError)(nil); errors.As(err, &ce) {
+		msg := "the contest has closed: it closed at " + rows.FreezeTime(&b, ce.At) + "; nothing was written"
+		if ce.Early {
+			msg = "the contest has not opened yet: it opens at " + rows.FreezeTime(&b, ce.At) + "; nothing was written"
+		}
+		return s.formFailed(c, &b, "score", formErrors{"value": msg})
+	}
 	if err != nil {
 		fes := board.FieldErrors(err)
 		if len(fes) == 0 {
