@@ -26,6 +26,15 @@ type demoBoard struct {
 	score   func(r *rand.Rand, member int) float64
 	perTick float64  // relative chance of being picked each tick
 	teams   []string // members join these in turn; nil: no teams
+	country []string // members' values of the board's "country" attribute, in turn; nil: none
+}
+
+// segmentsOf is demo member m's segment values (nil: none).
+func (db *demoBoard) segmentsOf(m int) map[string]string {
+	if len(db.country) == 0 {
+		return nil
+	}
+	return map[string]string{"country": db.country[m%len(db.country)]}
 }
 
 // teamOf is the team demo member m plays for ("" none).
@@ -86,6 +95,26 @@ func demoBoards(tz string) []demoBoard {
 				return math.Round((200 + r.ExpFloat64()*900) * (1.3 - float64(m)/30) * 100)
 			},
 			perTick: 1,
+		},
+		{
+			// A weekly league: cohorts of 8 in three tiers, the top 2 up and
+			// the bottom 2 down; last week closes once the app's archiver
+			// runs, so this week starts with members moved.
+			def: board.Board{
+				ID: "arena", Title: "Arena League", TimeZone: tz,
+				Format:  board.Format{Type: board.Integer, Suffix: " pts"},
+				Periods: []board.Kind{board.Weekly, board.AllTime}, DefaultPeriod: board.Weekly,
+				Retention: board.DefaultRetention, Segments: []string{"country"},
+				League: &board.League{Kind: board.Weekly, Tiers: []string{"Bronze", "Silver", "Gold"}, CohortSize: 8, Promote: 2, Relegate: 2},
+			},
+			country: []string{"NO", "SE", "DK", "FI", "IS"},
+			names: []string{"Astrid", "Bjorn", "Cecilie", "Dag", "Elin", "Freya", "Gunnar", "Hedda", "Ivar", "Johanna", "Kari", "Leif",
+				"Maja", "Nils", "Oda", "Petter", "Ragna", "Sindre", "Tuva", "Ulf", "Vilde", "Yngve", "Aase", "Eirik"},
+			op: board.Incr,
+			score: func(r *rand.Rand, m int) float64 {
+				return float64(10 + r.IntN(90) + (24-m)*2)
+			},
+			perTick: 3,
 		},
 	}
 }
@@ -211,7 +240,8 @@ func (d *demo) run(ctx context.Context) {
 		}
 		if err == nil {
 			m := r.IntN(len(db.names))
-			err = d.submit(ctx, d.store, &b, board.Submission{Member: memberID(db.names[m]), Name: db.names[m], Score: db.score(r, m), Op: db.op, Team: db.teamOf(m)})
+			err = d.submit(ctx, d.store, &b, board.Submission{Member: memberID(db.names[m]), Name: db.names[m], Score: db.score(r, m), Op: db.op, Team: db.teamOf(m),
+				Segments: db.segmentsOf(m)})
 		}
 		if err != nil && ctx.Err() == nil {
 			d.log.Warn("demo submission", slog.String("board", db.def.ID), slog.Any("error", err))
@@ -261,7 +291,7 @@ func (d *demo) seed(ctx context.Context, b *board.Board, db *demoBoard, r *rand.
 				if r.IntN(4) == 0 && round > 0 {
 					continue
 				}
-				sub := board.Submission{Member: memberID(name), Name: name, Score: db.score(r, m), Op: db.op, Team: db.teamOf(m)}
+				sub := board.Submission{Member: memberID(name), Name: name, Score: db.score(r, m), Op: db.op, Team: db.teamOf(m), Segments: db.segmentsOf(m)}
 				if err := d.submit(ctx, s, b, sub); err != nil {
 					return err
 				}
