@@ -38,7 +38,7 @@ var settings = []Setting{
 		set: switchOf(func(c *Config) *bool { return &c.Redis.TLS })},
 	{Flag: "redis-sentinel-password", Env: "REDIS_SENTINEL_PASSWORD", Help: "password of the sentinels themselves, when they require one",
 		set: textOf(func(c *Config) *string { return &c.Redis.SentinelPassword }, nil)},
-	{Flag: "demo", Env: "DEMO", Default: "false", Switch: true, Help: "create three demo boards and keep submitting scores to them",
+	{Flag: "demo", Env: "DEMO", Default: "false", Switch: true, Help: "create four demo boards (one runs a weekly league) and keep submitting scores to them",
 		set: switchOf(func(c *Config) *bool { return &c.Demo })},
 	{Flag: "base-url", Env: "BASE_URL", Help: "public URL of the site, used in embed snippets (default: each request's own host)",
 		set: textOf(func(c *Config) *string { return &c.BaseURL }, baseURL)},
