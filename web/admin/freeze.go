@@ -76,12 +76,7 @@ func (s *Handler) freezeBoard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	vals := postForm(c)
-	reason := strings.TrimSpace(vals.Get("reason"))
-	errs := formErrors{}
-	if len(reason) > 200 {
-		errs["reason"] = "must be at most 200 characters"
-	}
+	vals, reason, errs := freezeForm(c)
 	var at time.Time
 	switch vals.Get("when") {
 	case "now":
@@ -118,6 +113,18 @@ func (s *Handler) freezeBoard(c echo.Context) error {
 	return s.done(c, backTo(&b, "")+"#freeze", msg)
 }
 
+// freezeForm reads a freeze panel form: its values, its reason, and the
+// reason's error if it is too long.
+func freezeForm(c echo.Context) (url.Values, string, formErrors) {
+	vals := postForm(c)
+	reason := strings.TrimSpace(vals.Get("reason"))
+	errs := formErrors{}
+	if len(reason) > 200 {
+		errs["reason"] = "must be at most 200 characters"
+	}
+	return vals, reason, errs
+}
+
 // revealBoard sets (or, left empty, takes off) when the board's freeze
 // lifts on its own, a time in the board's zone.
 func (s *Handler) revealBoard(c echo.Context) error {
@@ -125,12 +132,7 @@ func (s *Handler) revealBoard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	vals := postForm(c)
-	reason := strings.TrimSpace(vals.Get("reason"))
-	errs := formErrors{}
-	if len(reason) > 200 {
-		errs["reason"] = "must be at most 200 characters"
-	}
+	vals, reason, errs := freezeForm(c)
 	var at time.Time
 	if raw := strings.TrimSpace(vals.Get("at")); raw != "" {
 		t, perr := time.ParseInLocation(datetimeLocal, raw, b.Location())
