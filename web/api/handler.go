@@ -46,6 +46,7 @@ type Store interface {
 	SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error)
 	LeagueOf(ctx context.Context, b *board.Board, p board.Period, member string) (board.LeaguePlace, error)
 	CohortPage(ctx context.Context, b *board.Board, p board.Period, tier, cohort, offset, limit int) (board.Page, error)
+	LeagueResultsOf(ctx context.Context, b *board.Board, p board.Period, members []string) (map[string]board.LeagueResult, error)
 	LeagueTiers(ctx context.Context, b *board.Board, p board.Period) ([]board.LeagueTier, error)
 	TopCohorts(ctx context.Context, b *board.Board, p board.Period, n int, also ...string) (map[string]bool, error)
 	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)

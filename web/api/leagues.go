@@ -60,6 +60,9 @@ type memberLeagueJSON struct {
 	Cohort      int         `json:"cohort,omitempty"`
 	FrozenSince *time.Time  `json:"frozen_since,omitempty"`
 	Member      string      `json:"member"`
+	Move        string      `json:"move,omitempty"`
+	Next        *int        `json:"next_tier,omitempty"`
+	NextName    string      `json:"next_tier_name,omitempty"`
 	Period      periodJSON  `json:"period"`
 	Placed      bool        `json:"placed"`
 	Rank        int         `json:"rank,omitempty"`
@@ -165,6 +168,18 @@ func (s *Handler) apiMemberLeague(c echo.Context) error {
 	if st := lp.Standing; lp.Placed && st.Ranked {
 		out.Ranked, out.Rank = true, st.Rank
 		out.Score, out.Shown = json.Number(b.Format.Number(st.Score)), b.Format.Display(st.Score)
+	}
+	// A closed period's result, once its close ran; not while the board is
+	// frozen (the close reads the live standings the freeze hides).
+	if p.Ended(s.opts.Store.Now()) && out.FrozenSince == nil {
+		rs, err := s.opts.Store.LeagueResultsOf(c.Request().Context(), &b, p, []string{member})
+		if err != nil {
+			return err
+		}
+		if r, ok := rs[member]; ok {
+			next := r.Next
+			out.Move, out.Next, out.NextName = r.Move.String(), &next, b.League.TierName(r.Next)
+		}
 	}
 	return c.JSON(http.StatusOK, out)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -192,5 +193,37 @@ func TestAPILeaguesTopOnlyCohorts(t *testing.T) {
 	}
 	if _, raw := f.RawCall("GET", "/api/v1/boards/top/leagues", f.Key("ops", ""), nil); !strings.Contains(raw, `"cohorts":[{"cohort":1,"members":2},{"cohort":2,"members":2},{"cohort":3,"members":1}]`) {
 		t.Errorf("top-only leagues with a key: %s", raw)
+	}
+}
+
+// TestAPIMemberLeagueResult: a member's league in a closed week says what
+// the close did (move and next tier), once it has run; not before.
+func TestAPIMemberLeagueResult(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Date(2027, 1, 6, 12, 0, 0, 0, time.UTC).UnixNano())
+	f := webtest.New(t, webtest.Clock(func() time.Time { return time.Unix(0, now.Add(int64(time.Millisecond))).UTC() }))
+	b := f.Board(board.Board{ID: "lg", Title: "Ladder", Periods: []board.Kind{board.Weekly, board.AllTime},
+		League: &board.League{Kind: board.Weekly, Tiers: []string{"Bronze", "Silver"}, CohortSize: 5, Promote: 1, Relegate: 1}}, nil)
+	ctx := context.Background()
+	for m, s := range map[string]float64{"ann": 9, "bob": 5} {
+		if _, err := f.Store.Submit(ctx, "lg", board.Submission{Member: m, Score: s}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := b.Current(board.Weekly, f.Store.Now())
+	now.Store(w.End.Add(time.Minute).UnixNano())
+	path := "/api/v1/boards/lg/members/ann/league?period=week&at=" + w.Key
+	if _, out, _ := f.Call("GET", path, "", ""); out["move"] != nil {
+		t.Fatalf("a move before the close: %v", out)
+	}
+	if closed, err := f.Store.CloseLeague(ctx, b, w); err != nil || !closed {
+		t.Fatalf("close: %v %v", closed, err)
+	}
+	status, out, _ := f.Call("GET", path, "", "")
+	if status != 200 || out["move"] != "up" || out["next_tier"] != 1.0 || out["next_tier_name"] != "Silver" || out["tier_name"] != "Bronze" {
+		t.Fatalf("ann after the close: %d %v", status, out)
+	}
+	if _, out, _ := f.Call("GET", "/api/v1/boards/lg/members/bob/league?period=week&at="+w.Key, "", ""); out["move"] != "stay" || out["next_tier"] != 0.0 {
+		t.Fatalf("bob after the close: %v", out)
 	}
 }

@@ -236,7 +236,7 @@ func (s *Handler) cohortPage(c echo.Context) error {
 		v.Live.Key = p.Key
 		v.Live.Closed = p.Ended(s.opts.Store.Now())
 	}
-	if v.Live.Closed {
+	if _, frozen := b.FrozenSince(s.opts.Store.Now()); v.Live.Closed && !frozen { // the close reads the live standings a freeze hides
 		if v.Moves, err = s.cohortMoves(c.Request().Context(), &b, p, table, pg.Entries); err != nil {
 			return err
 		}

@@ -652,19 +652,19 @@ func (e ErasureStatus) Valid() bool {
 
 // Defines values for ExportEntriesLeagueMove.
 const (
-	Down ExportEntriesLeagueMove = "down"
-	Stay ExportEntriesLeagueMove = "stay"
-	Up   ExportEntriesLeagueMove = "up"
+	ExportEntriesLeagueMoveDown ExportEntriesLeagueMove = "down"
+	ExportEntriesLeagueMoveStay ExportEntriesLeagueMove = "stay"
+	ExportEntriesLeagueMoveUp   ExportEntriesLeagueMove = "up"
 )
 
 // Valid indicates whether the value is a known member of the ExportEntriesLeagueMove enum.
 func (e ExportEntriesLeagueMove) Valid() bool {
 	switch e {
-	case Down:
+	case ExportEntriesLeagueMoveDown:
 		return true
-	case Stay:
+	case ExportEntriesLeagueMoveStay:
 		return true
-	case Up:
+	case ExportEntriesLeagueMoveUp:
 		return true
 	default:
 		return false
@@ -884,6 +884,27 @@ func (e MemberDataTruncated) Valid() bool {
 	case MemberDataTruncatedAudit:
 		return true
 	case MemberDataTruncatedPeriods:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MemberLeagueMove.
+const (
+	MemberLeagueMoveDown MemberLeagueMove = "down"
+	MemberLeagueMoveStay MemberLeagueMove = "stay"
+	MemberLeagueMoveUp   MemberLeagueMove = "up"
+)
+
+// Valid indicates whether the value is a known member of the MemberLeagueMove enum.
+func (e MemberLeagueMove) Valid() bool {
+	switch e {
+	case MemberLeagueMoveDown:
+		return true
+	case MemberLeagueMoveStay:
+		return true
+	case MemberLeagueMoveUp:
 		return true
 	default:
 		return false
@@ -2452,6 +2473,15 @@ type MemberLeague struct {
 	FrozenSince *time.Time `json:"frozen_since,omitempty"`
 	Member      string     `json:"member"`
 
+	// Move In a closed period whose close has run: what it did to the member (absent while the board is frozen).
+	Move *MemberLeagueMove `json:"move,omitempty"`
+
+	// NextTier With `move`: the tier the close gave the member.
+	NextTier *int `json:"next_tier,omitempty"`
+
+	// NextTierName With `move`: that tier's name.
+	NextTierName *string `json:"next_tier_name,omitempty"`
+
 	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
 	Period Period `json:"period"`
 
@@ -2473,6 +2503,9 @@ type MemberLeague struct {
 	Tier     int    `json:"tier"`
 	TierName string `json:"tier_name"`
 }
+
+// MemberLeagueMove In a closed period whose close has run: what it did to the member (absent while the board is frozen).
+type MemberLeagueMove string
 
 // MemberPeriod defines model for MemberPeriod.
 type MemberPeriod struct {
