@@ -257,11 +257,12 @@ func (s *Handler) cohortPage(c echo.Context) error {
 }
 
 // leagueGone says that a closed period's league left Redis with its
-// keys, and that the archive keeps no cohorts: the whole board's page of
+// keys, and that the archive's copy keeps no cohorts (one made before
+// they were kept): the whole board's page of
 // the period still shows it, and the league's current period is there.
 func leagueGone(err error, b *board.Board, p board.Period, current bool) *request.Problem {
 	return request.ProblemOf(err, "This period's league is no longer kept",
-		fmt.Sprintf("%s on %s has closed and moved to the archive, which keeps the whole board's standings but not its league cohorts.", p.Title(), b.Title),
+		fmt.Sprintf("%s on %s has closed and moved to the archive, whose copy of it keeps the whole board's standings but not its league cohorts (it was archived before they were kept).", p.Title(), b.Title),
 		templates.Link{Label: "The whole board in " + p.Title(), Href: boardURL(b.ID, p, current, 1, 0, "")},
 		templates.Link{Label: "The league now", Href: "/b/" + url.PathEscape(b.ID) + "/leagues"})
 }

@@ -3739,7 +3739,7 @@ type ClientInterface interface {
 
 	// GetLeagues A board's league and its cohorts in a period.
 	//
-	// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
+	// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. Once a closed period has left Redis it is read from the archive; one archived before cohorts were kept answers 410.
 	//
 	// Corresponds with GET /boards/{board}/leagues (the `GetLeagues` operationId).
 	GetLeagues(ctx context.Context, board BoardID, params *GetLeaguesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3831,7 +3831,7 @@ type ClientInterface interface {
 
 	// GetMemberLeague A member's league in a period.
 	//
-	// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
+	// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis it is read from the archive (410 for one archived before cohorts were kept). In a closed period whose close has run, `move` and `next_tier` say what it did.
 	//
 	// Corresponds with GET /boards/{board}/members/{member}/league (the `GetMemberLeague` operationId).
 	GetMemberLeague(ctx context.Context, board BoardID, member MemberID, params *GetMemberLeagueParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4310,7 +4310,7 @@ func (c *Client) TestHook(ctx context.Context, board BoardID, id string, reqEdit
 
 // GetLeagues A board's league and its cohorts in a period.
 //
-// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
+// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. Once a closed period has left Redis it is read from the archive; one archived before cohorts were kept answers 410.
 //
 // Corresponds with GET /boards/{board}/leagues (the `GetLeagues` operationId).
 func (c *Client) GetLeagues(ctx context.Context, board BoardID, params *GetLeaguesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4522,7 +4522,7 @@ func (c *Client) GetFriendsRanks(ctx context.Context, board BoardID, member Memb
 
 // GetMemberLeague A member's league in a period.
 //
-// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
+// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis it is read from the archive (410 for one archived before cohorts were kept). In a closed period whose close has run, `move` and `next_tier` say what it did.
 //
 // Corresponds with GET /boards/{board}/members/{member}/league (the `GetMemberLeague` operationId).
 func (c *Client) GetMemberLeague(ctx context.Context, board BoardID, member MemberID, params *GetMemberLeagueParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7031,7 +7031,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetLeaguesWithResponse A board's league and its cohorts in a period.
 	//
-	// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
+	// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. Once a closed period has left Redis it is read from the archive; one archived before cohorts were kept answers 410.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7139,7 +7139,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetMemberLeagueWithResponse A member's league in a period.
 	//
-	// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
+	// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis it is read from the archive (410 for one archived before cohorts were kept). In a closed period whose close has run, `move` and `next_tier` say what it did.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11064,7 +11064,7 @@ func (c *ClientWithResponses) TestHookWithResponse(ctx context.Context, board Bo
 
 // GetLeaguesWithResponse A board's league and its cohorts in a period.
 //
-// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. The archive keeps no cohorts: once a closed period has left Redis, 410.
+// Boards with a `league` only (404 `no_league` otherwise). The league's definition and its tiers, lowest first, each with its cohorts in the period: a member's first score of a period of the league's kind places it in the open cohort of its tier. Where the board's privacy mode shows only its top, the cohorts' member counts are left out. Once a closed period has left Redis it is read from the archive; one archived before cohorts were kept answers 410.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11244,7 +11244,7 @@ func (c *ClientWithResponses) GetFriendsRanksWithResponse(ctx context.Context, b
 
 // GetMemberLeagueWithResponse A member's league in a period.
 //
-// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis, 410 (the archive keeps no cohorts).
+// Its tier and, once its first score of the period placed it, its cohort, the members placed there (`size`) and its rank within the cohort. A member not placed in the period (no score there yet) is shown in the tier it plays in: the lowest for a new member. On a board with a privacy mode, only the reader's own member (a personal link) or a reader who sees everything may ask: anyone else's is 404 `member_not_found`. Once a closed period has left Redis it is read from the archive (410 for one archived before cohorts were kept). In a closed period whose close has run, `move` and `next_tier` say what it did.
 //
 // Returns a wrapper object for the known response body format(s).
 //
