@@ -88,18 +88,20 @@ func serverCalls(t *testing.T, rdb *redis.Client) int {
 }
 
 // TestPageCostInAHugeTieGroup shows that ranks cost no scan: a 50-row page in
-// the middle of 100,000 members tied at 0 is at most two round trips, and
-// Redis runs a few dozen commands for it, not tens of thousands.
+// the middle of 20,000 members tied at 0 is at most two round trips, and
+// Redis runs a few dozen commands for it, not thousands. (The counts, not
+// the time, are what it checks: they do not grow with the group, so a
+// bigger one only makes the suite slower.)
 func TestPageCostInAHugeTieGroup(t *testing.T) {
 	if testing.Short() {
-		t.Skip("loads 100,000 members; run without -short")
+		t.Skip("loads 20,000 members; run without -short")
 	}
 	f := newFixture(t)
 	// Dense, so writes keep the tie-group index; the reads below also read
 	// it as the other styles, which do not use it.
 	b := f.board(board.Board{Fields: []board.Field{{Name: "level", Desc: true}}, RankStyle: board.Dense})
 	now := f.clock.Now()
-	const tied = 100_000
+	const tied = 20_000
 	bulkLoad(t, f.store, b, tied+200, func(i int) board.Submission {
 		switch {
 		case i < 100: // above the group
@@ -118,7 +120,7 @@ func TestPageCostInAHugeTieGroup(t *testing.T) {
 	f.rdb.AddHook(counter)
 	for _, style := range []board.RankStyle{board.Competition, board.Dense, board.Ordinal} {
 		b.RankStyle = style
-		for _, offset := range []int{0, 150, 250, 50_000, tied + 150} {
+		for _, offset := range []int{0, 150, 250, tied / 2, tied + 150} {
 			calls := serverCalls(t, stats)
 			before := counter.n.Load()
 			pg, err := f.store.Page(f.ctx, b, all, offset, 50)
@@ -154,7 +156,7 @@ func TestPageCostInAHugeTieGroup(t *testing.T) {
 				t.Fatalf("%s: tied rows ranked differently: %d", style, pg.Entries[49].Rank)
 			}
 		}
-		st, err := f.store.Ranks(f.ctx, b, all, []string{"m050000"})
+		st, err := f.store.Ranks(f.ctx, b, all, []string{"m010000"})
 		if err != nil || !st[0].Ranked {
 			t.Fatal(st, err)
 		}
