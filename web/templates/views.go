@@ -186,19 +186,6 @@ type MemberView struct {
 	League      *MemberLeague // the member's league this period; nil on a board without one
 }
 
-// EmbedView is the widget.
-type EmbedView struct {
-	Title       string
-	BoardHref   string
-	PeriodTitle string
-	Theme       string
-	Table       Table
-	Empty       string
-	Board       string
-	Live        LiveInfo
-	Noun        string // "team teams" on a team widget (what live.js counts)
-}
-
 // ErrorView is a 404 or 500 page.
 type ErrorView struct {
 	Code    int
