@@ -79,7 +79,7 @@ func fitsAPhone(t *testing.T, page playwright.Page, s stop) {
 func TestMemberPageNamesPeriods(t *testing.T) {
 	t.Parallel()
 	a := startApp(t)
-	a.board(board.Board{ID: "chess", Title: "Chess", Periods: board.Kinds}, "ann", 10)
+	a.board(board.Board{ID: "chess", Title: "Chess", Periods: board.Kinds, Schedule: "0 18 * * FRI"}, "ann", 10)
 	page := newPage(t)
 	open(t, page, a.URL+"/b/chess/m/ann", 200)
 	must(t, expect.Locator(page.GetByTestId("period-row").Locator("th")).ToHaveText([]string{

@@ -114,7 +114,7 @@ func tourApp(t *testing.T) *app {
 	}
 	t.Cleanup(func() { db.Close() })
 	a := launch(t, db)
-	b := a.board(board.Board{ID: "every", Title: "Every Period", Periods: board.Kinds, DefaultPeriod: board.Weekly,
+	b := a.board(board.Board{ID: "every", Title: "Every Period", Periods: board.Kinds, Schedule: "0 18 * * FRI", DefaultPeriod: board.Weekly,
 		Fields: []board.Field{{Name: "clears", Desc: true}}, Segments: []string{"country"}})
 	// Long words in narrow columns: the boards list once crossed its card on a phone.
 	a.board(board.Board{ID: "sprint-100m", Title: "100 m Sprint", Format: board.Format{Type: board.Duration}, Order: board.LowerIsBetter,

@@ -14,8 +14,8 @@
 -- The change is audited, as every write is, under the actor "redis:fcall".
 -- Periods come from the schedule the app keeps beside the board (time zones
 -- are not computable here); the app refreshes it hourly and on every change.
-local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y'}
-local KINDS = {'day', 'week', 'month', 'year', 'all', 'last24h', 'last7d', 'last30d'}
+local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y', custom = 'c'}
+local KINDS = {'day', 'week', 'month', 'year', 'custom', 'all', 'last24h', 'last7d', 'last30d'}
 local WINDOW = {last24h = 'r:24h', last7d = 'r:7d', last30d = 'r:30d'}
 local MAX = 9007199254740992
 local ACTOR = 'redis:fcall'

@@ -188,7 +188,7 @@ func periodChoice(b *board.Board, raw string, allowAll bool) (*board.Period, err
 	if err != nil || !b.Enabled(k) {
 		return nil, errors.New("choose a period")
 	}
-	p, err := board.ParsePeriod(k, key, b.Location())
+	p, err := b.PeriodOf(k, key)
 	if err != nil {
 		return nil, errors.New("choose a period")
 	}

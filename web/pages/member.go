@@ -138,7 +138,7 @@ func (s *Handler) history(c echo.Context, lens rows.Lens, member string, k board
 	worst := 1
 	for _, st := range sts {
 		_, key, _ := strings.Cut(st.Period, ":")
-		p, err := board.ParsePeriod(k, key, b.Location())
+		p, err := b.PeriodOf(k, key)
 		if err != nil || s.secret(b, p) {
 			continue
 		}
