@@ -42,6 +42,15 @@ func (p Period) Short() string {
 	return p.Title()
 }
 
+// ScheduleName is what a custom period is called ("Round"); "" for the
+// others.
+func (p Period) ScheduleName() string {
+	if p.Kind != Custom {
+		return ""
+	}
+	return p.scheduleName()
+}
+
 func (p Period) scheduleName() string {
 	if p.sched == nil {
 		return DefaultScheduleName

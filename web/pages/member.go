@@ -54,7 +54,7 @@ func (s *Handler) memberPage(c echo.Context) error {
 	}
 	ranked := false
 	for i, st := range sts {
-		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period.Kind), Key: st.Period.Key, Ranked: st.Ranked}
+		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period), Key: st.Period.Key, Ranked: st.Ranked}
 		if t := st.Period.Title(); t != mp.Label {
 			mp.Title = t // the board's name for it, never the raw key
 		}

@@ -20,6 +20,7 @@ import (
 // Defines values for BoardDefaultPeriod.
 const (
 	BoardDefaultPeriodAll     BoardDefaultPeriod = "all"
+	BoardDefaultPeriodCustom  BoardDefaultPeriod = "custom"
 	BoardDefaultPeriodDay     BoardDefaultPeriod = "day"
 	BoardDefaultPeriodLast24h BoardDefaultPeriod = "last24h"
 	BoardDefaultPeriodLast30d BoardDefaultPeriod = "last30d"
@@ -33,6 +34,8 @@ const (
 func (e BoardDefaultPeriod) Valid() bool {
 	switch e {
 	case BoardDefaultPeriodAll:
+		return true
+	case BoardDefaultPeriodCustom:
 		return true
 	case BoardDefaultPeriodDay:
 		return true
@@ -95,6 +98,7 @@ func (e BoardOrder) Valid() bool {
 // Defines values for BoardPeriods.
 const (
 	BoardPeriodsAll     BoardPeriods = "all"
+	BoardPeriodsCustom  BoardPeriods = "custom"
 	BoardPeriodsDay     BoardPeriods = "day"
 	BoardPeriodsLast24h BoardPeriods = "last24h"
 	BoardPeriodsLast30d BoardPeriods = "last30d"
@@ -108,6 +112,8 @@ const (
 func (e BoardPeriods) Valid() bool {
 	switch e {
 	case BoardPeriodsAll:
+		return true
+	case BoardPeriodsCustom:
 		return true
 	case BoardPeriodsDay:
 		return true
@@ -233,6 +239,7 @@ func (e BoardWindow) Valid() bool {
 // Defines values for BoardDefinitionDefaultPeriod.
 const (
 	BoardDefinitionDefaultPeriodAll     BoardDefinitionDefaultPeriod = "all"
+	BoardDefinitionDefaultPeriodCustom  BoardDefinitionDefaultPeriod = "custom"
 	BoardDefinitionDefaultPeriodDay     BoardDefinitionDefaultPeriod = "day"
 	BoardDefinitionDefaultPeriodLast24h BoardDefinitionDefaultPeriod = "last24h"
 	BoardDefinitionDefaultPeriodLast30d BoardDefinitionDefaultPeriod = "last30d"
@@ -246,6 +253,8 @@ const (
 func (e BoardDefinitionDefaultPeriod) Valid() bool {
 	switch e {
 	case BoardDefinitionDefaultPeriodAll:
+		return true
+	case BoardDefinitionDefaultPeriodCustom:
 		return true
 	case BoardDefinitionDefaultPeriodDay:
 		return true
@@ -308,6 +317,7 @@ func (e BoardDefinitionOrder) Valid() bool {
 // Defines values for BoardDefinitionPeriods.
 const (
 	BoardDefinitionPeriodsAll     BoardDefinitionPeriods = "all"
+	BoardDefinitionPeriodsCustom  BoardDefinitionPeriods = "custom"
 	BoardDefinitionPeriodsDay     BoardDefinitionPeriods = "day"
 	BoardDefinitionPeriodsLast24h BoardDefinitionPeriods = "last24h"
 	BoardDefinitionPeriodsLast30d BoardDefinitionPeriods = "last30d"
@@ -321,6 +331,8 @@ const (
 func (e BoardDefinitionPeriods) Valid() bool {
 	switch e {
 	case BoardDefinitionPeriodsAll:
+		return true
+	case BoardDefinitionPeriodsCustom:
 		return true
 	case BoardDefinitionPeriodsDay:
 		return true
@@ -737,6 +749,7 @@ func (e HookEvents) Valid() bool {
 // Defines values for HookPeriods.
 const (
 	HookPeriodsAll     HookPeriods = "all"
+	HookPeriodsCustom  HookPeriods = "custom"
 	HookPeriodsDay     HookPeriods = "day"
 	HookPeriodsLast24h HookPeriods = "last24h"
 	HookPeriodsLast30d HookPeriods = "last30d"
@@ -750,6 +763,8 @@ const (
 func (e HookPeriods) Valid() bool {
 	switch e {
 	case HookPeriodsAll:
+		return true
+	case HookPeriodsCustom:
 		return true
 	case HookPeriodsDay:
 		return true
@@ -797,6 +812,7 @@ func (e HookRegistrationEvents) Valid() bool {
 // Defines values for HookRegistrationPeriods.
 const (
 	HookRegistrationPeriodsAll     HookRegistrationPeriods = "all"
+	HookRegistrationPeriodsCustom  HookRegistrationPeriods = "custom"
 	HookRegistrationPeriodsDay     HookRegistrationPeriods = "day"
 	HookRegistrationPeriodsLast24h HookRegistrationPeriods = "last24h"
 	HookRegistrationPeriodsLast30d HookRegistrationPeriods = "last30d"
@@ -810,6 +826,8 @@ const (
 func (e HookRegistrationPeriods) Valid() bool {
 	switch e {
 	case HookRegistrationPeriodsAll:
+		return true
+	case HookRegistrationPeriodsCustom:
 		return true
 	case HookRegistrationPeriodsDay:
 		return true
@@ -914,6 +932,7 @@ func (e MemberLeagueMove) Valid() bool {
 // Defines values for PeriodKind.
 const (
 	PeriodKindAll     PeriodKind = "all"
+	PeriodKindCustom  PeriodKind = "custom"
 	PeriodKindDay     PeriodKind = "day"
 	PeriodKindLast24h PeriodKind = "last24h"
 	PeriodKindLast30d PeriodKind = "last30d"
@@ -927,6 +946,8 @@ const (
 func (e PeriodKind) Valid() bool {
 	switch e {
 	case PeriodKindAll:
+		return true
+	case PeriodKindCustom:
 		return true
 	case PeriodKindDay:
 		return true
@@ -1040,6 +1061,7 @@ func (e TeamsTeamsBy) Valid() bool {
 // Defines values for LeaguePeriod.
 const (
 	LeaguePeriodAll     LeaguePeriod = "all"
+	LeaguePeriodCustom  LeaguePeriod = "custom"
 	LeaguePeriodDay     LeaguePeriod = "day"
 	LeaguePeriodLast24h LeaguePeriod = "last24h"
 	LeaguePeriodLast30d LeaguePeriod = "last30d"
@@ -1053,6 +1075,8 @@ const (
 func (e LeaguePeriod) Valid() bool {
 	switch e {
 	case LeaguePeriodAll:
+		return true
+	case LeaguePeriodCustom:
 		return true
 	case LeaguePeriodDay:
 		return true
@@ -1076,6 +1100,7 @@ func (e LeaguePeriod) Valid() bool {
 // Defines values for CreateBoardJSONBodyDefaultPeriod.
 const (
 	CreateBoardJSONBodyDefaultPeriodAll     CreateBoardJSONBodyDefaultPeriod = "all"
+	CreateBoardJSONBodyDefaultPeriodCustom  CreateBoardJSONBodyDefaultPeriod = "custom"
 	CreateBoardJSONBodyDefaultPeriodDay     CreateBoardJSONBodyDefaultPeriod = "day"
 	CreateBoardJSONBodyDefaultPeriodLast24h CreateBoardJSONBodyDefaultPeriod = "last24h"
 	CreateBoardJSONBodyDefaultPeriodLast30d CreateBoardJSONBodyDefaultPeriod = "last30d"
@@ -1089,6 +1114,8 @@ const (
 func (e CreateBoardJSONBodyDefaultPeriod) Valid() bool {
 	switch e {
 	case CreateBoardJSONBodyDefaultPeriodAll:
+		return true
+	case CreateBoardJSONBodyDefaultPeriodCustom:
 		return true
 	case CreateBoardJSONBodyDefaultPeriodDay:
 		return true
@@ -1151,6 +1178,7 @@ func (e CreateBoardJSONBodyOrder) Valid() bool {
 // Defines values for CreateBoardJSONBodyPeriods.
 const (
 	CreateBoardJSONBodyPeriodsAll     CreateBoardJSONBodyPeriods = "all"
+	CreateBoardJSONBodyPeriodsCustom  CreateBoardJSONBodyPeriods = "custom"
 	CreateBoardJSONBodyPeriodsDay     CreateBoardJSONBodyPeriods = "day"
 	CreateBoardJSONBodyPeriodsLast24h CreateBoardJSONBodyPeriods = "last24h"
 	CreateBoardJSONBodyPeriodsLast30d CreateBoardJSONBodyPeriods = "last30d"
@@ -1164,6 +1192,8 @@ const (
 func (e CreateBoardJSONBodyPeriods) Valid() bool {
 	switch e {
 	case CreateBoardJSONBodyPeriodsAll:
+		return true
+	case CreateBoardJSONBodyPeriodsCustom:
 		return true
 	case CreateBoardJSONBodyPeriodsDay:
 		return true
@@ -1292,6 +1322,7 @@ func (e CreateBoardJSONBodyWindow) Valid() bool {
 // Defines values for ListEntriesParamsPeriod.
 const (
 	ListEntriesParamsPeriodAll     ListEntriesParamsPeriod = "all"
+	ListEntriesParamsPeriodCustom  ListEntriesParamsPeriod = "custom"
 	ListEntriesParamsPeriodDay     ListEntriesParamsPeriod = "day"
 	ListEntriesParamsPeriodLast24h ListEntriesParamsPeriod = "last24h"
 	ListEntriesParamsPeriodLast30d ListEntriesParamsPeriod = "last30d"
@@ -1305,6 +1336,8 @@ const (
 func (e ListEntriesParamsPeriod) Valid() bool {
 	switch e {
 	case ListEntriesParamsPeriodAll:
+		return true
+	case ListEntriesParamsPeriodCustom:
 		return true
 	case ListEntriesParamsPeriodDay:
 		return true
@@ -1328,6 +1361,7 @@ func (e ListEntriesParamsPeriod) Valid() bool {
 // Defines values for ExportPeriodParamsPeriod.
 const (
 	ExportPeriodParamsPeriodAll     ExportPeriodParamsPeriod = "all"
+	ExportPeriodParamsPeriodCustom  ExportPeriodParamsPeriod = "custom"
 	ExportPeriodParamsPeriodDay     ExportPeriodParamsPeriod = "day"
 	ExportPeriodParamsPeriodLast24h ExportPeriodParamsPeriod = "last24h"
 	ExportPeriodParamsPeriodLast30d ExportPeriodParamsPeriod = "last30d"
@@ -1341,6 +1375,8 @@ const (
 func (e ExportPeriodParamsPeriod) Valid() bool {
 	switch e {
 	case ExportPeriodParamsPeriodAll:
+		return true
+	case ExportPeriodParamsPeriodCustom:
 		return true
 	case ExportPeriodParamsPeriodDay:
 		return true
@@ -1382,6 +1418,7 @@ func (e ExportPeriodParamsFormat) Valid() bool {
 // Defines values for GetLeaguesParamsPeriod.
 const (
 	GetLeaguesParamsPeriodAll     GetLeaguesParamsPeriod = "all"
+	GetLeaguesParamsPeriodCustom  GetLeaguesParamsPeriod = "custom"
 	GetLeaguesParamsPeriodDay     GetLeaguesParamsPeriod = "day"
 	GetLeaguesParamsPeriodLast24h GetLeaguesParamsPeriod = "last24h"
 	GetLeaguesParamsPeriodLast30d GetLeaguesParamsPeriod = "last30d"
@@ -1395,6 +1432,8 @@ const (
 func (e GetLeaguesParamsPeriod) Valid() bool {
 	switch e {
 	case GetLeaguesParamsPeriodAll:
+		return true
+	case GetLeaguesParamsPeriodCustom:
 		return true
 	case GetLeaguesParamsPeriodDay:
 		return true
@@ -1418,6 +1457,7 @@ func (e GetLeaguesParamsPeriod) Valid() bool {
 // Defines values for GetCohortParamsPeriod.
 const (
 	GetCohortParamsPeriodAll     GetCohortParamsPeriod = "all"
+	GetCohortParamsPeriodCustom  GetCohortParamsPeriod = "custom"
 	GetCohortParamsPeriodDay     GetCohortParamsPeriod = "day"
 	GetCohortParamsPeriodLast24h GetCohortParamsPeriod = "last24h"
 	GetCohortParamsPeriodLast30d GetCohortParamsPeriod = "last30d"
@@ -1431,6 +1471,8 @@ const (
 func (e GetCohortParamsPeriod) Valid() bool {
 	switch e {
 	case GetCohortParamsPeriodAll:
+		return true
+	case GetCohortParamsPeriodCustom:
 		return true
 	case GetCohortParamsPeriodDay:
 		return true
@@ -1454,6 +1496,7 @@ func (e GetCohortParamsPeriod) Valid() bool {
 // Defines values for RemoveMemberParamsPeriod.
 const (
 	RemoveMemberParamsPeriodAll     RemoveMemberParamsPeriod = "all"
+	RemoveMemberParamsPeriodCustom  RemoveMemberParamsPeriod = "custom"
 	RemoveMemberParamsPeriodDay     RemoveMemberParamsPeriod = "day"
 	RemoveMemberParamsPeriodLast24h RemoveMemberParamsPeriod = "last24h"
 	RemoveMemberParamsPeriodLast30d RemoveMemberParamsPeriod = "last30d"
@@ -1467,6 +1510,8 @@ const (
 func (e RemoveMemberParamsPeriod) Valid() bool {
 	switch e {
 	case RemoveMemberParamsPeriodAll:
+		return true
+	case RemoveMemberParamsPeriodCustom:
 		return true
 	case RemoveMemberParamsPeriodDay:
 		return true
@@ -1490,6 +1535,7 @@ func (e RemoveMemberParamsPeriod) Valid() bool {
 // Defines values for GetAroundParamsPeriod.
 const (
 	GetAroundParamsPeriodAll     GetAroundParamsPeriod = "all"
+	GetAroundParamsPeriodCustom  GetAroundParamsPeriod = "custom"
 	GetAroundParamsPeriodDay     GetAroundParamsPeriod = "day"
 	GetAroundParamsPeriodLast24h GetAroundParamsPeriod = "last24h"
 	GetAroundParamsPeriodLast30d GetAroundParamsPeriod = "last30d"
@@ -1503,6 +1549,8 @@ const (
 func (e GetAroundParamsPeriod) Valid() bool {
 	switch e {
 	case GetAroundParamsPeriodAll:
+		return true
+	case GetAroundParamsPeriodCustom:
 		return true
 	case GetAroundParamsPeriodDay:
 		return true
@@ -1544,6 +1592,7 @@ func (e EraseMemberJSONBodyMode) Valid() bool {
 // Defines values for GetFriendsRanksParamsPeriod.
 const (
 	GetFriendsRanksParamsPeriodAll     GetFriendsRanksParamsPeriod = "all"
+	GetFriendsRanksParamsPeriodCustom  GetFriendsRanksParamsPeriod = "custom"
 	GetFriendsRanksParamsPeriodDay     GetFriendsRanksParamsPeriod = "day"
 	GetFriendsRanksParamsPeriodLast24h GetFriendsRanksParamsPeriod = "last24h"
 	GetFriendsRanksParamsPeriodLast30d GetFriendsRanksParamsPeriod = "last30d"
@@ -1557,6 +1606,8 @@ const (
 func (e GetFriendsRanksParamsPeriod) Valid() bool {
 	switch e {
 	case GetFriendsRanksParamsPeriodAll:
+		return true
+	case GetFriendsRanksParamsPeriodCustom:
 		return true
 	case GetFriendsRanksParamsPeriodDay:
 		return true
@@ -1580,6 +1631,7 @@ func (e GetFriendsRanksParamsPeriod) Valid() bool {
 // Defines values for GetMemberLeagueParamsPeriod.
 const (
 	GetMemberLeagueParamsPeriodAll     GetMemberLeagueParamsPeriod = "all"
+	GetMemberLeagueParamsPeriodCustom  GetMemberLeagueParamsPeriod = "custom"
 	GetMemberLeagueParamsPeriodDay     GetMemberLeagueParamsPeriod = "day"
 	GetMemberLeagueParamsPeriodLast24h GetMemberLeagueParamsPeriod = "last24h"
 	GetMemberLeagueParamsPeriodLast30d GetMemberLeagueParamsPeriod = "last30d"
@@ -1593,6 +1645,8 @@ const (
 func (e GetMemberLeagueParamsPeriod) Valid() bool {
 	switch e {
 	case GetMemberLeagueParamsPeriodAll:
+		return true
+	case GetMemberLeagueParamsPeriodCustom:
 		return true
 	case GetMemberLeagueParamsPeriodDay:
 		return true
@@ -1616,6 +1670,7 @@ func (e GetMemberLeagueParamsPeriod) Valid() bool {
 // Defines values for GetRanksParamsPeriod.
 const (
 	GetRanksParamsPeriodAll     GetRanksParamsPeriod = "all"
+	GetRanksParamsPeriodCustom  GetRanksParamsPeriod = "custom"
 	GetRanksParamsPeriodDay     GetRanksParamsPeriod = "day"
 	GetRanksParamsPeriodLast24h GetRanksParamsPeriod = "last24h"
 	GetRanksParamsPeriodLast30d GetRanksParamsPeriod = "last30d"
@@ -1629,6 +1684,8 @@ const (
 func (e GetRanksParamsPeriod) Valid() bool {
 	switch e {
 	case GetRanksParamsPeriodAll:
+		return true
+	case GetRanksParamsPeriodCustom:
 		return true
 	case GetRanksParamsPeriodDay:
 		return true
@@ -1652,6 +1709,7 @@ func (e GetRanksParamsPeriod) Valid() bool {
 // Defines values for GetTeamsParamsPeriod.
 const (
 	GetTeamsParamsPeriodAll     GetTeamsParamsPeriod = "all"
+	GetTeamsParamsPeriodCustom  GetTeamsParamsPeriod = "custom"
 	GetTeamsParamsPeriodDay     GetTeamsParamsPeriod = "day"
 	GetTeamsParamsPeriodLast24h GetTeamsParamsPeriod = "last24h"
 	GetTeamsParamsPeriodLast30d GetTeamsParamsPeriod = "last30d"
@@ -1665,6 +1723,8 @@ const (
 func (e GetTeamsParamsPeriod) Valid() bool {
 	switch e {
 	case GetTeamsParamsPeriodAll:
+		return true
+	case GetTeamsParamsPeriodCustom:
 		return true
 	case GetTeamsParamsPeriodDay:
 		return true
@@ -1688,6 +1748,7 @@ func (e GetTeamsParamsPeriod) Valid() bool {
 // Defines values for GetTeamParamsPeriod.
 const (
 	GetTeamParamsPeriodAll     GetTeamParamsPeriod = "all"
+	GetTeamParamsPeriodCustom  GetTeamParamsPeriod = "custom"
 	GetTeamParamsPeriodDay     GetTeamParamsPeriod = "day"
 	GetTeamParamsPeriodLast24h GetTeamParamsPeriod = "last24h"
 	GetTeamParamsPeriodLast30d GetTeamParamsPeriod = "last30d"
@@ -1701,6 +1762,8 @@ const (
 func (e GetTeamParamsPeriod) Valid() bool {
 	switch e {
 	case GetTeamParamsPeriodAll:
+		return true
+	case GetTeamParamsPeriodCustom:
 		return true
 	case GetTeamParamsPeriodDay:
 		return true
@@ -1811,6 +1874,16 @@ type Board struct {
 	// RevealAt When the freeze lifts on its own (see `PUT /boards/{board}/freeze`); absent: only an unfreeze lifts it.
 	RevealAt *time.Time `json:"reveal_at,omitempty"`
 
+	// Schedule The `custom` period's schedule, in the board's time zone: a five-field cron expression or descriptor (`0 18 * * FRI`: from Friday 18:00 to the next; `@monthly`), or a fixed interval from an anchor, `every <n><m|h|d|w> from <YYYY-MM-DDTHH:MM>` (`every 72h from 2026-12-01T00:00`; minutes and hours are elapsed time, days and weeks calendar days at the anchor's time of day). Periods last at least an hour. Required with `custom`, refused without it. A custom period's key (`at`) is its start in UTC to the minute, `20261204T1700Z`.
+	//
+	// Example: 0 18 * * FRI
+	Schedule *string `json:"schedule,omitempty"`
+
+	// ScheduleName What the `custom` periods are called on pages ("This round", "Round of Fri 4 Dec 2026 18:00 – ..."). Absent: Round.
+	//
+	// Example: Round
+	ScheduleName *string `json:"schedule_name,omitempty"`
+
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out when the board has none.
 	Segments *[]string `json:"segments,omitempty"`
 
@@ -1915,6 +1988,16 @@ type BoardDefinition struct {
 
 	// RevealAt Ignored when sent: `PUT /boards/{board}/freeze` sets it.
 	RevealAt *time.Time `json:"reveal_at,omitempty"`
+
+	// Schedule The `custom` period's schedule, in the board's time zone: a five-field cron expression (`0 18 * * FRI`) or `every <n><m|h|d|w> from <YYYY-MM-DDTHH:MM>`. Required when `periods` holds `custom`, refused (422) otherwise; periods last at least an hour. Left out on an update: none (the update then must not keep `custom`).
+	//
+	// Example: every 72h from 2026-12-01T00:00
+	Schedule *string `json:"schedule,omitempty"`
+
+	// ScheduleName What the custom periods are called on pages. Left out: Round.
+	//
+	// Example: Sprint
+	ScheduleName *string `json:"schedule_name,omitempty"`
 
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
@@ -2920,6 +3003,16 @@ type CreateBoardJSONBody struct {
 	// RevealAt Ignored when sent: `PUT /boards/{board}/freeze` sets it.
 	RevealAt *time.Time `json:"reveal_at,omitempty"`
 
+	// Schedule The `custom` period's schedule, in the board's time zone: a five-field cron expression (`0 18 * * FRI`) or `every <n><m|h|d|w> from <YYYY-MM-DDTHH:MM>`. Required when `periods` holds `custom`, refused (422) otherwise; periods last at least an hour. Left out on an update: none (the update then must not keep `custom`).
+	//
+	// Example: every 72h from 2026-12-01T00:00
+	Schedule *string `json:"schedule,omitempty"`
+
+	// ScheduleName What the custom periods are called on pages. Left out: Round.
+	//
+	// Example: Sprint
+	ScheduleName *string `json:"schedule_name,omitempty"`
+
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
 
@@ -2982,7 +3075,7 @@ type ListEntriesParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *ListEntriesParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 
 	// Offset 0-based position of the first entry. Not with `after`.
@@ -3006,7 +3099,7 @@ type ExportPeriodParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *ExportPeriodParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At     *PeriodKey                `form:"at,omitempty" json:"at,omitempty"`
 	Format *ExportPeriodParamsFormat `form:"format,omitempty" json:"format,omitempty"`
 
@@ -3042,7 +3135,7 @@ type GetLeaguesParams struct {
 	// Period Period kind. Default: the kind the board's league runs on, which is the only one it answers: another kind the board keeps is 400 `bad_parameter` on `period`, one it does not keep 404 `period_not_found`.
 	Period *GetLeaguesParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 }
 
@@ -3054,7 +3147,7 @@ type GetCohortParams struct {
 	// Period Period kind. Default: the kind the board's league runs on, which is the only one it answers: another kind the board keeps is 400 `bad_parameter` on `period`, one it does not keep 404 `period_not_found`.
 	Period *GetCohortParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 
 	// Offset Members of the cohort to skip.
@@ -3072,7 +3165,7 @@ type RemoveMemberParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *RemoveMemberParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 }
 
@@ -3084,7 +3177,7 @@ type GetAroundParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *GetAroundParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 
 	// Radius Entries above and below the member.
@@ -3119,7 +3212,7 @@ type GetFriendsRanksParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *GetFriendsRanksParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 }
 
@@ -3131,7 +3224,7 @@ type GetMemberLeagueParams struct {
 	// Period Period kind. Default: the kind the board's league runs on, which is the only one it answers: another kind the board keeps is 400 `bad_parameter` on `period`, one it does not keep 404 `period_not_found`.
 	Period *GetMemberLeagueParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 }
 
@@ -3161,7 +3254,7 @@ type GetRanksParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *GetRanksParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 
 	// Member A member id; repeat for each member.
@@ -3194,7 +3287,7 @@ type GetTeamsParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *GetTeamsParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 
 	// Offset Teams to skip.
@@ -3212,7 +3305,7 @@ type GetTeamParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *GetTeamParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 }
 
