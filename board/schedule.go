@@ -148,7 +148,7 @@ func (s *Schedule) parseEvery(n, unit, at string) error {
 		return fmt.Errorf("an interval of %s%s is longer than ten years", n, unit)
 	}
 	if s.days == 0 && s.every < MinSchedulePeriod {
-		return fmt.Errorf("an interval of %s%s is shorter than the shortest period, %s", n, unit, MinSchedulePeriod)
+		return fmt.Errorf("an interval of %s%s is too short: a period must last at least an hour", n, unit)
 	}
 	return nil
 }
@@ -169,12 +169,15 @@ func (s *Schedule) checkCron() error {
 			break
 		}
 		if n.Sub(t) < MinSchedulePeriod {
-			return fmt.Errorf("%q starts periods %s apart (%s and %s); the shortest period is %s", s.spec, n.Sub(t), t.Format("Mon 2 Jan 15:04"), n.Format("15:04"), MinSchedulePeriod)
+			return fmt.Errorf("%q starts periods %s apart (at %s and %s); a period must last at least an hour", s.spec, minutes(n.Sub(t)), t.Format("15:04"), n.Format("15:04"))
 		}
 		t = n
 	}
 	return nil
 }
+
+// minutes writes a gap under an hour: "10 min".
+func minutes(d time.Duration) string { return strconv.Itoa(int(d.Minutes())) + " min" }
 
 // String is the schedule as written.
 func (s *Schedule) String() string { return s.spec }

@@ -115,12 +115,12 @@ func TestScheduleKeys(t *testing.T) {
 func TestScheduleValidation(t *testing.T) {
 	for _, c := range []struct{ spec, name, want string }{
 		{"", "", "is required for the custom period"},
-		{"*/30 * * * *", "", "shortest period"},
+		{"*/30 * * * *", "", "at least an hour"},
 		{"0 0 30 2 *", "", "never fires"},
 		{"0 18 * * FRIDAY", "", "not a cron expression"},
 		{"CRON_TZ=Asia/Tokyo 0 18 * * FRI", "", "board's time zone"},
 		{"@every 1h", "", "board's time zone"},
-		{"every 30m from 2026-12-01T00:00", "", "shorter than the shortest period"},
+		{"every 30m from 2026-12-01T00:00", "", "too short"},
 		{"every 72 hours from 2026-12-01T00:00", "", "not an interval"},
 		{"every 72h from 2026-13-01T00:00", "", "not a date and time"},
 		{"every 72h from 1999-12-01T00:00", "", "years 2000-9000"},
