@@ -30,6 +30,9 @@ func TestAPICustomPeriods(t *testing.T) {
 	if status != 200 || out["total"] != 1.0 || !strings.Contains(fmt.Sprint(out["period"]), "key:"+cur.Key) {
 		t.Fatalf("the current sprint: %d %v", status, out)
 	}
+	if status, body, _ := f.Send("GET", "/api/v1/boards/ctf/export?period=custom&at="+cur.Key, key, nil); status != 200 || !strings.Contains(body, "1,ann,ann,5,5") {
+		t.Fatalf("the sprint's export: %d %s", status, body)
+	}
 	prev := cur.Prev()
 	status, out, _ = f.Call("GET", "/api/v1/boards/ctf/entries?period=custom&at="+prev.Key, "", "")
 	if status != 200 || out["total"] != 0.0 || !strings.Contains(fmt.Sprint(out["period"]), "start:"+prev.Start.Format(time.RFC3339)) {
