@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,4 +81,41 @@ func TestCustomPeriodsFromFCALL(t *testing.T) {
 	}
 	keys, _ := f.rdb.Keys(f.ctx, tagOf(b.ID)+":c:*").Result()
 	t.Fatalf("the write is in none of %s, %s: %v (periods %s)", before.Key, after.Key, keys, strconv.Quote(before.String()))
+}
+
+// TestFCALLReadsAScheduleWrittenEarlier: the schedule FCALL reads was
+// written by the app ten days ago (an hourly schedule lists 840 periods);
+// the period of now is found deep inside it, and past the schedule's end
+// the write is refused, naming the cause.
+func TestFCALLReadsAScheduleWrittenEarlier(t *testing.T) {
+	f := realFixture(t)
+	for _, c := range []struct {
+		ago time.Duration
+		ok  bool
+	}{{240 * time.Hour, true}, {40 * 24 * time.Hour, false}} {
+		earlier := NewStore(f.rdb, WithClock(func() time.Time { return time.Now().Add(-c.ago) }))
+		_ = earlier.DeleteBoard(f.ctx, "hourly")
+		b, err := earlier.CreateBoard(f.ctx, board.Board{ID: "hourly", Title: "Hourly", Periods: []board.Kind{board.Custom}, Schedule: "0 * * * *"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := b.Current(board.Custom, time.Now())
+		_, err = fcall(f.ctx, f.rdb, &b, "ann", "incr", "7")
+		if !c.ok {
+			if err == nil || !strings.Contains(err.Error(), "no custom period in the schedule covers now") {
+				t.Fatalf("a schedule written %s ago: %v", c.ago, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after := b.Current(board.Custom, time.Now()); after.Key != before.Key {
+			continue // the hour turned during the call: nothing to compare
+		}
+		if pg, err := f.store.Page(f.ctx, &b, before, 0, 5); err != nil || len(pg.Entries) != 1 {
+			t.Fatalf("written %s ago: %v %v", c.ago, rows(pg), err)
+		}
+	}
+	_ = f.store.DeleteBoard(f.ctx, "hourly")
 }
