@@ -144,6 +144,10 @@ func (p Period) InRange() bool {
 	if !p.Kind.Calendar() {
 		return true
 	}
+	if p.Kind == Custom { // keys hold a start in these years (board/schedule.go)
+		s := p.Start.UTC().Year()
+		return s >= minScheduleYear && s <= maxScheduleYear
+	}
 	return p.Start.Year() >= MinYear && p.End.Year() <= MaxYear
 }
 

@@ -35,6 +35,9 @@ import (
 // archive with keys; a schedule must fire within robfig's five-year search.
 const (
 	MinSchedulePeriod = time.Hour
+	// Custom periods start within these years (UTC).
+	minScheduleYear = 2000
+	maxScheduleYear = 9000
 	MaxScheduleLen    = 100
 	MaxScheduleName   = 24
 	// DefaultScheduleName names a schedule's periods when the board does not.
@@ -130,8 +133,8 @@ func (s *Schedule) parseEvery(n, unit, at string) error {
 	if err != nil {
 		return fmt.Errorf("the anchor %q is not a date and time like 2026-12-01T00:00", at)
 	}
-	if anchor.Year() < 2000 || anchor.Year() > 9000 {
-		return fmt.Errorf("the anchor %q must be in years 2000-9000", at)
+	if anchor.Year() < minScheduleYear || anchor.Year() > maxScheduleYear {
+		return fmt.Errorf("the anchor %q must be in years %d-%d", at, minScheduleYear, maxScheduleYear)
 	}
 	s.anchor = anchor
 	switch unit {
@@ -202,12 +205,15 @@ func (s *Schedule) floor(t time.Time) time.Time {
 	case s.days > 0:
 		return s.dayBoundary(s.dayIndex(t))
 	}
-	d := t.Sub(s.anchor)
-	n := d / s.every
-	if d < 0 && d%s.every != 0 {
+	// In whole seconds since the anchor: a time.Duration overflows past
+	// 292 years, and keys reach from 2000 to 9000.
+	every := int64(s.every / time.Second)
+	d := t.Unix() - s.anchor.Unix()
+	n := d / every
+	if d < 0 && d%every != 0 {
 		n--
 	}
-	return s.anchor.Add(n * s.every)
+	return time.Unix(s.anchor.Unix()+n*every, 0).In(s.loc)
 }
 
 // cronFloor finds the last fire at or before t by walking forward from ever
@@ -229,7 +235,7 @@ func (s *Schedule) cronFloor(t time.Time) time.Time {
 // estimated from elapsed days, then corrected, since DST makes days of 23
 // and 25 hours.
 func (s *Schedule) dayIndex(t time.Time) int {
-	days := int(t.Sub(s.anchor).Hours() / 24)
+	days := int((t.Unix() - s.anchor.Unix()) / 86400) // not t.Sub: see floor
 	if t.Before(s.anchor) {
 		days -= s.days
 	}
@@ -283,8 +289,8 @@ func (s *Schedule) parseKey(key string) (Period, error) {
 	if err != nil || len(key) != len(customKeyLayout) || t.Format(customKeyLayout) != key {
 		return Period{}, fmt.Errorf("%w: custom key %q is not a start like 20261204T1700Z (UTC, to the minute)", ErrInvalidPeriod, key)
 	}
-	if t.Year() < 2000 || t.Year() > 9000 {
-		return Period{}, fmt.Errorf("%w: custom key %q is out of range: a period must start in years 2000-9000", ErrInvalidPeriod, key)
+	if t.Year() < minScheduleYear || t.Year() > maxScheduleYear {
+		return Period{}, fmt.Errorf("%w: custom key %q is out of range: a period must start in years %d-%d", ErrInvalidPeriod, key, minScheduleYear, maxScheduleYear)
 	}
 	return s.periodFrom(t), nil
 }

@@ -92,6 +92,22 @@ func TestIntervalScheduleAcrossDST(t *testing.T) {
 	walk(t, scheduled(t, "@monthly", "Asia/Tokyo"), time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), 14)
 }
 
+// TestScheduleFarFromItsAnchor: periods as far from the anchor as keys
+// reach (years 2000 to 9000) are found at once and in order: elapsed time
+// is counted in seconds, which do not overflow as a time.Duration does past
+// 292 years.
+func TestScheduleFarFromItsAnchor(t *testing.T) {
+	for _, spec := range []string{"every 72h from 9000-01-01T00:00", "every 3d from 9000-01-01T00:00", "every 5h from 2000-01-01T00:00", "every 1w from 2000-01-01T00:00"} {
+		b := scheduled(t, spec, "Europe/Paris")
+		for _, at := range []time.Time{time.Date(2000, 1, 20, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC), time.Date(8999, 6, 1, 0, 0, 0, 0, time.UTC)} {
+			walk(t, b, at, 3)
+		}
+		if p := b.Current(Custom, time.Date(2000, 1, 1, 3, 0, 0, 0, time.UTC)); p.Prev().InRange() && p.Prev().Start.Year() < 2000 {
+			t.Errorf("%s: a period of 1999 is in range", spec)
+		}
+	}
+}
+
 // TestScheduleKeys: keys are the start in UTC to the minute; a key off the
 // schedule (one kept under an earlier schedule) still reads, ending at the
 // schedule's next boundary; anything else is refused.
@@ -161,4 +177,38 @@ func BenchmarkValidateHourlyCron(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzSchedule: whatever a schedule is, if it parses, its periods follow
+// one another without gap or overlap, each at least MinSchedulePeriod long
+// (or, on calendar days, a day less a DST hour), and every key reads back.
+func FuzzSchedule(f *testing.F) {
+	for _, s := range []string{"0 18 * * FRI", "@monthly", "30 2 * * *", "0 0 29 2 *", "0 */2 * * MON-FRI", "every 72h from 2026-12-01T00:00", "every 3d from 2026-03-29T02:30", "every 61m from 9000-12-31T23:59"} {
+		f.Add(s, int64(1795000000), "Europe/Paris")
+	}
+	f.Fuzz(func(t *testing.T, spec string, at int64, tz string) {
+		loc, err := time.LoadLocation(tz)
+		if err != nil || tz == "Local" {
+			return
+		}
+		s, err := ParseSchedule(spec, "", loc)
+		if err != nil {
+			return
+		}
+		now := time.Unix(946684800+(at%(220_000_000_000)+220_000_000_000)%220_000_000_000, 0) // 2000-8970
+		p := s.PeriodAt(now)
+		for range 4 {
+			if p.Start.After(now) && now.Year() > 2000 || !p.End.After(p.Start) {
+				t.Fatalf("%q at %s: %s to %s", spec, now, p.Start, p.End)
+			}
+			if q, err := s.parseKey(p.Key); err == nil && (!q.Start.Equal(p.Start) || !q.End.Equal(p.End)) {
+				t.Fatalf("%q: key %s reads as %s to %s, not %s to %s", spec, p.Key, q.Start, q.End, p.Start, p.End)
+			}
+			next := p.Next()
+			if !next.Start.Equal(p.End) {
+				t.Fatalf("%q: %s ends at %s, the next starts at %s", spec, p.Key, p.End, next.Start)
+			}
+			p, now = next, next.Start
+		}
+	})
 }
