@@ -71,7 +71,7 @@ func (b *Board) checkLeague(p *problems) {
 // MaxTiers, tier names empty, unprintable, too long or repeated, a cohort
 // size out of range, or moves that do not fit in a cohort.
 func CheckLeague(b *Board, l *League) error {
-	if !l.Kind.Calendar() || !slices.Contains(b.Periods, l.Kind) {
+	if !l.Kind.Calendar() || l.Kind == Custom || !slices.Contains(b.Periods, l.Kind) {
 		return NewFieldError(ErrInvalidInput, "league.kind", "must be a calendar period the board keeps (day, week, month or year), not %q", l.Kind)
 	}
 	if len(l.Tiers) < 2 || len(l.Tiers) > MaxTiers {

@@ -212,3 +212,13 @@ func FuzzSchedule(f *testing.F) {
 		}
 	})
 }
+
+// TestNoLeagueOnASchedule: leagues run on calendar periods only.
+func TestNoLeagueOnASchedule(t *testing.T) {
+	b := &Board{ID: "s", Title: "S", Periods: []Kind{Custom}, Schedule: "0 18 * * FRI",
+		League: &League{Kind: Custom, Tiers: []string{"Bronze", "Gold"}, Promote: 1, Relegate: 1}}
+	b.Normalize()
+	if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "must be a calendar period") {
+		t.Fatalf("a league on custom periods: %v", err)
+	}
+}
