@@ -33,8 +33,11 @@ type League struct {
 const (
 	DefaultCohortSize = 30
 	MaxCohortSize     = 1000
-	MaxTiers          = 20
-	MaxTierLen        = 32
+	// MaxCohort is the highest cohort number a reader may name (pages, the
+	// API, the live socket): far past any real league, short of overflow.
+	MaxCohort  = 100_000_000
+	MaxTiers   = 20
+	MaxTierLen = 32
 )
 
 // Size is the league's cohort size, the default when none is set.
