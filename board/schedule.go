@@ -38,8 +38,8 @@ const (
 	// Custom periods start within these years (UTC).
 	minScheduleYear = 2000
 	maxScheduleYear = 9000
-	MaxScheduleLen    = 100
-	MaxScheduleName   = 24
+	MaxScheduleLen  = 100
+	MaxScheduleName = 24
 	// DefaultScheduleName names a schedule's periods when the board does not.
 	DefaultScheduleName = "Round"
 )
