@@ -27,8 +27,9 @@ const (
 	Last30d Kind = "last30d"
 )
 
-// Kinds lists every kind, the calendar ones from shortest to longest, then
-// the rolling windows; pages show tabs in this order.
+// Kinds lists every kind: the calendar ones from shortest to longest, the
+// board's own schedule, all time, then the rolling windows; pages show tabs
+// in this order.
 var Kinds = []Kind{Daily, Weekly, Monthly, Yearly, Custom, AllTime, Last24h, Last7d, Last30d}
 
 // kindNames is what errors list as the accepted kinds.
