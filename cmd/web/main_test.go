@@ -24,6 +24,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/crypto/bcrypt"
 
 	"podium/access"
 	"podium/app"
@@ -53,6 +54,7 @@ var testDir = filepath.Join(os.TempDir(), fmt.Sprintf("podium-cmd-web-test-%d", 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 func TestMain(m *testing.M) {
+	passwordCost = bcrypt.MinCost
 	flag.Parse()
 	// Most of these tests wait: for a demo's next write, a sign-in delay, a
 	// Cluster or a Sentinel to fail over. Each has servers of its own, so
