@@ -212,9 +212,8 @@ type leg struct {
 }
 
 // legStops is how many stops a leg has at most: the tour's legs run side by
-// side, and short ones keep the slowest from holding up the package (at 7,
-// the longest leg took five times the shortest).
-const legStops = 5
+// side, and short ones keep the slowest from holding up the package.
+const legStops = 7
 
 // legs splits the tour into parts that can be walked at the same time, each
 // page still visited once: public pages, then console pages (a console
