@@ -9,6 +9,7 @@ import (
 
 	"podium/audit"
 	"podium/board"
+	"podium/rows"
 	"podium/web/templates"
 )
 
@@ -181,6 +182,8 @@ func settings(j board.Spec) []setting {
 		{"Opens on", kindName(j.DefaultPeriod), "(none)"},
 		{"Time zone", j.TimeZone, "UTC"},
 		{"Own schedule", scheduleName(j), "(none)"},
+		{"Contest opens", contestTime(j.OpensAt, j.TimeZone), "(no bound)"},
+		{"Contest closes", contestTime(j.ClosesAt, j.TimeZone), "(no bound)"},
 		{"Equal scores", tie, "(none)"},
 		{"Rank numbers", capital(j.RankStyle), "(none)"},
 		{"Extra sort fields", strings.Join(fields, ", "), "(none)"},
@@ -201,6 +204,17 @@ func scheduleName(j board.Spec) string {
 		return j.Schedule
 	}
 	return j.Schedule + " (" + j.ScheduleName + ")"
+}
+
+// contestTime is a contest's bound in the board's zone, as the pages show
+// it: "6 Jan 2027, 18:00 CET" ("" none). A new zone shows the same
+// instant anew, beside the zone's own change.
+func contestTime(t *time.Time, zone string) string {
+	if t == nil {
+		return ""
+	}
+	b := board.Board{TimeZone: zone}
+	return rows.FreezeTime(&b, *t)
 }
 
 // teamsName says how a board ranks teams; "" (not worth a line) without.

@@ -57,6 +57,7 @@ func (s *Handler) boardFormView(c echo.Context, b board.Board, editing bool, err
 		v.Cap = fmt.Sprint(b.Cap)
 	}
 	v.Retention = fmt.Sprint(b.Retention)
+	v.OpensAt, v.ClosesAt = contestFields(&b)
 	for _, k := range b.Periods {
 		v.Periods[string(k)] = true
 	}
@@ -135,7 +136,9 @@ func (s *Handler) updateBoard(c echo.Context) error {
 	form := postForm(c)
 	b, perrs := parseBoardForm(withFixed(form, &old))
 	b.ID = old.ID
-	b.OpensAt, b.ClosesAt = old.OpensAt, old.ClosesAt // the form has no fields for a contest's window yet: never drops it
+	if !form.Has("opens_at") && !form.Has("closes_at") {
+		b.OpensAt, b.ClosesAt = old.OpensAt, old.ClosesAt // a form without the section (an older page, a script): never drops the window
+	}
 	if !form.Has("schedule") {
 		b.Schedule, b.ScheduleName = old.Schedule, old.ScheduleName // a form from before the field
 	}
@@ -183,7 +186,7 @@ func (s *Handler) sentView(c echo.Context, form url.Values, old board.Board, err
 		"default_period": &v.DefaultPeriod, "time_zone": &v.TimeZone, "rank_style": &v.RankStyle, "cap": &v.Cap, "retention": &v.Retention, "segments": &v.Segments,
 		"schedule": &v.Schedule, "schedule_name": &v.ScheduleName,
 		"league_kind": &v.LeagueKind, "league_tiers": &v.LeagueTiers, "league_cohort_size": &v.LeagueCohort,
-		"league_promote": &v.LeaguePromote, "league_relegate": &v.LeagueRelegate}
+		"league_promote": &v.LeaguePromote, "league_relegate": &v.LeagueRelegate, "opens_at": &v.OpensAt, "closes_at": &v.ClosesAt}
 	if !editing {
 		text["id"], text["decimals"], text["order"], text["tie_break"] = &v.ID, &v.Decimals, &v.Order, &v.TieBreak
 		for i := range v.Fields {

@@ -46,6 +46,7 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 	if k := v.Get("league_kind"); k != "" {
 		b.League = parseLeague(v, board.Kind(k), errs)
 	}
+	parseContest(v, &b, errs)
 	for _, k := range v["periods"] {
 		b.Periods = append(b.Periods, board.Kind(k))
 	}

@@ -52,6 +52,7 @@ type BoardFormView struct {
 	LeagueKind, LeagueTiers, LeagueCohort, LeaguePromote              string // no kind: no league; tiers one per line
 	LeagueRelegate                                                    string
 	LeagueIdleDrops                                                   bool
+	OpensAt, ClosesAt                                                 string // a contest's window in the board's zone, as datetime-local values; "" no bound
 	Periods                                                           map[string]bool
 	Fields                                                            [3]FieldRow
 	Errors                                                            map[string]string

@@ -52,7 +52,7 @@ var boardFormFields = []formField{
 	{"names", "names", "Names on shared pages"}, {"top_only", "top_only", "Show only the top"}, {"teams", "teams", "Teams"}, {"segments", "segments", "Segments"},
 	{"league.kind", "league_kind", "League period"}, {"league.tiers", "league_tiers", "Tiers"}, {"league.cohort_size", "league_cohort_size", "Cohort size"},
 	{"league.promote", "league_promote", "Promote"}, {"league.relegate", "league_relegate", "Relegate"}, {"default_period", "default_period", "Opens on"},
-	{"time_zone", "time_zone", "Time zone"}, {"tie_break", "tie_break", "Equal scores"},
+	{"time_zone", "time_zone", "Time zone"}, {"opens_at", "opens_at", "Contest opens"}, {"closes_at", "closes_at", "Contest closes"}, {"tie_break", "tie_break", "Equal scores"},
 	{"rank_style", "rank_style", "Rank numbers"}, {"fields", "field0", "Extra sort fields"},
 	{"fields[0].name", "field0", "Field 1 name"}, {"fields[1].name", "field1", "Field 2 name"},
 	{"fields[2].name", "field2", "Field 3 name"}, {"cap", "cap", "Keep only the best"},
