@@ -57,7 +57,7 @@ func (s *Handler) boardPage(c echo.Context) error {
 		NoSearch:    noSearch,
 		ClearSearch: boardURL(b.ID, p, current, 1, size, ""),
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/",
-			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)},
+			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false), Countdown: countdownOf(&b, s.opts.Store.Now())},
 	}
 	if p.Kind.Rolling() {
 		v.PeriodNote = windowNote(&b, p.Kind)

@@ -64,7 +64,7 @@ func (s *Handler) embedPage(c echo.Context) error {
 		Empty:       "No scores in " + label + " yet.",
 		Board:       b.ID,
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: s.baseURL(c) + "/b/" + url.PathEscape(b.ID) + "/m/", NewTab: true, Me: member,
-			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false)},
+			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false), Countdown: countdownOf(&b, s.opts.Store.Now())},
 	}
 	leaveFrame(&v.Table, s.baseURL(c))
 	if teams {

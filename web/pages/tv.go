@@ -81,6 +81,7 @@ screens:
 				Table:       tableOf(lens, pg.Entries, "", b.Title+", "+p.Title()),
 				Empty:       "No scores in " + p.Title() + " yet.",
 				Frozen:      rows.FrozenNotice(&b, now, false),
+				Countdown:   countdownOf(&b, now),
 			}
 			if s.opts.Live != nil {
 				sc.Live = liveQuery(b.ID, p, true, url.Values{"offset": {"0"}, "limit": {strconv.Itoa(limit)}, "shared": {"1"}})

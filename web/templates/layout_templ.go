@@ -164,7 +164,7 @@ func Page(title string, body templ.Component) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = docHead(title, false, "app.js", "live.js").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = docHead(title, false, "app.js", "live.js", "countdown.js").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -265,7 +265,7 @@ func EmbedPage(title, theme, boardID string, body templ.Component) templ.Compone
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = docHead(title, false, "embed.js", "live.js").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = docHead(title, false, "embed.js", "live.js", "countdown.js").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

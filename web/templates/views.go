@@ -136,7 +136,8 @@ type LiveInfo struct {
 	Closed     bool   // a past period: the script says "Closed", not "Live"
 	// Frozen is the notice of a frozen board (rows.FrozenNotice); live
 	// frames replace it, and an empty one hides it (the reveal).
-	Frozen string
+	Frozen    string
+	Countdown *Countdown // a contest's clock, where the page shows one (nil: none)
 	// Path is the socket's path: "/live" (public) unless set, as the
 	// console's live standings do.
 	Path string
@@ -344,8 +345,9 @@ type TVScreen struct {
 	PeriodTitle string
 	Table       Table
 	Empty       string
-	Live        string // the /live query; empty without a hub
-	Frozen      string // the frozen notice, as LiveInfo.Frozen
+	Live        string     // the /live query; empty without a hub
+	Frozen      string     // the frozen notice, as LiveInfo.Frozen
+	Countdown   *Countdown // a contest's clock, as LiveInfo.Countdown
 }
 
 // TeamsView is a period's team standing.
