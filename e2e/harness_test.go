@@ -186,7 +186,21 @@ func launchOn(t *testing.T, rdb redis.UniversalClient, db *archive.DB, origins .
 func launchConfigured(t *testing.T, rdb redis.UniversalClient, db *archive.DB, configure func(*podium.Config), origins ...string) *app {
 	t.Helper()
 	var ticks atomic.Int64 // each reading a millisecond later, so ties have an order
-	clock := redisstore.WithClock(func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) })
+	p := buildApp(t, rdb, db, func() time.Time { return testNow.Add(time.Duration(ticks.Add(1)) * time.Millisecond) }, configure, origins...)
+	store := p.Store
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan struct{})
+	go func() { defer close(hubDone); p.Hub.Run(hubCtx) }()
+	srv := httptest.NewUnstartedServer(p.Server)
+	srv.Start()
+	t.Cleanup(func() { stopHub(); <-hubDone; srv.CloseClientConnections(); srv.Close() })
+	return &app{URL: srv.URL, store: store, t: t, db: -1}
+}
+
+// buildApp builds the app as the binary does, on rdb and the store clock
+// now, with the test's admin account; db as launch says.
+func buildApp(t *testing.T, rdb redis.UniversalClient, db *archive.DB, now func() time.Time, configure func(*podium.Config), origins ...string) *podium.App {
+	t.Helper()
 	cfg, err := podium.ParseConfig(nil, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +218,7 @@ func launchConfigured(t *testing.T, rdb redis.UniversalClient, db *archive.DB, c
 	if configure != nil {
 		configure(&cfg)
 	}
-	opts := []podium.Option{podium.WithRedis(rdb), podium.WithStoreOptions(clock), podium.WithPasswordCost(bcrypt.MinCost), podium.WithoutArchive()}
+	opts := []podium.Option{podium.WithRedis(rdb), podium.WithStoreOptions(redisstore.WithClock(now)), podium.WithPasswordCost(bcrypt.MinCost), podium.WithoutArchive()}
 	if db != nil {
 		opts[len(opts)-1] = podium.WithArchiveDB(db)
 	}
@@ -215,14 +229,7 @@ func launchConfigured(t *testing.T, rdb redis.UniversalClient, db *archive.DB, c
 	if err := p.Admin.Accounts.Create(context.Background(), adminUser, adminPassword); err != nil {
 		t.Fatal(err)
 	}
-	store := p.Store
-	hubCtx, stopHub := context.WithCancel(context.Background())
-	hubDone := make(chan struct{})
-	go func() { defer close(hubDone); p.Hub.Run(hubCtx) }()
-	srv := httptest.NewUnstartedServer(p.Server)
-	srv.Start()
-	t.Cleanup(func() { stopHub(); <-hubDone; srv.CloseClientConnections(); srv.Close() })
-	return &app{URL: srv.URL, store: store, t: t, db: -1}
+	return p
 }
 
 // board creates a board and sets scores, in the given order, at the app's now.
