@@ -48,7 +48,9 @@ func launchRunning(t *testing.T, db *archive.DB, now func() time.Time) (*app, *p
 		t.Fatal(err)
 	}
 	p := buildApp(t, rdb, db, now, func(c *podium.Config) { c.Drain, c.Shutdown = 0, 5*time.Second })
-	p.Archiver.Interval, p.Archiver.Linger = 100*time.Millisecond, 10*time.Millisecond
+	if p.Archiver != nil { // none without db
+		p.Archiver.Interval, p.Archiver.Linger = 100*time.Millisecond, 10*time.Millisecond
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

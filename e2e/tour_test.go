@@ -71,6 +71,7 @@ func stops() []stop {
 		{name: "wall display", path: "/tv?boards=every&periods=week,all", status: 200},
 		{name: "board, frozen", path: "/b/cup", status: 200},
 		{name: "widget, frozen", path: "/embed/cup", status: 200},
+		{name: "wall display, a frozen contest", path: "/tv?boards=cup", status: 200},
 		{name: "404", path: "/no-such-page", status: 404},
 		{name: "404, no such board", path: "/b/no-such-board", status: 404},
 		{name: "404, no such member", path: "/b/every/m/ghost", status: 404},
@@ -154,9 +155,13 @@ func tourApp(t *testing.T) *app {
 	a.board(board.Board{ID: "ladder", Title: "Ladder", Periods: []board.Kind{board.Weekly, board.AllTime},
 		League: &board.League{Kind: board.Weekly, Tiers: []string{"Bronze", "Silver", "Gold"}, CohortSize: 2, Promote: 1, Relegate: 1}},
 		"ann", 50, "bob", 40, "cy", 30)
-	// A frozen board: its notice on the public pages, the console's note.
-	a.board(board.Board{ID: "cup", Title: "Winter Cup"}, "ann", 30, "bob", 20)
+	// A frozen contest: its notice and countdown (to the close, to the
+	// reveal) on the public pages, the console's note.
+	a.board(board.Board{ID: "cup", Title: "Winter Cup", ClosesAt: testNow.Add(3 * time.Hour)}, "ann", 30, "bob", 20)
 	if _, err := a.store.Freeze(context.Background(), "cup", time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.store.ScheduleReveal(context.Background(), "cup", testNow.Add(5*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	a.scores("cup", a.store, "cy", 40)

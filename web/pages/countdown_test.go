@@ -58,7 +58,7 @@ func TestContestCountdown(t *testing.T) {
 	}
 	for _, path := range []string{"/b/ctf", "/embed/ctf", "/tv?boards=ctf"} {
 		_, page := f.Get(path)
-		if !strings.Contains(page, `data-countdown-reveal data-testid="countdown-reveal"><span class="countdown-icon" aria-hidden="true">⚑</span> <strong data-countdown-words>Results revealed in 45 min</strong>`) ||
+		if !strings.Contains(page, `data-countdown-reveal data-testid="countdown-reveal"><span class="countdown-icon" aria-hidden="true">⚑</span> <span class="countdown-text"><strong data-countdown-words>Results revealed in 45 min</strong>`) ||
 			!strings.Contains(page, `<time datetime="2027-01-06T12:45:00Z">6 Jan 2027, 12:45 UTC</time>`) || !strings.Contains(page, "Closed at") {
 			t.Errorf("%s: %s", path, webtest.Excerpt(page))
 		}
