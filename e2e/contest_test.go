@@ -292,3 +292,66 @@ func saveOnFailure(t *testing.T, pg playwright.Page, name string) {
 		}
 	})
 }
+
+// TestCountdownFollowsTheBoard: an open page's countdown follows the board
+// live: a window set after the page was made shows, a freeze with a reveal
+// to come shows its line, and when the browser's clock passes the reveal
+// before the server has lifted the freeze, the line says the reveal is
+// under way (the standings still frozen) until the live frame lifts it,
+// then says so once to screen readers.
+func TestCountdownFollowsTheBoard(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2027, 1, 6, 10, 0, 0, 0, time.UTC)
+	clock := &movingClock{}
+	clock.set(t0)
+	a, _ := launchRunning(t, nil, clock.now)
+	b := a.board(board.Board{ID: "quiz", Title: "Quiz", Periods: []board.Kind{board.AllTime}}, "ann", 10, "bob", 7)
+	ctx, err := browser.NewContext(playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: 1280, Height: 900}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	generous(ctx)
+	t.Cleanup(func() { ctx.Close() })
+	must(t, ctx.Clock().Install(playwright.ClockInstallOptions{Time: t0}))
+	page, err := ctx.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveOnFailure(t, page, "board")
+	open(t, page, a.URL+"/b/quiz", 200)
+	main, reveal := page.GetByTestId("countdown-main"), page.GetByTestId("countdown-reveal")
+	must(t, expect.Locator(page.GetByTestId("live-status")).ToHaveText("Live"))
+	must(t, expect.Locator(main).ToBeHidden())
+
+	// A close set now shows on the open page.
+	b.ClosesAt = t0.Add(2 * time.Hour)
+	if *b, err = a.store.UpdateBoard(context.Background(), *b); err != nil {
+		t.Fatal(err)
+	}
+	must(t, expect.Locator(main.Locator("[data-countdown-words]")).ToHaveText(regexp.MustCompile(`^Closes in (2 h|1 h 59 min)$`)))
+	must(t, expect.Locator(main.Locator("time")).ToHaveAttribute("datetime", "2027-01-06T12:00:00Z"))
+	must(t, expect.Locator(main.Locator("time")).ToHaveText("6 Jan 2027, 12:00 UTC"))
+
+	// Frozen, revealed at 11:00.
+	if _, err := a.store.Freeze(context.Background(), "quiz", time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.store.ScheduleReveal(context.Background(), "quiz", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	must(t, expect.Locator(reveal.Locator("[data-countdown-words]")).ToHaveText(regexp.MustCompile(`^Results revealed in (1 h|59 min \d+ s)$`)))
+	must(t, expect.Locator(reveal.Locator("time")).ToHaveText("6 Jan 2027, 11:00 UTC"))
+	a.scores("quiz", a.store, "bob", 30)
+
+	// The browser's clock is past the reveal, the server's not yet.
+	must(t, ctx.Clock().SetSystemTime(t0.Add(61*time.Minute)))
+	must(t, expect.Locator(reveal.Locator("[data-countdown-words]")).ToHaveText("Revealing the results…"))
+	must(t, expect.Locator(page.GetByTestId("name")).ToHaveText([]string{"ann", "bob"}))
+
+	// The server's too: the freeze lifts, and the line with it.
+	clock.set(t0.Add(61 * time.Minute))
+	must(t, expect.Locator(page.GetByTestId("name")).ToHaveText([]string{"bob", "ann"}))
+	must(t, expect.Locator(reveal).ToBeHidden())
+	must(t, expect.Locator(page.Locator("[data-countdown-announce]")).ToHaveText("The results are revealed."))
+	must(t, expect.Locator(main.Locator("[data-countdown-words]")).ToHaveText(regexp.MustCompile(`^Closes in (59 min|58 min \d+ s)$`)))
+}

@@ -19,8 +19,11 @@ type Snapshot struct {
 	Missing bool   `json:"missing,omitempty"` // around-me: the member has no score in this period
 	// Frozen is the view's notice about a freeze (rows.FrozenNotice): the
 	// public's "frozen since", or an admin's "you see live standings".
-	Frozen string     `json:"frozen,omitempty"`
-	Rows   []rows.Row `json:"rows"`
+	Frozen string `json:"frozen,omitempty"`
+	// Contest is the board's contest clock (rows.ContestOf), nil for none.
+	// Only snapshots carry it: a definition change sends each view one.
+	Contest *rows.Contest `json:"contest,omitempty"`
+	Rows    []rows.Row    `json:"rows"`
 }
 
 // Delta turns one snapshot into the next: the new order of members, and the

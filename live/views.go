@@ -79,7 +79,7 @@ func (v *view) topOnly() bool {
 
 func (h *Hub) snapshot(v *view, res redisstore.ViewResult) *Snapshot {
 	s := &Snapshot{Period: string(v.period.Kind), Key: v.period.Key, Title: v.period.Title(), Rows: []rows.Row{},
-		Frozen: rows.FrozenNotice(&v.board, h.reader.Now(), v.spec.Live)}
+		Frozen: rows.FrozenNotice(&v.board, h.reader.Now(), v.spec.Live), Contest: rows.ContestOf(&v.board)}
 	if errors.Is(res.Err, board.ErrNotFound) {
 		s.Missing = true
 		return s

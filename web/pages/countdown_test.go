@@ -64,9 +64,10 @@ func TestContestCountdown(t *testing.T) {
 		}
 	}
 
-	// Nothing to count: no clock at all.
+	// Nothing to count: the clock is there for live frames, hidden.
 	f.Board(board.Board{ID: "plain", Title: "Plain"}, nil)
-	if _, page := f.Get("/b/plain"); strings.Contains(page, "data-countdown") {
-		t.Errorf("a board with no contest shows a clock")
+	if _, page := f.Get("/b/plain"); !strings.Contains(page, `data-countdown-main data-testid="countdown-main" hidden`) ||
+		!strings.Contains(page, `data-countdown-reveal data-testid="countdown-reveal" hidden`) {
+		t.Errorf("a board with no contest shows a clock: %s", webtest.Excerpt(page))
 	}
 }

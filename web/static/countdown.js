@@ -25,6 +25,8 @@
     return sec + " s";
   }
 
+  function iso(ms) { return new Date(ms).toISOString().replace(/\.000Z$/, "Z"); }
+
   function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
 
   function start(el) {
@@ -36,6 +38,7 @@
     var at = main.querySelector("[data-countdown-at]");
     var revealLine = el.querySelector("[data-countdown-reveal]");
     var revealWords = revealLine.querySelector("[data-countdown-words]");
+    var revealTime = revealLine.querySelector("time");
     var announce = el.querySelector("[data-countdown-announce]");
     var frozenEl = el.parentNode.querySelector("[data-live-frozen]");
     var phase = el.getAttribute("data-phase");
@@ -71,7 +74,7 @@
       main.hidden = words === "";
       setText(mainWords, words);
       setText(at, text);
-      if (instant) at.setAttribute("datetime", new Date(instant).toISOString().replace(/\.000Z$/, "Z"));
+      if (instant) at.setAttribute("datetime", iso(instant));
 
       var frozen = !!frozenEl && !frozenEl.hidden;
       var show = reveal > 0 && frozen;
@@ -97,8 +100,25 @@
       timer = setTimeout(render, (left % 1000 || 1000) + 20);
     }
 
-    // Frames may show or lift the freeze the reveal's line goes with.
-    document.addEventListener("podium:frame", render);
+    // Frames may show or lift the freeze the reveal's line goes with; a
+    // snapshot of this clock's view brings the bounds as they are now (a
+    // window moved since the page was made).
+    document.addEventListener("podium:frame", function (e) {
+      var f = e.detail;
+      if (f && f.type === "snapshot" && e.target.contains(el)) {
+        var c = f.contest || {};
+        opens = c.opens || 0;
+        closes = c.closes || 0;
+        reveal = c.reveal || 0;
+        el.setAttribute("data-opens-text", c.opens_text || "");
+        el.setAttribute("data-closes-text", c.closes_text || "");
+        if (revealTime) {
+          setText(revealTime, c.reveal_text || "");
+          if (reveal) revealTime.setAttribute("datetime", iso(reveal));
+        }
+      }
+      render();
+    });
     document.addEventListener("visibilitychange", function () { if (!document.hidden) render(); });
     render();
   }

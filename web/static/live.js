@@ -7,7 +7,7 @@
 // on most pages; one per screen on the wall display). A page with one view
 // lets it update what stands outside it (the period's title elsewhere, the
 // recent changes); with several, each keeps to its own element. Each frame
-// fires "podium:frame" on its element.
+// fires "podium:frame" on its element, the frame as its detail.
 (function () {
   "use strict";
   if (!("WebSocket" in window)) return;
@@ -68,7 +68,7 @@
         if (f.type === "snapshot") applySnapshot(f);
         else if (f.type === "diff" && state) applyDiff(f);
         else if (f.type === "recent") { recent = f.items || []; renderRecent(); }
-        root.dispatchEvent(new CustomEvent("podium:frame", { bubbles: true }));
+        root.dispatchEvent(new CustomEvent("podium:frame", { bubbles: true, detail: f }));
       };
       ws.onclose = function (e) {
         ws = null;
