@@ -73,6 +73,14 @@ func parseContestTime(s string, loc *time.Location) (time.Time, string) {
 			// forward) past the gap: say so rather than save another time.
 			return time.Time{}, fmt.Sprintf("%s does not exist in %s: the clocks skip it", strings.Replace(s, "T", " ", 1), loc)
 		}
+		// A wall-clock time the clocks go back over happens twice; Go
+		// may give either. The first is what a person means by it.
+		for _, d := range []time.Duration{2 * time.Hour, time.Hour, 30 * time.Minute} {
+			if earlier := t.Add(-d); earlier.Format(layout) == s {
+				t = earlier
+				break
+			}
+		}
 		return t.UTC(), ""
 	}
 	return time.Time{}, "must be a date and time such as 2027-01-06T18:00"
