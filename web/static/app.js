@@ -27,6 +27,13 @@
     b.hidden = false;
     b.addEventListener("click", function () { window.print(); });
   });
+  // The board form reads a contest's times in the zone its Time zone field
+  // names: the contest's help says which, as it is typed.
+  var zone = document.getElementById("time_zone");
+  var zoneName = document.querySelector("[data-zone-name]");
+  if (zone && zoneName) {
+    zone.addEventListener("input", function () { zoneName.textContent = zone.value.trim() || "UTC"; });
+  }
   // A form sent back with errors starts at its error summary (autofocus does
   // this where a browser honours it on a non-control).
   var summary = document.querySelector(".error-summary");
