@@ -78,7 +78,7 @@
 
       var frozen = !!frozenEl && !frozenEl.hidden;
       var show = reveal > 0 && frozen;
-      if (revealShown && !show) say("The results are revealed.");
+      if (revealShown && !frozen) say("The results are revealed."); // not when the reveal is only taken off
       revealShown = show;
       revealLine.hidden = !show;
       if (show) setText(revealWords, t < reveal ? "Results revealed in " + remaining(reveal - t) : "Revealing the results…");
