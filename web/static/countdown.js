@@ -31,7 +31,9 @@
 
   function start(el) {
     function num(name) { return parseInt(el.getAttribute(name), 10) || 0; }
-    var skew = num("data-now") - loaded; // the server's clock minus this browser's
+    // The server's clock minus this browser's (none given: no contest when
+    // the page was made, and a window brought later counts by this clock).
+    var skew = el.hasAttribute("data-now") ? num("data-now") - loaded : 0;
     var opens = num("data-opens"), closes = num("data-closes"), reveal = num("data-reveal");
     var main = el.querySelector("[data-countdown-main]");
     var mainWords = main.querySelector("[data-countdown-words]");

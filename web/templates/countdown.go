@@ -69,6 +69,14 @@ func (c *Countdown) RevealWords(now time.Time) string {
 	return "Revealing the results…"
 }
 
+// Counts reports whether the board has anything to count: a bound or a
+// reveal. Only then does the page carry the server's clock (data-now), so
+// that a page with no contest is the same whenever it is made; a window
+// that live frames bring later is counted by the browser's clock.
+func (c *Countdown) Counts() bool {
+	return !c.Opens.IsZero() || !c.Closes.IsZero() || !c.Reveal.IsZero()
+}
+
 // ShowsReveal reports whether the reveal's line shows as served.
 func (c *Countdown) ShowsReveal() bool { return c.Frozen && !c.Reveal.IsZero() }
 
