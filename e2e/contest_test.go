@@ -94,7 +94,8 @@ func apiCall(t *testing.T, method, url, key, body string) (int, map[string]any) 
 // and written to, frozen (later scores hidden from the public), closed
 // (refused), revealed by itself live, and archived, browsable from the
 // archive afterwards. The board page, the widget and the wall display count
-// down to each bound and switch as it passes, without a reload.
+// down to each bound and switch as it passes, without a reload; a search's
+// results, which have no live updates, reload themselves at the reveal.
 func TestContestRunsItself(t *testing.T) {
 	t.Parallel()
 	day := func(h, m int) time.Time { return time.Date(2027, 1, 6, h, m, 0, 0, time.UTC) }
@@ -223,6 +224,16 @@ func TestContestRunsItself(t *testing.T) {
 	standings(reloaded, []string{"ann", "bob"}, []string{"10", "7"})
 	must(t, reloaded.Close())
 	standings(pages["/embed/ctf"], []string{"ann", "bob"}, []string{"10", "7"})
+	// A search's results have no live updates: that page reloads itself
+	// once the reveal's time has passed.
+	search, err := ctx.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveOnFailure(t, search, "search")
+	open(t, search, a.URL+"/b/ctf?q=bo", 200)
+	standings(search, []string{"bob"}, []string{"7"})
+	must(t, expect.Locator(search.GetByTestId("countdown-reveal")).ToBeVisible())
 
 	// 16:30: closed; scores are refused.
 	move(day(16, 30))
@@ -242,6 +253,8 @@ func TestContestRunsItself(t *testing.T) {
 	}
 	standings(bp, []string{"bob", "ann"}, []string{"27", "10"})
 	reveal("")
+	standings(search, []string{"bob"}, []string{"27"})
+	must(t, expect.Locator(search.GetByTestId("countdown-reveal")).ToBeHidden())
 	countdown("Closed at", "2027-01-06T16:00:00Z")
 
 	// The next day, past the archive's grace: the contest's day is archived
