@@ -79,6 +79,7 @@ fuzz: deps-test
 	$(GO) test ./web/api -run '^$$' -fuzz 'FuzzCursor$$' -fuzztime 30s
 	$(GO) test ./web/api -run '^$$' -fuzz FuzzCursorContents -fuzztime 30s
 	$(GO) test ./web/admin -run '^$$' -fuzz FuzzAdminForms -fuzztime 30s
+	$(GO) test ./web/admin -run '^$$' -fuzz FuzzContestTime -fuzztime 30s
 
 # Benchmarks on a 1,000,000-member board next to redis-benchmark on this machine.
 bench: deps-test

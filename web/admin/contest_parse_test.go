@@ -30,3 +30,34 @@ func TestParseContestTime(t *testing.T) {
 		}
 	}
 }
+
+// FuzzContestTime: reading a contest's bound never panics; what it accepts
+// in the form's zone shows back in its field as typed and reads again as
+// the same instant.
+func FuzzContestTime(f *testing.F) {
+	f.Add("2027-01-08T15:00", "Europe/Paris")
+	f.Add("2027-10-31T02:30:59", "Europe/Paris")
+	f.Add("2027-03-28T02:30", "Europe/Paris")
+	f.Add("2027-01-08T15:00:00+09:00", "UTC")
+	f.Add("9999-12-31T23:59", "Pacific/Kiritimati")
+	f.Fuzz(func(t *testing.T, s, zone string) {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			return
+		}
+		got, msg := parseContestTime(s, loc)
+		if msg != "" || got.IsZero() {
+			return
+		}
+		if _, err := time.Parse(time.RFC3339, s); err == nil {
+			return // its own offset: shown back in the zone, not as typed
+		}
+		shown := got.In(loc).Format(contestFieldLayout(got.In(loc)))
+		if shown != s && shown != s+":00" && shown+":00" != s {
+			t.Fatalf("%q in %s read as %v, shown back as %q", s, zone, got, shown)
+		}
+		if again, msg := parseContestTime(shown, loc); msg != "" || !again.Equal(got) {
+			t.Fatalf("%q in %s read as %v, its field %q reads as %v %q", s, zone, got, shown, again, msg)
+		}
+	})
+}
