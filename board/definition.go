@@ -174,6 +174,8 @@ type Board struct {
 	// bound.
 	OpensAt  time.Time
 	ClosesAt time.Time
+	// Rules, when set, are the board's fair-play rules (board/rules.go).
+	Rules *Rules
 
 	loc *time.Location
 	// LegacyUnits, set by the store: a decimal board written before scores were kept in units

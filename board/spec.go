@@ -39,6 +39,8 @@ type Spec struct {
 	// (board/contest.go). Absent: no bound.
 	OpensAt  *time.Time `json:"opens_at,omitempty"`
 	ClosesAt *time.Time `json:"closes_at,omitempty"`
+	// Rules are the board's fair-play rules (board/rules.go); absent: none.
+	Rules *Rules `json:"rules,omitempty"`
 }
 
 // FormatSpec is Format as JSON.
@@ -63,7 +65,7 @@ func SpecOf(b *Board) Spec {
 		Visibility: string(b.Visibility), Names: string(b.Names),
 		Format:  FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
 		Periods: []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
-		Segments: slices.Clone(b.Segments), League: b.League.Clone(),
+		Segments: slices.Clone(b.Segments), League: b.League.Clone(), Rules: b.Rules.Clone(),
 	}
 	if b.TopOnly > 0 {
 		n := b.TopOnly
@@ -91,6 +93,9 @@ func (j Spec) Board() Board {
 		Visibility: Visibility(j.Visibility), Names: NameMode(j.Names),
 		Format:    Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
 		Retention: DefaultRetention, Segments: slices.Clone(j.Segments), League: j.League.Clone(),
+	}
+	if j.Rules != nil && (j.Rules.Encode() != "" || (j.Rules.OnBreak != "" && j.Rules.OnBreak != RulesRefuse)) {
+		b.Rules = j.Rules.Clone() // {} (or only on_break: refuse) is no rules
 	}
 	if j.Retention != nil {
 		b.Retention = *j.Retention

@@ -21,6 +21,7 @@ func (b *Board) Validate() error {
 	b.checkSegments(&p)
 	b.checkLeague(&p)
 	b.checkContest(&p)
+	b.checkRules(&p)
 	return errors.Join(p...)
 }
 

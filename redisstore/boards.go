@@ -260,6 +260,7 @@ func defFields(b *board.Board) []any {
 		"cap", strconv.Itoa(b.Cap),
 		"opens_at", microsOrEmpty(b.OpensAt),
 		"closes_at", microsOrEmpty(b.ClosesAt),
+		"rules", b.Rules.Encode(), // fair play (board/rules.go), read by lua/lib/rules.lua
 		"retention", strconv.Itoa(b.Retention),
 		"window", string(b.Window),
 		"teams", string(b.Teams),
@@ -315,6 +316,11 @@ func parseDef(m map[string]string) (board.Board, error) {
 			return board.Board{}, fmt.Errorf("stored league of %q is invalid: %w", b.ID, err)
 		}
 	}
+	rules, err := board.DecodeRules(m["rules"])
+	if err != nil {
+		return board.Board{}, fmt.Errorf("stored rules of %q are invalid: %w", b.ID, err)
+	}
+	b.Rules = rules
 	b.TopOnly, _ = strconv.Atoi(m["top_only"])
 	b.Format.Decimals, _ = strconv.Atoi(m["decimals"])
 	b.Cap, _ = strconv.Atoi(m["cap"])
