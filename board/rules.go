@@ -3,6 +3,7 @@ package board
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -95,8 +96,8 @@ func (r *Rules) Clone() *Rules {
 		return nil
 	}
 	c := *r
-	for _, p := range []**int64{&c.MinValue, &c.MaxValue, &c.MaxScore, &c.MaxRisePerMinute, &c.MaxRisePerHour} {
-		if *p != nil {
+	for _, name := range RuleNames {
+		if p := c.Bound(name); *p != nil {
 			v := **p
 			*p = &v
 		}
@@ -104,16 +105,24 @@ func (r *Rules) Clone() *Rules {
 	return &c
 }
 
-// bounds are r's bounds by rule name, in the order they are checked.
-func (r *Rules) bounds() []struct {
-	name string
-	v    *int64
-} {
-	return []struct {
-		name string
-		v    *int64
-	}{{RuleMinValue, r.MinValue}, {RuleMaxValue, r.MaxValue}, {RuleMaxScore, r.MaxScore},
-		{RuleMaxRisePerMinute, r.MaxRisePerMinute}, {RuleMaxRisePerHour, r.MaxRisePerHour}}
+// RuleNames are the rules with a bound, in the order they are checked.
+var RuleNames = []string{RuleMinValue, RuleMaxValue, RuleMaxScore, RuleMaxRisePerMinute, RuleMaxRisePerHour}
+
+// Bound is where r keeps the bound of rule name (one of RuleNames).
+func (r *Rules) Bound(name string) **int64 {
+	switch name {
+	case RuleMinValue:
+		return &r.MinValue
+	case RuleMaxValue:
+		return &r.MaxValue
+	case RuleMaxScore:
+		return &r.MaxScore
+	case RuleMaxRisePerMinute:
+		return &r.MaxRisePerMinute
+	case RuleMaxRisePerHour:
+		return &r.MaxRisePerHour
+	}
+	panic("board: no rule " + name)
 }
 
 // Encode is r as the definition hash keeps it ("min_value=0 max_score=1000
@@ -124,9 +133,9 @@ func (r *Rules) Encode() string {
 		return ""
 	}
 	var parts []string
-	for _, b := range r.bounds() {
-		if b.v != nil {
-			parts = append(parts, b.name+"="+strconv.FormatInt(*b.v, 10))
+	for _, name := range RuleNames {
+		if v := *r.Bound(name); v != nil {
+			parts = append(parts, name+"="+strconv.FormatInt(*v, 10))
 		}
 	}
 	if r.OnBreak == RulesHold {
@@ -154,20 +163,10 @@ func DecodeRules(s string) (*Rules, error) {
 		if err != nil {
 			return nil, fmt.Errorf("rules: %s: %w", name, err)
 		}
-		switch name {
-		case RuleMinValue:
-			r.MinValue = &v
-		case RuleMaxValue:
-			r.MaxValue = &v
-		case RuleMaxScore:
-			r.MaxScore = &v
-		case RuleMaxRisePerMinute:
-			r.MaxRisePerMinute = &v
-		case RuleMaxRisePerHour:
-			r.MaxRisePerHour = &v
-		default:
+		if !slices.Contains(RuleNames, name) {
 			return nil, fmt.Errorf("rules: unknown rule %q", name)
 		}
+		*r.Bound(name) = &v
 	}
 	return r, nil
 }
@@ -180,13 +179,13 @@ func (b *Board) checkRules(p *problems) {
 	if r == nil {
 		return
 	}
-	for _, x := range r.bounds() {
-		switch {
-		case x.v == nil:
-		case *x.v > MaxExact || *x.v < -MaxExact:
-			p.add("rules."+x.name, "must be a whole number of the board's unit within ±2^53")
-		case (x.name == RuleMaxRisePerMinute || x.name == RuleMaxRisePerHour) && *x.v <= 0:
-			p.add("rules."+x.name, "must be at least 1 (a whole number of the board's unit)")
+	for _, name := range RuleNames {
+		switch v := *r.Bound(name); {
+		case v == nil:
+		case *v > MaxExact || *v < -MaxExact:
+			p.add("rules."+name, "must be a whole number of the board's unit within ±2^53")
+		case (name == RuleMaxRisePerMinute || name == RuleMaxRisePerHour) && *v <= 0:
+			p.add("rules."+name, "must be at least 1 (a whole number of the board's unit)")
 		}
 	}
 	if r.MinValue != nil && r.MaxValue != nil && *r.MinValue > *r.MaxValue {

@@ -137,6 +137,9 @@ func (s *Handler) adjustScore(c echo.Context) error {
 		}
 		return s.formFailed(c, &b, "score", formErrors{"value": msg})
 	}
+	if re := (*board.RuleError)(nil); errors.As(err, &re) {
+		return s.formFailed(c, &b, "score", formErrors{"value": "breaks the board's rule " + re.Rule + " (" + board.RuleText(re.Rule, re.Limit) + "); nothing was written"})
+	}
 	if err != nil {
 		fes := board.FieldErrors(err)
 		if len(fes) == 0 {
@@ -151,6 +154,9 @@ func (s *Handler) adjustScore(c echo.Context) error {
 	name := f.Name
 	if name == "" {
 		name = s.nameOf(c, &b, f.Member)
+	}
+	if res.Held {
+		return s.done(c, backTo(&b, f.Member), "Held for review: the score breaks the board's rule "+res.Rule+"; it waits on the board's review page.")
 	}
 	msg := "Score saved for " + who(name, f.Member) + "."
 	if ch, ok := res.Change(b.DefaultPeriod); ok && ch.After.Ranked {

@@ -183,7 +183,11 @@ func (s *Handler) apiSubmit(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, submitResultJSON{Result: toResultJSON(&b, res)})
+		status := http.StatusOK
+		if res.Held {
+			status = http.StatusAccepted // held for review (board/rules.go): taken, not applied
+		}
+		return c.JSON(status, submitResultJSON{Result: toResultJSON(&b, res)})
 	}
 	req.opt.By = by
 	res, err := s.opts.Store.SubmitBatch(ctx, b.ID, req.subs, req.opt)

@@ -51,6 +51,8 @@ type BoardFormView struct {
 	LeagueKind, LeagueTiers, LeagueCohort, LeaguePromote              string // no kind: no league; tiers one per line
 	LeagueRelegate                                                    string
 	LeagueIdleDrops                                                   bool
+	Rules                                                             map[string]string // fair play: rule name (and "on_break") -> as typed
+	RulesUnit                                                         string            // what one unit of the board is, for the rules' help
 	Periods                                                           map[string]bool
 	Fields                                                            [3]FieldRow
 	Errors                                                            map[string]string

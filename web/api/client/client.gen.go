@@ -947,6 +947,21 @@ func (e PeriodKind) Valid() bool {
 	}
 }
 
+// Defines values for ResultHeld.
+const (
+	ResultHeldTrue ResultHeld = true
+)
+
+// Valid indicates whether the value is a known member of the ResultHeld enum.
+func (e ResultHeld) Valid() bool {
+	switch e {
+	case ResultHeldTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResultReplayed.
 const (
 	ResultReplayedTrue ResultReplayed = true
@@ -956,6 +971,51 @@ const (
 func (e ResultReplayed) Valid() bool {
 	switch e {
 	case ResultReplayedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResultRule.
+const (
+	MaxRisePerHour   ResultRule = "max_rise_per_hour"
+	MaxRisePerMinute ResultRule = "max_rise_per_minute"
+	MaxScore         ResultRule = "max_score"
+	MaxValue         ResultRule = "max_value"
+	MinValue         ResultRule = "min_value"
+)
+
+// Valid indicates whether the value is a known member of the ResultRule enum.
+func (e ResultRule) Valid() bool {
+	switch e {
+	case MaxRisePerHour:
+		return true
+	case MaxRisePerMinute:
+		return true
+	case MaxScore:
+		return true
+	case MaxValue:
+		return true
+	case MinValue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RulesOnBreak.
+const (
+	Hold   RulesOnBreak = "hold"
+	Refuse RulesOnBreak = "refuse"
+)
+
+// Valid indicates whether the value is a known member of the RulesOnBreak enum.
+func (e RulesOnBreak) Valid() bool {
+	switch e {
+	case Hold:
+		return true
+	case Refuse:
 		return true
 	default:
 		return false
@@ -1811,6 +1871,9 @@ type Board struct {
 	// RevealAt When the freeze lifts on its own (see `PUT /boards/{board}/freeze`); absent: only an unfreeze lifts it.
 	RevealAt *time.Time `json:"reveal_at,omitempty"`
 
+	// Rules Fair-play rules. Every bound is a whole number of the board's unit (1 point, 1 ms, or 0.01 on a 2-place board: 1234 there is 12.34), within ±2^53; a bound left out is no bound. The write script checks them for the API, the console and FCALL alike. A rise is movement in the board's better direction (up when higher is better, down when lower is) of the member's score in all time (else the longest calendar period, else the first rolling window; no score counts as 0), summed over the sliding minute or hour before the write, across period boundaries.
+	Rules *Rules `json:"rules,omitempty"`
+
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out when the board has none.
 	Segments *[]string `json:"segments,omitempty"`
 
@@ -1915,6 +1978,9 @@ type BoardDefinition struct {
 
 	// RevealAt Ignored when sent: `PUT /boards/{board}/freeze` sets it.
 	RevealAt *time.Time `json:"reveal_at,omitempty"`
+
+	// Rules Fair-play rules (see Rules). Left out: none on a new board, unchanged on an update (`{}` takes them off).
+	Rules *Rules `json:"rules,omitempty"`
 
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
@@ -2095,7 +2161,7 @@ type ErasureStatus string
 type ErasureFailed struct {
 	Erasure *Erasure `json:"erasure,omitempty"`
 	Error   struct {
-		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `rule_broken`, `contest_closed`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
 		//
 		// Example: invalid
 		Code string `json:"code"`
@@ -2116,7 +2182,7 @@ type ErasureFailed struct {
 // Error Every error answer (HEAD requests get the status and headers only).
 type Error struct {
 	Error struct {
-		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `rule_broken`, `contest_closed`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
 		//
 		// Example: invalid
 		Code string `json:"code"`
@@ -2622,7 +2688,9 @@ type Removed struct {
 
 // Result defines model for Result.
 type Result struct {
-	Member  string `json:"member"`
+	// Held Present (true) when the score broke one of the board's fair-play rules and the board holds such scores for review: nothing was applied (periods is empty) until an owner or scorekeeper approves it in the console, which applies it with its original time.
+	Held    *ResultHeld `json:"held,omitempty"`
+	Member  string      `json:"member"`
 	Periods []struct {
 		// After Score and rank in one period; null when the member had no score there (before) or is not kept there (after: below a board's cap).
 		After *Place `json:"after"`
@@ -2636,10 +2704,43 @@ type Result struct {
 
 	// Replayed Present (true) when this answer repeats an earlier one for the same idempotency key: nothing was applied again.
 	Replayed *ResultReplayed `json:"replayed,omitempty"`
+
+	// Rule With held: the rule the score broke.
+	Rule *ResultRule `json:"rule,omitempty"`
 }
+
+// ResultHeld Present (true) when the score broke one of the board's fair-play rules and the board holds such scores for review: nothing was applied (periods is empty) until an owner or scorekeeper approves it in the console, which applies it with its original time.
+type ResultHeld bool
 
 // ResultReplayed Present (true) when this answer repeats an earlier one for the same idempotency key: nothing was applied again.
 type ResultReplayed bool
+
+// ResultRule With held: the rule the score broke.
+type ResultRule string
+
+// Rules Fair-play rules. Every bound is a whole number of the board's unit (1 point, 1 ms, or 0.01 on a 2-place board: 1234 there is 12.34), within ±2^53; a bound left out is no bound. The write script checks them for the API, the console and FCALL alike. A rise is movement in the board's better direction (up when higher is better, down when lower is) of the member's score in all time (else the longest calendar period, else the first rolling window; no score counts as 0), summed over the sliding minute or hour before the write, across period boundaries.
+type Rules struct {
+	// MaxRisePerHour The most a member's score may rise in any hour.
+	MaxRisePerHour *int `json:"max_rise_per_hour,omitempty"`
+
+	// MaxRisePerMinute The most a member's score may rise in any 60 seconds.
+	MaxRisePerMinute *int `json:"max_rise_per_minute,omitempty"`
+
+	// MaxScore The highest score a member may reach, in every period the write changes (a member already above it may still fall).
+	MaxScore *int `json:"max_score,omitempty"`
+
+	// MaxValue The largest value a submission may carry; not below min_value.
+	MaxValue *int `json:"max_value,omitempty"`
+
+	// MinValue The smallest value a submission may carry.
+	MinValue *int `json:"min_value,omitempty"`
+
+	// OnBreak What a score breaking a rule gets: refused (422 `rule_broken`, nothing written) or held in the board's review queue (at most 1,000; past that it is refused) for an owner or scorekeeper to approve or reject in the console.
+	OnBreak *RulesOnBreak `json:"on_break,omitempty"`
+}
+
+// RulesOnBreak What a score breaking a rule gets: refused (422 `rule_broken`, nothing written) or held in the board's review queue (at most 1,000; past that it is refused) for an owner or scorekeeper to approve or reject in the console.
+type RulesOnBreak string
 
 // SegmentChange defines model for SegmentChange.
 type SegmentChange struct {
@@ -2919,6 +3020,9 @@ type CreateBoardJSONBody struct {
 
 	// RevealAt Ignored when sent: `PUT /boards/{board}/freeze` sets it.
 	RevealAt *time.Time `json:"reveal_at,omitempty"`
+
+	// Rules Fair-play rules (see Rules). Left out: none on a new board, unchanged on an update (`{}` takes them off).
+	Rules *Rules `json:"rules,omitempty"`
 
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
@@ -3899,7 +4003,7 @@ type ClientInterface interface {
 
 	// SubmitScoresWithBody Submit one score, or a batch applied all or nothing.
 	//
-	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3908,7 +4012,7 @@ type ClientInterface interface {
 
 	// SubmitScores Submit one score, or a batch applied all or nothing.
 	//
-	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4670,7 +4774,7 @@ func (c *Client) PostRanks(ctx context.Context, board BoardID, body PostRanksJSO
 
 // SubmitScoresWithBody Submit one score, or a batch applied all or nothing.
 //
-// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4689,7 +4793,7 @@ func (c *Client) SubmitScoresWithBody(ctx context.Context, board BoardID, params
 
 // SubmitScores Submit one score, or a batch applied all or nothing.
 //
-// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7211,7 +7315,7 @@ type ClientWithResponsesInterface interface {
 
 	// SubmitScoresWithBodyWithResponse Submit one score, or a batch applied all or nothing.
 	//
-	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7220,7 +7324,7 @@ type ClientWithResponsesInterface interface {
 
 	// SubmitScoresWithResponse Submit one score, or a batch applied all or nothing.
 	//
-	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10410,6 +10514,8 @@ type SubmitScoresResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SubmitAnswer
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *SubmitResult
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -10439,6 +10545,11 @@ type SubmitScoresResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r SubmitScoresResponse) GetJSON200() *SubmitAnswer {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SubmitScoresResponse) GetJSON202() *SubmitResult {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -11364,7 +11475,7 @@ func (c *ClientWithResponses) PostRanksWithResponse(ctx context.Context, board B
 
 // SubmitScoresWithBodyWithResponse Submit one score, or a batch applied all or nothing.
 //
-// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11379,7 +11490,7 @@ func (c *ClientWithResponses) SubmitScoresWithBodyWithResponse(ctx context.Conte
 
 // SubmitScoresWithResponse Submit one score, or a batch applied all or nothing.
 //
-// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14473,6 +14584,13 @@ func ParseSubmitScoresResponse(rsp *http.Response) (*SubmitScoresResponse, error
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest SubmitResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest

@@ -1,0 +1,26 @@
+package api_test
+
+import (
+	"testing"
+
+	"podium/board"
+	"podium/internal/webtest"
+)
+
+// ruleCases are TestOpenAPIResponses' requests about fair-play rules, on a
+// board "fair" that refuses a score past its rules and a board "review"
+// that holds one for review.
+func ruleCases(t *testing.T, f *webtest.Server, all string) []apiCase {
+	t.Helper()
+	ten := int64(10)
+	f.Board(board.Board{ID: "fair", Title: "Fair", Rules: &board.Rules{MaxValue: &ten}}, nil)
+	f.Board(board.Board{ID: "review", Title: "Review", Rules: &board.Rules{MaxValue: &ten, OnBreak: board.RulesHold}}, nil)
+	return []apiCase{
+		{"submit at a rule's bound", "POST", "/boards/fair/scores", all, `{"member":"ann","score":10}`, nil, 200},
+		{"submit past a rule", "POST", "/boards/fair/scores", all, `{"member":"ann","score":11}`, nil, 422},
+		{"submit held for review", "POST", "/boards/review/scores", all, `{"member":"ann","score":11}`, nil, 202},
+		{"a batch with a held score", "POST", "/boards/review/scores", all, `{"scores":[{"member":"ann","score":11},{"member":"bob","score":2}]}`, nil, 200},
+		{"rules that cannot hold", "PUT", "/boards/fair", all, `{"title":"Fair","rules":{"min_value":5,"max_value":4}}`, nil, 422},
+		{"rules updated", "PUT", "/boards/fair", all, `{"title":"Fair","rules":{"max_score":100,"max_rise_per_minute":20,"max_rise_per_hour":60,"on_break":"hold"}}`, nil, 200},
+	}
+}
