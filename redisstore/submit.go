@@ -74,6 +74,8 @@ func (s writer) SubmitBatch(ctx context.Context, boardID string, subs []board.Su
 		return nil, archivedErr(boardID, rest)
 	case "closed":
 		return nil, contestErr(boardID, rest)
+	case "gone":
+		return nil, fmt.Errorf("board %q: held write %d: %w", boardID, opt.Approve, board.ErrHeldGone)
 	case "rule":
 		return nil, &board.BatchError{Index: toInt(rest[0]) - 1, Err: ruleErr(&b, rest[1], rest[2])}
 	case "ok", "replay":

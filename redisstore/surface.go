@@ -56,6 +56,13 @@ type Writer interface {
 	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error)
 }
 
+// Moderation is the review queue of writes held for breaking a board's fair-play rules (held.go).
+type Moderation interface {
+	Held(ctx context.Context, boardID string) ([]board.HeldWrite, error)
+	ApproveHeld(ctx context.Context, boardID string, id int64, by board.Author) (board.Result, error)
+	RejectHeld(ctx context.Context, b *board.Board, id int64, by board.Author) (board.HeldWrite, error)
+}
+
 // TeamStore is team boards: who is in which team and the team standings.
 type TeamStore interface {
 	TeamOf(ctx context.Context, b *board.Board, member string) (string, error)
@@ -146,6 +153,7 @@ var (
 	_ Catalog      = catalog{}
 	_ Reader       = reader{}
 	_ Writer       = writer{}
+	_ Moderation   = writer{}
 	_ TeamStore    = teamStore{}
 	_ SegmentStore = segmentStore{}
 	_ LeagueStore  = segmentStore{}

@@ -106,7 +106,7 @@ end
 function rulelib.hold(tag, it, rule, now, actor)
   local id = redis.call('INCR', tag .. ':held:seq')
   redis.call('HSET', tag .. ':held', id, cjson.encode({m = it.id, op = it.op, v = it.raw, f = it.fields, name = it.name,
-    lower = it.lower, team = it.team, segs = it.segs, tp = it.time, at = now, rule = rule, by = actor}))
+    lower = it.lower, team = it.team, segs = it.segs, tp = it.time, at = tostring(now), rule = rule, by = actor}))
   return id
 end
 
