@@ -21,7 +21,7 @@ import (
 func (s *Handler) manageView(c echo.Context, b *board.Board, member string) (templates.ManageView, error) {
 	v := templates.ManageView{Nav: s.nav(c, "boards"), ID: b.ID, Title: b.Title, Meta: templates.BoardMeta(b),
 		Public: "/b/" + url.PathEscape(b.ID), Member: member, Errors: map[string]string{}, Values: map[string]string{"op": "incr"},
-		Teams: b.Teams != board.TeamsOff, Segments: b.Segments, People: s.opts.Grants != nil, MemberData: s.opts.Members != nil}
+		Teams: b.Teams != board.TeamsOff, Segments: b.Segments, People: s.opts.Grants != nil, MemberData: s.opts.Members != nil, Holds: b.Rules.Holds()}
 	role := roleOf(c)
 	if !v.Nav.Site {
 		v.Role = role.String()

@@ -71,6 +71,7 @@ type ManageView struct {
 	CanScore, CanOwn                      bool   // the forms of a scorekeeper, the links of an owner
 	People                                bool   // roles exist: the People page
 	MemberData                            bool   // an owner may download a member's data and erase it
+	Holds                                 bool   // the board's rules hold scores for review: the Held scores page
 	ID, Title, Meta, Public, Member, Name string
 	Teams                                 bool     // the board keeps team standings
 	Team                                  string   // the looked-up member's team
