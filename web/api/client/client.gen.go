@@ -521,6 +521,7 @@ const (
 	DeliveryTypeLeagueClosed  DeliveryType = "league.closed"
 	DeliveryTypePeriodClosed  DeliveryType = "period.closed"
 	DeliveryTypePing          DeliveryType = "ping"
+	DeliveryTypeScoreHeld     DeliveryType = "score.held"
 	DeliveryTypeTopEntered    DeliveryType = "top.entered"
 )
 
@@ -534,6 +535,8 @@ func (e DeliveryType) Valid() bool {
 	case DeliveryTypePeriodClosed:
 		return true
 	case DeliveryTypePing:
+		return true
+	case DeliveryTypeScoreHeld:
 		return true
 	case DeliveryTypeTopEntered:
 		return true
@@ -715,6 +718,7 @@ const (
 	HookEventsLeaderChanged HookEvents = "leader.changed"
 	HookEventsLeagueClosed  HookEvents = "league.closed"
 	HookEventsPeriodClosed  HookEvents = "period.closed"
+	HookEventsScoreHeld     HookEvents = "score.held"
 	HookEventsTopEntered    HookEvents = "top.entered"
 )
 
@@ -726,6 +730,8 @@ func (e HookEvents) Valid() bool {
 	case HookEventsLeagueClosed:
 		return true
 	case HookEventsPeriodClosed:
+		return true
+	case HookEventsScoreHeld:
 		return true
 	case HookEventsTopEntered:
 		return true
@@ -775,6 +781,7 @@ const (
 	HookRegistrationEventsLeaderChanged HookRegistrationEvents = "leader.changed"
 	HookRegistrationEventsLeagueClosed  HookRegistrationEvents = "league.closed"
 	HookRegistrationEventsPeriodClosed  HookRegistrationEvents = "period.closed"
+	HookRegistrationEventsScoreHeld     HookRegistrationEvents = "score.held"
 	HookRegistrationEventsTopEntered    HookRegistrationEvents = "top.entered"
 )
 
@@ -786,6 +793,8 @@ func (e HookRegistrationEvents) Valid() bool {
 	case HookRegistrationEventsLeagueClosed:
 		return true
 	case HookRegistrationEventsPeriodClosed:
+		return true
+	case HookRegistrationEventsScoreHeld:
 		return true
 	case HookRegistrationEventsTopEntered:
 		return true
