@@ -112,3 +112,27 @@ func TestHeldQueueIsBounded(t *testing.T) {
 		t.Fatalf("%d held", n)
 	}
 }
+
+// TestErasureDropsHeldWrites: erasing a member drops its held writes and
+// its recent rises, and leaves others' held writes alone.
+func TestErasureDropsHeldWrites(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.board(board.Board{Rules: &board.Rules{MaxValue: units(10), MaxRisePerHour: units(100), OnBreak: board.RulesHold}})
+	f.submit(b, "ann", 5, board.Incr)
+	for _, m := range []string{"ann", "bob"} {
+		if res, err := f.store.Submit(f.ctx, b.ID, board.Submission{Member: m, Score: 11}, tester); err != nil || !res.Held {
+			t.Fatalf("%s: %+v %v", m, res, err)
+		}
+	}
+	if n, _ := f.rdb.Exists(f.ctx, tagOf(b.ID)+":rise:ann").Result(); n != 1 {
+		t.Fatal("ann's rises are not kept")
+	}
+	f.erase(b, "ann", board.Pseudonymise)
+	if left, _ := f.store.Held(f.ctx, b.ID); len(left) != 1 || left[0].Member != "bob" {
+		t.Fatalf("held after the erasure: %+v", left)
+	}
+	if n, _ := f.rdb.Exists(f.ctx, tagOf(b.ID)+":rise:ann").Result(); n != 0 {
+		t.Fatal("ann's rises outlived her erasure")
+	}
+}
