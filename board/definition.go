@@ -176,6 +176,8 @@ type Board struct {
 	ClosesAt time.Time
 	// Rules, when set, are the board's fair-play rules (board/rules.go).
 	Rules *Rules
+	// Sessions, when set, take scores only with a run's token (board/session.go).
+	Sessions *Sessions
 
 	loc *time.Location
 	// LegacyUnits, set by the store: a decimal board written before scores were kept in units

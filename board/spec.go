@@ -41,6 +41,8 @@ type Spec struct {
 	ClosesAt *time.Time `json:"closes_at,omitempty"`
 	// Rules are the board's fair-play rules (board/rules.go); absent: none.
 	Rules *Rules `json:"rules,omitempty"`
+	// Sessions take scores only with a run's token (board/session.go); absent: none.
+	Sessions *Sessions `json:"sessions,omitempty"`
 }
 
 // FormatSpec is Format as JSON.
@@ -66,6 +68,10 @@ func SpecOf(b *Board) Spec {
 		Format:  FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
 		Periods: []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
 		Segments: slices.Clone(b.Segments), League: b.League.Clone(), Rules: b.Rules.Clone(),
+	}
+	if b.Sessions != nil {
+		ss := *b.Sessions
+		j.Sessions = &ss
 	}
 	if b.TopOnly > 0 {
 		n := b.TopOnly
@@ -96,6 +102,10 @@ func (j Spec) Board() Board {
 	}
 	if j.Rules != nil && (j.Rules.Encode() != "" || (j.Rules.OnBreak != "" && j.Rules.OnBreak != RulesRefuse)) {
 		b.Rules = j.Rules.Clone() // {} (or only on_break: refuse) is no rules
+	}
+	if j.Sessions != nil && *j.Sessions != (Sessions{}) {
+		ss := *j.Sessions // {} is no sessions
+		b.Sessions = &ss
 	}
 	if j.Retention != nil {
 		b.Retention = *j.Retention

@@ -26,6 +26,9 @@ type Submission struct {
 	// read it from text; a board whose unit has since changed refuses it
 	// with ErrDefinitionChanged. Empty trusts the caller.
 	Unit string
+	// Session is the run's token on a board with sessions (board/session.go);
+	// SessionWaived for the console's adjustments.
+	Session string
 }
 
 // Place is a member's standing in one period; Ranked is false when the member

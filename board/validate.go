@@ -22,6 +22,7 @@ func (b *Board) Validate() error {
 	b.checkLeague(&p)
 	b.checkContest(&p)
 	b.checkRules(&p)
+	b.checkSessions(&p)
 	return errors.Join(p...)
 }
 

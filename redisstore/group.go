@@ -201,6 +201,9 @@ func answerEach(b *board.Board, ws []*waiter, idx, sent []int, docs []itemJSON, 
 		case "rule":
 			errs[i] = ruleErr(b, d.Rule, d.Bound)
 			continue
+		case "session":
+			errs[i] = board.SessionError(d.Why, b.Sessions)
+			continue
 		default:
 			errs[i] = fmt.Errorf("unexpected item error %q", d.Err)
 			continue

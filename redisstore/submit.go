@@ -76,6 +76,8 @@ func (s writer) SubmitBatch(ctx context.Context, boardID string, subs []board.Su
 		return nil, contestErr(boardID, rest)
 	case "gone":
 		return nil, fmt.Errorf("board %q: held write %d: %w", boardID, opt.Approve, board.ErrHeldGone)
+	case "session":
+		return nil, &board.BatchError{Index: toInt(rest[0]) - 1, Err: board.SessionError(fmt.Sprint(rest[1]), b.Sessions)}
 	case "rule":
 		return nil, &board.BatchError{Index: toInt(rest[0]) - 1, Err: ruleErr(&b, rest[1], rest[2])}
 	case "ok", "replay":
@@ -118,7 +120,8 @@ type itemJSON struct {
 	Rule     string       `json:"r"`   // with "rule", or held: the rule broken
 	Bound    string       `json:"l"`   // and its bound, in units
 	Held     bool         `json:"held"`
-	HeldID   int64        `json:"id"` // held: its id in the review queue
+	HeldID   int64        `json:"id"`  // held: its id in the review queue
+	Why      string       `json:"why"` // with "session": why the run token was refused
 }
 
 // ruleErr reads a write refused for breaking a fair-play rule: the rule and
@@ -260,7 +263,7 @@ func (s writer) submitCall(b *board.Board, subs []board.Submission, times []time
 	if atomic && opt.Key != "" {
 		batchFP = batchFingerprint(subs)
 	}
-	c = scripts.submit.call(13+4*len(b.Periods)+len(subs), 22+5*len(b.Periods)+11*len(subs))
+	c = scripts.submit.call(13+4*len(b.Periods)+len(subs), 22+5*len(b.Periods)+12*len(subs))
 	c.key("def", defKey(b.ID)).key("names", namesKey(b.ID)).key("names_lc", namesLowerKey(b.ID)).key("names_idx", nameIndexKey(b.ID)).
 		key("recent", recentKey(b.ID)).key("periods", periodsKey(b.ID)).key("batch_idem", idemKey(b.ID, "batch:"+opt.Key)).
 		key("audit", AuditStream(b.ID)).key("audit_actor", AuditActorStream(b.ID, opt.By.Actor)).key("audit_actors", AuditActors(b.ID)).
@@ -297,7 +300,7 @@ func (s writer) submitCall(b *board.Board, subs []board.Submission, times []time
 		c.in("item").key("idem", idemKey(b.ID, sub.IdempotencyKey)).
 			arg("op", string(sub.Op)).arg("value", strconv.FormatFloat(sub.Score, 'g', -1, 64)).arg("fields", fields).
 			arg("member", sub.Member).arg("name", sub.Name).arg("lower", lower).arg("idem", sub.IdempotencyKey).
-			arg("fingerprint", fp).arg("time", enc.timePart(at)).arg("team", sub.Team).arg("segments", segmentsArg(sub.Segments))
+			arg("fingerprint", fp).arg("time", enc.timePart(at)).arg("team", sub.Team).arg("segments", segmentsArg(sub.Segments)).arg("session", sub.Session)
 	}
 	windowArgs(c, b, now)
 	return c, zsets

@@ -56,11 +56,12 @@ type Writer interface {
 	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error)
 }
 
-// Moderation is the review queue of writes held for breaking a board's fair-play rules (held.go).
+// Moderation is fair play: the review queue of writes held for breaking a board's rules (held.go), and score sessions (session.go).
 type Moderation interface {
 	Held(ctx context.Context, boardID string) ([]board.HeldWrite, error)
 	ApproveHeld(ctx context.Context, boardID string, id int64, by board.Author) (board.Result, error)
 	RejectHeld(ctx context.Context, b *board.Board, id int64, by board.Author) (board.HeldWrite, error)
+	StartSession(ctx context.Context, boardID, member string) (board.Session, error)
 }
 
 // TeamStore is team boards: who is in which team and the team standings.

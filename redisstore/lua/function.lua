@@ -314,7 +314,7 @@ local function submit(keys, args, team, segraw)
     m.version or '0', '9007199254740992', m.cap or '0', '', tostring(IDEM_TTL), string.format('%.0f', now), tostring(RECENT_LEN),
     tostring(#labels), '1', '', 'atomic', '1', ACTOR, '', tostring(AUDIT_KEEP), ''}
   for _, l in ipairs(labels) do A[#A + 1] = l end
-  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, '', team, segs}) do A[#A + 1] = x end
+  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, '', team, segs, ''}) do A[#A + 1] = x end
   for _, x in ipairs(windows) do A[#A + 1] = x end
 
   local r = submit_script(K, A)
@@ -328,6 +328,7 @@ local function submit(keys, args, team, segraw)
     end
     return api_answer(item, member, places)
   end
+  if st == 'session' then return fail('this board takes scores only with a run\'s session token, which FCALL does not carry: submit through the API (POST /api/v1/boards/<board>/scores with "session"); nothing was written') end
   if st == 'rule' then return fail('the write breaks the board\'s rule ' .. r[3] .. ' (bound ' .. r[4] .. ' units); nothing was written') end
   if st == 'closed' and r[2] == 'opens' then return fail('the contest opens at ' .. r[3] .. ' (Unix microseconds); nothing was written') end
   if st == 'closed' then return fail('the contest closed at ' .. r[3] .. ' (Unix microseconds); nothing was written') end

@@ -36,7 +36,9 @@
 --   ('' the call's: with the earliest and latest tie-breaks each item is
 --   ordered by its own time, when it arrived in group commit), 10 team ('' keeps
 --   the member's), 11 segments ("<attribute>\t<value>" pairs joined by tabs:
---   the values to give the member first, '' a value to leave; '' keeps all)
+--   the values to give the member first, '' a value to leave; '' keeps all),
+--   12 session (the run's token on a board with sessions, '' none, '-' the
+--   console's adjustment)
 -- ARGV per window: 1 period (its index among the periods, 1-based), 2 bucket
 --   (the bucket of now), 3 mode ('sum' or 'best'), 4 ttl (the bucket's, in
 --   seconds)
@@ -51,13 +53,15 @@
 --   period label, old score} | {'segfull', item index, attribute} (a value
 --   past the attribute's seg.MAX_VALUES) | {'rule', item index, rule,
 --   bound} (a write breaking the board's fair-play rules, lib/rules.lua) |
---   {'gone'} (the held write to approve is no longer held).
+--   {'gone'} (the held write to approve is no longer held) |
+--   {'session', item index, why} (a run token refused, lib/rules.lua).
 -- The json is an array with one {periods = [...]} per item ({replayed = true}
 -- for an item whose own key was seen before; in each mode {err = 'reused'},
 -- {err = 'range', p = label, old = score} or {err = 'segfull', a = attribute}
 -- for an item refused on its own; {err = 'rule', r = rule, l = bound} for
 -- one breaking a rule, {held = true, id = its id, r = rule, l = bound} for
--- one held for review instead: nothing of it is applied).
+-- one held for review instead: nothing of it is applied; {err = 'session',
+-- why = why} for a run token refused).
 local k_def = KEYS[1]
 local k_names = KEYS[2]
 local k_names_lc = KEYS[3]
@@ -94,10 +98,10 @@ local a_audit_keep = ARGV[21]
 local a_approve = ARGV[22]
 local ARGV_FIXED = 22
 local ARGV_PER_PERIOD = {'label'}
-local ARGV_PER_ITEM = {'op', 'value', 'fields', 'member', 'name', 'lower', 'idem', 'fingerprint', 'time', 'team', 'segments'}
+local ARGV_PER_ITEM = {'op', 'value', 'fields', 'member', 'name', 'lower', 'idem', 'fingerprint', 'time', 'team', 'segments', 'session'}
 local ARGV_PER_WINDOW = {'period', 'bucket', 'mode', 'ttl'}
 
-local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments', 'league', 'opens_at', 'closes_at', 'rules')
+local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments', 'league', 'opens_at', 'closes_at', 'rules', 'sessions')
 local version = def[1]
 if not version then
   if redis.call('EXISTS', k_def) == 0 then return {'nf'} end
@@ -130,7 +134,7 @@ end
 -- batch's replay above still answers; a single item's retry is refused).
 -- Approving a held write is moderation of a write sent in time: the window
 -- does not hold it back, nor do the rules it was held for.
-local RULES = a_approve == '' and rulelib.parse(def[14])
+local RULES = a_approve == '' and rulelib.parse(def[14], def[15])
 if a_approve == '' and (def[12] or '') ~= '' and tonumber(a_now) < tonumber(def[12]) then return {'closed', 'opens', def[12]} end
 if a_approve == '' and (def[13] or '') ~= '' and tonumber(a_now) >= tonumber(def[13]) then return {'closed', 'closed', def[13]} end
 
@@ -171,7 +175,7 @@ for n = 1, N do
   if time == '' then time = a_time end
   items[n] = {id = ARGV[a + IA.member], op = ARGV[a + IA.op], raw = raw, val = tonumber(raw), fields = ARGV[a + IA.fields],
     name = ARGV[a + IA.name], lower = ARGV[a + IA.lower], idem = ARGV[a + IA.idem], fp = ARGV[a + IA.fingerprint],
-    time = time, team = ARGV[a + IA.team], segs = ARGV[a + IA.segments], idemkey = KEYS[k + IK.idem]}
+    time = time, team = ARGV[a + IA.team], segs = ARGV[a + IA.segments], idemkey = KEYS[k + IK.idem], session = ARGV[a + IA.session]}
 end
 if a_approve ~= '' and not rulelib.take(tag_of(k_def), a_approve, items[1]) then return {'gone'} end
 
@@ -352,6 +356,15 @@ for n, it in ipairs(items) do
         if av[2] ~= '' then SEGS.new[av[1] .. ':' .. av[2]] = true end
       end
     end
+  end
+end
+-- Score sessions (board/session.go): each item's run token, consumed with
+-- its write.
+if RULES then
+  for n, it in ipairs(items) do
+    local why = not seen[n] and not failed[n] and rulelib.session(RULES, TAG, it, a_now)
+    if why and ATOMIC then return {'session', n, why} end
+    if why then failed[n] = {err = 'session', why = why} end
   end
 end
 for n, it in ipairs(items) do
@@ -558,6 +571,7 @@ for n, it in ipairs(items) do
   if failed[n] then
     if failed[n].held then
       failed[n].id = rulelib.hold(TAG, it, failed[n].r, NOW, a_actor)
+      rulelib.take_run(it)
       if it.idem ~= '' then redis.call('SET', it.idemkey, it.fp .. '\n' .. cjson.encode(failed[n]), 'EX', TTL) end
     end
     out[n] = cjson.encode(failed[n])

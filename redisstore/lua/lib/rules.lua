@@ -15,13 +15,46 @@ rulelib.MAX_HELD = 1000
 -- on_break=hold"), nil for none. The table also carries the call's state:
 -- per item its rise (rise), per member the rises of the call's earlier
 -- items (pending), and the room left in the review queue (room, read once).
-function rulelib.parse(raw)
-  if not raw or raw == '' then return nil end
-  local r = {rise = {}, pending = {}}
-  for name, v in string.gmatch(raw, '([%w_]+)=([%w%-]+)') do
+-- With sess, the definition's 'sessions' field ("<min s> <max s>",
+-- board/session.go), it also holds the board's run times (smin, smax) and
+-- the run tokens the call's items took (taken).
+function rulelib.parse(raw, sess)
+  if (not raw or raw == '') and (not sess or sess == '') then return nil end
+  local r = {rise = {}, pending = {}, taken = {}}
+  for name, v in string.gmatch(raw or '', '([%w_]+)=([%w%-]+)') do
     if name == 'on_break' then r.hold = v == 'hold' else r[name] = tonumber(v) end
   end
+  local mn, mx = string.match(sess or '', '^(%d+) (%d+)$')
+  if mn then r.smin, r.smax = tonumber(mn), tonumber(mx) end
   return r
+end
+
+-- rulelib.session checks item it's run token at now (µs) on a board with
+-- sessions: nil when it may write, else why not ('missing', 'unknown',
+-- 'used', 'member', 'early', 'expired'). A token ('-' the console's: a
+-- person's adjustment, not a run) is kept under the SHA-1 of its text
+-- (redisstore/session.go): m its member, t when issued (µs), used once
+-- used. The item notes its key for rulelib.take_run.
+function rulelib.session(r, tag, it, now)
+  if not r.smin or it.session == '-' then return nil end
+  if it.session == '' then return 'missing' end
+  local k = tag .. ':sess:' .. redis.sha1hex(it.session)
+  if r.taken[k] then return 'used' end
+  local s = redis.call('HMGET', k, 'm', 't', 'used')
+  if not s[1] then return 'unknown' end
+  if s[3] then return 'used' end
+  if s[1] ~= it.id then return 'member' end
+  local age = (tonumber(now) - tonumber(s[2])) / 1000000
+  if age < r.smin then return 'early' end
+  if age > r.smax then return 'expired' end
+  r.taken[k], it.run = true, k
+  return nil
+end
+
+-- rulelib.take_run marks the run token of an item written (applied or
+-- held) used.
+function rulelib.take_run(it)
+  if it.run then redis.call('HSET', it.run, 'used', '1') end
 end
 
 -- The key of a member's recent rises: a sorted set of "<second>:<sum>"
@@ -75,6 +108,7 @@ end
 function rulelib.record(r, tag, items, applied, now)
   local sec = math.floor(tonumber(now) / 1000000)
   for _, n in ipairs(applied) do
+    rulelib.take_run(items[n])
     local rise = r.rise[n]
     if rise then
       local k = rise_key(tag, items[n].id)
