@@ -151,6 +151,7 @@ func (s *Handler) updateBoard(c echo.Context) error {
 	b, perrs := parseBoardForm(withFixed(form, &old))
 	b.ID = old.ID
 	b.OpensAt, b.ClosesAt = old.OpensAt, old.ClosesAt // the form has no fields for a contest's window yet: never drops it
+	b.Sessions = old.Sessions                         // nor for score sessions (set over the API)
 	if !form.Has("visibility") {
 		b.Visibility = old.Visibility // a form from before the field: never opens a private board
 	}

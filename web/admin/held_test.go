@@ -68,3 +68,24 @@ func TestConsoleHeldScores(t *testing.T) {
 		t.Fatalf("audited: %v", got)
 	}
 }
+
+// TestConsoleScoreOnASessionsBoard: a person's adjustment in the console
+// needs no run's token, and editing the board in the console keeps its
+// sessions (the form has no fields for them).
+func TestConsoleScoreOnASessionsBoard(t *testing.T) {
+	f := webtest.New(t)
+	f.Board(board.Board{ID: "runs", Title: "Runs", Sessions: &board.Sessions{MinSeconds: 10, MaxSeconds: 60}}, nil)
+	a := f.SignedIn()
+	a.Get("/admin/boards/runs")
+	if msg := a.FlashAfter(a.Post("/admin/boards/runs/score", url.Values{"member": {"ann"}, "op": {"set"}, "value": {"7"}, "reason": {"fix"}, "csrf": {a.CSRF}}, "Origin", f.URL)); !strings.Contains(msg, "ann now has 7") {
+		t.Fatalf("a console score on a sessions board: %q", msg)
+	}
+	form := url.Values{"csrf": {a.CSRF}, "title": {"Runs 2"}, "periods": {"week", "all"}, "default_period": {"week"}, "time_zone": {"UTC"},
+		"rank_style": {"competition"}, "retention": {"2"}}
+	if msg := a.FlashAfter(a.Post("/admin/boards/runs/edit", form)); msg != "Board saved." {
+		t.Fatalf("edit: %q", msg)
+	}
+	if s := f.MustBoard(t, "runs").Sessions; s == nil || s.MaxSeconds != 60 {
+		t.Fatalf("sessions after a console edit: %+v", s)
+	}
+}

@@ -128,7 +128,8 @@ func (s *Handler) adjustScore(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "score", errs)
 	}
-	sub := board.Submission{Member: f.Member, Score: f.Score, Unit: b.Format.Unit(), Op: board.Op(f.Op), Name: f.Name, Team: f.Team}
+	sub := board.Submission{Member: f.Member, Score: f.Score, Unit: b.Format.Unit(), Op: board.Op(f.Op), Name: f.Name, Team: f.Team,
+		Session: board.SessionWaived} // a person's adjustment, not a game's run: no session needed
 	res, err := s.opts.Store.Submit(c.Request().Context(), b.ID, sub, board.Author{Actor: s.actor(c), Reason: f.Reason})
 	if ce := (*board.ContestError)(nil); errors.As(err, &ce) {
 		msg := "the contest has closed: it closed at " + rows.FreezeTime(&b, ce.At) + "; nothing was written"

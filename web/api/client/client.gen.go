@@ -1886,6 +1886,9 @@ type Board struct {
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out when the board has none.
 	Segments *[]string `json:"segments,omitempty"`
 
+	// Sessions Score sessions: every score needs the token of a run started for its member (startSession), used once, between min_seconds and max_seconds after it was issued. Outside writers (FCALL) carry no token and are refused on such a board; the console's score form, a person's adjustment, needs none.
+	Sessions *Sessions `json:"sessions,omitempty"`
+
 	// Teams Team standings per period: a team's score is the sum, the average or the best of its members' scores there. Left out when the board keeps none.
 	Teams *BoardTeams `json:"teams,omitempty"`
 
@@ -1993,6 +1996,9 @@ type BoardDefinition struct {
 
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
+
+	// Sessions Score sessions (see Sessions). Left out: none on a new board, unchanged on an update (`{}` takes them off).
+	Sessions *Sessions `json:"sessions,omitempty"`
 
 	// Teams Team standings per period (sum, average or best of the members' scores); none turns them off. Changing it rebuilds every period's team standing held in Redis. Left out: none on a new board, unchanged on an update.
 	Teams *BoardDefinitionTeams `json:"teams,omitempty"`
@@ -2170,7 +2176,7 @@ type ErasureStatus string
 type ErasureFailed struct {
 	Erasure *Erasure `json:"erasure,omitempty"`
 	Error   struct {
-		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `rule_broken`, `contest_closed`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `rule_broken`, `session_invalid`, `contest_closed`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
 		//
 		// Example: invalid
 		Code string `json:"code"`
@@ -2191,7 +2197,7 @@ type ErasureFailed struct {
 // Error Every error answer (HEAD requests get the status and headers only).
 type Error struct {
 	Error struct {
-		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `rule_broken`, `contest_closed`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `rule_broken`, `session_invalid`, `contest_closed`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
 		//
 		// Example: invalid
 		Code string `json:"code"`
@@ -2751,6 +2757,20 @@ type Rules struct {
 // RulesOnBreak What a score breaking a rule gets: refused (422 `rule_broken`, nothing written) or held in the board's review queue (at most 1,000; past that it is refused) for an owner or scorekeeper to approve or reject in the console.
 type RulesOnBreak string
 
+// ScoreSession A run a game server started: its token lets one score of the member through, once, between valid_from and expires_at.
+type ScoreSession struct {
+	// ExpiresAt Later, a score with the token is refused as expired.
+	ExpiresAt time.Time `json:"expires_at"`
+	IssuedAt  time.Time `json:"issued_at"`
+	Member    string    `json:"member"`
+
+	// Token Random, shown once; the board keeps only its digest.
+	Token string `json:"token"`
+
+	// ValidFrom Earlier, a score with the token is refused as too fast.
+	ValidFrom time.Time `json:"valid_from"`
+}
+
 // SegmentChange defines model for SegmentChange.
 type SegmentChange struct {
 	Changed bool `json:"changed"`
@@ -2761,6 +2781,15 @@ type SegmentChange struct {
 
 	// Segments The values asked for ('' none).
 	Segments map[string]string `json:"segments"`
+}
+
+// Sessions Score sessions: every score needs the token of a run started for its member (startSession), used once, between min_seconds and max_seconds after it was issued. Outside writers (FCALL) carry no token and are refused on such a board; the console's score form, a person's adjustment, needs none.
+type Sessions struct {
+	// MaxSeconds The longest run, more than min_seconds: a score later is refused as expired.
+	MaxSeconds int `json:"max_seconds"`
+
+	// MinSeconds The shortest run: a score sooner is refused as too fast.
+	MinSeconds int `json:"min_seconds"`
 }
 
 // SortField An extra integer sort field: orders members whose scores are equal.
@@ -2842,6 +2871,9 @@ type Submission struct {
 	//
 	// Example: {"country":"NO"}
 	Segments *map[string]string `json:"segments,omitempty"`
+
+	// Session On a board with score sessions, the token of a run started for this member (startSession); used once. Refused (422 `session_invalid`, the message saying why): missing, unknown, used already, expired, another member's, or too fast.
+	Session *string `json:"session,omitempty"`
 
 	// Team Put the member in this team first (boards with teams only): its scores in every period move along, and this one counts there. Left out: the member keeps its team.
 	Team *string `json:"team,omitempty"`
@@ -3035,6 +3067,9 @@ type CreateBoardJSONBody struct {
 
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
+
+	// Sessions Score sessions (see Sessions). Left out: none on a new board, unchanged on an update (`{}` takes them off).
+	Sessions *Sessions `json:"sessions,omitempty"`
 
 	// Teams Team standings per period (sum, average or best of the members' scores); none turns them off. Changing it rebuilds every period's team standing held in Redis. Left out: none on a new board, unchanged on an update.
 	Teams *CreateBoardJSONBodyTeams `json:"teams,omitempty"`
@@ -3302,6 +3337,12 @@ type SubmitScoresParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// StartSessionJSONBody defines parameters for StartSession.
+type StartSessionJSONBody struct {
+	// Member The member whose run it is.
+	Member string `json:"member"`
+}
+
 // GetTeamsParams defines parameters for GetTeams.
 type GetTeamsParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
@@ -3364,6 +3405,9 @@ type PostRanksJSONRequestBody PostRanksJSONBody
 
 // SubmitScoresJSONRequestBody defines body for SubmitScores for application/json ContentType.
 type SubmitScoresJSONRequestBody = Submit
+
+// StartSessionJSONRequestBody defines body for StartSession for application/json ContentType.
+type StartSessionJSONRequestBody StartSessionJSONBody
 
 // AsExportEntriesRawScore0 returns the union data inside the Export_Entries_RawScore as a ExportEntriesRawScore0
 func (t Export_Entries_RawScore) AsExportEntriesRawScore0() (ExportEntriesRawScore0, error) {
@@ -4027,6 +4071,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /boards/{board}/scores (the `SubmitScores` operationId).
 	SubmitScores(ctx context.Context, board BoardID, params *SubmitScoresParams, body SubmitScoresJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartSessionWithBody Start a run for a member on a board with score sessions.
+	//
+	// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+	StartSessionWithBody(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartSession Start a run for a member on a board with score sessions.
+	//
+	// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+	StartSession(ctx context.Context, board BoardID, body StartSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetTeams A period's team standing.
 	//
@@ -4809,6 +4871,44 @@ func (c *Client) SubmitScoresWithBody(ctx context.Context, board BoardID, params
 // Corresponds with POST /boards/{board}/scores (the `SubmitScores` operationId).
 func (c *Client) SubmitScores(ctx context.Context, board BoardID, params *SubmitScoresParams, body SubmitScoresJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSubmitScoresRequest(c.Server, board, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartSessionWithBody Start a run for a member on a board with score sessions.
+//
+// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+func (c *Client) StartSessionWithBody(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartSessionRequestWithBody(c.Server, board, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartSession Start a run for a member on a board with score sessions.
+//
+// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+func (c *Client) StartSession(ctx context.Context, board BoardID, body StartSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartSessionRequest(c.Server, board, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6709,6 +6809,53 @@ func NewSubmitScoresRequestWithBody(server string, board BoardID, params *Submit
 	return req, nil
 }
 
+// NewStartSessionRequest calls the generic StartSession builder with application/json body
+func NewStartSessionRequest(server string, board BoardID, body StartSessionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewStartSessionRequestWithBody(server, board, "application/json", bodyReader)
+}
+
+// NewStartSessionRequestWithBody constructs an http.Request for the StartSession method, with any body, and a specified content type
+func NewStartSessionRequestWithBody(server string, board BoardID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/sessions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetTeamsRequest constructs an http.Request for the GetTeams method
 func NewGetTeamsRequest(server string, board BoardID, params *GetTeamsParams) (*http.Request, error) {
 	var err error
@@ -7339,6 +7486,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /boards/{board}/scores (the `SubmitScores` operationId).
 	SubmitScoresWithResponse(ctx context.Context, board BoardID, params *SubmitScoresParams, body SubmitScoresJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitScoresResponse, error)
+
+	// StartSessionWithBodyWithResponse Start a run for a member on a board with score sessions.
+	//
+	// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+	StartSessionWithBodyWithResponse(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartSessionResponse, error)
+
+	// StartSessionWithResponse Start a run for a member on a board with score sessions.
+	//
+	// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+	StartSessionWithResponse(ctx context.Context, board BoardID, body StartSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*StartSessionResponse, error)
 
 	// GetTeamsWithResponse A period's team standing.
 	//
@@ -10635,6 +10800,117 @@ func (r SubmitScoresResponse) ContentType() string {
 	return ""
 }
 
+// StartSessionResponse401Headers the declared response headers of an HTTP 401 response for StartSession
+type StartSessionResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// StartSessionResponse429Headers the declared response headers of an HTTP 429 response for StartSession
+type StartSessionResponse429Headers struct {
+	RetryAfter int
+}
+
+// StartSessionResponse503Headers the declared response headers of an HTTP 503 response for StartSession
+type StartSessionResponse503Headers struct {
+	RetryAfter int
+}
+
+type StartSessionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ScoreSession
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Invalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StartSessionResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StartSessionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *StartSessionResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r StartSessionResponse) GetJSON201() *ScoreSession {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r StartSessionResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r StartSessionResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StartSessionResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r StartSessionResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r StartSessionResponse) GetJSON422() *Invalid {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r StartSessionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r StartSessionResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r StartSessionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartSessionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartSessionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartSessionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetTeamsResponse429Headers the declared response headers of an HTTP 429 response for GetTeams
 type GetTeamsResponse429Headers struct {
 	RetryAfter int
@@ -11510,6 +11786,36 @@ func (c *ClientWithResponses) SubmitScoresWithResponse(ctx context.Context, boar
 		return nil, err
 	}
 	return ParseSubmitScoresResponse(rsp)
+}
+
+// StartSessionWithBodyWithResponse Start a run for a member on a board with score sessions.
+//
+// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+func (c *ClientWithResponses) StartSessionWithBodyWithResponse(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartSessionResponse, error) {
+	rsp, err := c.StartSessionWithBody(ctx, board, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartSessionResponse(rsp)
+}
+
+// StartSessionWithResponse Start a run for a member on a board with score sessions.
+//
+// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+func (c *ClientWithResponses) StartSessionWithResponse(ctx context.Context, board BoardID, body StartSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*StartSessionResponse, error) {
+	rsp, err := c.StartSession(ctx, board, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartSessionResponse(rsp)
 }
 
 // GetTeamsWithResponse A period's team standing.
@@ -14689,6 +14995,114 @@ func ParseSubmitScoresResponse(rsp *http.Response) (*SubmitScoresResponse, error
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SubmitScoresResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStartSessionResponse parses an HTTP response from a StartSessionWithResponse call
+func ParseStartSessionResponse(rsp *http.Response) (*StartSessionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartSessionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ScoreSession
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers StartSessionResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers StartSessionResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers StartSessionResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
