@@ -113,15 +113,20 @@ func TestHeldQueueIsBounded(t *testing.T) {
 	}
 }
 
-// TestErasureDropsHeldWrites: erasing a member drops its held writes and
-// its recent rises, and leaves others' held writes alone.
+// TestErasureDropsHeldWrites: erasing a member drops its held writes, its
+// recent rises and its score sessions, and leaves others' held writes alone.
 func TestErasureDropsHeldWrites(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	b := f.board(board.Board{Rules: &board.Rules{MaxValue: units(10), MaxRisePerHour: units(100), OnBreak: board.RulesHold}})
-	f.submit(b, "ann", 5, board.Incr)
+	b := f.board(board.Board{Rules: &board.Rules{MaxValue: units(10), MaxRisePerHour: units(100), OnBreak: board.RulesHold},
+		Sessions: &board.Sessions{MinSeconds: 0, MaxSeconds: 600}})
+	f.submitWith(b, board.Submission{Member: "ann", Score: 5, Session: board.SessionWaived})
+	run, err := f.store.StartSession(f.ctx, b.ID, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, m := range []string{"ann", "bob"} {
-		if res, err := f.store.Submit(f.ctx, b.ID, board.Submission{Member: m, Score: 11}, tester); err != nil || !res.Held {
+		if res, err := f.store.Submit(f.ctx, b.ID, board.Submission{Member: m, Score: 11, Session: board.SessionWaived}, tester); err != nil || !res.Held {
 			t.Fatalf("%s: %+v %v", m, res, err)
 		}
 	}
@@ -132,7 +137,7 @@ func TestErasureDropsHeldWrites(t *testing.T) {
 	if left, _ := f.store.Held(f.ctx, b.ID); len(left) != 1 || left[0].Member != "bob" {
 		t.Fatalf("held after the erasure: %+v", left)
 	}
-	if n, _ := f.rdb.Exists(f.ctx, tagOf(b.ID)+":rise:ann").Result(); n != 0 {
-		t.Fatal("ann's rises outlived her erasure")
+	if n, _ := f.rdb.Exists(f.ctx, tagOf(b.ID)+":rise:ann", sessionKey(b.ID, run.Token), memberSessionsKey(b.ID, "ann")).Result(); n != 0 {
+		t.Fatalf("%d of ann's rises and runs outlived her erasure", n)
 	}
 }

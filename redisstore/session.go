@@ -23,6 +23,12 @@ func sessionKey(boardID, token string) string {
 	return tagOf(boardID) + ":sess:" + hex.EncodeToString(sum[:])
 }
 
+// memberSessionsKey lists the session keys of a member's runs, so that an
+// erasure finds them; it lives as long as the newest.
+func memberSessionsKey(boardID, member string) string {
+	return tagOf(boardID) + ":sess:m:" + member
+}
+
 // StartSession starts a run for member on a board with sessions: a random
 // token that one score of that member may carry, between the board's
 // minimum and maximum run time from now.
@@ -47,8 +53,11 @@ func (s writer) StartSession(ctx context.Context, boardID, member string) (board
 	ss.ExpiresAt = ss.IssuedAt.Add(time.Duration(b.Sessions.MaxSeconds) * time.Second)
 	k := sessionKey(boardID, ss.Token)
 	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		ttl := time.Duration(b.Sessions.MaxSeconds)*time.Second + time.Minute
 		p.HSet(ctx, k, "m", member, "t", ss.IssuedAt.UnixMicro())
-		p.Expire(ctx, k, time.Duration(b.Sessions.MaxSeconds)*time.Second+time.Minute)
+		p.Expire(ctx, k, ttl)
+		p.SAdd(ctx, memberSessionsKey(boardID, member), k) // for the member's erasure (lua/erase.lua)
+		p.Expire(ctx, memberSessionsKey(boardID, member), ttl)
 		return nil
 	})
 	if err != nil {

@@ -226,8 +226,8 @@ local function erase_friends()
 end
 found = found + erase_friends()
 
--- Fair play (lib/rules.lua): its recent rises, and its writes held for
--- review, dropped (an erasure withdraws what the member sent; the queue
+-- Fair play (lib/rules.lua): its recent rises, its score sessions, and its
+-- writes held for review, dropped (an erasure withdraws what the member sent; the queue
 -- holds at most board.MaxHeld).
 local function erase_held()
   local n, k = 0, TAG .. ':held'
@@ -239,7 +239,9 @@ local function erase_held()
       n = n + 1
     end
   end
-  return n + redis.call('DEL', TAG .. ':rise:' .. OLD)
+  local runs = TAG .. ':sess:m:' .. OLD -- its score sessions (redisstore/session.go)
+  for _, k in ipairs(redis.call('SMEMBERS', runs)) do n = n + redis.call('DEL', k) end
+  return n + redis.call('DEL', TAG .. ':rise:' .. OLD, runs)
 end
 found = found + erase_held()
 
