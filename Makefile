@@ -74,6 +74,7 @@ lint-openapi:
 fuzz: deps-test
 	$(GO) test ./board -run '^$$' -fuzz FuzzParsePeriod -fuzztime 30s
 	$(GO) test ./board -run '^$$' -fuzz FuzzParseScore -fuzztime 30s
+	$(GO) test ./board -run '^$$' -fuzz FuzzSchedule -fuzztime 30s
 	$(GO) test ./web/api -run '^$$' -fuzz FuzzDecodeScores -fuzztime 30s
 	$(GO) test ./web/api -run '^$$' -fuzz 'FuzzCursor$$' -fuzztime 30s
 	$(GO) test ./web/api -run '^$$' -fuzz FuzzCursorContents -fuzztime 30s

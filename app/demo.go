@@ -68,8 +68,8 @@ func demoBoards(tz string) []demoBoard {
 			def: board.Board{
 				ID: "sprint-100m", Title: "100 m Sprint", TimeZone: tz,
 				Format: board.Format{Type: board.Duration}, Order: board.LowerIsBetter, RankStyle: board.Dense,
-				Periods: []board.Kind{board.Weekly, board.Yearly, board.AllTime, board.Last30d}, DefaultPeriod: board.AllTime, Window: board.WindowBest,
-				Retention: board.DefaultRetention,
+				Periods: []board.Kind{board.Weekly, board.Yearly, board.Custom, board.AllTime, board.Last30d}, DefaultPeriod: board.AllTime, Window: board.WindowBest,
+				Retention: board.DefaultRetention, Schedule: "0 18 * * FRI", ScheduleName: "Meet", // a meet from Friday 18:00 to the next
 			},
 			names: []string{"Amara Okafor", "Liu Wen", "Jonas Berg", "Sofia Marquez", "Kwame Mensah", "Elena Rossi", "Tariq Haddad",
 				"Maya Lindqvist", "Diego Alvarez", "Hana Sato", "Noah Fischer", "Zara Ahmed", "Luca Bianchi", "Ines Duarte", "Theo Laurent", "Priya Nair"},

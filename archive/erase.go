@@ -117,7 +117,7 @@ func (a *Archiver) renameIn(ctx context.Context, b *board.Board, label string, r
 	if !ok {
 		return fmt.Errorf("archive: %q of %q is not a period", label, b.ID)
 	}
-	p, err := board.ParsePeriod(k, key, b.Location())
+	p, err := b.PeriodOf(k, key)
 	if err != nil {
 		return fmt.Errorf("archive: %q of %q: %w", label, b.ID, err)
 	}

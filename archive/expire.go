@@ -175,7 +175,7 @@ func (a *Archiver) markChanged(ctx context.Context, b *board.Board, p board.Peri
 // of the period; else it leaves all to the next pass.
 func (a *Archiver) drop(ctx context.Context, b *board.Board, label, state string) error {
 	kind, key, ok := cutPeriod(label)
-	p, err := board.ParsePeriod(kind, key, b.Location())
+	p, err := b.PeriodOf(kind, key)
 	if !ok || err != nil || !p.Kind.Calendar() {
 		return nil // not a period this version knows
 	}

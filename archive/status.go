@@ -48,7 +48,7 @@ func (a *Archiver) Statuses(ctx context.Context) ([]Status, error) {
 		for _, h := range held {
 			inArchive[h.Period] = true
 			kind, key, ok := cutPeriod(h.Period)
-			if p, err := board.ParsePeriod(kind, key, b.Location()); ok && err == nil && !seen[h.Period] {
+			if p, err := b.PeriodOf(kind, key); ok && err == nil && !seen[h.Period] {
 				seen[h.Period] = true
 				ps = append(ps, p)
 			}

@@ -124,10 +124,16 @@ type Board struct {
 	Periods       []Kind // enabled period kinds, kept in the order of Kinds
 	DefaultPeriod Kind   // the tab a board opens on; must be enabled
 	TimeZone      string // IANA name; periods are computed in it
-	TieBreak      TieBreak
-	RankStyle     RankStyle
-	Fields        []Field
-	Cap           int // keep only the best Cap members per period; 0 keeps all
+	// Schedule is the board's own period schedule, for kind Custom
+	// (board/schedule.go): "0 18 * * FRI" or "every 72h from
+	// 2026-12-01T00:00"; ScheduleName is what its periods are called
+	// ("" for DefaultScheduleName).
+	Schedule     string
+	ScheduleName string
+	TieBreak     TieBreak
+	RankStyle    RankStyle
+	Fields       []Field
+	Cap          int // keep only the best Cap members per period; 0 keeps all
 	// Retention is how many closed periods of each kind stay in Redis once
 	// archived; older ones expire and are read from the archive. 0 expires
 	// a period as soon as its final copy is safely archived. Definitions
@@ -179,7 +185,8 @@ type Board struct {
 	// Sessions, when set, take scores only with a run's token (board/session.go).
 	Sessions *Sessions
 
-	loc *time.Location
+	loc   *time.Location
+	sched *Schedule
 	// LegacyUnits, set by the store: a decimal board written before scores were kept in units
 	// (its sorted sets hold 12.34, not 1234); Store.Upgrade converts it.
 	LegacyUnits bool
@@ -229,7 +236,33 @@ func (b *Board) Enabled(k Kind) bool { return slices.Contains(b.Periods, k) }
 
 // Current is the period of kind k that contains now in the board's zone.
 func (b *Board) Current(k Kind, now time.Time) Period {
+	if k == Custom {
+		return b.Sched().PeriodAt(now)
+	}
 	return PeriodAt(k, now, b.Location())
+}
+
+// Sched is the board's parsed schedule. A board whose schedule does not
+// parse (Validate refuses it; a stored one could only be damaged) runs
+// daily from midnight rather than have no periods.
+func (b *Board) Sched() *Schedule {
+	if b.sched == nil || b.sched.spec != b.Schedule || b.sched.loc != b.Location() {
+		s, err := ParseSchedule(b.Schedule, b.ScheduleName, b.Location())
+		if err != nil {
+			s, _ = ParseSchedule("every 1d from 2000-01-01T00:00", b.ScheduleName, b.Location())
+		}
+		b.sched = s
+	}
+	return b.sched
+}
+
+// PeriodOf reads a period of kind k of the board from its key, in the
+// board's zone and, for kind Custom, on its schedule (see ParsePeriod).
+func (b *Board) PeriodOf(k Kind, key string) (Period, error) {
+	if k == Custom {
+		return b.Sched().parseKey(key)
+	}
+	return ParsePeriod(k, key, b.Location())
 }
 
 // ParsePeriod reads a period of the board from its URL form: kind and key,
@@ -248,7 +281,7 @@ func (b *Board) ParsePeriod(kind, key string, now time.Time) (Period, error) {
 	if key == "" {
 		return b.Current(k, now), nil
 	}
-	return ParsePeriod(k, key, b.Location())
+	return b.PeriodOf(k, key)
 }
 
 // Normalize fills defaults: UTC, earliest tie-break, competition ranks, and a

@@ -33,8 +33,11 @@ type League struct {
 const (
 	DefaultCohortSize = 30
 	MaxCohortSize     = 1000
-	MaxTiers          = 20
-	MaxTierLen        = 32
+	// MaxCohort is the highest cohort number a reader may name (pages, the
+	// API, the live socket): far past any real league, short of overflow.
+	MaxCohort  = 100_000_000
+	MaxTiers   = 20
+	MaxTierLen = 32
 )
 
 // Size is the league's cohort size, the default when none is set.
@@ -71,7 +74,7 @@ func (b *Board) checkLeague(p *problems) {
 // MaxTiers, tier names empty, unprintable, too long or repeated, a cohort
 // size out of range, or moves that do not fit in a cohort.
 func CheckLeague(b *Board, l *League) error {
-	if !l.Kind.Calendar() || !slices.Contains(b.Periods, l.Kind) {
+	if !l.Kind.Calendar() || l.Kind == Custom || !slices.Contains(b.Periods, l.Kind) {
 		return NewFieldError(ErrInvalidInput, "league.kind", "must be a calendar period the board keeps (day, week, month or year), not %q", l.Kind)
 	}
 	if len(l.Tiers) < 2 || len(l.Tiers) > MaxTiers {

@@ -48,7 +48,7 @@ func CheckCohort(b *Board, k Kind, tier, cohort int) error {
 	if k != b.League.Kind {
 		return NewFieldError(ErrInvalidInput, "period", "the league of %q runs on %s periods, not %s", b.ID, b.League.Kind, k)
 	}
-	if tier < 0 || tier >= len(b.League.Tiers) || cohort < 1 {
+	if tier < 0 || tier >= len(b.League.Tiers) || cohort < 1 || cohort > MaxCohort {
 		return fmt.Errorf("board %q has no cohort %d of tier %d: %w", b.ID, cohort, tier, ErrNotFound)
 	}
 	return nil

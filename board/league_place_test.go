@@ -26,6 +26,8 @@ func TestParseStanding(t *testing.T) {
 		{"lowest tier", &league, Weekly, "L:0/17", Segment{"L", "0/17"}, nil},
 		{"tier out of range", &league, Weekly, "L:3/1", Segment{}, ErrNotFound},
 		{"cohort 0", &league, Weekly, "L:0/0", Segment{}, ErrInvalidInput},
+		{"last cohort", &league, Weekly, "L:0/100000000", Segment{"L", "0/100000000"}, nil},
+		{"cohort past the last", &league, Weekly, "L:0/100000001", Segment{}, ErrNotFound},
 		{"negative tier", &league, Weekly, "L:-1/1", Segment{}, ErrInvalidInput},
 		{"padded", &league, Weekly, "L:01/1", Segment{}, ErrInvalidInput},
 		{"plus", &league, Weekly, "L:+1/1", Segment{}, ErrInvalidInput},

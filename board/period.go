@@ -15,6 +15,9 @@ const (
 	Weekly  Kind = "week"
 	Monthly Kind = "month"
 	Yearly  Kind = "year"
+	// Custom periods follow the board's own schedule (board/schedule.go): a
+	// cron expression or a fixed interval from an anchor.
+	Custom  Kind = "custom"
 	AllTime Kind = "all"
 	// Rolling windows (redisstore/window.go): the standings of the last 24 hours,
 	// 7 days or 30 days, made of hourly or daily buckets. Like all time, a
@@ -24,28 +27,30 @@ const (
 	Last30d Kind = "last30d"
 )
 
-// Kinds lists every kind, the calendar ones from shortest to longest, then
-// the rolling windows; pages show tabs in this order.
-var Kinds = []Kind{Daily, Weekly, Monthly, Yearly, AllTime, Last24h, Last7d, Last30d}
+// Kinds lists every kind: the calendar ones from shortest to longest, the
+// board's own schedule, all time, then the rolling windows; pages show tabs
+// in this order.
+var Kinds = []Kind{Daily, Weekly, Monthly, Yearly, Custom, AllTime, Last24h, Last7d, Last30d}
 
 // kindNames is what errors list as the accepted kinds.
-const kindNames = "day, week, month, year, all, last24h, last7d, last30d"
+const kindNames = "day, week, month, year, custom, all, last24h, last7d, last30d"
 
 // ParseKind accepts the URL form of a kind ("day", "week", ...).
 func ParseKind(s string) (Kind, error) {
 	switch k := Kind(s); k {
-	case Daily, Weekly, Monthly, Yearly, AllTime, Last24h, Last7d, Last30d:
+	case Daily, Weekly, Monthly, Yearly, Custom, AllTime, Last24h, Last7d, Last30d:
 		return k, nil
 	}
 	return "", fmt.Errorf("%w: period %q is not one of %s", ErrInvalidPeriod, s, kindNames)
 }
 
 // Calendar reports whether periods of kind k follow one another on the
-// calendar: they have keys, start and end, close and are archived. All time
-// and the rolling windows are single, endless periods.
+// calendar, or the board's own schedule: they have keys, start and end, close
+// and are archived. All time and the rolling windows are single, endless
+// periods.
 func (k Kind) Calendar() bool {
 	switch k {
-	case Daily, Weekly, Monthly, Yearly:
+	case Daily, Weekly, Monthly, Yearly, Custom:
 		return true
 	}
 	return false
@@ -55,13 +60,15 @@ func (k Kind) Calendar() bool {
 func (k Kind) Rolling() bool { return k == Last24h || k == Last7d || k == Last30d }
 
 // Period is one concrete period of a kind: a day, an ISO week, a month, a year,
-// or all time. Start is inclusive and End exclusive, both in the zone the period
-// was computed in; the all-time period has zero Start and End.
+// a period of the board's schedule, or all time. Start is inclusive and End
+// exclusive, both in the zone the period was computed in; the all-time period
+// has zero Start and End.
 type Period struct {
 	Kind  Kind
-	Key   string // "2026-11-22", "2026-W47", "2026-11", "2026", or "" for all time
+	Key   string // "2026-11-22", "2026-W47", "2026-11", "2026", "20261204T1700Z", or "" for all time
 	Start time.Time
 	End   time.Time
+	sched *Schedule // a custom period's schedule: its previous and next
 }
 
 // Ended tells whether the period is over at now: closed, its standings
@@ -76,7 +83,8 @@ func (p Period) String() string {
 	return string(p.Kind) + ":" + p.Key
 }
 
-// PeriodAt is the period of kind k that contains t, computed in loc.
+// PeriodAt is the calendar period of kind k that contains t, computed in
+// loc. A custom period needs its board's schedule: Board.Current.
 func PeriodAt(k Kind, t time.Time, loc *time.Location) Period {
 	t = t.In(loc)
 	y, m, d := t.Date()
@@ -101,7 +109,13 @@ func (p Period) Prev() Period { return p.step(-1) }
 func (p Period) Next() Period { return p.step(1) }
 
 func (p Period) step(dir int) Period {
-	if !p.Kind.Calendar() {
+	if p.Kind == Custom && p.sched != nil {
+		if dir < 0 {
+			return p.sched.PeriodAt(p.Start.Add(-time.Nanosecond))
+		}
+		return p.sched.PeriodAt(p.End)
+	}
+	if !p.Kind.Calendar() || p.Kind == Custom {
 		return p
 	}
 	loc := p.Start.Location()
@@ -130,6 +144,10 @@ const (
 func (p Period) InRange() bool {
 	if !p.Kind.Calendar() {
 		return true
+	}
+	if p.Kind == Custom { // keys hold a start in these years (board/schedule.go)
+		s := p.Start.UTC().Year()
+		return s >= minScheduleYear && s <= maxScheduleYear
 	}
 	return p.Start.Year() >= MinYear && p.End.Year() <= MaxYear
 }
@@ -218,6 +236,8 @@ func ParsePeriod(k Kind, key string, loc *time.Location) (Period, error) {
 	}
 	var p Period
 	switch k {
+	case Custom:
+		return Period{}, fmt.Errorf("%w: a custom period needs its board's schedule (Board.PeriodOf)", ErrInvalidPeriod)
 	case AllTime, Last24h, Last7d, Last30d:
 		if key != "" && key != string(k) {
 			return bad(fmt.Sprintf("must be empty or %q", k))

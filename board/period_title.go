@@ -17,6 +17,8 @@ func (p Period) Title() string {
 		return p.Start.Format("January 2006")
 	case Yearly:
 		return p.Key
+	case Custom:
+		return p.scheduleName() + " of " + instantRange(p.Start, p.End)
 	case Last24h:
 		return "Last 24 hours"
 	case Last7d:
@@ -34,8 +36,39 @@ func (p Period) Short() string {
 		return p.Start.Format("2 Jan 2006")
 	case Weekly:
 		return "Week " + trimZero(p.Key[6:]) + ", " + p.Key[:4]
+	case Custom:
+		return p.scheduleName() + " of " + p.Start.Format("2 Jan 2006 15:04")
 	}
 	return p.Title()
+}
+
+// ScheduleName is what a custom period is called ("Round"); "" for the
+// others.
+func (p Period) ScheduleName() string {
+	if p.Kind != Custom {
+		return ""
+	}
+	return p.scheduleName()
+}
+
+func (p Period) scheduleName() string {
+	if p.sched == nil {
+		return DefaultScheduleName
+	}
+	return p.sched.Name
+}
+
+// instantRange is a custom period's span, its end as the clock shows it
+// at the end (15:04 on the same day, else with the date):
+// "Fri 4 Dec 2026 18:00 – Fri 11 Dec 18:00".
+func instantRange(a, b time.Time) string {
+	switch {
+	case a.Year() != b.Year():
+		return a.Format("Mon 2 Jan 2006 15:04") + " – " + b.Format("Mon 2 Jan 2006 15:04")
+	case a.YearDay() == b.YearDay():
+		return a.Format("Mon 2 Jan 2006 15:04") + "–" + b.Format("15:04")
+	}
+	return a.Format("Mon 2 Jan 2006 15:04") + " – " + b.Format("Mon 2 Jan 15:04")
 }
 
 func trimZero(s string) string {

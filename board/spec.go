@@ -16,6 +16,8 @@ type Spec struct {
 	Periods       []string    `json:"periods"`
 	DefaultPeriod string      `json:"default_period,omitempty"`
 	TimeZone      string      `json:"time_zone,omitempty"`
+	Schedule      string      `json:"schedule,omitempty"`      // the custom period's schedule (board/schedule.go)
+	ScheduleName  string      `json:"schedule_name,omitempty"` // what its periods are called: Round (absent)
 	TieBreak      string      `json:"tie_break,omitempty"`
 	RankStyle     string      `json:"rank_style,omitempty"`
 	Fields        []FieldSpec `json:"fields,omitempty"`
@@ -64,6 +66,7 @@ func SpecOf(b *Board) Spec {
 	j := Spec{
 		ID: b.ID, Title: b.Title, Order: string(b.Order), DefaultPeriod: string(b.DefaultPeriod),
 		TimeZone: b.TimeZone, TieBreak: string(b.TieBreak), RankStyle: string(b.RankStyle), Cap: b.Cap, Window: string(b.Window), Teams: string(b.Teams),
+		Schedule: b.Schedule, ScheduleName: b.ScheduleName,
 		Visibility: string(b.Visibility), Names: string(b.Names),
 		Format:  FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
 		Periods: []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
@@ -96,6 +99,7 @@ func (j Spec) Board() Board {
 	b := Board{
 		ID: j.ID, Title: j.Title, Order: Order(j.Order), DefaultPeriod: Kind(j.DefaultPeriod),
 		TimeZone: j.TimeZone, TieBreak: TieBreak(j.TieBreak), RankStyle: RankStyle(j.RankStyle), Cap: j.Cap, Window: WindowMode(j.Window), Teams: TeamMode(strings.TrimPrefix(j.Teams, "none")),
+		Schedule: strings.TrimSpace(j.Schedule), ScheduleName: strings.TrimSpace(j.ScheduleName),
 		Visibility: Visibility(j.Visibility), Names: NameMode(j.Names),
 		Format:    Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
 		Retention: DefaultRetention, Segments: slices.Clone(j.Segments), League: j.League.Clone(),

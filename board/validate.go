@@ -95,6 +95,30 @@ func (b *Board) checkPeriods(p *problems) {
 	} else {
 		b.loc = loc
 	}
+	b.checkSchedule(p)
+}
+
+// checkSchedule: kind Custom needs a schedule, and a schedule needs kind
+// Custom, so neither is set in vain.
+func (b *Board) checkSchedule(p *problems) {
+	switch {
+	case b.Schedule == "" && b.Enabled(Custom):
+		p.add("schedule", "is required for the custom period: a cron expression like \"0 18 * * FRI\" or an interval like \"every 72h from 2026-12-01T00:00\"")
+	case b.Schedule != "" && !b.Enabled(Custom):
+		p.add("schedule", "is set but the custom period is not enabled: add \"custom\" to the periods")
+	case b.Schedule != "":
+		s, err := ParseSchedule(b.Schedule, b.ScheduleName, b.Location())
+		if err != nil {
+			p.add("schedule", "%v", err)
+		} else {
+			b.sched = s
+		}
+	}
+	if !printable(b.ScheduleName, MaxScheduleName) || strings.ContainsFunc(b.ScheduleName, IsBidiOrInvisible) {
+		p.add("schedule_name", "must be printable text of at most %d characters, without bidi controls", MaxScheduleName)
+	} else if b.ScheduleName != "" && b.Schedule == "" {
+		p.add("schedule_name", "names the periods of a schedule: set schedule too")
+	}
 }
 
 func (b *Board) checkRanking(p *problems) {

@@ -79,11 +79,11 @@ func fitsAPhone(t *testing.T, page playwright.Page, s stop) {
 func TestMemberPageNamesPeriods(t *testing.T) {
 	t.Parallel()
 	a := startApp(t)
-	a.board(board.Board{ID: "chess", Title: "Chess", Periods: board.Kinds}, "ann", 10)
+	a.board(board.Board{ID: "chess", Title: "Chess", Periods: board.Kinds, Schedule: "0 18 * * FRI"}, "ann", 10)
 	page := newPage(t)
 	open(t, page, a.URL+"/b/chess/m/ann", 200)
 	must(t, expect.Locator(page.GetByTestId("period-row").Locator("th")).ToHaveText([]string{
-		"Today Wednesday 6 January 2027", "This week Week 1, 4–10 Jan 2027", "This month January 2027", "This year 2027", "All time",
+		"Today Wednesday 6 January 2027", "This week Week 1, 4–10 Jan 2027", "This month January 2027", "This year 2027", "This round Round of Fri 1 Jan 2027 18:00 – Fri 8 Jan 18:00", "All time",
 		"Last 24 hours", "Last 7 days", "Last 30 days"}))
 	must(t, expect.Locator(page.GetByTestId("periods")).Not().ToContainText(regexp.MustCompile(`\d{4}-(W\d\d|\d\d)`)))
 }

@@ -2,9 +2,9 @@ package e2e
 
 // The tour: one app with a board in every period kind, closed periods in the
 // archive, an admin, and the list of every page a person can reach, walked in
-// legs, each in a browser tab of its own (a console leg signs in first), side
-// by side. a11y_test.go checks each stop with axe-core, and for sideways
-// scrolling at 390 px.
+// legs, each in a browser tab of its own (a console leg's tab holds the
+// admin's session), side by side. a11y_test.go checks each stop with
+// axe-core, and for sideways scrolling at 390 px.
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,7 +115,7 @@ func tourApp(t *testing.T) *app {
 	}
 	t.Cleanup(func() { db.Close() })
 	a := launch(t, db)
-	b := a.board(board.Board{ID: "every", Title: "Every Period", Periods: board.Kinds, DefaultPeriod: board.Weekly,
+	b := a.board(board.Board{ID: "every", Title: "Every Period", Periods: board.Kinds, Schedule: "0 18 * * FRI", DefaultPeriod: board.Weekly,
 		Fields: []board.Field{{Name: "clears", Desc: true}}, Segments: []string{"country"}})
 	// Long words in narrow columns: the boards list once crossed its card on a phone.
 	a.board(board.Board{ID: "sprint-100m", Title: "100 m Sprint", Format: board.Format{Type: board.Duration}, Order: board.LowerIsBetter,
@@ -216,8 +217,8 @@ const legStops = 7
 
 // legs splits the tour into parts that can be walked at the same time, each
 // page still visited once: public pages, then console pages (a console
-// leg's tab signs in first), legStops at most in each, a "then" stop kept
-// with the one before it.
+// leg's tab holds the admin's session), legStops at most in each, a "then"
+// stop kept with the one before it.
 func legs() []leg {
 	var out []leg
 	for _, s := range stops() {
@@ -236,38 +237,81 @@ func legs() []leg {
 }
 
 // walk runs each leg of the tour of a in a parallel subtest with a tab of
-// its own from newTab, and returns when every leg is done.
+// its own from newTab, and returns when every leg is done. The admin signs
+// in once, before the legs start, and each console leg's tab is given that
+// session's cookies: the app takes one sign-in at a time per account and
+// address (access.Limiter.LoginStart) and answers another sent meanwhile with
+// 429, so console legs that each signed in at once were turned away now and
+// then, and their wait for the console ran out after a minute.
 func walk(t *testing.T, a *app, newTab func(t *testing.T) playwright.Page, check func(t *testing.T, page playwright.Page, s stop)) {
 	t.Helper()
+	session := adminSession(t, a)
 	t.Run("tour", func(t *testing.T) {
 		for _, l := range legs() {
 			t.Run(l.name, func(t *testing.T) {
 				t.Parallel()
 				page := newTab(t)
+				if l.stops[0].admin {
+					must(t, page.Context().AddCookies(session))
+				}
 				tour(t, page, a, l.stops, func(s stop) { check(t, page, s) })
 			})
 		}
 	})
 }
 
-// tour visits each stop in page, signing in before the first admin one,
-// and calls check on each once it has settled.
+// adminSession signs the admin in through the form in a tab of its own and
+// returns the tab's cookies: the session, for console legs to share.
+func adminSession(t *testing.T, a *app) []playwright.OptionalCookie {
+	t.Helper()
+	page := newPage(t)
+	signIn(t, page, a, adminPassword)
+	signedIn(t, page, a)
+	cookies, err := page.Context().Cookies(a.URL)
+	must(t, err)
+	out := make([]playwright.OptionalCookie, len(cookies))
+	for i, c := range cookies {
+		out[i] = c.ToOptionalCookie()
+	}
+	return out
+}
+
+// signedIn waits for a sign-in sent by signIn to reach the console, and
+// says what the sign-in form answered when it does not.
+func signedIn(t *testing.T, page playwright.Page, a *app) {
+	t.Helper()
+	if err := page.WaitForURL(a.URL + "/admin"); err != nil {
+		answer, _ := page.Locator("main").InnerText(playwright.LocatorInnerTextOptions{Timeout: playwright.Float(1000)})
+		t.Fatalf("signing in: the console did not open; the tab is at %s, saying %q: %v", page.URL(), strings.Join(strings.Fields(answer), " "), err)
+	}
+}
+
+// tour visits each stop in page, which holds the admin's session when
+// there are admin stops, and calls check on each once it has settled. If a
+// step stops the test, the log names the stop and the step.
 func tour(t *testing.T, page playwright.Page, a *app, these []stop, check func(s stop)) {
 	t.Helper()
-	signedIn := false
-	for _, s := range these {
-		if s.admin && !signedIn {
-			signIn(t, page, a, adminPassword)
-			must(t, page.WaitForURL(a.URL+"/admin"))
-			signedIn = true
+	var at stop
+	step, walked := "", false
+	defer func() {
+		if !walked { // t.Fatal, or a panic, ended the walk here
+			t.Logf("the tour stopped at %q (%s) while %s", at.name, at.path, step)
 		}
+	}()
+	for _, s := range these {
+		at = s
+		step = "opening it"
 		open(t, page, a.URL+s.path, s.status)
 		if s.act != nil {
+			step = "acting on it"
 			s.act(t, page)
 		}
+		step = "waiting for it to settle"
 		settle(t, page)
+		step = "checking it"
 		check(s)
 	}
+	walked = true
 }
 
 // settle waits for a live page's socket to say how it is (the indicator is

@@ -70,7 +70,7 @@ func (h *Hub) refreshDefs(ctx context.Context) {
 			v.board, v.rolled = b, true
 			p := b.Current(v.spec.Kind, now)
 			if v.spec.Key != "" {
-				if at, err := board.ParsePeriod(v.spec.Kind, v.spec.Key, b.Location()); err == nil {
+				if at, err := b.PeriodOf(v.spec.Kind, v.spec.Key); err == nil {
 					p = at
 				}
 			}

@@ -194,7 +194,7 @@ func (h *Hub) attach(ctx context.Context, c *client, spec Spec) error {
 	}
 	p := b.Current(spec.Kind, h.reader.Now())
 	if spec.Key != "" {
-		if p, err = board.ParsePeriod(spec.Kind, spec.Key, b.Location()); err != nil {
+		if p, err = b.PeriodOf(spec.Kind, spec.Key); err != nil {
 			return err
 		}
 	}

@@ -238,7 +238,7 @@ func periodOf(b *board.Board, label string) (board.Period, error) {
 	if err != nil {
 		return board.Period{}, err
 	}
-	return board.ParsePeriod(k, key, b.Location())
+	return b.PeriodOf(k, key)
 }
 
 // Filename is the download's name: the board, the member (characters a

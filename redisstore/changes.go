@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"podium/board"
 )
@@ -22,7 +21,7 @@ type changeJSON struct {
 func decodeChanges(b *board.Board, periods []changeJSON, ranks bool) (board.Result, error) {
 	var res board.Result
 	for _, c := range periods {
-		p, err := parseLabel(c.P, b.Location())
+		p, err := parseLabel(c.P, b)
 		if err != nil {
 			return board.Result{}, err
 		}
@@ -52,11 +51,11 @@ func place(score string, rank int, ranks bool) (board.Place, error) {
 }
 
 // parseLabel reads Period.String() back.
-func parseLabel(label string, loc *time.Location) (board.Period, error) {
+func parseLabel(label string, b *board.Board) (board.Period, error) {
 	kind, key, _ := strings.Cut(label, ":")
 	k, err := board.ParseKind(kind)
 	if err != nil {
 		return board.Period{}, err
 	}
-	return board.ParsePeriod(k, key, loc)
+	return b.PeriodOf(k, key)
 }

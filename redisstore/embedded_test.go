@@ -16,6 +16,7 @@ import (
 // the script's chunks, idempotent single scores, member ids JSON must
 // escape in the recent changes, and the audit streams trimmed in steps.
 func TestWritesOnTheEmbeddedStore(t *testing.T) {
+	t.Parallel()
 	m := miniredis.RunT(t)
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	s := NewStore(rdb, WithAuditKeep(100))

@@ -193,7 +193,7 @@ func TestSchedule(t *testing.T) {
 	f := newFixture(t)
 	now := time.Date(2026, 12, 28, 22, 30, 0, 0, time.UTC) // 2026-W53, late evening in UTC
 	f.clock.Set(now)
-	b := f.board(board.Board{TimeZone: "Pacific/Auckland", Periods: []board.Kind{board.Daily, board.Weekly, board.Monthly, board.Yearly, board.AllTime}})
+	b := f.board(board.Board{TimeZone: "Pacific/Auckland", Periods: []board.Kind{board.Daily, board.Weekly, board.Monthly, board.Yearly, board.Custom, board.AllTime}, Schedule: "every 72h from 2026-12-01T00:00"})
 	got, err := f.rdb.HGetAll(f.ctx, schedKey(b.ID)).Result()
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +201,7 @@ func TestSchedule(t *testing.T) {
 	if got["version"] != strconv.FormatInt(b.Version, 10) {
 		t.Fatalf("schedule version %q, board %d", got["version"], b.Version)
 	}
-	for _, k := range []board.Kind{board.Daily, board.Weekly, board.Monthly, board.Yearly} {
+	for _, k := range []board.Kind{board.Daily, board.Weekly, board.Monthly, board.Yearly, board.Custom} {
 		w := strings.Fields(got[string(k)])
 		cur := b.Current(k, f.clock.Now())
 		if len(w) < 3 || w[1] != cur.Key || w[0] != strconv.FormatInt(cur.Start.UnixMicro(), 10) {
@@ -213,13 +213,13 @@ func TestSchedule(t *testing.T) {
 		}
 		for i := 0; i+2 < len(w); i += 2 { // contiguous: each period ends where the next starts
 			start, _ := strconv.ParseInt(w[i], 10, 64)
-			p := board.PeriodAt(k, time.UnixMicro(start), b.Location())
+			p := b.Current(k, time.UnixMicro(start))
 			if p.Key != w[i+1] || strconv.FormatInt(p.End.UnixMicro(), 10) != w[i+2] {
 				t.Fatalf("%s entry %d: %v", k, i/2, w[i:i+3])
 			}
 		}
 	}
-	b.Periods = []board.Kind{board.Weekly, board.AllTime}
+	b.Periods, b.Schedule = []board.Kind{board.Weekly, board.AllTime}, ""
 	upd, err := f.store.UpdateBoard(f.ctx, *b)
 	if err != nil {
 		t.Fatal(err)

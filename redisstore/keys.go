@@ -239,6 +239,8 @@ func kindLetter(k board.Kind) string {
 		return "m"
 	case board.Yearly:
 		return "y"
+	case board.Custom:
+		return "c"
 	}
 	return "all"
 }

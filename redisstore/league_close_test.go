@@ -209,6 +209,7 @@ func TestLeagueCloseRace(t *testing.T) {
 // members, and the close reads and moves them, every key in the board's
 // slot of a real Redis Cluster.
 func TestLeagueCloseOnCluster(t *testing.T) {
+	t.Parallel()
 	cluster, err := redistest.StartCluster(3, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -125,7 +125,7 @@ func (s segmentStore) LeagueCloses(ctx context.Context, b *board.Board) ([]Leagu
 		if err1 != nil || err2 != nil || err3 != nil {
 			continue
 		}
-		p, err := board.ParsePeriod(k, key, b.Location())
+		p, err := b.PeriodOf(k, key)
 		if err != nil {
 			continue
 		}

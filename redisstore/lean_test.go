@@ -18,6 +18,7 @@ import (
 // offset, through tie groups longer than its look-back (where it hands
 // the page to view.lua).
 func TestLeanPageIsTheScriptsPage(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	rng := rand.New(rand.NewPCG(25, 27))
 	for _, style := range []board.RankStyle{board.Competition, board.Ordinal} {

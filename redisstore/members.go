@@ -65,7 +65,7 @@ func (s writer) RemoveMember(ctx context.Context, boardID, member string, p *boa
 		if !ok {
 			continue
 		}
-		per, err := board.ParsePeriod(k, key, b.Location())
+		per, err := b.PeriodOf(k, key)
 		if err != nil {
 			continue
 		}
@@ -322,7 +322,7 @@ func (s reader) StoredPeriods(ctx context.Context, b *board.Board) ([]board.Peri
 		if !ok {
 			continue
 		}
-		p, err := board.ParsePeriod(k, key, b.Location())
+		p, err := b.PeriodOf(k, key)
 		if err != nil {
 			continue
 		}

@@ -51,7 +51,7 @@ func (s upkeep) NotePeriods(ctx context.Context, b *board.Board, zsets []string,
 		if !ok || id != b.ID || !k.Calendar() || seen[z] {
 			continue
 		}
-		p, err := board.ParsePeriod(k, key, b.Location())
+		p, err := b.PeriodOf(k, key)
 		if err != nil || ZSetKey(b.ID, p) != z {
 			continue // not a period's key: "w:2026-W47x"
 		}

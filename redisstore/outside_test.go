@@ -121,6 +121,7 @@ func TestClosedBefore(t *testing.T) {
 // primary, so periods written straight into Redis are found whichever node
 // serves their board.
 func TestScanPeriodsOnCluster(t *testing.T) {
+	t.Parallel()
 	cluster, err := redistest.StartCluster(3, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -212,39 +212,40 @@ func compareSegments(t *testing.T, f *fixture, m *segModel, b *board.Board, rng 
 						t.Fatalf("%s: %s %s from %d\n got  %v\n want %v", where, p, seg, off, got, want[off:min(off+2, len(want))])
 					}
 				}
-				compareSegmentRanks(t, f, m, b, p, seg, where)
+				compareSegmentRanks(t, f, b, p, seg, want, where)
 			}
 		}
 	}
 }
 
-// compareSegmentRanks checks every member's standing within the segment.
-func compareSegmentRanks(t *testing.T, f *fixture, m *segModel, b *board.Board, p board.Period, seg board.Segment, where string) {
+// compareSegmentRanks checks every member's standing within the segment
+// against rows, the model's standing of it (segPage).
+func compareSegmentRanks(t *testing.T, f *fixture, b *board.Board, p board.Period, seg board.Segment, rows []string, where string) {
 	t.Helper()
 	ids := []string{"a", "b", "c", "d", "e", "f", "g", "ab", "Émile"}
 	sts, err := f.store.SegmentRanks(f.ctx, b, p, seg, ids)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := m.segPage(p, seg)
+	type place struct{ pos, rank int }
+	at := make(map[string]place, len(rows))
+	for pos, r := range rows {
+		var rank int
+		var mid string
+		_, _ = fmt.Sscanf(r, "%d %s", &rank, &mid)
+		at[mid] = place{pos, rank}
+	}
 	for i, id := range ids {
 		st := sts[i]
-		pos := slices.IndexFunc(rows, func(r string) bool {
-			var rank int
-			var mid string
-			_, _ = fmt.Sscanf(r, "%d %s", &rank, &mid)
-			return mid == id
-		})
-		if (pos >= 0) != st.Ranked || st.Total != len(rows) {
-			t.Fatalf("%s: %s %s: %s ranked %v of %d, want %v of %d", where, p, seg, id, st.Ranked, st.Total, pos >= 0, len(rows))
+		want, ok := at[id]
+		if ok != st.Ranked || st.Total != len(rows) {
+			t.Fatalf("%s: %s %s: %s ranked %v of %d, want %v of %d", where, p, seg, id, st.Ranked, st.Total, ok, len(rows))
 		}
-		if pos < 0 {
+		if !ok {
 			continue
 		}
-		var rank int
-		_, _ = fmt.Sscanf(rows[pos], "%d", &rank)
-		if st.Rank != rank || st.Position != pos {
-			t.Fatalf("%s: %s %s: %s rank %d at %d, want %d at %d", where, p, seg, id, st.Rank, st.Position, rank, pos)
+		if st.Rank != want.rank || st.Position != want.pos {
+			t.Fatalf("%s: %s %s: %s rank %d at %d, want %d at %d", where, p, seg, id, st.Rank, st.Position, want.rank, want.pos)
 		}
 	}
 }

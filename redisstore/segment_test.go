@@ -180,6 +180,7 @@ func TestSegmentsFollowWindowsFreezeAndErasure(t *testing.T) {
 // TestSegmentsOnCluster: every key a segment write, move and read touches
 // sits in the board's slot, on a real Redis Cluster, FCALL included.
 func TestSegmentsOnCluster(t *testing.T) {
+	t.Parallel()
 	cluster, err := redistest.StartCluster(3, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -255,19 +255,19 @@ func TestConcurrentSubmissionsLoseNothing(t *testing.T) {
 
 func TestPeriodsAreWrittenTogetherAndRollOver(t *testing.T) {
 	f := newFixture(t)
-	b := f.board(board.Board{Periods: board.Kinds, TimeZone: "Asia/Tokyo"})
+	b := f.board(board.Board{Periods: board.Kinds, TimeZone: "Asia/Tokyo", Schedule: "0 18 * * FRI"})
 	f.clock.Set(time.Date(2026, 12, 31, 14, 30, 0, 0, time.UTC)) // 23:30 in Tokyo
 	f.submit(b, "ann", 10, board.Incr)
 	f.clock.Set(time.Date(2026, 12, 31, 15, 30, 0, 0, time.UTC)) // 00:30 on 1 January in Tokyo
 	f.submit(b, "ann", 5, board.Incr)
-	tokyo := b.Location()
+
 	want := map[string]float64{
 		"day:2026-12-31": 10, "day:2027-01-01": 5,
 		"week:2026-W53": 15, "month:2026-12": 10, "month:2027-01": 5,
-		"year:2026": 10, "year:2027": 5, "all": 15,
+		"year:2026": 10, "year:2027": 5, "all": 15, "custom:20261225T0900Z": 15,
 	}
 	for label, score := range want {
-		p, err := parseLabel(label, tokyo)
+		p, err := parseLabel(label, b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +277,7 @@ func TestPeriodsAreWrittenTogetherAndRollOver(t *testing.T) {
 		}
 	}
 	sts, err := f.store.Member(f.ctx, b, "ann")
-	if err != nil || len(sts) != len(board.Kinds) || sts[7].Period.Kind != board.Last30d || sts[7].Score != 15 || sts[0].Period.Key != "2027-01-01" || sts[1].Period.Key != "2026-W53" || sts[1].Score != 15 {
+	if err != nil || len(sts) != len(board.Kinds) || sts[8].Period.Kind != board.Last30d || sts[8].Score != 15 || sts[0].Period.Key != "2027-01-01" || sts[1].Period.Key != "2026-W53" || sts[1].Score != 15 {
 		t.Fatalf("member standing: %+v %v", sts, err)
 	}
 }

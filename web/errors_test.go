@@ -17,7 +17,7 @@ import (
 // periods themselves work and offer no link to a period beyond.
 func TestPeriodYearRange(t *testing.T) {
 	f := webtest.New(t)
-	f.Board(board.Board{ID: "edge", Title: "Edge", Periods: board.Kinds}, map[string]float64{"ann": 1})
+	f.Board(board.Board{ID: "edge", Title: "Edge", Periods: board.Kinds, Schedule: "0 18 * * FRI"}, map[string]float64{"ann": 1})
 	const why = "within years 0001-9999"
 	api := []struct {
 		name, method, path string

@@ -19,6 +19,7 @@ import (
 // TestArchiveCommands: an operator archives last week now, sees it in the
 // status, and cannot archive the week in progress.
 func TestArchiveCommands(t *testing.T) {
+	t.Parallel()
 	srv, err := redistest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +38,7 @@ func TestArchiveCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	vars := env(map[string]string{"REDIS_URL": "redis://" + srv.Addr, "ARCHIVE_PATH": filepath.Join(t.TempDir(), "a.db"), "ARCHIVE_GRACE": "1m"})
+	vars := env(t, map[string]string{"REDIS_URL": "redis://" + srv.Addr, "ARCHIVE_PATH": filepath.Join(t.TempDir(), "a.db"), "ARCHIVE_GRACE": "1m"})
 	cmd := func(args ...string) (string, error) {
 		var out bytes.Buffer
 		err := run(ctx, append([]string{"archive"}, args...), vars, &out, &out)
@@ -96,6 +97,7 @@ func TestArchiveCommands(t *testing.T) {
 // archive status, copied by archive run (rows as the board showed them),
 // and set to expire from Redis: one closed last week and one a year ago.
 func TestArchiveRunOutsideWriter(t *testing.T) {
+	t.Parallel()
 	srv, err := redistest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +127,7 @@ func TestArchiveRunOutsideWriter(t *testing.T) {
 		shown[w.String()] = pg.Entries
 	}
 	path := filepath.Join(t.TempDir(), "a.db")
-	vars := env(map[string]string{"REDIS_URL": "redis://" + srv.Addr, "ARCHIVE_PATH": path, "ARCHIVE_GRACE": "1m"})
+	vars := env(t, map[string]string{"REDIS_URL": "redis://" + srv.Addr, "ARCHIVE_PATH": path, "ARCHIVE_GRACE": "1m"})
 	cmd := func(args ...string) (string, error) {
 		var out bytes.Buffer
 		err := run(ctx, append([]string{"archive"}, args...), vars, &out, &out)

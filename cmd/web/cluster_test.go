@@ -64,7 +64,7 @@ func serve(t *testing.T, args []string, vars map[string]string) *served {
 	// picked here and passed on could be taken meanwhile (the embedded
 	// store takes one of its own as it starts).
 	go func() {
-		done <- run(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), env(vars), io.Discard, logs)
+		done <- run(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), env(t, vars), io.Discard, logs)
 	}()
 	s := &served{t: t, log: logs, cancel: cancel}
 	eventually(t, "the server", func() bool {
@@ -207,6 +207,7 @@ func boardsOnEachPrimary(t *testing.T, c *redistest.Cluster, prefix string) []st
 // of every board, the console and its audit log, and the archive commands.
 // Nothing may log a cross-slot or redirect error.
 func TestEveryFeatureOnCluster(t *testing.T) {
+	t.Parallel()
 	cluster, err := redistest.StartCluster(3, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -218,11 +219,11 @@ func TestEveryFeatureOnCluster(t *testing.T) {
 	s := serve(t, []string{"--demo"}, vars)
 
 	var out, errOut bytes.Buffer
-	if err := runCommand(ctx, []string{"apikey", "create", "--name", "cluster test"}, env(vars), nil, &out, &errOut); err != nil {
+	if err := runCommand(ctx, []string{"apikey", "create", "--name", "cluster test"}, env(t, vars), nil, &out, &errOut); err != nil {
 		t.Fatalf("apikey create on a cluster: %v %s", err, errOut.String())
 	}
 	key := strings.TrimSpace(out.String())
-	if err := runCommand(ctx, []string{"admin", "create", "--user", "bob"}, env(vars), strings.NewReader("another long password\n"), &out, &errOut); err != nil {
+	if err := runCommand(ctx, []string{"admin", "create", "--user", "bob"}, env(t, vars), strings.NewReader("another long password\n"), &out, &errOut); err != nil {
 		t.Fatalf("admin create on a cluster: %v", err)
 	}
 
@@ -297,7 +298,7 @@ func TestEveryFeatureOnCluster(t *testing.T) {
 	s.must(404, "GET", "/api/v1/boards/"+ids[2], "", nil)
 
 	out.Reset()
-	if err := runArchive(ctx, []string{"status"}, env(vars), &out); err != nil {
+	if err := runArchive(ctx, []string{"status"}, env(t, vars), &out); err != nil {
 		t.Fatalf("archive status on a cluster: %v", err)
 	}
 	if err := s.stop(); err != nil {
@@ -317,6 +318,7 @@ func TestEveryFeatureOnCluster(t *testing.T) {
 // behind a load balancer: a write through one reaches a browser watching
 // through the other, and a key made by one works on the other.
 func TestTwoProcessesOneRedis(t *testing.T) {
+	t.Parallel()
 	srv, err := redistest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -325,7 +327,7 @@ func TestTwoProcessesOneRedis(t *testing.T) {
 	vars := map[string]string{"REDIS_URL": "redis://" + srv.Addr, "LIVE_TICK": "20ms"}
 	a, b := serve(t, nil, vars), serve(t, nil, vars)
 	var out, errOut bytes.Buffer
-	if err := runCommand(context.Background(), []string{"apikey", "create", "--name", "two"}, env(vars), nil, &out, &errOut); err != nil {
+	if err := runCommand(context.Background(), []string{"apikey", "create", "--name", "two"}, env(t, vars), nil, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
 	key := strings.TrimSpace(out.String())
@@ -343,15 +345,16 @@ func TestTwoProcessesOneRedis(t *testing.T) {
 // TestParseTopology: Cluster and Sentinel settings are read, and every
 // combination that cannot mean one Redis stops the binary with its reason.
 func TestParseTopology(t *testing.T) {
-	cfg, err := app.ParseConfig(nil, env(map[string]string{"REDIS_CLUSTER_ADDRS": "r1:6379, r2:6380", "REDIS_PASSWORD": "pw", "REDIS_TLS": "true"}), io.Discard)
+	t.Parallel()
+	cfg, err := app.ParseConfig(nil, env(t, map[string]string{"REDIS_CLUSTER_ADDRS": "r1:6379, r2:6380", "REDIS_PASSWORD": "pw", "REDIS_TLS": "true"}), io.Discard)
 	if err != nil || !slices.Equal(cfg.Redis.ClusterAddrs, []string{"r1:6379", "r2:6380"}) || cfg.Redis.Password != "pw" || !cfg.Redis.TLS || cfg.Embedded() {
 		t.Fatalf("cluster: %+v %v", cfg.Redis, err)
 	}
-	cfg, err = app.ParseConfig([]string{"--redis-sentinel-addrs", "s1:26379,s2:26379", "--redis-master-name", "podium"}, env(nil), io.Discard)
+	cfg, err = app.ParseConfig([]string{"--redis-sentinel-addrs", "s1:26379,s2:26379", "--redis-master-name", "podium"}, env(t, nil), io.Discard)
 	if err != nil || len(cfg.Redis.SentinelAddrs) != 2 || cfg.Redis.MasterName != "podium" || cfg.Embedded() {
 		t.Fatalf("sentinel: %+v %v", cfg.Redis, err)
 	}
-	if cfg, err := app.ParseConfig(nil, env(nil), io.Discard); err != nil || !cfg.Embedded() {
+	if cfg, err := app.ParseConfig(nil, env(t, nil), io.Discard); err != nil || !cfg.Embedded() {
 		t.Fatalf("nothing set is the embedded store: %v", err)
 	}
 	for vars, want := range map[*map[string]string]string{
@@ -365,13 +368,13 @@ func TestParseTopology(t *testing.T) {
 		{"REDIS_CLUSTER_ADDRS": "r1"}:                                                      `"r1" is not host:port`,
 		{"REDIS_SENTINEL_ADDRS": "s1:26379", "REDIS_MASTER_NAME": "x", "REDIS_TLS": "yes"}: "REDIS_TLS",
 	} {
-		_, err := app.ParseConfig(nil, env(*vars), io.Discard)
+		_, err := app.ParseConfig(nil, env(t, *vars), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: %v, want an error saying %q", *vars, err, want)
 		}
 	}
 	var help bytes.Buffer
-	app.ParseConfig([]string{"--help"}, env(nil), &help)
+	app.ParseConfig([]string{"--help"}, env(t, nil), &help)
 	for _, s := range []string{"REDIS_CLUSTER_ADDRS", "REDIS_SENTINEL_ADDRS", "REDIS_MASTER_NAME", "REDIS_PASSWORD"} {
 		if !strings.Contains(help.String(), s) {
 			t.Errorf("--help does not list %s", s)

@@ -58,7 +58,7 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 		if err != nil && line == "" {
 			return fmt.Errorf("read the password from standard input: %w", err)
 		}
-		if err := access.NewAccounts(rdb, 0).Create(ctx, *user, strings.TrimRight(line, "\r\n")); err != nil {
+		if err := access.NewAccounts(rdb, passwordCost).Create(ctx, *user, strings.TrimRight(line, "\r\n")); err != nil {
 			return err
 		}
 		_ = log.Record(ctx, audit.Entry{Actor: "cli", Action: "admin.create", After: *user})

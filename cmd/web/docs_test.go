@@ -71,6 +71,7 @@ func anchors(md string) map[string]bool {
 // The manual moved out of the README into docs/; links between pages are
 // what keeps it one manual.
 func TestDocsLinks(t *testing.T) {
+	t.Parallel()
 	files := docFiles(t)
 	for _, file := range files {
 		raw, err := os.ReadFile(file)
@@ -121,6 +122,7 @@ func TestDocsLinks(t *testing.T) {
 // one row per setting, in the order of the settings table --help prints,
 // with the same flag, environment variable and default.
 func TestConfigurationTableMatchesSettings(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(repoRoot, "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -152,6 +154,7 @@ func TestConfigurationTableMatchesSettings(t *testing.T) {
 
 // TestAnchors holds the slug rules to GitHub's on the headings the docs use.
 func TestAnchors(t *testing.T) {
+	t.Parallel()
 	got := anchors("# Security: what the product promises\n## Writing Redis directly (game servers)\n```\n# not a heading\n```\n## Pages\n## Pages\n### `--addr` and ADDR\n")
 	for _, want := range []string{"security-what-the-product-promises", "writing-redis-directly-game-servers", "pages", "pages-1", "--addr-and-addr"} {
 		if !got[want] {

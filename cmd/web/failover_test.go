@@ -25,6 +25,7 @@ import (
 // primary by itself, every write retried with its idempotency key counts
 // once, and every watcher converges to the exact standings.
 func TestSentinelFailoverUnderLoad(t *testing.T) {
+	t.Parallel()
 	st, err := redistest.StartSentinel()
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +69,7 @@ func replicated(t *testing.T, rdb *redis.Client) {
 // TestClusterFailoverUnderLoad does the same on a Redis Cluster, killing
 // the primary of the written board's slot.
 func TestClusterFailoverUnderLoad(t *testing.T) {
+	t.Parallel()
 	cluster, err := redistest.StartCluster(3, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +91,7 @@ func failoverUnderLoad(t *testing.T, vars map[string]string, kill func(board str
 	vars["API_ADDR_LIMIT"], vars["API_KEY_LIMIT"] = "10000000", "10000000"
 	s := serve(t, nil, vars)
 	var out, errOut bytes.Buffer
-	if err := runCommand(ctx, []string{"apikey", "create", "--name", "load"}, env(vars), nil, &out, &errOut); err != nil {
+	if err := runCommand(ctx, []string{"apikey", "create", "--name", "load"}, env(t, vars), nil, &out, &errOut); err != nil {
 		t.Fatalf("apikey create: %v", err)
 	}
 	key := strings.TrimSpace(out.String())

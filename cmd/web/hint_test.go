@@ -13,8 +13,9 @@ import (
 // there), and following it (ADMIN_USER/ADMIN_PASSWORD at start) gives an
 // admin who can sign in.
 func TestNoAdminHintFitsTheStore(t *testing.T) {
+	t.Parallel()
 	// What the embedded store's hint warns of: the command refuses there.
-	if err := runCommand(context.Background(), []string{"admin", "create", "--user", "alice"}, env(nil), strings.NewReader("a long password\n"), nil, nil); err == nil || !strings.Contains(err.Error(), "ADMIN_USER/ADMIN_PASSWORD") {
+	if err := runCommand(context.Background(), []string{"admin", "create", "--user", "alice"}, env(t, nil), strings.NewReader("a long password\n"), nil, nil); err == nil || !strings.Contains(err.Error(), "ADMIN_USER/ADMIN_PASSWORD") {
 		t.Fatalf("admin create on the embedded store: %v", err)
 	}
 

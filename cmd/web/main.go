@@ -31,6 +31,12 @@ func main() {
 	}
 }
 
+// passwordCost is the bcrypt cost of the passwords run and its commands
+// hash: 0, bcrypt's default, in the binary; the tests set the lowest, as
+// one hash or check at the default cost takes seconds under the race
+// detector on a busy machine.
+var passwordCost int
+
 // run serves until ctx ends (app.App.Run says in which order it stops), or
 // runs a command.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -47,7 +53,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	a, err := app.New(ctx, cfg, app.NewLogger(cfg, stderr))
+	a, err := app.New(ctx, cfg, app.NewLogger(cfg, stderr), app.WithPasswordCost(passwordCost))
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -14,13 +15,16 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/crypto/bcrypt"
 
 	"podium/access"
 	"podium/app"
@@ -28,12 +32,14 @@ import (
 )
 
 // env is an environment of m's variables alone. The archive goes to a file
-// of the test process's own (the default is ./data, in the source tree),
-// and a stopped server does not drain (TestDrainBeforeShutdown does).
-func env(m map[string]string) func(string) string {
+// of t's own in the test process's folder (the default is ./data, in the
+// source tree), so that tests run side by side, and a stopped server does
+// not drain (TestDrainBeforeShutdown does).
+func env(t *testing.T, m map[string]string) func(string) string {
+	archive := filepath.Join(testDir, unsafeName.ReplaceAllString(t.Name(), "_"), "archive.db")
 	return func(k string) string {
 		if k == "ARCHIVE_PATH" && m[k] == "" {
-			return testArchive
+			return archive
 		}
 		if k == "DRAIN_PERIOD" && m[k] == "" {
 			return "0s"
@@ -42,23 +48,37 @@ func env(m map[string]string) func(string) string {
 	}
 }
 
-var testArchive = filepath.Join(os.TempDir(), fmt.Sprintf("podium-cmd-web-test-%d", os.Getpid()), "archive.db")
+// testDir holds the tests' archives; TestMain removes it.
+var testDir = filepath.Join(os.TempDir(), fmt.Sprintf("podium-cmd-web-test-%d", os.Getpid()))
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 func TestMain(m *testing.M) {
+	passwordCost = bcrypt.MinCost
+	flag.Parse()
+	// Most of these tests wait: for a demo's next write, a sign-in delay, a
+	// Cluster or a Sentinel to fail over. Each has servers of its own, so
+	// unless -parallel says otherwise, twice GOMAXPROCS run at a time.
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 	code := m.Run()
-	os.RemoveAll(filepath.Dir(testArchive))
+	os.RemoveAll(testDir)
 	os.Exit(code)
 }
 
 func TestParseConfig(t *testing.T) {
+	t.Parallel()
 	if cfg, err := app.ParseConfig(nil, func(string) string { return "" }, io.Discard); err != nil || cfg.Drain != 5*time.Second || cfg.BodyTimeout != 30*time.Second {
 		t.Fatalf("default drain and body timeout: %v %v %v", cfg.Drain, cfg.BodyTimeout, err)
 	}
-	cfg, err := app.ParseConfig(nil, env(nil), io.Discard)
+	cfg, err := app.ParseConfig(nil, env(t, nil), io.Discard)
 	if err != nil || cfg.Addr != ":8080" || cfg.RedisURL != "" || cfg.Demo || !slices.Equal(cfg.EmbedOrigins, []string{"*"}) || cfg.TimeZone != "UTC" || cfg.Shutdown != 10*time.Second {
 		t.Fatalf("defaults: %+v %v", cfg, err)
 	}
-	cfg, err = app.ParseConfig([]string{"--addr", ":9000", "--demo"}, env(map[string]string{
+	cfg, err = app.ParseConfig([]string{"--addr", ":9000", "--demo"}, env(t, map[string]string{
 		"ADDR": ":7000", "DEMO": "0", "REDIS_URL": "redis://:secret@cache:6379/2", "EMBED_ORIGINS": "https://a.example, https://b.example/",
 		"BASE_URL": "https://scores.example.com/", "LOG_FORMAT": "json", "LOG_LEVEL": "debug", "DEFAULT_TZ": "Europe/Paris",
 	}), io.Discard)
@@ -68,7 +88,7 @@ func TestParseConfig(t *testing.T) {
 	if cfg.Addr != ":9000" || !cfg.Demo || cfg.BaseURL != "https://scores.example.com" || !slices.Equal(cfg.EmbedOrigins, []string{"https://a.example", "https://b.example"}) || cfg.LogFormat != "json" || cfg.TimeZone != "Europe/Paris" {
 		t.Fatalf("flags over env: %+v", cfg)
 	}
-	cfg, err = app.ParseConfig(nil, env(map[string]string{"EMBED_ORIGINS": "https://a.example,null", "METRICS_ADDR": "127.0.0.1:9090", "METRICS_TOKEN": "0123456789abcdef"}), io.Discard)
+	cfg, err = app.ParseConfig(nil, env(t, map[string]string{"EMBED_ORIGINS": "https://a.example,null", "METRICS_ADDR": "127.0.0.1:9090", "METRICS_TOKEN": "0123456789abcdef"}), io.Discard)
 	if err != nil || !slices.Equal(cfg.EmbedOrigins, []string{"https://a.example", "null"}) || cfg.MetricsAddr != "127.0.0.1:9090" || cfg.MetricsToken != "0123456789abcdef" {
 		t.Fatalf("null origin and metrics: %+v %v", cfg, err)
 	}
@@ -94,7 +114,7 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"extra"}, nil, "unexpected argument"},
 	}
 	for _, tc := range bad {
-		_, err := app.ParseConfig(tc.args, env(tc.env), io.Discard)
+		_, err := app.ParseConfig(tc.args, env(t, tc.env), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%v %v: %v, want an error naming %s", tc.args, tc.env, err, tc.says)
 		}
@@ -103,7 +123,7 @@ func TestParseConfig(t *testing.T) {
 		}
 	}
 	var help bytes.Buffer
-	if _, err := app.ParseConfig([]string{"--help"}, env(nil), &help); err == nil || !strings.Contains(help.String(), "EMBED_ORIGINS") {
+	if _, err := app.ParseConfig([]string{"--help"}, env(t, nil), &help); err == nil || !strings.Contains(help.String(), "EMBED_ORIGINS") {
 		t.Fatalf("help: %v\n%s", err, help.String())
 	}
 }
@@ -111,6 +131,7 @@ func TestParseConfig(t *testing.T) {
 // TestRunServesAndShutsDown starts the binary's run on the embedded store with
 // the demo, checks it serves, then cancels as SIGTERM would.
 func TestRunServesAndShutsDown(t *testing.T) {
+	t.Parallel()
 	s := serve(t, []string{"--demo"}, nil)
 	addr := strings.TrimPrefix(s.base, "http://")
 	first, _, _ := strings.Cut(s.log.String(), "\n")
@@ -220,6 +241,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 
 // TestRunOnRedis uses REDIS_URL and refuses an unreachable one clearly.
 func TestRunOnRedis(t *testing.T) {
+	t.Parallel()
 	srv, err := redistest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -229,20 +251,21 @@ func TestRunOnRedis(t *testing.T) {
 	if err := s.stop(); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	err = run(context.Background(), []string{"--addr", "127.0.0.1:0"}, env(map[string]string{"REDIS_URL": "redis://127.0.0.1:1/0"}), io.Discard, io.Discard)
+	err = run(context.Background(), []string{"--addr", "127.0.0.1:0"}, env(t, map[string]string{"REDIS_URL": "redis://127.0.0.1:1/0"}), io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "cannot reach Redis at 127.0.0.1:1") {
 		t.Fatalf("unreachable Redis: %v", err)
 	}
 }
 
 func TestCommands(t *testing.T) {
+	t.Parallel()
 	srv, err := redistest.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
 	ctx := context.Background()
-	getenv := env(map[string]string{"REDIS_URL": "redis://" + srv.Addr})
+	getenv := env(t, map[string]string{"REDIS_URL": "redis://" + srv.Addr})
 	var out, errOut bytes.Buffer
 	if err := runCommand(ctx, []string{"admin", "create", "--user", "alice"}, getenv, strings.NewReader("a long password\n"), &out, &errOut); err != nil {
 		t.Fatal(err)
@@ -265,7 +288,7 @@ func TestCommands(t *testing.T) {
 	if err := runCommand(ctx, []string{"apikey", "create", "--name", "x", "--board", "nope"}, getenv, nil, &out, &errOut); err == nil {
 		t.Fatal("a key for an unknown board")
 	}
-	if err := runCommand(ctx, []string{"apikey", "create", "--name", "x"}, env(nil), nil, &out, &errOut); err == nil || !strings.Contains(err.Error(), "REDIS_URL") {
+	if err := runCommand(ctx, []string{"apikey", "create", "--name", "x"}, env(t, nil), nil, &out, &errOut); err == nil || !strings.Contains(err.Error(), "REDIS_URL") {
 		t.Fatalf("without REDIS_URL: %v", err)
 	}
 }

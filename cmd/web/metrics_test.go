@@ -19,6 +19,7 @@ import (
 // their own; with METRICS_TOKEN they are on the main address too, to a
 // bearer of the token only. They cover HTTP, Redis, the hub and the archiver.
 func TestRunServesMetrics(t *testing.T) {
+	t.Parallel()
 	srv, err := redistest.Start()
 	if err != nil {
 		t.Fatal(err)

@@ -65,6 +65,7 @@ func (b *browserFrom) signIn(user, pass string) *http.Response {
 // guesses lock out only the stranger's address, the admin signs in from their
 // own, and a 5 MB user name leaves nothing big in Redis or in the log.
 func TestSignInPolicy(t *testing.T) {
+	t.Parallel()
 	srv, err := redistest.Start()
 	if err != nil {
 		t.Fatal(err)

@@ -106,9 +106,13 @@ func (g *SlotGuard) check(kind, what string, keys []string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.checked[kind]++
-	for _, k := range keys[min(1, len(keys)):] {
-		if Slot(k) != Slot(keys[0]) {
-			g.violations = append(g.violations, fmt.Sprintf("%s: keys in slots %d and %d: %q", what, Slot(keys[0]), Slot(k), keys))
+	if len(keys) < 2 {
+		return
+	}
+	first := Slot(keys[0])
+	for _, k := range keys[1:] {
+		if s := Slot(k); s != first {
+			g.violations = append(g.violations, fmt.Sprintf("%s: keys in slots %d and %d: %q", what, first, s, keys))
 			return
 		}
 	}

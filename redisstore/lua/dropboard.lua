@@ -24,7 +24,7 @@ local zs = redis.call('SMEMBERS', k_periods)
 -- may linger until their TTL: the archive state names them. They go now,
 -- or a board made again under the id would read them as its own.
 local tag = tag_of(k_def)
-local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y'}
+local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y', custom = 'c'}
 for _, label in ipairs(redis.call('HKEYS', k_archive)) do
   local kind, key = string.match(label, '^([a-z]+):(.+)$')
   if kind and LETTER[kind] then zs[#zs + 1] = tag .. ':' .. LETTER[kind] .. ':' .. key end

@@ -136,7 +136,7 @@ local zs, seen = {}, {}
 for _, z in ipairs(redis.call('SMEMBERS', k_periods)) do
   seen[z], zs[#zs + 1] = true, z
 end
-local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y'}
+local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y', custom = 'c'}
 for _, label in ipairs(redis.call('HKEYS', k_archive)) do
   local kind, key = string.match(label, '^([a-z]+):(.+)$')
   local z = kind and LETTER[kind] and (TAG .. ':' .. LETTER[kind] .. ':' .. key)

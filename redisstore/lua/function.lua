@@ -14,8 +14,8 @@
 -- The change is audited, as every write is, under the actor "redis:fcall".
 -- Periods come from the schedule the app keeps beside the board (time zones
 -- are not computable here); the app refreshes it hourly and on every change.
-local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y'}
-local KINDS = {'day', 'week', 'month', 'year', 'all', 'last24h', 'last7d', 'last30d'}
+local LETTER = {day = 'd', week = 'w', month = 'm', year = 'y', custom = 'c'}
+local KINDS = {'day', 'week', 'month', 'year', 'custom', 'all', 'last24h', 'last7d', 'last30d'}
 local WINDOW = {last24h = 'r:24h', last7d = 'r:7d', last30d = 'r:30d'}
 local MAX = 9007199254740992
 local ACTOR = 'redis:fcall'
@@ -161,13 +161,18 @@ local function utc_hour(us)
 end
 
 -- scheduled finds the key of the period holding now in a schedule field
--- ("start key start key ... end").
+-- ("start key start key ... end"), reading no further than it must: the
+-- app rewrites the schedule hourly, so now is near its start, and an
+-- hourly custom schedule lists 840 periods.
 local function scheduled(list, now)
-  local w = {}
-  for x in string.gmatch(list or '', '%S+') do w[#w + 1] = x end
-  for i = 1, #w - 2, 2 do
-    if tonumber(w[i]) <= now and now < tonumber(w[i + 2]) then return w[i + 1] end
+  list = list or ''
+  local key
+  for start, k in string.gmatch(list, '(%d+) (%S+)') do
+    if tonumber(start) > now then return key end
+    key = k
   end
+  local stop = string.match(list, '(%d+)%s*$') -- past the last start: only before the end
+  if key and stop and now < tonumber(stop) then return key end
   return nil
 end
 

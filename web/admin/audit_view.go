@@ -180,6 +180,7 @@ func settings(j board.Spec) []setting {
 		{"Periods", strings.Join(periods, ", "), "(none)"},
 		{"Opens on", kindName(j.DefaultPeriod), "(none)"},
 		{"Time zone", j.TimeZone, "UTC"},
+		{"Own schedule", scheduleName(j), "(none)"},
 		{"Equal scores", tie, "(none)"},
 		{"Rank numbers", capital(j.RankStyle), "(none)"},
 		{"Extra sort fields", strings.Join(fields, ", "), "(none)"},
@@ -191,6 +192,15 @@ func settings(j board.Spec) []setting {
 		{"League", leagueName(j.League), "(none)"},
 		{"Visibility", capital(j.Visibility), "Public"}, // definitions from before visibility: public
 	}
+}
+
+// scheduleName is a board's own schedule and what its periods are called:
+// "0 18 * * FRI (Sprint)".
+func scheduleName(j board.Spec) string {
+	if j.Schedule == "" || j.ScheduleName == "" {
+		return j.Schedule
+	}
+	return j.Schedule + " (" + j.ScheduleName + ")"
 }
 
 // teamsName says how a board ranks teams; "" (not worth a line) without.
@@ -239,7 +249,7 @@ func windowName(j board.Spec) string {
 }
 
 func kindName(k string) string {
-	if name, ok := map[string]string{"day": "Daily", "week": "Weekly", "month": "Monthly", "year": "Yearly", "all": "All time",
+	if name, ok := map[string]string{"day": "Daily", "week": "Weekly", "month": "Monthly", "year": "Yearly", "custom": "Own schedule", "all": "All time",
 		"last24h": "Last 24 hours", "last7d": "Last 7 days", "last30d": "Last 30 days"}[k]; ok {
 		return name
 	}

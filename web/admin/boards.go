@@ -48,7 +48,7 @@ func (s *Handler) boardFormView(c echo.Context, b board.Board, editing bool, err
 	if b.TopOnly > 0 {
 		v.TopOnly = fmt.Sprint(b.TopOnly)
 	}
-	v.Segments = strings.Join(b.Segments, ", ")
+	v.Segments, v.Schedule, v.ScheduleName = strings.Join(b.Segments, ", "), b.Schedule, b.ScheduleName
 	v.LeagueCohort, v.LeaguePromote, v.LeagueRelegate = fmt.Sprint(board.DefaultCohortSize), "3", "3" // a start for a new league
 	if l := b.League; l != nil {
 		v.LeagueKind, v.LeagueTiers, v.LeagueIdleDrops = string(l.Kind), strings.Join(l.Tiers, "\n"), l.IdleDrops
@@ -152,6 +152,9 @@ func (s *Handler) updateBoard(c echo.Context) error {
 	b.ID = old.ID
 	b.OpensAt, b.ClosesAt = old.OpensAt, old.ClosesAt // the form has no fields for a contest's window yet: never drops it
 	b.Sessions = old.Sessions                         // nor for score sessions (set over the API)
+	if !form.Has("schedule") {
+		b.Schedule, b.ScheduleName = old.Schedule, old.ScheduleName // a form from before the field
+	}
 	if !form.Has("visibility") {
 		b.Visibility = old.Visibility // a form from before the field: never opens a private board
 	}
@@ -197,6 +200,7 @@ func (s *Handler) sentView(c echo.Context, form url.Values, old board.Board, err
 	v := s.boardFormView(c, old, editing, errs)
 	text := map[string]*string{"title": &v.Title, "format": &v.Format, "prefix": &v.Prefix, "suffix": &v.Suffix,
 		"default_period": &v.DefaultPeriod, "time_zone": &v.TimeZone, "rank_style": &v.RankStyle, "cap": &v.Cap, "retention": &v.Retention, "segments": &v.Segments,
+		"schedule": &v.Schedule, "schedule_name": &v.ScheduleName,
 		"league_kind": &v.LeagueKind, "league_tiers": &v.LeagueTiers, "league_cohort_size": &v.LeagueCohort,
 		"league_promote": &v.LeaguePromote, "league_relegate": &v.LeagueRelegate}
 	if !editing {

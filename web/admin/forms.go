@@ -25,6 +25,8 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 		Order:         board.Order(v.Get("order")),
 		DefaultPeriod: board.Kind(v.Get("default_period")),
 		TimeZone:      strings.TrimSpace(v.Get("time_zone")),
+		Schedule:      strings.TrimSpace(v.Get("schedule")),
+		ScheduleName:  strings.TrimSpace(v.Get("schedule_name")),
 		TieBreak:      board.TieBreak(v.Get("tie_break")),
 		RankStyle:     board.RankStyle(v.Get("rank_style")),
 		Window:        board.WindowMode(v.Get("window")),

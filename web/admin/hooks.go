@@ -44,7 +44,7 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 	v.Periods = append(v.Periods, templates.Link{Label: "Every period, including any the board adds later", Href: everyPeriod})
 	v.Chosen[everyPeriod] = true
 	for _, k := range b.Periods {
-		v.Periods = append(v.Periods, templates.Link{Label: kindLabel(k), Href: string(k)})
+		v.Periods = append(v.Periods, templates.Link{Label: kindLabel(b, k), Href: string(k)})
 	}
 	hs, err := s.opts.Hooks.List(ctx, b.ID)
 	if err != nil {
@@ -64,7 +64,7 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 		if !h.AllPeriods() {
 			var ps []string
 			for _, k := range h.Periods {
-				ps = append(ps, kindLabel(k))
+				ps = append(ps, kindLabel(b, k))
 			}
 			row.Periods = strings.Join(ps, ", ")
 		}
@@ -85,7 +85,10 @@ func (s *Handler) hooksView(c echo.Context, b *board.Board) (templates.HooksView
 // adds later", sent among the periods ticked.
 const everyPeriod = "every"
 
-func kindLabel(k board.Kind) string {
+func kindLabel(b *board.Board, k board.Kind) string {
+	if k == board.Custom {
+		return b.Sched().Name
+	}
 	if l, ok := map[board.Kind]string{board.Daily: "Day", board.Weekly: "Week", board.Monthly: "Month", board.Yearly: "Year", board.AllTime: "All time"}[k]; ok {
 		return l
 	}

@@ -31,8 +31,8 @@ func (s *Handler) manageView(c echo.Context, b *board.Board, member string) (tem
 	v.Periods = append(v.Periods, templates.Link{Label: "Every period", Href: "all"})
 	for _, k := range b.Periods {
 		p := b.Current(k, now)
-		v.Periods = append(v.Periods, templates.Link{Label: templates.TabLabel(k) + " (" + p.Title() + ")", Href: p.String()})
-		v.ResetPeriods = append(v.ResetPeriods, templates.Link{Label: templates.TabLabel(k) + " (" + p.Title() + ")", Href: p.String()})
+		v.Periods = append(v.Periods, templates.Link{Label: templates.TabLabel(p) + " (" + p.Title() + ")", Href: p.String()})
+		v.ResetPeriods = append(v.ResetPeriods, templates.Link{Label: templates.TabLabel(p) + " (" + p.Title() + ")", Href: p.String()})
 	}
 	if v.CanScore { // the freeze panel, with the live standings
 		if err := s.freezeView(c, b, &v); err != nil {
@@ -51,7 +51,7 @@ func (s *Handler) manageView(c echo.Context, b *board.Board, member string) (tem
 		return v, err
 	}
 	for _, st := range sts {
-		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period.Kind), Key: st.Period.Key, Ranked: st.Ranked}
+		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period), Key: st.Period.Key, Ranked: st.Ranked}
 		if st.Ranked {
 			mp.Rank, mp.Score, mp.Of = templates.Ordinal(st.Rank), b.Format.Display(st.Score), templates.Group(st.Total)
 			mp.Percentile = fmt.Sprintf("%.0f%%", st.Percentile())
@@ -195,7 +195,7 @@ func periodChoice(b *board.Board, raw string, allowAll bool) (*board.Period, err
 	if err != nil || !b.Enabled(k) {
 		return nil, errors.New("choose a period")
 	}
-	p, err := board.ParsePeriod(k, key, b.Location())
+	p, err := b.PeriodOf(k, key)
 	if err != nil {
 		return nil, errors.New("choose a period")
 	}

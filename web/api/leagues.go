@@ -121,7 +121,7 @@ func (s *Handler) apiCohort(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cohort, err := request.Int(request.Param(c, "cohort"), "cohort", 1, 1, 100_000_000)
+	cohort, err := request.Int(request.Param(c, "cohort"), "cohort", 1, 1, board.MaxCohort)
 	if err != nil {
 		return err
 	}

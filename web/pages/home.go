@@ -33,7 +33,7 @@ func (s *Handler) home(c echo.Context) error {
 		cards = append(cards, templates.Card{
 			Title:  b.Title,
 			Href:   "/b/" + url.PathEscape(b.ID),
-			Period: templates.TabLabel(p.Kind),
+			Period: templates.TabLabel(p),
 			Meta:   templates.BoardMeta(b),
 			Rows:   tableOf(s.opts.Gate.Lens(c, b), top.Page.Entries, "", "").Rows,
 		})

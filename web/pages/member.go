@@ -54,7 +54,7 @@ func (s *Handler) memberPage(c echo.Context) error {
 	}
 	ranked := false
 	for i, st := range sts {
-		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period.Kind), Key: st.Period.Key, Ranked: st.Ranked}
+		mp := templates.MemberPeriod{Label: templates.TabLabel(st.Period), Key: st.Period.Key, Ranked: st.Ranked}
 		if t := st.Period.Title(); t != mp.Label {
 			mp.Title = t // the board's name for it, never the raw key
 		}
@@ -138,7 +138,7 @@ func (s *Handler) history(c echo.Context, lens rows.Lens, member string, k board
 	worst := 1
 	for _, st := range sts {
 		_, key, _ := strings.Cut(st.Period, ":")
-		p, err := board.ParsePeriod(k, key, b.Location())
+		p, err := b.PeriodOf(k, key)
 		if err != nil || s.secret(b, p) {
 			continue
 		}

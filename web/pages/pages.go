@@ -138,7 +138,7 @@ func (s *Handler) tabs(b *board.Board, active board.Kind, link func(p board.Peri
 	now := s.opts.Store.Now()
 	out := make([]templates.Link, 0, len(b.Periods))
 	for _, k := range b.Periods {
-		out = append(out, templates.Link{Label: templates.TabLabel(k), Href: link(b.Current(k, now)), Current: k == active})
+		out = append(out, templates.Link{Label: templates.TabLabel(b.Current(k, now)), Href: link(b.Current(k, now)), Current: k == active})
 	}
 	return out
 }

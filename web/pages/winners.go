@@ -75,7 +75,7 @@ func (s *Handler) winners(c echo.Context) error {
 	lens := s.opts.Gate.Lens(c, &b)
 	for _, t := range tops {
 		_, key, _ := strings.Cut(t.Period, ":")
-		p, err := board.ParsePeriod(kind, key, b.Location())
+		p, err := b.PeriodOf(kind, key)
 		if err != nil || s.secret(&b, p) {
 			continue
 		}

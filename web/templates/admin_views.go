@@ -48,6 +48,7 @@ type BoardFormView struct {
 	TimeZone, TieBreak, RankStyle, Cap, Retention, Window, Teams      string
 	Visibility, Names, TopOnly                                        string
 	Segments                                                          string // "country, class"
+	Schedule, ScheduleName                                            string // the custom period's
 	LeagueKind, LeagueTiers, LeagueCohort, LeaguePromote              string // no kind: no league; tiers one per line
 	LeagueRelegate                                                    string
 	LeagueIdleDrops                                                   bool

@@ -48,7 +48,7 @@ var boardFormFields = []formField{
 	{"id", "id", "Id"}, {"title", "title", "Title"}, {"format.type", "format", "Scores are"},
 	{"format.decimals", "decimals", "Decimal places"}, {"format.prefix", "prefix", "Before the number"},
 	{"format.suffix", "suffix", "After the number"}, {"order", "order", "Better scores are"},
-	{"periods", "period-day", "Periods"}, {"window", "window", "Rolling windows"}, {"visibility", "visibility", "Visibility"},
+	{"periods", "period-day", "Periods"}, {"schedule", "schedule", "Own schedule"}, {"schedule_name", "schedule_name", "Its periods are called"}, {"window", "window", "Rolling windows"}, {"visibility", "visibility", "Visibility"},
 	{"names", "names", "Names on shared pages"}, {"top_only", "top_only", "Show only the top"}, {"teams", "teams", "Teams"}, {"segments", "segments", "Segments"},
 	{"league.kind", "league_kind", "League period"}, {"league.tiers", "league_tiers", "Tiers"}, {"league.cohort_size", "league_cohort_size", "Cohort size"},
 	{"league.promote", "league_promote", "Promote"}, {"league.relegate", "league_relegate", "Relegate"}, {"default_period", "default_period", "Opens on"},

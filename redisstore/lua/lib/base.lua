@@ -21,7 +21,7 @@ local function now_ms()
 end
 
 -- The period label (Period.String) of a score zset key lb:{b}:<letter>:<key>.
-local KIND_OF = {d = 'day', w = 'week', m = 'month', y = 'year'}
+local KIND_OF = {d = 'day', w = 'week', m = 'month', y = 'year', c = 'custom'}
 local function label_of(z)
   local window = string.match(z, '}:r:(%w+)$')
   if window then return 'last' .. window end

@@ -20,6 +20,7 @@ import (
 // Defines values for BoardDefaultPeriod.
 const (
 	BoardDefaultPeriodAll     BoardDefaultPeriod = "all"
+	BoardDefaultPeriodCustom  BoardDefaultPeriod = "custom"
 	BoardDefaultPeriodDay     BoardDefaultPeriod = "day"
 	BoardDefaultPeriodLast24h BoardDefaultPeriod = "last24h"
 	BoardDefaultPeriodLast30d BoardDefaultPeriod = "last30d"
@@ -33,6 +34,8 @@ const (
 func (e BoardDefaultPeriod) Valid() bool {
 	switch e {
 	case BoardDefaultPeriodAll:
+		return true
+	case BoardDefaultPeriodCustom:
 		return true
 	case BoardDefaultPeriodDay:
 		return true
@@ -95,6 +98,7 @@ func (e BoardOrder) Valid() bool {
 // Defines values for BoardPeriods.
 const (
 	BoardPeriodsAll     BoardPeriods = "all"
+	BoardPeriodsCustom  BoardPeriods = "custom"
 	BoardPeriodsDay     BoardPeriods = "day"
 	BoardPeriodsLast24h BoardPeriods = "last24h"
 	BoardPeriodsLast30d BoardPeriods = "last30d"
@@ -108,6 +112,8 @@ const (
 func (e BoardPeriods) Valid() bool {
 	switch e {
 	case BoardPeriodsAll:
+		return true
+	case BoardPeriodsCustom:
 		return true
 	case BoardPeriodsDay:
 		return true
@@ -233,6 +239,7 @@ func (e BoardWindow) Valid() bool {
 // Defines values for BoardDefinitionDefaultPeriod.
 const (
 	BoardDefinitionDefaultPeriodAll     BoardDefinitionDefaultPeriod = "all"
+	BoardDefinitionDefaultPeriodCustom  BoardDefinitionDefaultPeriod = "custom"
 	BoardDefinitionDefaultPeriodDay     BoardDefinitionDefaultPeriod = "day"
 	BoardDefinitionDefaultPeriodLast24h BoardDefinitionDefaultPeriod = "last24h"
 	BoardDefinitionDefaultPeriodLast30d BoardDefinitionDefaultPeriod = "last30d"
@@ -246,6 +253,8 @@ const (
 func (e BoardDefinitionDefaultPeriod) Valid() bool {
 	switch e {
 	case BoardDefinitionDefaultPeriodAll:
+		return true
+	case BoardDefinitionDefaultPeriodCustom:
 		return true
 	case BoardDefinitionDefaultPeriodDay:
 		return true
@@ -308,6 +317,7 @@ func (e BoardDefinitionOrder) Valid() bool {
 // Defines values for BoardDefinitionPeriods.
 const (
 	BoardDefinitionPeriodsAll     BoardDefinitionPeriods = "all"
+	BoardDefinitionPeriodsCustom  BoardDefinitionPeriods = "custom"
 	BoardDefinitionPeriodsDay     BoardDefinitionPeriods = "day"
 	BoardDefinitionPeriodsLast24h BoardDefinitionPeriods = "last24h"
 	BoardDefinitionPeriodsLast30d BoardDefinitionPeriods = "last30d"
@@ -321,6 +331,8 @@ const (
 func (e BoardDefinitionPeriods) Valid() bool {
 	switch e {
 	case BoardDefinitionPeriodsAll:
+		return true
+	case BoardDefinitionPeriodsCustom:
 		return true
 	case BoardDefinitionPeriodsDay:
 		return true
@@ -743,6 +755,7 @@ func (e HookEvents) Valid() bool {
 // Defines values for HookPeriods.
 const (
 	HookPeriodsAll     HookPeriods = "all"
+	HookPeriodsCustom  HookPeriods = "custom"
 	HookPeriodsDay     HookPeriods = "day"
 	HookPeriodsLast24h HookPeriods = "last24h"
 	HookPeriodsLast30d HookPeriods = "last30d"
@@ -756,6 +769,8 @@ const (
 func (e HookPeriods) Valid() bool {
 	switch e {
 	case HookPeriodsAll:
+		return true
+	case HookPeriodsCustom:
 		return true
 	case HookPeriodsDay:
 		return true
@@ -806,6 +821,7 @@ func (e HookRegistrationEvents) Valid() bool {
 // Defines values for HookRegistrationPeriods.
 const (
 	HookRegistrationPeriodsAll     HookRegistrationPeriods = "all"
+	HookRegistrationPeriodsCustom  HookRegistrationPeriods = "custom"
 	HookRegistrationPeriodsDay     HookRegistrationPeriods = "day"
 	HookRegistrationPeriodsLast24h HookRegistrationPeriods = "last24h"
 	HookRegistrationPeriodsLast30d HookRegistrationPeriods = "last30d"
@@ -819,6 +835,8 @@ const (
 func (e HookRegistrationPeriods) Valid() bool {
 	switch e {
 	case HookRegistrationPeriodsAll:
+		return true
+	case HookRegistrationPeriodsCustom:
 		return true
 	case HookRegistrationPeriodsDay:
 		return true
@@ -923,6 +941,7 @@ func (e MemberLeagueMove) Valid() bool {
 // Defines values for PeriodKind.
 const (
 	PeriodKindAll     PeriodKind = "all"
+	PeriodKindCustom  PeriodKind = "custom"
 	PeriodKindDay     PeriodKind = "day"
 	PeriodKindLast24h PeriodKind = "last24h"
 	PeriodKindLast30d PeriodKind = "last30d"
@@ -936,6 +955,8 @@ const (
 func (e PeriodKind) Valid() bool {
 	switch e {
 	case PeriodKindAll:
+		return true
+	case PeriodKindCustom:
 		return true
 	case PeriodKindDay:
 		return true
@@ -1109,6 +1130,7 @@ func (e TeamsTeamsBy) Valid() bool {
 // Defines values for LeaguePeriod.
 const (
 	LeaguePeriodAll     LeaguePeriod = "all"
+	LeaguePeriodCustom  LeaguePeriod = "custom"
 	LeaguePeriodDay     LeaguePeriod = "day"
 	LeaguePeriodLast24h LeaguePeriod = "last24h"
 	LeaguePeriodLast30d LeaguePeriod = "last30d"
@@ -1122,6 +1144,8 @@ const (
 func (e LeaguePeriod) Valid() bool {
 	switch e {
 	case LeaguePeriodAll:
+		return true
+	case LeaguePeriodCustom:
 		return true
 	case LeaguePeriodDay:
 		return true
@@ -1145,6 +1169,7 @@ func (e LeaguePeriod) Valid() bool {
 // Defines values for CreateBoardJSONBodyDefaultPeriod.
 const (
 	CreateBoardJSONBodyDefaultPeriodAll     CreateBoardJSONBodyDefaultPeriod = "all"
+	CreateBoardJSONBodyDefaultPeriodCustom  CreateBoardJSONBodyDefaultPeriod = "custom"
 	CreateBoardJSONBodyDefaultPeriodDay     CreateBoardJSONBodyDefaultPeriod = "day"
 	CreateBoardJSONBodyDefaultPeriodLast24h CreateBoardJSONBodyDefaultPeriod = "last24h"
 	CreateBoardJSONBodyDefaultPeriodLast30d CreateBoardJSONBodyDefaultPeriod = "last30d"
@@ -1158,6 +1183,8 @@ const (
 func (e CreateBoardJSONBodyDefaultPeriod) Valid() bool {
 	switch e {
 	case CreateBoardJSONBodyDefaultPeriodAll:
+		return true
+	case CreateBoardJSONBodyDefaultPeriodCustom:
 		return true
 	case CreateBoardJSONBodyDefaultPeriodDay:
 		return true
@@ -1220,6 +1247,7 @@ func (e CreateBoardJSONBodyOrder) Valid() bool {
 // Defines values for CreateBoardJSONBodyPeriods.
 const (
 	CreateBoardJSONBodyPeriodsAll     CreateBoardJSONBodyPeriods = "all"
+	CreateBoardJSONBodyPeriodsCustom  CreateBoardJSONBodyPeriods = "custom"
 	CreateBoardJSONBodyPeriodsDay     CreateBoardJSONBodyPeriods = "day"
 	CreateBoardJSONBodyPeriodsLast24h CreateBoardJSONBodyPeriods = "last24h"
 	CreateBoardJSONBodyPeriodsLast30d CreateBoardJSONBodyPeriods = "last30d"
@@ -1233,6 +1261,8 @@ const (
 func (e CreateBoardJSONBodyPeriods) Valid() bool {
 	switch e {
 	case CreateBoardJSONBodyPeriodsAll:
+		return true
+	case CreateBoardJSONBodyPeriodsCustom:
 		return true
 	case CreateBoardJSONBodyPeriodsDay:
 		return true
@@ -1361,6 +1391,7 @@ func (e CreateBoardJSONBodyWindow) Valid() bool {
 // Defines values for ListEntriesParamsPeriod.
 const (
 	ListEntriesParamsPeriodAll     ListEntriesParamsPeriod = "all"
+	ListEntriesParamsPeriodCustom  ListEntriesParamsPeriod = "custom"
 	ListEntriesParamsPeriodDay     ListEntriesParamsPeriod = "day"
 	ListEntriesParamsPeriodLast24h ListEntriesParamsPeriod = "last24h"
 	ListEntriesParamsPeriodLast30d ListEntriesParamsPeriod = "last30d"
@@ -1374,6 +1405,8 @@ const (
 func (e ListEntriesParamsPeriod) Valid() bool {
 	switch e {
 	case ListEntriesParamsPeriodAll:
+		return true
+	case ListEntriesParamsPeriodCustom:
 		return true
 	case ListEntriesParamsPeriodDay:
 		return true
@@ -1397,6 +1430,7 @@ func (e ListEntriesParamsPeriod) Valid() bool {
 // Defines values for ExportPeriodParamsPeriod.
 const (
 	ExportPeriodParamsPeriodAll     ExportPeriodParamsPeriod = "all"
+	ExportPeriodParamsPeriodCustom  ExportPeriodParamsPeriod = "custom"
 	ExportPeriodParamsPeriodDay     ExportPeriodParamsPeriod = "day"
 	ExportPeriodParamsPeriodLast24h ExportPeriodParamsPeriod = "last24h"
 	ExportPeriodParamsPeriodLast30d ExportPeriodParamsPeriod = "last30d"
@@ -1410,6 +1444,8 @@ const (
 func (e ExportPeriodParamsPeriod) Valid() bool {
 	switch e {
 	case ExportPeriodParamsPeriodAll:
+		return true
+	case ExportPeriodParamsPeriodCustom:
 		return true
 	case ExportPeriodParamsPeriodDay:
 		return true
@@ -1451,6 +1487,7 @@ func (e ExportPeriodParamsFormat) Valid() bool {
 // Defines values for GetLeaguesParamsPeriod.
 const (
 	GetLeaguesParamsPeriodAll     GetLeaguesParamsPeriod = "all"
+	GetLeaguesParamsPeriodCustom  GetLeaguesParamsPeriod = "custom"
 	GetLeaguesParamsPeriodDay     GetLeaguesParamsPeriod = "day"
 	GetLeaguesParamsPeriodLast24h GetLeaguesParamsPeriod = "last24h"
 	GetLeaguesParamsPeriodLast30d GetLeaguesParamsPeriod = "last30d"
@@ -1464,6 +1501,8 @@ const (
 func (e GetLeaguesParamsPeriod) Valid() bool {
 	switch e {
 	case GetLeaguesParamsPeriodAll:
+		return true
+	case GetLeaguesParamsPeriodCustom:
 		return true
 	case GetLeaguesParamsPeriodDay:
 		return true
@@ -1487,6 +1526,7 @@ func (e GetLeaguesParamsPeriod) Valid() bool {
 // Defines values for GetCohortParamsPeriod.
 const (
 	GetCohortParamsPeriodAll     GetCohortParamsPeriod = "all"
+	GetCohortParamsPeriodCustom  GetCohortParamsPeriod = "custom"
 	GetCohortParamsPeriodDay     GetCohortParamsPeriod = "day"
 	GetCohortParamsPeriodLast24h GetCohortParamsPeriod = "last24h"
 	GetCohortParamsPeriodLast30d GetCohortParamsPeriod = "last30d"
@@ -1500,6 +1540,8 @@ const (
 func (e GetCohortParamsPeriod) Valid() bool {
 	switch e {
 	case GetCohortParamsPeriodAll:
+		return true
+	case GetCohortParamsPeriodCustom:
 		return true
 	case GetCohortParamsPeriodDay:
 		return true
@@ -1523,6 +1565,7 @@ func (e GetCohortParamsPeriod) Valid() bool {
 // Defines values for RemoveMemberParamsPeriod.
 const (
 	RemoveMemberParamsPeriodAll     RemoveMemberParamsPeriod = "all"
+	RemoveMemberParamsPeriodCustom  RemoveMemberParamsPeriod = "custom"
 	RemoveMemberParamsPeriodDay     RemoveMemberParamsPeriod = "day"
 	RemoveMemberParamsPeriodLast24h RemoveMemberParamsPeriod = "last24h"
 	RemoveMemberParamsPeriodLast30d RemoveMemberParamsPeriod = "last30d"
@@ -1536,6 +1579,8 @@ const (
 func (e RemoveMemberParamsPeriod) Valid() bool {
 	switch e {
 	case RemoveMemberParamsPeriodAll:
+		return true
+	case RemoveMemberParamsPeriodCustom:
 		return true
 	case RemoveMemberParamsPeriodDay:
 		return true
@@ -1559,6 +1604,7 @@ func (e RemoveMemberParamsPeriod) Valid() bool {
 // Defines values for GetAroundParamsPeriod.
 const (
 	GetAroundParamsPeriodAll     GetAroundParamsPeriod = "all"
+	GetAroundParamsPeriodCustom  GetAroundParamsPeriod = "custom"
 	GetAroundParamsPeriodDay     GetAroundParamsPeriod = "day"
 	GetAroundParamsPeriodLast24h GetAroundParamsPeriod = "last24h"
 	GetAroundParamsPeriodLast30d GetAroundParamsPeriod = "last30d"
@@ -1572,6 +1618,8 @@ const (
 func (e GetAroundParamsPeriod) Valid() bool {
 	switch e {
 	case GetAroundParamsPeriodAll:
+		return true
+	case GetAroundParamsPeriodCustom:
 		return true
 	case GetAroundParamsPeriodDay:
 		return true
@@ -1613,6 +1661,7 @@ func (e EraseMemberJSONBodyMode) Valid() bool {
 // Defines values for GetFriendsRanksParamsPeriod.
 const (
 	GetFriendsRanksParamsPeriodAll     GetFriendsRanksParamsPeriod = "all"
+	GetFriendsRanksParamsPeriodCustom  GetFriendsRanksParamsPeriod = "custom"
 	GetFriendsRanksParamsPeriodDay     GetFriendsRanksParamsPeriod = "day"
 	GetFriendsRanksParamsPeriodLast24h GetFriendsRanksParamsPeriod = "last24h"
 	GetFriendsRanksParamsPeriodLast30d GetFriendsRanksParamsPeriod = "last30d"
@@ -1626,6 +1675,8 @@ const (
 func (e GetFriendsRanksParamsPeriod) Valid() bool {
 	switch e {
 	case GetFriendsRanksParamsPeriodAll:
+		return true
+	case GetFriendsRanksParamsPeriodCustom:
 		return true
 	case GetFriendsRanksParamsPeriodDay:
 		return true
@@ -1649,6 +1700,7 @@ func (e GetFriendsRanksParamsPeriod) Valid() bool {
 // Defines values for GetMemberLeagueParamsPeriod.
 const (
 	GetMemberLeagueParamsPeriodAll     GetMemberLeagueParamsPeriod = "all"
+	GetMemberLeagueParamsPeriodCustom  GetMemberLeagueParamsPeriod = "custom"
 	GetMemberLeagueParamsPeriodDay     GetMemberLeagueParamsPeriod = "day"
 	GetMemberLeagueParamsPeriodLast24h GetMemberLeagueParamsPeriod = "last24h"
 	GetMemberLeagueParamsPeriodLast30d GetMemberLeagueParamsPeriod = "last30d"
@@ -1662,6 +1714,8 @@ const (
 func (e GetMemberLeagueParamsPeriod) Valid() bool {
 	switch e {
 	case GetMemberLeagueParamsPeriodAll:
+		return true
+	case GetMemberLeagueParamsPeriodCustom:
 		return true
 	case GetMemberLeagueParamsPeriodDay:
 		return true
@@ -1685,6 +1739,7 @@ func (e GetMemberLeagueParamsPeriod) Valid() bool {
 // Defines values for GetRanksParamsPeriod.
 const (
 	GetRanksParamsPeriodAll     GetRanksParamsPeriod = "all"
+	GetRanksParamsPeriodCustom  GetRanksParamsPeriod = "custom"
 	GetRanksParamsPeriodDay     GetRanksParamsPeriod = "day"
 	GetRanksParamsPeriodLast24h GetRanksParamsPeriod = "last24h"
 	GetRanksParamsPeriodLast30d GetRanksParamsPeriod = "last30d"
@@ -1698,6 +1753,8 @@ const (
 func (e GetRanksParamsPeriod) Valid() bool {
 	switch e {
 	case GetRanksParamsPeriodAll:
+		return true
+	case GetRanksParamsPeriodCustom:
 		return true
 	case GetRanksParamsPeriodDay:
 		return true
@@ -1721,6 +1778,7 @@ func (e GetRanksParamsPeriod) Valid() bool {
 // Defines values for GetTeamsParamsPeriod.
 const (
 	GetTeamsParamsPeriodAll     GetTeamsParamsPeriod = "all"
+	GetTeamsParamsPeriodCustom  GetTeamsParamsPeriod = "custom"
 	GetTeamsParamsPeriodDay     GetTeamsParamsPeriod = "day"
 	GetTeamsParamsPeriodLast24h GetTeamsParamsPeriod = "last24h"
 	GetTeamsParamsPeriodLast30d GetTeamsParamsPeriod = "last30d"
@@ -1734,6 +1792,8 @@ const (
 func (e GetTeamsParamsPeriod) Valid() bool {
 	switch e {
 	case GetTeamsParamsPeriodAll:
+		return true
+	case GetTeamsParamsPeriodCustom:
 		return true
 	case GetTeamsParamsPeriodDay:
 		return true
@@ -1757,6 +1817,7 @@ func (e GetTeamsParamsPeriod) Valid() bool {
 // Defines values for GetTeamParamsPeriod.
 const (
 	GetTeamParamsPeriodAll     GetTeamParamsPeriod = "all"
+	GetTeamParamsPeriodCustom  GetTeamParamsPeriod = "custom"
 	GetTeamParamsPeriodDay     GetTeamParamsPeriod = "day"
 	GetTeamParamsPeriodLast24h GetTeamParamsPeriod = "last24h"
 	GetTeamParamsPeriodLast30d GetTeamParamsPeriod = "last30d"
@@ -1770,6 +1831,8 @@ const (
 func (e GetTeamParamsPeriod) Valid() bool {
 	switch e {
 	case GetTeamParamsPeriodAll:
+		return true
+	case GetTeamParamsPeriodCustom:
 		return true
 	case GetTeamParamsPeriodDay:
 		return true
@@ -1883,6 +1946,16 @@ type Board struct {
 	// Rules Fair-play rules. Every bound is a whole number of the board's unit (1 point, 1 ms, or 0.01 on a 2-place board: 1234 there is 12.34), within ±2^53; a bound left out is no bound. The write script checks them for the API, the console and FCALL alike. A rise is movement in the board's better direction (up when higher is better, down when lower is) of the member's score in all time (else the longest calendar period, else the first rolling window; no score counts as 0), summed over the sliding minute or hour before the write, across period boundaries.
 	Rules *Rules `json:"rules,omitempty"`
 
+	// Schedule The `custom` period's schedule, in the board's time zone: a five-field cron expression or descriptor (`0 18 * * FRI`: from Friday 18:00 to the next; `@monthly`), or a fixed interval from an anchor, `every <n><m|h|d|w> from <YYYY-MM-DDTHH:MM>` (`every 72h from 2026-12-01T00:00`; minutes and hours are elapsed time, days and weeks calendar days at the anchor's time of day). Periods last at least an hour. Required with `custom`, refused without it. A custom period's key (`at`) is its start in UTC to the minute, `20261204T1700Z`.
+	//
+	// Example: 0 18 * * FRI
+	Schedule *string `json:"schedule,omitempty"`
+
+	// ScheduleName What the `custom` periods are called on pages ("This round", "Round of Fri 4 Dec 2026 18:00 – ..."). Absent: Round.
+	//
+	// Example: Round
+	ScheduleName *string `json:"schedule_name,omitempty"`
+
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out when the board has none.
 	Segments *[]string `json:"segments,omitempty"`
 
@@ -1993,6 +2066,16 @@ type BoardDefinition struct {
 
 	// Rules Fair-play rules (see Rules). Left out: none on a new board, unchanged on an update (`{}` takes them off).
 	Rules *Rules `json:"rules,omitempty"`
+
+	// Schedule The `custom` period's schedule, in the board's time zone: a five-field cron expression (`0 18 * * FRI`) or `every <n><m|h|d|w> from <YYYY-MM-DDTHH:MM>`. Required when `periods` holds `custom`, refused (422) otherwise; periods last at least an hour. Left out on an update: none (the update then must not keep `custom`).
+	//
+	// Example: every 72h from 2026-12-01T00:00
+	Schedule *string `json:"schedule,omitempty"`
+
+	// ScheduleName What the custom periods are called on pages. Left out: Round.
+	//
+	// Example: Sprint
+	ScheduleName *string `json:"schedule_name,omitempty"`
 
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
@@ -3065,6 +3148,16 @@ type CreateBoardJSONBody struct {
 	// Rules Fair-play rules (see Rules). Left out: none on a new board, unchanged on an update (`{}` takes them off).
 	Rules *Rules `json:"rules,omitempty"`
 
+	// Schedule The `custom` period's schedule, in the board's time zone: a five-field cron expression (`0 18 * * FRI`) or `every <n><m|h|d|w> from <YYYY-MM-DDTHH:MM>`. Required when `periods` holds `custom`, refused (422) otherwise; periods last at least an hour. Left out on an update: none (the update then must not keep `custom`).
+	//
+	// Example: every 72h from 2026-12-01T00:00
+	Schedule *string `json:"schedule,omitempty"`
+
+	// ScheduleName What the custom periods are called on pages. Left out: Round.
+	//
+	// Example: Sprint
+	ScheduleName *string `json:"schedule_name,omitempty"`
+
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
 
@@ -3130,7 +3223,7 @@ type ListEntriesParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *ListEntriesParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 
 	// Offset 0-based position of the first entry. Not with `after`.
@@ -3154,7 +3247,7 @@ type ExportPeriodParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *ExportPeriodParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At     *PeriodKey                `form:"at,omitempty" json:"at,omitempty"`
 	Format *ExportPeriodParamsFormat `form:"format,omitempty" json:"format,omitempty"`
 
@@ -3190,7 +3283,7 @@ type GetLeaguesParams struct {
 	// Period Period kind. Default: the kind the board's league runs on, which is the only one it answers: another kind the board keeps is 400 `bad_parameter` on `period`, one it does not keep 404 `period_not_found`.
 	Period *GetLeaguesParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 }
 
@@ -3202,7 +3295,7 @@ type GetCohortParams struct {
 	// Period Period kind. Default: the kind the board's league runs on, which is the only one it answers: another kind the board keeps is 400 `bad_parameter` on `period`, one it does not keep 404 `period_not_found`.
 	Period *GetCohortParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 
 	// Offset Members of the cohort to skip.
@@ -3220,7 +3313,7 @@ type RemoveMemberParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *RemoveMemberParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 }
 
@@ -3232,7 +3325,7 @@ type GetAroundParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *GetAroundParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 
 	// Radius Entries above and below the member.
@@ -3267,7 +3360,7 @@ type GetFriendsRanksParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *GetFriendsRanksParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 }
 
@@ -3279,7 +3372,7 @@ type GetMemberLeagueParams struct {
 	// Period Period kind. Default: the kind the board's league runs on, which is the only one it answers: another kind the board keeps is 400 `bad_parameter` on `period`, one it does not keep 404 `period_not_found`.
 	Period *GetMemberLeagueParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 }
 
@@ -3309,7 +3402,7 @@ type GetRanksParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *GetRanksParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 
 	// Member A member id; repeat for each member.
@@ -3348,7 +3441,7 @@ type GetTeamsParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *GetTeamsParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 
 	// Offset Teams to skip.
@@ -3366,7 +3459,7 @@ type GetTeamParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *GetTeamParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 }
 
