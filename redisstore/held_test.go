@@ -141,3 +141,21 @@ func TestErasureDropsHeldWrites(t *testing.T) {
 		t.Fatalf("%d of ann's rises and runs outlived her erasure", n)
 	}
 }
+
+// TestHeldThroughFCALL: an outside writer's score past a rule of a board
+// that holds is held too, its answer saying so.
+func TestHeldThroughFCALL(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.board(board.Board{Rules: &board.Rules{MaxValue: units(10), OnBreak: board.RulesHold}})
+	if err := f.store.LoadFunctions(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.rdb.FCall(f.ctx, "podium_submit", []string{defKey(b.ID)}, "ann", "incr", "11").Text()
+	if err != nil || out != `{"result":{"member":"ann","held":true,"rule":"max_value","periods":[]}}` {
+		t.Fatalf("FCALL past a rule: %s %v", out, err)
+	}
+	if held, _ := f.store.Held(f.ctx, b.ID); len(held) != 1 || held[0].By != "redis:fcall" {
+		t.Fatalf("held: %+v", held)
+	}
+}
