@@ -180,6 +180,10 @@ type Board struct {
 	// bound.
 	OpensAt  time.Time
 	ClosesAt time.Time
+	// Rules, when set, are the board's fair-play rules (board/rules.go).
+	Rules *Rules
+	// Sessions, when set, take scores only with a run's token (board/session.go).
+	Sessions *Sessions
 
 	loc   *time.Location
 	sched *Schedule

@@ -41,6 +41,10 @@ type Spec struct {
 	// (board/contest.go). Absent: no bound.
 	OpensAt  *time.Time `json:"opens_at,omitempty"`
 	ClosesAt *time.Time `json:"closes_at,omitempty"`
+	// Rules are the board's fair-play rules (board/rules.go); absent: none.
+	Rules *Rules `json:"rules,omitempty"`
+	// Sessions take scores only with a run's token (board/session.go); absent: none.
+	Sessions *Sessions `json:"sessions,omitempty"`
 }
 
 // FormatSpec is Format as JSON.
@@ -66,7 +70,11 @@ func SpecOf(b *Board) Spec {
 		Visibility: string(b.Visibility), Names: string(b.Names),
 		Format:  FormatSpec{Type: string(b.Format.Type), Decimals: b.Format.Decimals, Prefix: b.Format.Prefix, Suffix: b.Format.Suffix},
 		Periods: []string{}, Created: &b.Created, Updated: &b.Updated, Retention: &b.Retention,
-		Segments: slices.Clone(b.Segments), League: b.League.Clone(),
+		Segments: slices.Clone(b.Segments), League: b.League.Clone(), Rules: b.Rules.Clone(),
+	}
+	if b.Sessions != nil {
+		ss := *b.Sessions
+		j.Sessions = &ss
 	}
 	if b.TopOnly > 0 {
 		n := b.TopOnly
@@ -95,6 +103,13 @@ func (j Spec) Board() Board {
 		Visibility: Visibility(j.Visibility), Names: NameMode(j.Names),
 		Format:    Format{Type: FormatType(j.Format.Type), Decimals: j.Format.Decimals, Prefix: j.Format.Prefix, Suffix: j.Format.Suffix},
 		Retention: DefaultRetention, Segments: slices.Clone(j.Segments), League: j.League.Clone(),
+	}
+	if j.Rules != nil && (j.Rules.Encode() != "" || (j.Rules.OnBreak != "" && j.Rules.OnBreak != RulesRefuse)) {
+		b.Rules = j.Rules.Clone() // {} (or only on_break: refuse) is no rules
+	}
+	if j.Sessions != nil && *j.Sessions != (Sessions{}) {
+		ss := *j.Sessions // {} is no sessions
+		b.Sessions = &ss
 	}
 	if j.Retention != nil {
 		b.Retention = *j.Retention

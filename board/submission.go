@@ -26,6 +26,9 @@ type Submission struct {
 	// read it from text; a board whose unit has since changed refuses it
 	// with ErrDefinitionChanged. Empty trusts the caller.
 	Unit string
+	// Session is the run's token on a board with sessions (board/session.go);
+	// SessionWaived for the console's adjustments.
+	Session string
 }
 
 // Place is a member's standing in one period; Ranked is false when the member
@@ -49,6 +52,13 @@ type Result struct {
 	Member   string
 	Changes  []Change
 	Replayed bool // an earlier submission with the same idempotency key
+	// Held: the write broke the board's fair-play rule Rule (board/rules.go)
+	// and the board holds such writes for review: nothing was applied (no
+	// Changes) until a person approves it; HeldID is its id in the review
+	// queue.
+	Held   bool
+	HeldID int64
+	Rule   string
 }
 
 // Change returns the change in a period kind, and false if it is not enabled.
@@ -159,6 +169,10 @@ type BatchOptions struct {
 	// says whether the member is on the board): the least work per score
 	// that keeps periods, ties, names, the recent list and the audit right.
 	NoRanks bool
+	// Approve, when not 0, applies the held write of that id (board/rules.go)
+	// as the batch's one item, in place of the item given: as it was sent,
+	// with its own time, past the contest window and the rules.
+	Approve int64
 }
 
 // Recheck checks submissions again against a definition that changed under

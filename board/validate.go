@@ -21,6 +21,8 @@ func (b *Board) Validate() error {
 	b.checkSegments(&p)
 	b.checkLeague(&p)
 	b.checkContest(&p)
+	b.checkRules(&p)
+	b.checkSessions(&p)
 	return errors.Join(p...)
 }
 

@@ -34,11 +34,12 @@ const (
 	TopEntered   Event = "top.entered"
 	PeriodClosed Event = "period.closed"
 	LeagueClosed Event = "league.closed"
+	ScoreHeld    Event = "score.held"
 	Ping         Event = "ping"
 )
 
 // Events lists what a hook may subscribe to, in the order forms show them.
-var Events = []Event{NewLeader, TopEntered, PeriodClosed, LeagueClosed}
+var Events = []Event{NewLeader, TopEntered, PeriodClosed, LeagueClosed, ScoreHeld}
 
 // Title names an event for people.
 func (e Event) Title() string {
@@ -51,6 +52,8 @@ func (e Event) Title() string {
 		return "Period closed"
 	case LeagueClosed:
 		return "League period closed"
+	case ScoreHeld:
+		return "Score held for review"
 	case Ping:
 		return "Test event"
 	}

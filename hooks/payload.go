@@ -30,7 +30,7 @@ type Member struct {
 // on Type: leader.changed has Leader and Previous (null for a period's
 // first leader), top.entered has Entered and Top (the hook's top N now),
 // period.closed has Top (the final top N), league.closed has League (the
-// moves); ping has Message. It is made
+// moves), score.held has Held (the score waiting for review); ping has Message. It is made
 // from what was queued with the event and the board's unit, which never
 // changes, so every attempt of a delivery sends the same body.
 type Payload struct {
@@ -44,6 +44,7 @@ type Payload struct {
 	Entered  []Entry         `json:"entered,omitempty"`
 	Top      []Entry         `json:"top,omitempty"`
 	League   *League         `json:"league,omitempty"`
+	Held     *Held           `json:"held,omitempty"`
 	Message  string          `json:"message,omitempty"`
 }
 
@@ -84,6 +85,14 @@ func render(b *board.Board, f map[string]any) ([]byte, error) {
 			out[i] = entry(r)
 		}
 		return out
+	}
+	if p.Type == ScoreHeld {
+		h, err := heldOf(b, str("data"))
+		if err != nil {
+			return nil, fmt.Errorf("hooks: event %s: %w", p.ID, err)
+		}
+		p.Held = h
+		return json.Marshal(p)
 	}
 	var d eventData
 	if data := str("data"); data != "" {

@@ -196,6 +196,9 @@ func (r *Runner) visit(ctx context.Context, id string) error {
 		if err := r.leagueClosed(ctx, &b, hs, now); err != nil {
 			return err
 		}
+		if err := r.heldScores(ctx, &b, hs, now); err != nil {
+			return err
+		}
 	}
 	return r.drain(ctx, &b, hooks, id)
 }

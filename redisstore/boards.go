@@ -262,6 +262,8 @@ func defFields(b *board.Board) []any {
 		"cap", strconv.Itoa(b.Cap),
 		"opens_at", microsOrEmpty(b.OpensAt),
 		"closes_at", microsOrEmpty(b.ClosesAt),
+		"rules", b.Rules.Encode(), // fair play (board/rules.go), read by lua/lib/rules.lua
+		"sessions", sessionsField(b.Sessions), // score sessions (board/session.go): "<min s> <max s>"
 		"retention", strconv.Itoa(b.Retention),
 		"window", string(b.Window),
 		"teams", string(b.Teams),
@@ -319,6 +321,15 @@ func parseDef(m map[string]string) (board.Board, error) {
 			return board.Board{}, fmt.Errorf("stored league of %q is invalid: %w", b.ID, err)
 		}
 	}
+	rules, err := board.DecodeRules(m["rules"])
+	if err != nil {
+		return board.Board{}, fmt.Errorf("stored rules of %q are invalid: %w", b.ID, err)
+	}
+	b.Rules = rules
+	var ss board.Sessions
+	if _, err := fmt.Sscanf(m["sessions"], "%d %d", &ss.MinSeconds, &ss.MaxSeconds); err == nil {
+		b.Sessions = &ss
+	}
 	b.TopOnly, _ = strconv.Atoi(m["top_only"])
 	b.Format.Decimals, _ = strconv.Atoi(m["decimals"])
 	b.Cap, _ = strconv.Atoi(m["cap"])
@@ -365,4 +376,12 @@ func microsOrEmpty(t time.Time) string {
 		return ""
 	}
 	return strconv.FormatInt(t.UnixMicro(), 10)
+}
+
+// sessionsField is a board's run times as its definition keeps them.
+func sessionsField(s *board.Sessions) string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d %d", s.MinSeconds, s.MaxSeconds)
 }

@@ -198,6 +198,12 @@ func answerEach(b *board.Board, ws []*waiter, idx, sent []int, docs []itemJSON, 
 		case "segfull":
 			errs[i] = segmentFullErr(d.Attr)
 			continue
+		case "rule":
+			errs[i] = ruleErr(b, d.Rule, d.Bound)
+			continue
+		case "session":
+			errs[i] = board.SessionError(d.Why, b.Sessions)
+			continue
 		default:
 			errs[i] = fmt.Errorf("unexpected item error %q", d.Err)
 			continue
@@ -208,6 +214,7 @@ func answerEach(b *board.Board, ws []*waiter, idx, sent []int, docs []itemJSON, 
 			continue
 		}
 		r.Member, r.Replayed = sub.Member, d.Replayed
+		r.Held, r.HeldID, r.Rule = d.Held, d.HeldID, d.Rule
 		ws[i].res = r
 	}
 	for i := range ws {

@@ -200,6 +200,14 @@ func parseBoardKey(key, suffix string) (id string, ok bool) {
 // marker (ParseFreezeKey) and the definition instead.
 func freezeKey(id string) string { return tagOf(id) + ":freeze" }
 
+// heldKey is a board's review queue (redisstore/held.go, lua/lib/rules.lua):
+// a hash of held write id -> JSON, beside its counter heldKey+":seq".
+func heldKey(id string) string { return tagOf(id) + ":held" }
+
+// HeldKeys are a board's review queue and its counter of held ids, for
+// the webhooks' score.held (hooks/held.go).
+func HeldKeys(id string) (queue, seq string) { return heldKey(id), heldKey(id) + ":seq" }
+
 func frozenRecentKey(id string) string    { return tagOf(id) + ":frz:recent" }
 func frozenNamesKey(id string) string     { return tagOf(id) + ":frz:names" }
 func frozenNameIndexKey(id string) string { return tagOf(id) + ":frz:names:idx" }

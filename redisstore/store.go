@@ -12,7 +12,7 @@ import (
 
 // scripts are loaded once; redis.Script runs EVALSHA and falls back to EVAL.
 var scripts = struct {
-	submit, view, around, standing, rank, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, setseg, group, teambuild, freeze, note, erase, erased, redactstream, friends, leagueclose, leaguestage *luaScript
+	submit, view, around, standing, rank, search, remove, reset, rename, putdef, dropboard, reindex, upgrade, sched, snapshot, dropsnap, expire, roll, setteam, setseg, group, teambuild, freeze, note, erase, erased, redactstream, friends, leagueclose, leaguestage, reject *luaScript
 }{
 	submit:       load("submit"),
 	view:         load("view"),
@@ -44,6 +44,7 @@ var scripts = struct {
 	friends:      load("friends"),
 	leagueclose:  load("leagueclose"),
 	leaguestage:  load("leaguestage"),
+	reject:       load("reject"),
 }
 
 // load makes the script lua/<name>.lua, after the libraries of lua/lib/ its

@@ -74,6 +74,12 @@ func (s writer) SubmitBatch(ctx context.Context, boardID string, subs []board.Su
 		return nil, archivedErr(boardID, rest)
 	case "closed":
 		return nil, contestErr(boardID, rest)
+	case "gone":
+		return nil, fmt.Errorf("board %q: held write %d: %w", boardID, opt.Approve, board.ErrHeldGone)
+	case "session":
+		return nil, &board.BatchError{Index: toInt(rest[0]) - 1, Err: board.SessionError(fmt.Sprint(rest[1]), b.Sessions)}
+	case "rule":
+		return nil, &board.BatchError{Index: toInt(rest[0]) - 1, Err: ruleErr(&b, rest[1], rest[2])}
 	case "ok", "replay":
 	default:
 		return nil, fmt.Errorf("board: submit to %q: unexpected reply %q", boardID, st)
@@ -89,6 +95,7 @@ func (s writer) SubmitBatch(ctx context.Context, boardID string, subs []board.Su
 			return nil, fmt.Errorf("board: submit to %q: %w", boardID, err)
 		}
 		r.Member, r.Replayed = subs[i].Member, d.Replayed || st == "replay"
+		r.Held, r.HeldID, r.Rule = d.Held, d.HeldID, d.Rule
 		out[i] = r
 	}
 	return out, nil
@@ -110,6 +117,18 @@ type itemJSON struct {
 	P        string       `json:"p"`   // with "range": the period
 	Old      string       `json:"old"` // with "range": the score there
 	Attr     string       `json:"a"`   // with "segfull": the attribute
+	Rule     string       `json:"r"`   // with "rule", or held: the rule broken
+	Bound    string       `json:"l"`   // and its bound, in units
+	Held     bool         `json:"held"`
+	HeldID   int64        `json:"id"`  // held: its id in the review queue
+	Why      string       `json:"why"` // with "session": why the run token was refused
+}
+
+// ruleErr reads a write refused for breaking a fair-play rule: the rule and
+// its bound in units, shown as the board shows scores.
+func ruleErr(b *board.Board, rule, bound any) error {
+	units, _ := strconv.ParseFloat(fmt.Sprint(bound), 64)
+	return &board.RuleError{Rule: fmt.Sprint(rule), Limit: b.Format.Number(units)}
 }
 
 // archivedErr refuses a write to a period whose keys expired to the
@@ -244,16 +263,16 @@ func (s writer) submitCall(b *board.Board, subs []board.Submission, times []time
 	if atomic && opt.Key != "" {
 		batchFP = batchFingerprint(subs)
 	}
-	c = scripts.submit.call(12+4*len(b.Periods)+len(subs), 21+5*len(b.Periods)+11*len(subs))
+	c = scripts.submit.call(13+4*len(b.Periods)+len(subs), 22+5*len(b.Periods)+12*len(subs))
 	c.key("def", defKey(b.ID)).key("names", namesKey(b.ID)).key("names_lc", namesLowerKey(b.ID)).key("names_idx", nameIndexKey(b.ID)).
 		key("recent", recentKey(b.ID)).key("periods", periodsKey(b.ID)).key("batch_idem", idemKey(b.ID, "batch:"+opt.Key)).
 		key("audit", AuditStream(b.ID)).key("audit_actor", AuditActorStream(b.ID, opt.By.Actor)).key("audit_actors", AuditActors(b.ID)).
-		key("archive", ArchiveState(b.ID)).key("freeze", freezeKey(b.ID))
+		key("archive", ArchiveState(b.ID)).key("freeze", freezeKey(b.ID)).key("held", heldKey(b.ID))
 	c.encoding(b).arg("zero_fields", enc.fieldsPart(nil)).arg("time", enc.timePart(now)).arg("version", strconv.FormatInt(b.Version, 10)).
 		arg("max", board.MaxExact).arg("cap", b.Cap).arg("batch_idem", opt.Key).arg("idem_ttl", int(s.idemTTL.Seconds())).
 		arg("now", now.UnixMicro()).arg("recent_len", s.recentLen).arg("period_count", len(b.Periods)).arg("item_count", len(subs)).
 		arg("batch_fingerprint", batchFP).arg("mode", mode).arg("ranks", ranks).arg("actor", opt.By.Actor).arg("reason", opt.By.Reason).
-		arg("audit_keep", s.auditKeep)
+		arg("audit_keep", s.auditKeep).arg("approve", approveArg(opt.Approve))
 	for _, k := range b.Periods {
 		p := b.Current(k, now)
 		z := ZSetKey(b.ID, p)
@@ -281,7 +300,7 @@ func (s writer) submitCall(b *board.Board, subs []board.Submission, times []time
 		c.in("item").key("idem", idemKey(b.ID, sub.IdempotencyKey)).
 			arg("op", string(sub.Op)).arg("value", strconv.FormatFloat(sub.Score, 'g', -1, 64)).arg("fields", fields).
 			arg("member", sub.Member).arg("name", sub.Name).arg("lower", lower).arg("idem", sub.IdempotencyKey).
-			arg("fingerprint", fp).arg("time", enc.timePart(at)).arg("team", sub.Team).arg("segments", segmentsArg(sub.Segments))
+			arg("fingerprint", fp).arg("time", enc.timePart(at)).arg("team", sub.Team).arg("segments", segmentsArg(sub.Segments)).arg("session", sub.Session)
 	}
 	windowArgs(c, b, now)
 	return c, zsets
@@ -299,4 +318,12 @@ func fingerprint(sub *board.Submission) string {
 		fmt.Fprintf(h, "\x00s%s", segs)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// approveArg is the submit script's approve argument: "" for none.
+func approveArg(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return strconv.FormatInt(id, 10)
 }

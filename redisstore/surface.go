@@ -56,6 +56,14 @@ type Writer interface {
 	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error)
 }
 
+// Moderation is fair play: the review queue of writes held for breaking a board's rules (held.go), and score sessions (session.go).
+type Moderation interface {
+	Held(ctx context.Context, boardID string) ([]board.HeldWrite, error)
+	ApproveHeld(ctx context.Context, boardID string, id int64, by board.Author) (board.Result, error)
+	RejectHeld(ctx context.Context, b *board.Board, id int64, by board.Author) (board.HeldWrite, error)
+	StartSession(ctx context.Context, boardID, member string) (board.Session, error)
+}
+
 // TeamStore is team boards: who is in which team and the team standings.
 type TeamStore interface {
 	TeamOf(ctx context.Context, b *board.Board, member string) (string, error)
@@ -146,6 +154,7 @@ var (
 	_ Catalog      = catalog{}
 	_ Reader       = reader{}
 	_ Writer       = writer{}
+	_ Moderation   = writer{}
 	_ TeamStore    = teamStore{}
 	_ SegmentStore = segmentStore{}
 	_ LeagueStore  = segmentStore{}

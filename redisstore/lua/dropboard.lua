@@ -51,6 +51,9 @@ for _, m in ipairs(redis.call('SMEMBERS', tag .. ':friends')) do
   redis.call('DEL', list)
 end
 redis.call('DEL', tag .. ':friends')
+-- Its review queue (lib/rules.lua). Its members' recent rises are not
+-- listed anywhere: they expire within the hour by themselves.
+redis.call('DEL', tag .. ':held', tag .. ':held:seq')
 -- Its erasure records: a board made again under the id has erased nobody.
 redis.call('DEL', tag .. ':erasures')
 -- A frozen board's public copies (freeze.lua) go with it.

@@ -3,7 +3,8 @@
 -- member lands before (and is erased) or after (a new member of that id).
 -- Its entries in every period (held, or closed and lingering until their
 -- expiry) and its rolling windows' buckets, its frozen copies, team, names,
--- friends (its list and its place in others'), recent changes, the webhook state and queued deliveries, and the archive
+-- friends (its list and its place in others'), its fair-play rises and held
+-- writes, recent changes, the webhook state and queued deliveries, and the archive
 -- passes' snapshots of the periods it was in. Pseudonymise (the default)
 -- renames it everywhere; remove takes it out of the open periods (all time,
 -- windows, and the current calendar periods the caller names), their team
@@ -224,6 +225,25 @@ local function erase_friends()
   return n
 end
 found = found + erase_friends()
+
+-- Fair play (lib/rules.lua): its recent rises, its score sessions, and its
+-- writes held for review, dropped (an erasure withdraws what the member sent; the queue
+-- holds at most board.MaxHeld).
+local function erase_held()
+  local n, k = 0, TAG .. ':held'
+  local flat = redis.call('HGETALL', k)
+  for i = 1, #flat, 2 do
+    local ok, h = pcall(cjson.decode, flat[i + 1])
+    if ok and type(h) == 'table' and h.m == OLD then
+      redis.call('HDEL', k, flat[i])
+      n = n + 1
+    end
+  end
+  local runs = TAG .. ':sess:m:' .. OLD -- its score sessions (redisstore/session.go)
+  for _, k in ipairs(redis.call('SMEMBERS', runs)) do n = n + redis.call('DEL', k) end
+  return n + redis.call('DEL', TAG .. ':rise:' .. OLD, runs)
+end
+found = found + erase_held()
 
 -- Recent changes (dropped in remove mode), webhooks, archive snapshots.
 local recent_as = NEW

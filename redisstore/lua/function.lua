@@ -310,16 +310,16 @@ local function submit(keys, args, team, segraw)
   if segs ~= '' then fpin = fpin .. '\0s' .. segs end -- and the same values
   local fp = redis.sha1hex(fpin)
   local K = {def, tag .. ':names', tag .. ':names:lc', tag .. ':names:idx', tag .. ':recent', tag .. ':periods', tag .. ':idem:batch:',
-    tag .. ':audit', tag .. ':audit:a:' .. ACTOR, tag .. ':audit:actors', tag .. ':archive', tag .. ':freeze'}
+    tag .. ':audit', tag .. ':audit:a:' .. ACTOR, tag .. ':audit:actors', tag .. ':archive', tag .. ':freeze', tag .. ':held'}
   for _, k in ipairs(pkeys) do K[#K + 1] = k end
   K[#K + 1] = tag .. ':idem:' .. idem
   local dflag = '0'
   if desc then dflag = '1' end
   local A = {dflag, tostring(PW), tostring(FW), m.rank_style or 'competition', table.concat(zero), timepart,
     m.version or '0', '9007199254740992', m.cap or '0', '', tostring(IDEM_TTL), string.format('%.0f', now), tostring(RECENT_LEN),
-    tostring(#labels), '1', '', 'atomic', '1', ACTOR, '', tostring(AUDIT_KEEP)}
+    tostring(#labels), '1', '', 'atomic', '1', ACTOR, '', tostring(AUDIT_KEEP), ''}
   for _, l in ipairs(labels) do A[#A + 1] = l end
-  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, '', team, segs}) do A[#A + 1] = x end
+  for _, x in ipairs({op, string.format('%.0f', v), table.concat(given), member, name, lower, idem, fp, '', team, segs, ''}) do A[#A + 1] = x end
   for _, x in ipairs(windows) do A[#A + 1] = x end
 
   local r = submit_script(K, A)
@@ -327,8 +327,14 @@ local function submit(keys, args, team, segraw)
   if st == 'ok' or st == 'replay' then
     local places = 0
     if m.format == 'decimal' then places = tonumber(m.decimals) or 0 end
-    return api_answer(cjson.decode(r[2])[1], member, places)
+    local item = cjson.decode(r[2])[1]
+    if item.held then -- a rule broken on a board that holds such writes: nothing applied yet
+      return '{"result":{"member":' .. cjson.encode(member) .. ',"held":true,"rule":' .. cjson.encode(item.r) .. ',"periods":[]}}'
+    end
+    return api_answer(item, member, places)
   end
+  if st == 'session' then return fail('this board takes scores only with a run\'s session token, which FCALL does not carry: submit through the API (POST /api/v1/boards/<board>/scores with "session"); nothing was written') end
+  if st == 'rule' then return fail('the write breaks the board\'s rule ' .. r[3] .. ' (bound ' .. r[4] .. ' units); nothing was written') end
   if st == 'closed' and r[2] == 'opens' then return fail('the contest opens at ' .. r[3] .. ' (Unix microseconds); nothing was written') end
   if st == 'closed' then return fail('the contest closed at ' .. r[3] .. ' (Unix microseconds); nothing was written') end
   if st == 'archived' then return fail('period ' .. r[2] .. ' has closed and moved to the archive, where it no longer changes; nothing was written') end

@@ -12,10 +12,11 @@
 -- (measured: a single score 111 µs against 88 µs), more than the phases
 -- were worth. A library of functions defined once (Redis Functions) is
 -- where they belong.
--- uses: ranks, teams, segments, leagues, windows, audit, freeze
+-- uses: ranks, teams, segments, leagues, windows, audit, freeze, rules
 -- KEYS: 1 def, 2 names, 3 names_lc, 4 names_idx, 5 recent, 6 periods,
 --   7 batch_idem (the batch's idempotency key), 8 audit, 9 audit_actor,
---   10 audit_actors, 11 archive (archive state), 12 freeze (the marker)
+--   10 audit_actors, 11 archive (archive state), 12 freeze (the marker),
+--   13 held (the review queue, lib/rules.lua)
 -- KEYS per period: 1 zset, 2 entries, 3 distinct, 4 counts
 -- KEYS per item: 1 idem (its idempotency key)
 -- ARGV: 1 desc, 2 prefix_width, 3 fields_width, 4 rank_style, 5 zero_fields
@@ -25,7 +26,9 @@
 --   13 recent_len, 14 period_count (P), 15 item_count (N),
 --   16 batch_fingerprint, 17 mode ('atomic' or 'each'), 18 ranks ('1'
 --   compute before/after ranks, '0' scores only), 19 actor, 20 reason,
---   21 audit_keep (entries kept per stream)
+--   21 audit_keep (entries kept per stream), 22 approve (the id of a held
+--   write to apply as its one item, '' none: it replaces the item's
+--   arguments, and neither the contest window nor the rules hold it back)
 -- ARGV per period: 1 label
 -- ARGV per item: 1 op, 2 value, 3 fields ('' keeps the member's), 4 member,
 --   5 name ('' none), 6 lower (the name, or else the id, lower-cased), 7 idem
@@ -33,7 +36,9 @@
 --   ('' the call's: with the earliest and latest tie-breaks each item is
 --   ordered by its own time, when it arrived in group commit), 10 team ('' keeps
 --   the member's), 11 segments ("<attribute>\t<value>" pairs joined by tabs:
---   the values to give the member first, '' a value to leave; '' keeps all)
+--   the values to give the member first, '' a value to leave; '' keeps all),
+--   12 session (the run's token on a board with sessions, '' none, '-' the
+--   console's adjustment)
 -- ARGV per window: 1 period (its index among the periods, 1-based), 2 bucket
 --   (the bucket of now), 3 mode ('sum' or 'best'), 4 ttl (the bucket's, in
 --   seconds)
@@ -46,11 +51,17 @@
 --   atomic mode only,
 --   {'reused', item index (0 the batch)} | {'range', item index (1-based),
 --   period label, old score} | {'segfull', item index, attribute} (a value
---   past the attribute's seg.MAX_VALUES).
+--   past the attribute's seg.MAX_VALUES) | {'rule', item index, rule,
+--   bound} (a write breaking the board's fair-play rules, lib/rules.lua) |
+--   {'gone'} (the held write to approve is no longer held) |
+--   {'session', item index, why} (a run token refused, lib/rules.lua).
 -- The json is an array with one {periods = [...]} per item ({replayed = true}
 -- for an item whose own key was seen before; in each mode {err = 'reused'},
 -- {err = 'range', p = label, old = score} or {err = 'segfull', a = attribute}
--- for an item refused on its own).
+-- for an item refused on its own; {err = 'rule', r = rule, l = bound} for
+-- one breaking a rule, {held = true, id = its id, r = rule, l = bound} for
+-- one held for review instead: nothing of it is applied; {err = 'session',
+-- why = why} for a run token refused).
 local k_def = KEYS[1]
 local k_names = KEYS[2]
 local k_names_lc = KEYS[3]
@@ -63,7 +74,8 @@ local k_audit_actor = KEYS[9]
 local k_audit_actors = KEYS[10]
 local k_archive = KEYS[11]
 local k_freeze = KEYS[12]
-local KEYS_FIXED = 12
+local k_held = KEYS[13]
+local KEYS_FIXED = 13
 local KEYS_PER_PERIOD = {'zset', 'entries', 'distinct', 'counts'}
 local KEYS_PER_ITEM = {'idem'}
 local a_zero_fields = ARGV[5]
@@ -83,12 +95,13 @@ local a_ranks = ARGV[18]
 local a_actor = ARGV[19]
 local a_reason = ARGV[20]
 local a_audit_keep = ARGV[21]
-local ARGV_FIXED = 21
+local a_approve = ARGV[22]
+local ARGV_FIXED = 22
 local ARGV_PER_PERIOD = {'label'}
-local ARGV_PER_ITEM = {'op', 'value', 'fields', 'member', 'name', 'lower', 'idem', 'fingerprint', 'time', 'team', 'segments'}
+local ARGV_PER_ITEM = {'op', 'value', 'fields', 'member', 'name', 'lower', 'idem', 'fingerprint', 'time', 'team', 'segments', 'session'}
 local ARGV_PER_WINDOW = {'period', 'bucket', 'mode', 'ttl'}
 
-local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments', 'league', 'opens_at', 'closes_at')
+local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments', 'league', 'opens_at', 'closes_at', 'rules', 'sessions')
 local version = def[1]
 if not version then
   if redis.call('EXISTS', k_def) == 0 then return {'nf'} end
@@ -119,8 +132,11 @@ if ATOMIC and a_batch_idem ~= '' then
 end
 -- A contest window (board/contest.go): nothing is written outside it (a
 -- batch's replay above still answers; a single item's retry is refused).
-if (def[12] or '') ~= '' and tonumber(a_now) < tonumber(def[12]) then return {'closed', 'opens', def[12]} end
-if (def[13] or '') ~= '' and tonumber(a_now) >= tonumber(def[13]) then return {'closed', 'closed', def[13]} end
+-- Approving a held write is moderation of a write sent in time: the window
+-- does not hold it back, nor do the rules it was held for.
+local RULES = a_approve == '' and rulelib.parse(def[14], def[15])
+if a_approve == '' and (def[12] or '') ~= '' and tonumber(a_now) < tonumber(def[12]) then return {'closed', 'opens', def[12]} end
+if a_approve == '' and (def[13] or '') ~= '' and tonumber(a_now) >= tonumber(def[13]) then return {'closed', 'closed', def[13]} end
 
 local MAX, CAP = tonumber(a_max), tonumber(a_cap)
 local TTL, NOW, RECENT = tonumber(a_idem_ttl), a_now, tonumber(a_recent_len)
@@ -159,8 +175,9 @@ for n = 1, N do
   if time == '' then time = a_time end
   items[n] = {id = ARGV[a + IA.member], op = ARGV[a + IA.op], raw = raw, val = tonumber(raw), fields = ARGV[a + IA.fields],
     name = ARGV[a + IA.name], lower = ARGV[a + IA.lower], idem = ARGV[a + IA.idem], fp = ARGV[a + IA.fingerprint],
-    time = time, team = ARGV[a + IA.team], segs = ARGV[a + IA.segments], idemkey = KEYS[k + IK.idem]}
+    time = time, team = ARGV[a + IA.team], segs = ARGV[a + IA.segments], idemkey = KEYS[k + IK.idem], session = ARGV[a + IA.session]}
 end
+if a_approve ~= '' and not rulelib.take(tag_of(k_def), a_approve, items[1]) then return {'gone'} end
 
 -- Rolling windows (redisstore/window.go): their arguments follow the items'.
 local TAG = tag_of(k_def)
@@ -341,6 +358,15 @@ for n, it in ipairs(items) do
     end
   end
 end
+-- Score sessions (board/session.go): each item's run token, consumed with
+-- its write.
+if RULES then
+  for n, it in ipairs(items) do
+    local why = not seen[n] and not failed[n] and rulelib.session(RULES, TAG, it, a_now)
+    if why and ATOMIC then return {'session', n, why} end
+    if why then failed[n] = {err = 'session', why = why} end
+  end
+end
 for n, it in ipairs(items) do
   if not seen[n] and not failed[n] then
     local ps = {}
@@ -353,6 +379,15 @@ for n, it in ipairs(items) do
         break
       end
       ps[i] = p
+    end
+    -- Fair play (lib/rules.lua): refused, or held for review unapplied.
+    local rule, bound
+    if RULES and not failed[n] then rule, bound = rulelib.check(RULES, TAG, n, it, ps, periods, a_now) end
+    if rule and RULES.hold and rulelib.can_hold(RULES, TAG) then
+      failed[n] = {held = true, r = rule, l = fmt(bound)}
+    elseif rule then
+      if ATOMIC then return {'rule', n, rule, fmt(bound)} end
+      failed[n] = {err = 'rule', r = rule, l = fmt(bound)}
     end
     if not failed[n] then
       for i, p in ipairs(ps) do state[i][it.id] = {p.new, p.news} end
@@ -534,6 +569,11 @@ if not RANKS then nr = ',"nr":true' end -- a replay must not read rank 0 as "not
 for n, it in ipairs(items) do
   if COUNTED and n - from >= CHUNK then flush(n - 1) end
   if failed[n] then
+    if failed[n].held then
+      failed[n].id = rulelib.hold(TAG, it, failed[n].r, NOW, a_actor)
+      rulelib.take_run(it)
+      if it.idem ~= '' then redis.call('SET', it.idemkey, it.fp .. '\n' .. cjson.encode(failed[n]), 'EX', TTL) end
+    end
     out[n] = cjson.encode(failed[n])
   elseif seen[n] then
     local prev = cjson.decode(seen[n])
@@ -634,6 +674,8 @@ end
 if #touched > 0 then redis.call('SADD', k_periods, unpack(touched)) end
 -- The windows' buckets, and the teams, follow what the call did.
 winlib.record(periods, plans, items, applied, CAP > 0)
+if RULES then rulelib.record(RULES, TAG, items, applied, NOW) end
+if a_approve ~= '' and #applied > 0 then redis.call('HDEL', k_held, a_approve) end
 if #applied > 0 then
   teamlib.follow(TEAMS, TAG, periods, ids, orig, CAP == 0 and state or nil)
   seg.follow(TAG, SEGS.attrs, periods, ids, orig, CAP == 0 and state or nil)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -52,6 +53,20 @@ func (s *Handler) boardFormView(c echo.Context, b board.Board, editing bool, err
 	if l := b.League; l != nil {
 		v.LeagueKind, v.LeagueTiers, v.LeagueIdleDrops = string(l.Kind), strings.Join(l.Tiers, "\n"), l.IdleDrops
 		v.LeagueCohort, v.LeaguePromote, v.LeagueRelegate = fmt.Sprint(l.Size()), fmt.Sprint(l.Promote), fmt.Sprint(l.Relegate)
+	}
+	v.Rules, v.RulesUnit = map[string]string{"on_break": board.RulesRefuse}, "a point, a millisecond, or 0.01 on a board with 2 decimals"
+	if b.ID != "" {
+		v.RulesUnit = b.Format.Unit()
+	}
+	if r := b.Rules; r != nil {
+		for _, name := range board.RuleNames {
+			if x := *r.Bound(name); x != nil {
+				v.Rules[name] = fmt.Sprint(*x)
+			}
+		}
+		if r.Holds() {
+			v.Rules["on_break"] = board.RulesHold
+		}
 	}
 	if b.Cap > 0 {
 		v.Cap = fmt.Sprint(b.Cap)
@@ -139,11 +154,15 @@ func (s *Handler) updateBoard(c echo.Context) error {
 	if !form.Has("opens_at") && !form.Has("closes_at") {
 		b.OpensAt, b.ClosesAt = old.OpensAt, old.ClosesAt // a form without the section (an older page, a script): never drops the window
 	}
+	b.Sessions = old.Sessions // the form has no fields for score sessions (set over the API)
 	if !form.Has("schedule") {
 		b.Schedule, b.ScheduleName = old.Schedule, old.ScheduleName // a form from before the field
 	}
 	if !form.Has("visibility") {
 		b.Visibility = old.Visibility // a form from before the field: never opens a private board
+	}
+	if !form.Has("rules_on_break") {
+		b.Rules = old.Rules // a form without the section (an older page, a script): never drops the rules
 	}
 	if !form.Has("segments") {
 		b.Segments = old.Segments // a form without the field (an older page, a script): never drops their standings
@@ -198,6 +217,11 @@ func (s *Handler) sentView(c echo.Context, form url.Values, old board.Board, err
 	for k, p := range text {
 		if form.Has(k) {
 			*p = form.Get(k)
+		}
+	}
+	for _, r := range append(slices.Clone(board.RuleNames), "on_break") {
+		if form.Has("rules_" + r) {
+			v.Rules[r] = form.Get("rules_" + r)
 		}
 	}
 	if form.Has("league_kind") {

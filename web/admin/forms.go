@@ -47,6 +47,7 @@ func parseBoardForm(v url.Values) (board.Board, formErrors) {
 		b.League = parseLeague(v, board.Kind(k), errs)
 	}
 	parseContest(v, &b, errs)
+	b.Rules = parseRules(v, errs)
 	for _, k := range v["periods"] {
 		b.Periods = append(b.Periods, board.Kind(k))
 	}
@@ -111,6 +112,32 @@ func parseLeague(v url.Values, kind board.Kind, errs formErrors) *board.League {
 	num("league_promote", "league.promote", &l.Promote, "must be a whole number: 0 promotes no one")
 	num("league_relegate", "league.relegate", &l.Relegate, "must be a whole number: 0 relegates no one")
 	return l
+}
+
+// parseRules reads the board form's fair-play section: each bound a whole
+// number of the board's unit, empty for none. Validate names what else is
+// wrong.
+func parseRules(v url.Values, errs formErrors) *board.Rules {
+	r := &board.Rules{OnBreak: v.Get("rules_on_break")}
+	for _, name := range board.RuleNames {
+		s := strings.ReplaceAll(strings.TrimSpace(v.Get("rules_"+name)), ",", "")
+		if s == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			errs["rules."+name] = "must be a whole number of the board's unit; empty: no bound"
+			continue
+		}
+		*r.Bound(name) = &n
+	}
+	if r.Encode() == "" && !r.Holds() {
+		if r.OnBreak != "" && r.OnBreak != board.RulesRefuse {
+			errs["rules.on_break"] = "choose refuse or hold"
+		}
+		return nil
+	}
+	return r
 }
 
 // withFixed is the edit form with the settings fixed at creation filled in

@@ -40,6 +40,7 @@ type Store interface {
 	Freeze(ctx context.Context, id string, at time.Time) (board.Board, error)
 	Unfreeze(ctx context.Context, id string) (board.Board, error)
 	ScheduleReveal(ctx context.Context, id string, at time.Time) (board.Board, error)
+	Moderation
 }
 
 // Options are the console's dependencies.

@@ -21,7 +21,7 @@ import (
 func (s *Handler) manageView(c echo.Context, b *board.Board, member string) (templates.ManageView, error) {
 	v := templates.ManageView{Nav: s.nav(c, "boards"), ID: b.ID, Title: b.Title, Meta: templates.BoardMeta(b),
 		Public: "/b/" + url.PathEscape(b.ID), Member: member, Errors: map[string]string{}, Values: map[string]string{"op": "incr"},
-		Teams: b.Teams != board.TeamsOff, Segments: b.Segments, People: s.opts.Grants != nil, MemberData: s.opts.Members != nil}
+		Teams: b.Teams != board.TeamsOff, Segments: b.Segments, People: s.opts.Grants != nil, MemberData: s.opts.Members != nil, Holds: b.Rules.Holds()}
 	role := roleOf(c)
 	if !v.Nav.Site {
 		v.Role = role.String()
@@ -128,7 +128,8 @@ func (s *Handler) adjustScore(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.formFailed(c, &b, "score", errs)
 	}
-	sub := board.Submission{Member: f.Member, Score: f.Score, Unit: b.Format.Unit(), Op: board.Op(f.Op), Name: f.Name, Team: f.Team}
+	sub := board.Submission{Member: f.Member, Score: f.Score, Unit: b.Format.Unit(), Op: board.Op(f.Op), Name: f.Name, Team: f.Team,
+		Session: board.SessionWaived} // a person's adjustment, not a game's run: no session needed
 	res, err := s.opts.Store.Submit(c.Request().Context(), b.ID, sub, board.Author{Actor: s.actor(c), Reason: f.Reason})
 	if ce := (*board.ContestError)(nil); errors.As(err, &ce) {
 		msg := "the contest has closed: it closed at " + rows.FreezeTime(&b, ce.At) + "; nothing was written"
@@ -136,6 +137,9 @@ func (s *Handler) adjustScore(c echo.Context) error {
 			msg = "the contest has not opened yet: it opens at " + rows.FreezeTime(&b, ce.At) + "; nothing was written"
 		}
 		return s.formFailed(c, &b, "score", formErrors{"value": msg})
+	}
+	if re := (*board.RuleError)(nil); errors.As(err, &re) {
+		return s.formFailed(c, &b, "score", formErrors{"value": "breaks the board's rule " + re.Rule + " (" + board.RuleText(re.Rule, re.Limit) + "); nothing was written"})
 	}
 	if err != nil {
 		fes := board.FieldErrors(err)
@@ -151,6 +155,9 @@ func (s *Handler) adjustScore(c echo.Context) error {
 	name := f.Name
 	if name == "" {
 		name = s.nameOf(c, &b, f.Member)
+	}
+	if res.Held {
+		return s.done(c, backTo(&b, f.Member), "Held for review: the score breaks the board's rule "+res.Rule+"; it waits on the board's review page.")
 	}
 	msg := "Score saved for " + who(name, f.Member) + "."
 	if ch, ok := res.Change(b.DefaultPeriod); ok && ch.After.Ranked {

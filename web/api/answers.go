@@ -185,9 +185,13 @@ type batchResultJSON struct {
 
 // resultJSON is what one submission did, in every period it changed.
 type resultJSON struct {
-	Member   string       `json:"member"`
-	Replayed bool         `json:"replayed,omitempty"`
-	Periods  []changeJSON `json:"periods"`
+	Member   string `json:"member"`
+	Replayed bool   `json:"replayed,omitempty"`
+	// Held: the write broke the board's fair-play rule Rule and waits in
+	// its review queue, unapplied (Periods is empty) until approved.
+	Held    bool         `json:"held,omitempty"`
+	Rule    string       `json:"rule,omitempty"`
+	Periods []changeJSON `json:"periods"`
 }
 
 // changeJSON is one period's place before and after; null where unranked.
@@ -210,7 +214,7 @@ func placeOf(b *board.Board, p board.Place) *placeJSON {
 }
 
 func toResultJSON(b *board.Board, r board.Result) resultJSON {
-	out := resultJSON{Member: r.Member, Replayed: r.Replayed}
+	out := resultJSON{Member: r.Member, Replayed: r.Replayed, Held: r.Held, Rule: r.Rule, Periods: []changeJSON{}}
 	for _, c := range r.Changes {
 		out.Periods = append(out.Periods, changeJSON{Period: toPeriodJSON(c.Period), Before: placeOf(b, c.Before), After: placeOf(b, c.After)})
 	}

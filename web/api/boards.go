@@ -82,6 +82,12 @@ func (s *Handler) apiUpdateBoard(c echo.Context) error {
 	if j.Segments == nil { // left out: kept, since taking one off drops its standings; [] takes them off
 		j.Segments = old.Segments
 	}
+	if j.Sessions == nil { // left out: kept; {} takes them off
+		j.Sessions = old.Sessions
+	}
+	if j.Rules == nil { // left out: kept, so an older client's edit never drops them; {} takes them off
+		j.Rules = old.Rules
+	}
 	if !j.League.Set { // left out: kept, since its members' tiers hang on it; null takes it off
 		j.League.L = old.League
 	}

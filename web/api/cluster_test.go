@@ -31,6 +31,8 @@ func TestAPIOnCluster(t *testing.T) {
 		"APIRollingWindows":           TestAPIRollingWindows,
 		"MemberDataDownload":          TestMemberDataDownload,
 		"EraseOverTheAPI":             TestEraseOverTheAPI,
+		"APIRules":                    TestAPIRules,
+		"APIScoreSessions":            TestAPIScoreSessions,
 	} {
 		t.Run(name, test)
 	}

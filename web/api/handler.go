@@ -34,6 +34,7 @@ type Store interface {
 	DeleteBoard(ctx context.Context, id string) error
 	Submit(ctx context.Context, boardID string, sub board.Submission, by board.Author) (board.Result, error)
 	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error)
+	StartSession(ctx context.Context, boardID, member string) (board.Session, error)
 	RemoveMember(ctx context.Context, boardID, member string, p *board.Period, by board.Author) ([]board.Removed, error)
 	TeamPage(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	TeamSizes(ctx context.Context, b *board.Board, p board.Period, teams []string) ([]int, error)

@@ -313,6 +313,7 @@ func TestOpenAPIResponses(t *testing.T) {
 	}
 	tests = append(tests, segmentCases(t, f, all, chessOnly)...)
 	tests = append(tests, leagueCases(t, f)...)
+	tests = append(tests, ruleCases(t, f, all, chessOnly)...)
 	for _, tc := range tests {
 		v.run(t, f.URL, tc)
 	}

@@ -213,6 +213,7 @@ func sampleRequest(t *testing.T, operationID, key string) apiCase {
 		"getFriendsRanks":  {method: "GET", path: "/boards/chess/members/ann/friends/ranks"},
 		"exportPeriod":     {method: "GET", path: "/boards/chess/export"},
 		"submitScores":     {method: "POST", path: "/boards/chess/scores", key: key, body: `{"member":"ann","score":1}`},
+		"startSession":     {method: "POST", path: "/boards/chess/sessions", key: key, body: `{"member":"ann"}`},
 		"freezeBoard":      {method: "PUT", path: "/boards/chess/freeze", key: key},
 		"unfreezeBoard":    {method: "DELETE", path: "/boards/chess/freeze", key: key},
 		"getTeams":         {method: "GET", path: "/boards/league/teams"},

@@ -140,6 +140,7 @@ func (s *Handler) Routes(e *echo.Echo) {
 		g.POST("/boards/:board/hooks/:id/test", s.apiTestHook, s.requireKey)
 	}
 	g.POST("/boards/:board/scores", s.apiSubmit, s.requireKey)
+	g.POST("/boards/:board/sessions", s.apiStartSession, s.requireKey)
 	g.DELETE("/boards/:board/members/:member", s.apiRemoveMember, s.requireKey)
 	g.POST("/boards", s.apiCreateBoard, s.requireKey)
 	g.PUT("/boards/:board", s.apiUpdateBoard, s.requireKey)

@@ -34,6 +34,8 @@ type submissionJSON struct {
 	// Segments gives the member values of the board's attributes
 	// ({"country": "NO"}; "" takes it out of one) before the score counts.
 	Segments map[string]string `json:"segments,omitempty"`
+	// Session is the run's token on a board with sessions (board/session.go).
+	Session string `json:"session,omitempty"`
 }
 
 // submitBody is one submission, or {"scores": [...]}, never both.
@@ -148,6 +150,11 @@ func (j submissionJSON) submission(field string, fm board.Format) (board.Submiss
 		ae.Field = field + "score"
 		return board.Submission{}, ae
 	}
+	if j.Session != "" {
+		if err := board.CheckSessionToken(j.Session); err != nil {
+			return board.Submission{}, invalid("session", "must be the 64-digit token POST .../sessions answered")
+		}
+	}
 	var team string
 	if j.Team != nil {
 		if *j.Team == "" {
@@ -155,7 +162,7 @@ func (j submissionJSON) submission(field string, fm board.Format) (board.Submiss
 		}
 		team = *j.Team
 	}
-	return board.Submission{Member: j.Member, Score: units, Unit: fm.Unit(), Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey, Team: team, Segments: j.Segments}, nil
+	return board.Submission{Member: j.Member, Score: units, Unit: fm.Unit(), Op: board.Op(j.Op), Name: j.Name, Fields: j.Fields, IdempotencyKey: j.IdempotencyKey, Team: team, Segments: j.Segments, Session: j.Session}, nil
 }
 
 // apiSubmit takes one score or a batch; a batch is applied all or nothing.
@@ -175,23 +182,27 @@ func (s *Handler) apiSubmit(c echo.Context) error {
 	ctx := c.Request().Context()
 	if !req.batch {
 		res, err := s.opts.Store.Submit(ctx, b.ID, req.subs[0], by)
-		if errors.Is(err, board.ErrIdempotencyReused) {
+		if errors.Is(err, board.ErrIdempotencyReused) || errors.Is(err, board.ErrSessionInvalid) {
 			ae := apiErrorFor(err, "%s", request.Reason(err))
-			ae.Field = "idempotency_key"
+			ae.Field = fieldOf(err)
 			return ae
 		}
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, submitResultJSON{Result: toResultJSON(&b, res)})
+		status := http.StatusOK
+		if res.Held {
+			status = http.StatusAccepted // held for review (board/rules.go): taken, not applied
+		}
+		return c.JSON(status, submitResultJSON{Result: toResultJSON(&b, res)})
 	}
 	req.opt.By = by
 	res, err := s.opts.Store.SubmitBatch(ctx, b.ID, req.subs, req.opt)
-	if errors.Is(err, board.ErrIdempotencyReused) {
+	if errors.Is(err, board.ErrIdempotencyReused) || errors.Is(err, board.ErrSessionInvalid) {
 		ae := apiErrorFor(err, "%s", request.Reason(err))
-		ae.Field = "idempotency_key"
+		ae.Field = fieldOf(err)
 		if be := (*board.BatchError)(nil); errors.As(err, &be) {
-			ae.Field = fmt.Sprintf("scores[%d].idempotency_key", be.Index)
+			ae.Field = fmt.Sprintf("scores[%d].%s", be.Index, fieldOf(err))
 		}
 		return ae
 	}
@@ -243,4 +254,13 @@ func (s *Handler) apiRemoveMember(c echo.Context) error {
 		out[i] = removedPeriodJSON{Period: toPeriodJSON(r.Period), Score: json.Number(b.Format.Number(r.Score))}
 	}
 	return c.JSON(http.StatusOK, removedJSON{Member: member, Removed: out})
+}
+
+// fieldOf is the submission's field a refused idempotency key or run token
+// names.
+func fieldOf(err error) string {
+	if errors.Is(err, board.ErrSessionInvalid) {
+		return "session"
+	}
+	return "idempotency_key"
 }

@@ -50,6 +50,8 @@ var classes = []struct {
 	{is(board.ErrIdempotencyReused), Class{Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused"}},
 	{is(board.ErrSegmentFull), Class{Status: http.StatusConflict, Code: "segment_full"}},
 	{is(board.ErrContestClosed), Class{Status: http.StatusConflict, Code: "contest_closed"}},
+	{is(board.ErrRuleBroken), Class{Status: http.StatusUnprocessableEntity, Code: "rule_broken"}},
+	{is(board.ErrSessionInvalid), Class{Status: http.StatusUnprocessableEntity, Code: "session_invalid"}},
 	{immutable, Class{Status: http.StatusConflict, Code: "immutable"}},
 	{invalid, Class{Status: http.StatusUnprocessableEntity, Code: "invalid"}},
 	{is(hooks.ErrNotFound), Class{Status: http.StatusNotFound, Code: "hook_not_found"}},

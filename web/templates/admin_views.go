@@ -52,7 +52,9 @@ type BoardFormView struct {
 	LeagueKind, LeagueTiers, LeagueCohort, LeaguePromote              string // no kind: no league; tiers one per line
 	LeagueRelegate                                                    string
 	LeagueIdleDrops                                                   bool
-	OpensAt, ClosesAt                                                 string // a contest's window in the board's zone, as datetime-local values; "" no bound
+	OpensAt, ClosesAt                                                 string            // a contest's window in the board's zone, as datetime-local values; "" no bound
+	Rules                                                             map[string]string // fair play: rule name (and "on_break") -> as typed
+	RulesUnit                                                         string            // what one unit of the board is, for the rules' help
 	Periods                                                           map[string]bool
 	Fields                                                            [3]FieldRow
 	Errors                                                            map[string]string
@@ -71,6 +73,7 @@ type ManageView struct {
 	CanScore, CanOwn                      bool   // the forms of a scorekeeper, the links of an owner
 	People                                bool   // roles exist: the People page
 	MemberData                            bool   // an owner may download a member's data and erase it
+	Holds                                 bool   // the board's rules hold scores for review: the Held scores page
 	ID, Title, Meta, Public, Member, Name string
 	Teams                                 bool     // the board keeps team standings
 	Team                                  string   // the looked-up member's team

@@ -533,6 +533,7 @@ const (
 	DeliveryTypeLeagueClosed  DeliveryType = "league.closed"
 	DeliveryTypePeriodClosed  DeliveryType = "period.closed"
 	DeliveryTypePing          DeliveryType = "ping"
+	DeliveryTypeScoreHeld     DeliveryType = "score.held"
 	DeliveryTypeTopEntered    DeliveryType = "top.entered"
 )
 
@@ -546,6 +547,8 @@ func (e DeliveryType) Valid() bool {
 	case DeliveryTypePeriodClosed:
 		return true
 	case DeliveryTypePing:
+		return true
+	case DeliveryTypeScoreHeld:
 		return true
 	case DeliveryTypeTopEntered:
 		return true
@@ -727,6 +730,7 @@ const (
 	HookEventsLeaderChanged HookEvents = "leader.changed"
 	HookEventsLeagueClosed  HookEvents = "league.closed"
 	HookEventsPeriodClosed  HookEvents = "period.closed"
+	HookEventsScoreHeld     HookEvents = "score.held"
 	HookEventsTopEntered    HookEvents = "top.entered"
 )
 
@@ -738,6 +742,8 @@ func (e HookEvents) Valid() bool {
 	case HookEventsLeagueClosed:
 		return true
 	case HookEventsPeriodClosed:
+		return true
+	case HookEventsScoreHeld:
 		return true
 	case HookEventsTopEntered:
 		return true
@@ -790,6 +796,7 @@ const (
 	HookRegistrationEventsLeaderChanged HookRegistrationEvents = "leader.changed"
 	HookRegistrationEventsLeagueClosed  HookRegistrationEvents = "league.closed"
 	HookRegistrationEventsPeriodClosed  HookRegistrationEvents = "period.closed"
+	HookRegistrationEventsScoreHeld     HookRegistrationEvents = "score.held"
 	HookRegistrationEventsTopEntered    HookRegistrationEvents = "top.entered"
 )
 
@@ -801,6 +808,8 @@ func (e HookRegistrationEvents) Valid() bool {
 	case HookRegistrationEventsLeagueClosed:
 		return true
 	case HookRegistrationEventsPeriodClosed:
+		return true
+	case HookRegistrationEventsScoreHeld:
 		return true
 	case HookRegistrationEventsTopEntered:
 		return true
@@ -968,6 +977,21 @@ func (e PeriodKind) Valid() bool {
 	}
 }
 
+// Defines values for ResultHeld.
+const (
+	ResultHeldTrue ResultHeld = true
+)
+
+// Valid indicates whether the value is a known member of the ResultHeld enum.
+func (e ResultHeld) Valid() bool {
+	switch e {
+	case ResultHeldTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResultReplayed.
 const (
 	ResultReplayedTrue ResultReplayed = true
@@ -977,6 +1001,51 @@ const (
 func (e ResultReplayed) Valid() bool {
 	switch e {
 	case ResultReplayedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResultRule.
+const (
+	MaxRisePerHour   ResultRule = "max_rise_per_hour"
+	MaxRisePerMinute ResultRule = "max_rise_per_minute"
+	MaxScore         ResultRule = "max_score"
+	MaxValue         ResultRule = "max_value"
+	MinValue         ResultRule = "min_value"
+)
+
+// Valid indicates whether the value is a known member of the ResultRule enum.
+func (e ResultRule) Valid() bool {
+	switch e {
+	case MaxRisePerHour:
+		return true
+	case MaxRisePerMinute:
+		return true
+	case MaxScore:
+		return true
+	case MaxValue:
+		return true
+	case MinValue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RulesOnBreak.
+const (
+	Hold   RulesOnBreak = "hold"
+	Refuse RulesOnBreak = "refuse"
+)
+
+// Valid indicates whether the value is a known member of the RulesOnBreak enum.
+func (e RulesOnBreak) Valid() bool {
+	switch e {
+	case Hold:
+		return true
+	case Refuse:
 		return true
 	default:
 		return false
@@ -1874,6 +1943,9 @@ type Board struct {
 	// RevealAt When the freeze lifts on its own (see `PUT /boards/{board}/freeze`); absent: only an unfreeze lifts it.
 	RevealAt *time.Time `json:"reveal_at,omitempty"`
 
+	// Rules Fair-play rules. Every bound is a whole number of the board's unit (1 point, 1 ms, or 0.01 on a 2-place board: 1234 there is 12.34), within ±2^53; a bound left out is no bound. The write script checks them for the API, the console and FCALL alike. A rise is movement in the board's better direction (up when higher is better, down when lower is) of the member's score in all time (else the longest calendar period, else the first rolling window; no score counts as 0), summed over the sliding minute or hour before the write, across period boundaries.
+	Rules *Rules `json:"rules,omitempty"`
+
 	// Schedule The `custom` period's schedule, in the board's time zone: a five-field cron expression or descriptor (`0 18 * * FRI`: from Friday 18:00 to the next; `@monthly`), or a fixed interval from an anchor, `every <n><m|h|d|w> from <YYYY-MM-DDTHH:MM>` (`every 72h from 2026-12-01T00:00`; minutes and hours are elapsed time, days and weeks calendar days at the anchor's time of day). Periods last at least an hour. Required with `custom`, refused without it. A custom period's key (`at`) is its start in UTC to the minute, `20261204T1700Z`.
 	//
 	// Example: 0 18 * * FRI
@@ -1886,6 +1958,9 @@ type Board struct {
 
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out when the board has none.
 	Segments *[]string `json:"segments,omitempty"`
+
+	// Sessions Score sessions: every score needs the token of a run started for its member (startSession), used once, between min_seconds and max_seconds after it was issued. Outside writers (FCALL) carry no token and are refused on such a board; the console's score form, a person's adjustment, needs none.
+	Sessions *Sessions `json:"sessions,omitempty"`
 
 	// Teams Team standings per period: a team's score is the sum, the average or the best of its members' scores there. Left out when the board keeps none.
 	Teams *BoardTeams `json:"teams,omitempty"`
@@ -1989,6 +2064,9 @@ type BoardDefinition struct {
 	// RevealAt Ignored when sent: `PUT /boards/{board}/freeze` sets it.
 	RevealAt *time.Time `json:"reveal_at,omitempty"`
 
+	// Rules Fair-play rules (see Rules). Left out: none on a new board, unchanged on an update (`{}` takes them off).
+	Rules *Rules `json:"rules,omitempty"`
+
 	// Schedule The `custom` period's schedule, in the board's time zone: a five-field cron expression (`0 18 * * FRI`) or `every <n><m|h|d|w> from <YYYY-MM-DDTHH:MM>`. Required when `periods` holds `custom`, refused (422) otherwise; periods last at least an hour. Left out on an update: none (the update then must not keep `custom`).
 	//
 	// Example: every 72h from 2026-12-01T00:00
@@ -2001,6 +2079,9 @@ type BoardDefinition struct {
 
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
+
+	// Sessions Score sessions (see Sessions). Left out: none on a new board, unchanged on an update (`{}` takes them off).
+	Sessions *Sessions `json:"sessions,omitempty"`
 
 	// Teams Team standings per period (sum, average or best of the members' scores); none turns them off. Changing it rebuilds every period's team standing held in Redis. Left out: none on a new board, unchanged on an update.
 	Teams *BoardDefinitionTeams `json:"teams,omitempty"`
@@ -2178,7 +2259,7 @@ type ErasureStatus string
 type ErasureFailed struct {
 	Erasure *Erasure `json:"erasure,omitempty"`
 	Error   struct {
-		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `rule_broken`, `session_invalid`, `contest_closed`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
 		//
 		// Example: invalid
 		Code string `json:"code"`
@@ -2199,7 +2280,7 @@ type ErasureFailed struct {
 // Error Every error answer (HEAD requests get the status and headers only).
 type Error struct {
 	Error struct {
-		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
+		// Code Stable, for programs: `bad_json`, `bad_utf8`, `bad_request`, `bad_parameter`, `invalid_cursor`, `unauthorized`, `forbidden`, `read_only_key`, `not_found`, `board_not_found`, `period_not_found`, `member_not_found`, `hook_not_found`, `exists`, `immutable`, `definition_changed`, `archived`, `period_gone`, `too_large`, `invalid`, `idempotency_key_reused`, `rule_broken`, `session_invalid`, `contest_closed`, `too_many`, `rate_limited`, `busy`, `unavailable`, `erase_incomplete`, `internal`.
 		//
 		// Example: invalid
 		Code string `json:"code"`
@@ -2705,7 +2786,9 @@ type Removed struct {
 
 // Result defines model for Result.
 type Result struct {
-	Member  string `json:"member"`
+	// Held Present (true) when the score broke one of the board's fair-play rules and the board holds such scores for review: nothing was applied (periods is empty) until an owner or scorekeeper approves it in the console, which applies it with its original time.
+	Held    *ResultHeld `json:"held,omitempty"`
+	Member  string      `json:"member"`
 	Periods []struct {
 		// After Score and rank in one period; null when the member had no score there (before) or is not kept there (after: below a board's cap).
 		After *Place `json:"after"`
@@ -2719,10 +2802,57 @@ type Result struct {
 
 	// Replayed Present (true) when this answer repeats an earlier one for the same idempotency key: nothing was applied again.
 	Replayed *ResultReplayed `json:"replayed,omitempty"`
+
+	// Rule With held: the rule the score broke.
+	Rule *ResultRule `json:"rule,omitempty"`
 }
+
+// ResultHeld Present (true) when the score broke one of the board's fair-play rules and the board holds such scores for review: nothing was applied (periods is empty) until an owner or scorekeeper approves it in the console, which applies it with its original time.
+type ResultHeld bool
 
 // ResultReplayed Present (true) when this answer repeats an earlier one for the same idempotency key: nothing was applied again.
 type ResultReplayed bool
+
+// ResultRule With held: the rule the score broke.
+type ResultRule string
+
+// Rules Fair-play rules. Every bound is a whole number of the board's unit (1 point, 1 ms, or 0.01 on a 2-place board: 1234 there is 12.34), within ±2^53; a bound left out is no bound. The write script checks them for the API, the console and FCALL alike. A rise is movement in the board's better direction (up when higher is better, down when lower is) of the member's score in all time (else the longest calendar period, else the first rolling window; no score counts as 0), summed over the sliding minute or hour before the write, across period boundaries.
+type Rules struct {
+	// MaxRisePerHour The most a member's score may rise in any hour.
+	MaxRisePerHour *int `json:"max_rise_per_hour,omitempty"`
+
+	// MaxRisePerMinute The most a member's score may rise in any 60 seconds.
+	MaxRisePerMinute *int `json:"max_rise_per_minute,omitempty"`
+
+	// MaxScore The highest score a member may reach, in every period the write changes (a member already above it may still fall).
+	MaxScore *int `json:"max_score,omitempty"`
+
+	// MaxValue The largest value a submission may carry; not below min_value.
+	MaxValue *int `json:"max_value,omitempty"`
+
+	// MinValue The smallest value a submission may carry.
+	MinValue *int `json:"min_value,omitempty"`
+
+	// OnBreak What a score breaking a rule gets: refused (422 `rule_broken`, nothing written) or held in the board's review queue (at most 1,000; past that it is refused) for an owner or scorekeeper to approve or reject in the console.
+	OnBreak *RulesOnBreak `json:"on_break,omitempty"`
+}
+
+// RulesOnBreak What a score breaking a rule gets: refused (422 `rule_broken`, nothing written) or held in the board's review queue (at most 1,000; past that it is refused) for an owner or scorekeeper to approve or reject in the console.
+type RulesOnBreak string
+
+// ScoreSession A run a game server started: its token lets one score of the member through, once, between valid_from and expires_at.
+type ScoreSession struct {
+	// ExpiresAt Later, a score with the token is refused as expired.
+	ExpiresAt time.Time `json:"expires_at"`
+	IssuedAt  time.Time `json:"issued_at"`
+	Member    string    `json:"member"`
+
+	// Token Random, shown once; the board keeps only its digest.
+	Token string `json:"token"`
+
+	// ValidFrom Earlier, a score with the token is refused as too fast.
+	ValidFrom time.Time `json:"valid_from"`
+}
 
 // SegmentChange defines model for SegmentChange.
 type SegmentChange struct {
@@ -2734,6 +2864,15 @@ type SegmentChange struct {
 
 	// Segments The values asked for ('' none).
 	Segments map[string]string `json:"segments"`
+}
+
+// Sessions Score sessions: every score needs the token of a run started for its member (startSession), used once, between min_seconds and max_seconds after it was issued. Outside writers (FCALL) carry no token and are refused on such a board; the console's score form, a person's adjustment, needs none.
+type Sessions struct {
+	// MaxSeconds The longest run, more than min_seconds: a score later is refused as expired.
+	MaxSeconds int `json:"max_seconds"`
+
+	// MinSeconds The shortest run: a score sooner is refused as too fast.
+	MinSeconds int `json:"min_seconds"`
 }
 
 // SortField An extra integer sort field: orders members whose scores are equal.
@@ -2815,6 +2954,9 @@ type Submission struct {
 	//
 	// Example: {"country":"NO"}
 	Segments *map[string]string `json:"segments,omitempty"`
+
+	// Session On a board with score sessions, the token of a run started for this member (startSession); used once. Refused (422 `session_invalid`, the message saying why): missing, unknown, used already, expired, another member's, or too fast.
+	Session *string `json:"session,omitempty"`
 
 	// Team Put the member in this team first (boards with teams only): its scores in every period move along, and this one counts there. Left out: the member keeps its team.
 	Team *string `json:"team,omitempty"`
@@ -3003,6 +3145,9 @@ type CreateBoardJSONBody struct {
 	// RevealAt Ignored when sent: `PUT /boards/{board}/freeze` sets it.
 	RevealAt *time.Time `json:"reveal_at,omitempty"`
 
+	// Rules Fair-play rules (see Rules). Left out: none on a new board, unchanged on an update (`{}` takes them off).
+	Rules *Rules `json:"rules,omitempty"`
+
 	// Schedule The `custom` period's schedule, in the board's time zone: a five-field cron expression (`0 18 * * FRI`) or `every <n><m|h|d|w> from <YYYY-MM-DDTHH:MM>`. Required when `periods` holds `custom`, refused (422) otherwise; periods last at least an hour. Left out on an update: none (the update then must not keep `custom`).
 	//
 	// Example: every 72h from 2026-12-01T00:00
@@ -3015,6 +3160,9 @@ type CreateBoardJSONBody struct {
 
 	// Segments Member attributes (country, class, division...) each value of which has its own standing in every period (filter pages with `segment=<attribute>:<value>`). At most 4. Taking one off drops its values and standings. Left out: none on a new board, unchanged on an update (`[]` takes them all off).
 	Segments *[]string `json:"segments,omitempty"`
+
+	// Sessions Score sessions (see Sessions). Left out: none on a new board, unchanged on an update (`{}` takes them off).
+	Sessions *Sessions `json:"sessions,omitempty"`
 
 	// Teams Team standings per period (sum, average or best of the members' scores); none turns them off. Changing it rebuilds every period's team standing held in Redis. Left out: none on a new board, unchanged on an update.
 	Teams *CreateBoardJSONBodyTeams `json:"teams,omitempty"`
@@ -3282,6 +3430,12 @@ type SubmitScoresParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// StartSessionJSONBody defines parameters for StartSession.
+type StartSessionJSONBody struct {
+	// Member The member whose run it is.
+	Member string `json:"member"`
+}
+
 // GetTeamsParams defines parameters for GetTeams.
 type GetTeamsParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
@@ -3344,6 +3498,9 @@ type PostRanksJSONRequestBody PostRanksJSONBody
 
 // SubmitScoresJSONRequestBody defines body for SubmitScores for application/json ContentType.
 type SubmitScoresJSONRequestBody = Submit
+
+// StartSessionJSONRequestBody defines body for StartSession for application/json ContentType.
+type StartSessionJSONRequestBody StartSessionJSONBody
 
 // AsExportEntriesRawScore0 returns the union data inside the Export_Entries_RawScore as a ExportEntriesRawScore0
 func (t Export_Entries_RawScore) AsExportEntriesRawScore0() (ExportEntriesRawScore0, error) {
@@ -3992,7 +4149,7 @@ type ClientInterface interface {
 
 	// SubmitScoresWithBody Submit one score, or a batch applied all or nothing.
 	//
-	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4001,12 +4158,30 @@ type ClientInterface interface {
 
 	// SubmitScores Submit one score, or a batch applied all or nothing.
 	//
-	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /boards/{board}/scores (the `SubmitScores` operationId).
 	SubmitScores(ctx context.Context, board BoardID, params *SubmitScoresParams, body SubmitScoresJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartSessionWithBody Start a run for a member on a board with score sessions.
+	//
+	// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+	StartSessionWithBody(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartSession Start a run for a member on a board with score sessions.
+	//
+	// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+	StartSession(ctx context.Context, board BoardID, body StartSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetTeams A period's team standing.
 	//
@@ -4763,7 +4938,7 @@ func (c *Client) PostRanks(ctx context.Context, board BoardID, body PostRanksJSO
 
 // SubmitScoresWithBody Submit one score, or a batch applied all or nothing.
 //
-// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4782,13 +4957,51 @@ func (c *Client) SubmitScoresWithBody(ctx context.Context, board BoardID, params
 
 // SubmitScores Submit one score, or a batch applied all or nothing.
 //
-// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /boards/{board}/scores (the `SubmitScores` operationId).
 func (c *Client) SubmitScores(ctx context.Context, board BoardID, params *SubmitScoresParams, body SubmitScoresJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSubmitScoresRequest(c.Server, board, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartSessionWithBody Start a run for a member on a board with score sessions.
+//
+// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+func (c *Client) StartSessionWithBody(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartSessionRequestWithBody(c.Server, board, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartSession Start a run for a member on a board with score sessions.
+//
+// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+func (c *Client) StartSession(ctx context.Context, board BoardID, body StartSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartSessionRequest(c.Server, board, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6689,6 +6902,53 @@ func NewSubmitScoresRequestWithBody(server string, board BoardID, params *Submit
 	return req, nil
 }
 
+// NewStartSessionRequest calls the generic StartSession builder with application/json body
+func NewStartSessionRequest(server string, board BoardID, body StartSessionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewStartSessionRequestWithBody(server, board, "application/json", bodyReader)
+}
+
+// NewStartSessionRequestWithBody constructs an http.Request for the StartSession method, with any body, and a specified content type
+func NewStartSessionRequestWithBody(server string, board BoardID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/sessions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetTeamsRequest constructs an http.Request for the GetTeams method
 func NewGetTeamsRequest(server string, board BoardID, params *GetTeamsParams) (*http.Request, error) {
 	var err error
@@ -7304,7 +7564,7 @@ type ClientWithResponsesInterface interface {
 
 	// SubmitScoresWithBodyWithResponse Submit one score, or a batch applied all or nothing.
 	//
-	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7313,12 +7573,30 @@ type ClientWithResponsesInterface interface {
 
 	// SubmitScoresWithResponse Submit one score, or a batch applied all or nothing.
 	//
-	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+	// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /boards/{board}/scores (the `SubmitScores` operationId).
 	SubmitScoresWithResponse(ctx context.Context, board BoardID, params *SubmitScoresParams, body SubmitScoresJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitScoresResponse, error)
+
+	// StartSessionWithBodyWithResponse Start a run for a member on a board with score sessions.
+	//
+	// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+	StartSessionWithBodyWithResponse(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartSessionResponse, error)
+
+	// StartSessionWithResponse Start a run for a member on a board with score sessions.
+	//
+	// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+	StartSessionWithResponse(ctx context.Context, board BoardID, body StartSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*StartSessionResponse, error)
 
 	// GetTeamsWithResponse A period's team standing.
 	//
@@ -10503,6 +10781,8 @@ type SubmitScoresResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SubmitAnswer
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *SubmitResult
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -10532,6 +10812,11 @@ type SubmitScoresResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r SubmitScoresResponse) GetJSON200() *SubmitAnswer {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SubmitScoresResponse) GetJSON202() *SubmitResult {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -10602,6 +10887,117 @@ func (r SubmitScoresResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SubmitScoresResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StartSessionResponse401Headers the declared response headers of an HTTP 401 response for StartSession
+type StartSessionResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// StartSessionResponse429Headers the declared response headers of an HTTP 429 response for StartSession
+type StartSessionResponse429Headers struct {
+	RetryAfter int
+}
+
+// StartSessionResponse503Headers the declared response headers of an HTTP 503 response for StartSession
+type StartSessionResponse503Headers struct {
+	RetryAfter int
+}
+
+type StartSessionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ScoreSession
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Invalid
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StartSessionResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StartSessionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *StartSessionResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r StartSessionResponse) GetJSON201() *ScoreSession {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r StartSessionResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r StartSessionResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StartSessionResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r StartSessionResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r StartSessionResponse) GetJSON422() *Invalid {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r StartSessionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r StartSessionResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r StartSessionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartSessionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartSessionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartSessionResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11457,7 +11853,7 @@ func (c *ClientWithResponses) PostRanksWithResponse(ctx context.Context, board B
 
 // SubmitScoresWithBodyWithResponse Submit one score, or a batch applied all or nothing.
 //
-// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11472,7 +11868,7 @@ func (c *ClientWithResponses) SubmitScoresWithBodyWithResponse(ctx context.Conte
 
 // SubmitScoresWithResponse Submit one score, or a batch applied all or nothing.
 //
-// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`.
+// A key for the board, or for all boards. A batch holds 1 to 1,000 scores. Every applied change is in the board's audit log, written in the same step. The same idempotency key sent with a different request is refused with 422 `idempotency_key_reused`. A score that breaks one of the board's fair-play `rules` is refused with 422 `rule_broken` (the message names the rule; in a batch, the whole batch), or, on a board whose rules say `on_break: hold`, kept unapplied in the board's review queue for an owner or scorekeeper to approve or reject: its result says `held: true` and the rule, with no periods (a single score is then answered 202; a batch 200, the other items applied).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11483,6 +11879,36 @@ func (c *ClientWithResponses) SubmitScoresWithResponse(ctx context.Context, boar
 		return nil, err
 	}
 	return ParseSubmitScoresResponse(rsp)
+}
+
+// StartSessionWithBodyWithResponse Start a run for a member on a board with score sessions.
+//
+// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+func (c *ClientWithResponses) StartSessionWithBodyWithResponse(ctx context.Context, board BoardID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartSessionResponse, error) {
+	rsp, err := c.StartSessionWithBody(ctx, board, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartSessionResponse(rsp)
+}
+
+// StartSessionWithResponse Start a run for a member on a board with score sessions.
+//
+// A key for the board, or for all boards. The answer's token (shown once) lets one score of that member through (`session` in submitScores), from `valid_from` (the board's `min_seconds` after now) to `expires_at` (its `max_seconds`). A board without sessions refuses (422 `invalid`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /boards/{board}/sessions (the `StartSession` operationId).
+func (c *ClientWithResponses) StartSessionWithResponse(ctx context.Context, board BoardID, body StartSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*StartSessionResponse, error) {
+	rsp, err := c.StartSession(ctx, board, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartSessionResponse(rsp)
 }
 
 // GetTeamsWithResponse A period's team standing.
@@ -14567,6 +14993,13 @@ func ParseSubmitScoresResponse(rsp *http.Response) (*SubmitScoresResponse, error
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest SubmitResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14655,6 +15088,114 @@ func ParseSubmitScoresResponse(rsp *http.Response) (*SubmitScoresResponse, error
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SubmitScoresResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStartSessionResponse parses an HTTP response from a StartSessionWithResponse call
+func ParseStartSessionResponse(rsp *http.Response) (*StartSessionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartSessionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ScoreSession
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers StartSessionResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers StartSessionResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers StartSessionResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
