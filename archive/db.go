@@ -212,6 +212,18 @@ CREATE TABLE archive_league_results (
 CREATE INDEX archive_league_results_member ON archive_league_results (board, member); -- a member's league history
 ALTER TABLE archive_periods ADD COLUMN cohorts INTEGER; -- rows of archive_segments that are league cohorts' (attr 'L'); NULL: copied before the archive kept cohorts
 `,
+	8: `
+CREATE TABLE archive_race (
+  board  TEXT    NOT NULL,
+  period TEXT    NOT NULL,
+  seq    INTEGER NOT NULL, -- 0-based place in the period's race, oldest first
+  at     BIGINT  NOT NULL, -- when the member reached the score
+  member TEXT    NOT NULL,
+  score  DOUBLE PRECISION NOT NULL, -- whole units of the board, as Redis kept it
+  PRIMARY KEY (board, period, seq)
+);
+CREATE INDEX archive_race_member ON archive_race (board, member); -- a member's points, for its erasure
+`,
 }
 
 // after are steps in Go that a migration needs, run in its transaction.

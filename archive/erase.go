@@ -2,7 +2,7 @@ package archive
 
 // A member's erasure in the archive (package memberdata runs it after the
 // Redis step): its rows of archived periods (entries, places in segments
-// and cohorts, league results) take the pseudonym, always
+// and cohorts, league results, race points) take the pseudonym, always
 // (closed periods are final results: others keep the ranks they won), and
 // the archived audit entries are redacted as Redis' are (audit.Redact).
 // Both are idempotent: running the erasure again finishes what a failure
@@ -29,6 +29,7 @@ type Erased struct {
 	Periods int // archived periods the member's row was renamed in
 	Audit   int // archived audit entries redacted
 	Leagues int // league results renamed (a member idle in a period has one without a row)
+	Race    int // points of archived races renamed
 }
 
 // EraseMember renames the member in every archived period of the board
@@ -56,6 +57,10 @@ func (a *Archiver) EraseMember(ctx context.Context, b *board.Board, r redisstore
 	// Its league results, idle periods' too, after the passes under way
 	// (awaitPasses): a close that runs later reads the member's new id.
 	if out.Leagues, err = a.DB.renameLeagueResults(ctx, b.ID, r.Member, r.Pseudonym); err != nil {
+		return out, err
+	}
+	// Its race points, periods where it kept none too (it may have left one).
+	if out.Race, err = a.DB.renameRace(ctx, b.ID, r.Member, r.Pseudonym); err != nil {
 		return out, err
 	}
 	if _, err := a.copyBoardAudit(ctx, b.ID); err != nil {

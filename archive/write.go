@@ -11,7 +11,8 @@ import (
 )
 
 // write replaces the archive's copy of a period with a snapshot's rows:
-// its members and, on a team board, its team standing, all or nothing.
+// its members, on a team board its team standing, and its race, all or
+// nothing.
 func (a *Archiver) write(ctx context.Context, b *board.Board, p board.Period, pass int, snap *redisstore.Snapshot, def string) (int, error) {
 	db := a.DB
 	tx, err := db.sql.BeginTx(ctx, nil)
@@ -61,6 +62,9 @@ func (a *Archiver) write(ctx context.Context, b *board.Board, p board.Period, pa
 	}
 	teams, err := db.writeTeams(ctx, tx, b, p, snap)
 	if err != nil {
+		return 0, err
+	}
+	if err := a.writeRace(ctx, tx, b, p); err != nil {
 		return 0, err
 	}
 	if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM archive_periods WHERE board = ? AND period = ?`), b.ID, p.String()); err != nil {

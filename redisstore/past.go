@@ -73,6 +73,9 @@ type Past interface {
 	// SegmentGroupEnd is the last place in the segment of e's tie group
 	// (e as SegmentFind gives it).
 	SegmentGroupEnd(ctx context.Context, boardID, period string, seg board.Segment, e board.Entry) (int, error)
+	// Race is a period's race (race.go) as archived, oldest point first;
+	// none for a period archived before races were kept.
+	Race(ctx context.Context, boardID, period string) ([]board.RacePoint, error)
 	// Leagues' cohorts and results (league_past.go). A cohort's standing
 	// is the segment {LeagueAttr, "<tier>/<cohort>"} above.
 	LeaguePast

@@ -24,7 +24,7 @@ type Catalog interface {
 	Upgrade(ctx context.Context) ([]string, error)
 }
 
-// Reader is the standings of any period, open or closed (a closed period whose keys expired is read from the archive), ranks, around-me, search, and the recent changes.
+// Reader is the standings of any period, open or closed (a closed period whose keys expired is read from the archive), ranks, around-me, search, the recent changes, and each period's race (race.go).
 type Reader interface {
 	Recent(ctx context.Context, b *board.Board, n int) ([]board.Activity, error)
 	RecentOf(ctx context.Context, bs []*board.Board, n int) []RecentResult
@@ -44,6 +44,7 @@ type Reader interface {
 	PageOf(ctx context.Context, b *board.Board, p board.Period, member string, size int) (int, error)
 	Search(ctx context.Context, b *board.Board, p board.Period, prefix string, limit int) (entries []board.Entry, complete bool, err error)
 	ReadViews(ctx context.Context, qs []ViewQuery) []ViewResult
+	Race(ctx context.Context, b *board.Board, p board.Period) ([]board.RacePoint, error)
 }
 
 // Writer is scores and members: every write runs one script that also appends its audit entry.

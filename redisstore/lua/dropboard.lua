@@ -31,7 +31,7 @@ for _, label in ipairs(redis.call('HKEYS', k_archive)) do
 end
 for _, z in ipairs(zs) do
   for _, bk in ipairs(bucket_keys(z)) do redis.call('DEL', bk) end
-  redis.call('DEL', z, z .. ':e', z .. ':d', z .. ':c', z .. ':bs', unpack(team_keys(z)))
+  redis.call('DEL', z, z .. ':e', z .. ':d', z .. ':c', z .. ':bs', z .. ':race', unpack(team_keys(z)))
   redis.call('DEL', unpack(segment_keys(z)))
 end
 -- Its members' segment values (redisstore/segment.go).

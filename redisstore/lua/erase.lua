@@ -2,9 +2,10 @@
 -- hash slot, in one atomic step (redisstore/erase.go): a write for the
 -- member lands before (and is erased) or after (a new member of that id).
 -- Its entries in every period (held, or closed and lingering until their
--- expiry) and its rolling windows' buckets, its frozen copies, team, names,
--- friends (its list and its place in others'), its fair-play rises and held
--- writes, recent changes, the webhook state and queued deliveries, and the archive
+-- expiry) and its rolling windows' buckets, its points in the periods'
+-- races, its frozen copies, team, names, friends (its list and its place
+-- in others'), its fair-play rises and held writes, recent changes, the
+-- webhook state and queued deliveries, and the archive
 -- passes' snapshots of the periods it was in. Pseudonymise (the default)
 -- renames it everywhere; remove takes it out of the open periods (all time,
 -- windows, and the current calendar periods the caller names), their team
@@ -14,7 +15,7 @@
 -- (redactstream.lua); this step appends its own entry, which names the
 -- pseudonym only, and records its id (the cut: where the member's entries
 -- stop) in the erasure's record.
--- uses: teams, segments, leagues, audit, freeze, erase
+-- uses: teams, segments, leagues, audit, freeze, erase, race
 -- KEYS: 1 def, 2 names, 3 names_lc, 4 names_idx, 5 recent, 6 periods,
 --   7 archive (archive state), 8 freeze (the marker), 9 team (member ->
 --   team), 10 teams (the set of teams), 11 hooks (the webhooks hash: its
@@ -103,6 +104,7 @@ local function erase_in(z, live, frozen)
   -- Its place in a cohort (redisstore/league.go): the pseudonym's, or gone
   -- with its scores; the cohort's standing follows below (seg.rename).
   found = found + seg.league_erase(z, OLD, not out and NEW)
+  if not frozen then found = found + racelib.erase(z, OLD, not out and NEW or nil) end -- its points in the race (lib/race.lua)
   local e = entry_of(z, z .. ':e', OLD)
   local s = e and redis.call('ZSCORE', z, e)
   if not s then return end

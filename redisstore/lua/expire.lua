@@ -1,4 +1,4 @@
--- Set a closed period's keys to expire once the archive holds its final
+-- Set a closed period's keys (its race too, lib/race.lua) to expire once the archive holds its final
 -- copy, and forget the period in the periods set; reads then go to the
 -- archive (redisstore/past.go). The archiver passes the period's archive state as
 -- it read it before checking the archive: any change since (a removal, a
@@ -21,7 +21,7 @@ local a_ttl = ARGV[3]
 local a_now = ARGV[4]
 local v = redis.call('HGET', k_archive, a_label)
 if v ~= a_state or string.find(v, ' x', 1, true) then return 0 end
-for _, k in ipairs({k_zset, k_entries, k_distinct, k_counts}) do redis.call('PEXPIRE', k, a_ttl) end
+for _, k in ipairs({k_zset, k_entries, k_distinct, k_counts, k_zset .. ':race'}) do redis.call('PEXPIRE', k, a_ttl) end
 for _, k in ipairs(team_keys(k_zset)) do redis.call('PEXPIRE', k, a_ttl) end -- team standings go with it
 for _, k in ipairs(segment_keys(k_zset)) do redis.call('PEXPIRE', k, a_ttl) end -- and segment standings
 redis.call('SREM', k_periods, k_zset)

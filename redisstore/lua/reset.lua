@@ -1,4 +1,4 @@
--- Empty one period of a board, and record it in the board's audit log in
+-- Empty one period of a board (its race too, lib/race.lua), and record it in the board's audit log in
 -- the same step. An archived copy of the period is marked changed: the
 -- archiver drops it.
 -- KEYS: 1 def, 2 periods, 3 zset, 4 entries, 5 distinct, 6 counts, 7 audit,
@@ -32,7 +32,7 @@ if state and string.find(state, ' x', 1, true) then return {'archived'} end
 if state then redis.call('HSET', k_archive, a_label, '0 ' .. now_ms() .. '000 changed') end
 local n = redis.call('ZCARD', k_zset)
 for _, bk in ipairs(bucket_keys(k_zset)) do redis.call('DEL', bk) end -- a window's buckets
-redis.call('DEL', k_zset, k_entries, k_distinct, k_counts, k_zset .. ':bs', unpack(team_keys(k_zset)))
+redis.call('DEL', k_zset, k_entries, k_distinct, k_counts, k_zset .. ':bs', k_zset .. ':race', unpack(team_keys(k_zset)))
 redis.call('DEL', unpack(segment_keys(k_zset))) -- its segment standings (redisstore/segment.go)
 redis.call('SREM', k_periods, k_zset)
 local function members(k)

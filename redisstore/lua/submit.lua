@@ -12,7 +12,7 @@
 -- (measured: a single score 111 µs against 88 µs), more than the phases
 -- were worth. A library of functions defined once (Redis Functions) is
 -- where they belong.
--- uses: ranks, teams, segments, leagues, windows, audit, freeze, rules
+-- uses: ranks, teams, segments, leagues, windows, audit, freeze, rules, race
 -- KEYS: 1 def, 2 names, 3 names_lc, 4 names_idx, 5 recent, 6 periods,
 --   7 batch_idem (the batch's idempotency key), 8 audit, 9 audit_actor,
 --   10 audit_actors, 11 archive (archive state), 12 freeze (the marker),
@@ -680,6 +680,7 @@ if #applied > 0 then
   teamlib.follow(TEAMS, TAG, periods, ids, orig, CAP == 0 and state or nil)
   seg.follow(TAG, SEGS.attrs, periods, ids, orig, CAP == 0 and state or nil)
   seg.league_follow(TAG, SEGS.league, periods, ids, orig, CAP == 0 and state or nil) -- cohorts (redisstore/league.go)
+  racelib.follow(periods, ids, orig, CAP == 0 and state or nil, NOW) -- the top's history (redisstore/race.go)
 end
 flush_names()
 -- Recent changes: only the newest RECENT survive the trim, so only they are pushed.

@@ -1,0 +1,81 @@
+package archive
+
+// A period's race (redisstore/race.go): the points of its top over time,
+// copied with the period, so a past contest's race page replays after its
+// keys have expired.
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"podium/board"
+	"podium/redisstore"
+)
+
+// writeRace replaces period p's race in the archive with the one Redis
+// holds now (all of it: the archive keeps what admins see; public reads of
+// a frozen board's open periods never come here). A late write after it
+// marks the period changed, and the next pass copies the race again.
+func (a *Archiver) writeRace(ctx context.Context, tx *sql.Tx, b *board.Board, p board.Period) error {
+	pts, err := a.Store.Race(redisstore.LiveStandings(ctx), b, p)
+	if err != nil {
+		return err
+	}
+	db := a.DB
+	if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM archive_race WHERE board = ? AND period = ?`), b.ID, p.String()); err != nil {
+		return fmt.Errorf("archive: clear the race of %s of %q: %w", p, b.ID, err)
+	}
+	for seq := 0; seq < len(pts); seq += insertRows {
+		chunk := pts[seq:min(len(pts), seq+insertRows)]
+		var q strings.Builder
+		q.WriteString(`INSERT INTO archive_race (board, period, seq, at, member, score) VALUES `)
+		args := make([]any, 0, 6*len(chunk))
+		for i, pt := range chunk {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(?, ?, ?, ?, ?, ?)")
+			args = append(args, b.ID, p.String(), seq+i, pt.At.UnixMicro(), pt.Member, pt.Score)
+		}
+		if _, err := tx.ExecContext(ctx, db.q(q.String()), args...); err != nil {
+			return fmt.Errorf("archive: copy the race of %s of %q: %w", p, b.ID, err)
+		}
+	}
+	return nil
+}
+
+// Race is a period's race as archived, oldest point first (redisstore.Past).
+func (p past) Race(ctx context.Context, boardID, period string) ([]board.RacePoint, error) {
+	db := p.db
+	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT at, member, score FROM archive_race WHERE board = ? AND period = ? ORDER BY seq`), boardID, period)
+	if err != nil {
+		return nil, fmt.Errorf("archive: race of %s of %q: %w", period, boardID, err)
+	}
+	defer rs.Close()
+	var out []board.RacePoint
+	for rs.Next() {
+		var us int64
+		var pt board.RacePoint
+		if err := rs.Scan(&us, &pt.Member, &pt.Score); err != nil {
+			return nil, fmt.Errorf("archive: race of %s of %q: %w", period, boardID, err)
+		}
+		pt.At = time.UnixMicro(us).UTC()
+		out = append(out, pt)
+	}
+	return out, rs.Err()
+}
+
+// renameRace gives an erased member's archived race points its pseudonym,
+// in every period of the board (closed periods are final results, as its
+// entries there).
+func (db *DB) renameRace(ctx context.Context, boardID, member, pseudonym string) (int, error) {
+	res, err := db.sql.ExecContext(ctx, db.q(`UPDATE archive_race SET member = ? WHERE board = ? AND member = ?`), pseudonym, boardID, member)
+	if err != nil {
+		return 0, fmt.Errorf("archive: race points of a member of %q: %w", boardID, err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}

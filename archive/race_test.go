@@ -1,0 +1,64 @@
+package archive
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"podium/board"
+	"podium/redisstore"
+)
+
+// A closed period's race is archived with it and read from the archive
+// once its keys have expired, point for point; an erasure renames the
+// member's archived points.
+func TestRaceArchived(t *testing.T) {
+	t.Parallel()
+	backends(t, func(t *testing.T, db *DB) {
+		f := newFixture(t, db)
+		f.b.Retention = 0
+		var err error
+		if f.b, err = f.store.UpdateBoard(f.ctx, f.b); err != nil {
+			t.Fatal(err)
+		}
+		w := f.week()
+		for i, v := range []float64{41, 45, 50} { // a race at the top after the fixture's writes
+			f.clock.Add(time.Minute)
+			if _, err := f.store.Submit(f.ctx, f.b.ID, board.Submission{Member: member(i), Score: v, Op: board.Set, Fields: []int64{0}}, board.Author{Actor: "test"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before, err := f.store.Race(f.ctx, &f.b, w)
+		if err != nil || len(before) < 3 || before[len(before)-1].Score != 50 {
+			t.Fatalf("race in Redis: %v %v", before, err)
+		}
+		f.clock.Set(w.End.Add(2 * time.Hour))
+		f.a.Linger = time.Millisecond
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("final pass: %d %v", n, err)
+		}
+		for deadline := time.Now().Add(30 * time.Second); f.store.Client().Exists(f.ctx, redisstore.RaceKey(f.b.ID, w)).Val() == 1; {
+			if time.Now().After(deadline) {
+				t.Fatal("the race outlived its period's keys")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		after, err := f.store.Race(f.ctx, &f.b, w)
+		if err != nil || !reflect.DeepEqual(before, after) {
+			t.Fatalf("race from the archive:\n%v %v\nwant\n%v", after, err, before)
+		}
+		n, err := db.renameRace(f.ctx, f.b.ID, member(2), "anon-1")
+		if err != nil || n == 0 {
+			t.Fatalf("erasure renamed %d points: %v", n, err)
+		}
+		pts, _ := f.store.Race(f.ctx, &f.b, w)
+		for _, pt := range pts {
+			if pt.Member == member(2) {
+				t.Fatalf("an erased member's point is left: %+v", pt)
+			}
+		}
+		if last := pts[len(pts)-1]; last.Member != "anon-1" || last.Score != 50 {
+			t.Fatalf("the erased member's last point: %+v", last)
+		}
+	})
+}
