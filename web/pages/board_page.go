@@ -65,6 +65,9 @@ func (s *Handler) boardPage(c echo.Context) error {
 	if b.Teams != board.TeamsOff {
 		v.TeamsHref = teamsURL(b.ID, p, current, 1)
 	}
+	if !p.Kind.Rolling() {
+		v.RaceHref = raceURL(b.ID, p, current)
+	}
 	if l := b.League; l != nil {
 		if p.Kind == l.Kind {
 			v.LeagueHref = leaguesURL(b.ID, p, current)

@@ -38,6 +38,7 @@ type Store interface {
 	SegmentValues(ctx context.Context, b *board.Board, attr string) ([]redisstore.SegmentValue, error)
 	SegmentsOf(ctx context.Context, b *board.Board, member string) (map[string]string, error)
 	SegmentRanks(ctx context.Context, b *board.Board, p board.Period, seg board.Segment, members []string) ([]board.Standing, error)
+	Race(ctx context.Context, b *board.Board, p board.Period) ([]board.RacePoint, error)
 	Teams
 	Leagues
 }
@@ -101,6 +102,8 @@ func (s *Handler) Routes(e *echo.Echo) {
 	e.Match(read, "/b/:board/teams/:team", s.teamPage)
 	e.Match(read, "/b/:board/leagues", s.leaguesPage)
 	e.Match(read, "/b/:board/leagues/:tier/:cohort", s.cohortPage)
+	e.Match(read, "/b/:board/race", s.racePage)
+	e.Match(read, "/b/:board/race/chart", s.raceChart)
 	e.Match(read, "/embed/:board", s.embedPage)
 	e.Match(read, "/tv", s.tvPage)
 	e.GET("/s/:token", s.shareLink)

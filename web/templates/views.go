@@ -75,6 +75,7 @@ type BoardView struct {
 	PeriodTitle string
 	PeriodNote  string // what a rolling window covers: "Today and the 6 days before, …"
 	TeamsHref   string // the period's team standing, on boards with teams
+	RaceHref    string // the period's race (race.templ); "" for a rolling window
 	LeagueHref  string // the league's tiers and cohorts, on boards with a league
 	Prev, Next  *Link
 	Table       Table
