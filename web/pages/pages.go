@@ -104,6 +104,7 @@ func (s *Handler) Routes(e *echo.Echo) {
 	e.Match(read, "/b/:board/leagues/:tier/:cohort", s.cohortPage)
 	e.Match(read, "/b/:board/race", s.racePage)
 	e.Match(read, "/b/:board/race/chart", s.raceChart)
+	e.Match(read, "/b/:board/ctftime.json", s.ctftime)
 	e.Match(read, "/embed/:board", s.embedPage)
 	e.Match(read, "/tv", s.tvPage)
 	e.GET("/s/:token", s.shareLink)
