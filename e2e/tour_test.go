@@ -65,6 +65,8 @@ func stops() []stop {
 		{name: "compare, empty", path: "/b/every/among", status: 200},
 		{name: "among friends", path: "/b/every/m/ann/friends?period=week", status: 200},
 		{name: "past winners", path: "/b/every/winners?period=week", status: 200},
+		{name: "the race, this week", path: "/b/every/race?period=week", status: 200},
+		{name: "the race, a time board", path: "/b/sprint-100m/race?period=all", status: 200},
 		{name: "widget", path: "/embed/every", status: 200},
 		{name: "widget, dark, around a member", path: "/embed/every?theme=dark&member=ann&limit=5", status: 200},
 		{name: "widget, light", path: "/embed/every?theme=light", status: 200},

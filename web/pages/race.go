@@ -56,7 +56,7 @@ func (s *Handler) racePage(c echo.Context) error {
 	now := s.opts.Store.Now()
 	v := templates.RaceView{
 		Title: b.Title, BoardHref: boardURL(b.ID, p, current, 1, 0, ""), PeriodTitle: p.Title(),
-		Table: table, Chart: chart, ChartSrc: raceChartURL(b.ID, p, current),
+		Table: table, Chart: chart, ChartSrc: raceChartURL(b.ID, p, current), Top: board.RaceTop,
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/",
 			Frozen: rows.FrozenNotice(&b, now, false)},
 	}

@@ -21,6 +21,7 @@ type RaceView struct {
 	Table       Table     // the top as the reader sees it, the live view
 	Chart       RaceChart // re-drawn from ChartSrc when a live frame arrives
 	ChartSrc    string
+	Top         int    // how many members the race follows
 	Note        string // why the race shows less than the period holds ("" nothing)
 }
 
@@ -64,6 +65,7 @@ type RacePath struct {
 type RaceTick struct {
 	At    string
 	Label string
+	Above string // where a value's label sits, just above its line
 }
 
 // RaceRow is one point in the table.
@@ -75,11 +77,11 @@ type RaceRow struct {
 }
 
 // The chart's coordinates: the SVG scales to its box, these are its
-// viewBox. The plot leaves room for the value labels on the left and
-// the times below.
+// viewBox. The values' labels sit above their grid lines inside the plot
+// (so a long score never runs off a phone's screen), the times below it.
 const (
 	raceW, raceH                             = 600, 300
-	raceLeft, raceRight, raceTop, raceBottom = 90, 16, 16, 40
+	raceLeft, raceRight, raceTop, raceBottom = 4, 4, 30, 36
 	raceDotsMax                              = 60 // points a line may have and still show each as a dot
 	raceColours                              = 10
 )
@@ -151,7 +153,7 @@ func DrawRace(label string, lines []RaceLine, from, to time.Time, higher bool, f
 	// Newest first; points of one instant keep the lines' order.
 	slices.SortStableFunc(c.Rows, func(a, b RaceRow) int { return b.At.Compare(a.At) })
 	for _, v := range []float64{hi, (lo + hi) / 2, lo} {
-		c.YTicks = append(c.YTicks, RaceTick{At: num(y(v)), Label: format(v)})
+		c.YTicks = append(c.YTicks, RaceTick{At: num(y(v)), Label: format(v), Above: num(y(v) - 5)})
 	}
 	layout := "15:04"
 	if to.Sub(from) > 36*time.Hour {
