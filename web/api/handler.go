@@ -36,6 +36,7 @@ type Store interface {
 	SubmitBatch(ctx context.Context, boardID string, subs []board.Submission, opt board.BatchOptions) ([]board.Result, error)
 	StartSession(ctx context.Context, boardID, member string) (board.Session, error)
 	RemoveMember(ctx context.Context, boardID, member string, p *board.Period, by board.Author) ([]board.Removed, error)
+	Race(ctx context.Context, b *board.Board, p board.Period) ([]board.RacePoint, error)
 	TeamPage(ctx context.Context, b *board.Board, p board.Period, offset, limit int) (board.Page, error)
 	TeamSizes(ctx context.Context, b *board.Board, p board.Period, teams []string) ([]int, error)
 	TeamMembers(ctx context.Context, b *board.Board, p board.Period, team string) ([]board.Standing, error)

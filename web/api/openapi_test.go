@@ -311,6 +311,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"delete", "DELETE", "/boards/sprint", all, "", nil, 204},
 		{"delete again", "DELETE", "/boards/sprint", all, "", nil, 404},
 	}
+	tests = append(tests, raceCases(t, f)...)
 	tests = append(tests, segmentCases(t, f, all, chessOnly)...)
 	tests = append(tests, leagueCases(t, f)...)
 	tests = append(tests, ruleCases(t, f, all, chessOnly)...)

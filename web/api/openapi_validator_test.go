@@ -216,6 +216,7 @@ func sampleRequest(t *testing.T, operationID, key string) apiCase {
 		"startSession":     {method: "POST", path: "/boards/chess/sessions", key: key, body: `{"member":"ann"}`},
 		"freezeBoard":      {method: "PUT", path: "/boards/chess/freeze", key: key},
 		"unfreezeBoard":    {method: "DELETE", path: "/boards/chess/freeze", key: key},
+		"getRace":          {method: "GET", path: "/boards/chess/race"},
 		"getTeams":         {method: "GET", path: "/boards/league/teams"},
 		"getTeam":          {method: "GET", path: "/boards/league/teams/red"},
 		"setTeam":          {method: "PUT", path: "/boards/league/members/ann/team", key: key, body: `{"team":"red"}`},

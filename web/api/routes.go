@@ -119,6 +119,7 @@ func (s *Handler) Routes(e *echo.Echo) {
 	g.Match(read, "/boards/:board/members/:member/friends", s.apiFriends)
 	g.Match(read, "/boards/:board/members/:member/friends/ranks", s.apiFriendsRanks)
 	g.PUT("/boards/:board/members/:member/friends", s.apiSetFriends, s.requireKey)
+	g.Match(read, "/boards/:board/race", s.apiRace)
 	g.Match(read, "/boards/:board/teams", s.apiTeams)
 	g.Match(read, "/boards/:board/teams/:team", s.apiTeam)
 	g.PUT("/boards/:board/members/:member/team", s.apiSetTeam, s.requireKey)

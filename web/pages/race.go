@@ -103,22 +103,17 @@ func (s *Handler) race(c echo.Context, b *board.Board, p board.Period) (template
 		return templates.RaceChart{}, templates.Table{}, err
 	}
 	lens := s.opts.Gate.Lens(c, b)
-	ids := make([]string, len(pg.Entries))
-	for i, e := range pg.Entries {
-		ids[i] = e.Member
-	}
-	raw := board.RaceLines(pts, ids)
 	var lines []templates.RaceLine
-	for i, e := range pg.Entries {
-		if !lens.Shows(e.Position, e.Member) {
-			continue
+	for _, rl := range lens.Race(pg.Entries, pts) {
+		e := rl.Entry
+		l := templates.RaceLine{Name: e.Name, Rank: e.Rank, Score: b.Format.Display(e.Score)}
+		if l.Name == "" {
+			l.Name = e.Member
 		}
-		shown := lens.Entry(e)
-		l := templates.RaceLine{Name: lens.Name(e.Member, e.Name), Rank: e.Rank, Score: b.Format.Display(e.Score)}
-		if !shown.Masked && lens.Opens(e.Member) {
+		if !e.Masked && lens.Opens(e.Member) {
 			l.Href = memberURL(b.ID, e.Member)
 		}
-		for _, pt := range raw[i] {
+		for _, pt := range rl.Points {
 			l.Points = append(l.Points, templates.RacePoint{At: pt.At, Value: pt.Score, Score: b.Format.Display(pt.Score)})
 		}
 		lines = append(lines, l)

@@ -1736,6 +1736,42 @@ func (e GetMemberLeagueParamsPeriod) Valid() bool {
 	}
 }
 
+// Defines values for GetRaceParamsPeriod.
+const (
+	GetRaceParamsPeriodAll     GetRaceParamsPeriod = "all"
+	GetRaceParamsPeriodDay     GetRaceParamsPeriod = "day"
+	GetRaceParamsPeriodLast24h GetRaceParamsPeriod = "last24h"
+	GetRaceParamsPeriodLast30d GetRaceParamsPeriod = "last30d"
+	GetRaceParamsPeriodLast7d  GetRaceParamsPeriod = "last7d"
+	GetRaceParamsPeriodMonth   GetRaceParamsPeriod = "month"
+	GetRaceParamsPeriodWeek    GetRaceParamsPeriod = "week"
+	GetRaceParamsPeriodYear    GetRaceParamsPeriod = "year"
+)
+
+// Valid indicates whether the value is a known member of the GetRaceParamsPeriod enum.
+func (e GetRaceParamsPeriod) Valid() bool {
+	switch e {
+	case GetRaceParamsPeriodAll:
+		return true
+	case GetRaceParamsPeriodDay:
+		return true
+	case GetRaceParamsPeriodLast24h:
+		return true
+	case GetRaceParamsPeriodLast30d:
+		return true
+	case GetRaceParamsPeriodLast7d:
+		return true
+	case GetRaceParamsPeriodMonth:
+		return true
+	case GetRaceParamsPeriodWeek:
+		return true
+	case GetRaceParamsPeriodYear:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetRanksParamsPeriod.
 const (
 	GetRanksParamsPeriodAll     GetRanksParamsPeriod = "all"
@@ -2753,6 +2789,50 @@ type Place struct {
 	Score float64 `json:"score"`
 }
 
+// Race defines model for Race.
+type Race struct {
+	Board string `json:"board"`
+
+	// FrozenSince Present while the board is frozen: the top is the freeze's, and the race stops at this instant.
+	FrozenSince *time.Time `json:"frozen_since,omitempty"`
+
+	// Lines The top in board order, one line per member.
+	Lines []RaceLine `json:"lines"`
+
+	// Period One period of a board. `key`, `start` and `end` are left out for all time and the rolling windows.
+	Period Period `json:"period"`
+
+	// Top How many places the race follows.
+	Top int `json:"top"`
+}
+
+// RaceLine defines model for RaceLine.
+type RaceLine struct {
+	// Member As in an Entry: an opaque stand-in where a privacy mode hides names.
+	Member string `json:"member"`
+
+	// Name As in an Entry.
+	Name string `json:"name"`
+
+	// Points The scores the member reached while in the top, oldest first; empty for a member that entered the top without a score change of its own.
+	Points []struct {
+		At time.Time `json:"at"`
+
+		// Score Exact, as `score`.
+		Score     float64 `json:"score"`
+		ScoreText string  `json:"score_text"`
+	} `json:"points"`
+
+	// Rank In the board's rank style; tied members share it.
+	Rank int `json:"rank"`
+
+	// Score The score now, exact.
+	Score float64 `json:"score"`
+
+	// ScoreText The score as shown.
+	ScoreText string `json:"score_text"`
+}
+
 // Ranks defines model for Ranks.
 type Ranks struct {
 	Board string `json:"board"`
@@ -3396,6 +3476,18 @@ type SetTeamJSONBody struct {
 	// Team The team to join; "" leaves the member's team.
 	Team string `json:"team"`
 }
+
+// GetRaceParams defines parameters for GetRace.
+type GetRaceParams struct {
+	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
+	Period *GetRaceParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
+}
+
+// GetRaceParamsPeriod defines parameters for GetRace.
+type GetRaceParamsPeriod string
 
 // GetRanksParams defines parameters for GetRanks.
 type GetRanksParams struct {
@@ -4121,6 +4213,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /boards/{board}/members/{member}/team (the `SetTeam` operationId).
 	SetTeam(ctx context.Context, board BoardID, member MemberID, body SetTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRace A period's race: its top's scores over time.
+	//
+	// Each member of the period's top (the first `top` places, as the reader may see them: a privacy mode's top and names apply) with the scores it reached while in the top, oldest first: a point whenever a member of the top changes score or enters it with a changed score. Redis keeps the last 2,000 points of a period; a closed period's race is archived with it and read from the archive once the period has left Redis. While the board is frozen the race stops at the freeze. Rolling windows keep no race (404 `no_race`).
+	//
+	// Corresponds with GET /boards/{board}/race (the `GetRace` operationId).
+	GetRace(ctx context.Context, board BoardID, params *GetRaceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRanks Listed members' ranks: globally and within the list.
 	//
@@ -4871,6 +4970,23 @@ func (c *Client) SetTeamWithBody(ctx context.Context, board BoardID, member Memb
 // Corresponds with PUT /boards/{board}/members/{member}/team (the `SetTeam` operationId).
 func (c *Client) SetTeam(ctx context.Context, board BoardID, member MemberID, body SetTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetTeamRequest(c.Server, board, member, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRace A period's race: its top's scores over time.
+//
+// Each member of the period's top (the first `top` places, as the reader may see them: a privacy mode's top and names apply) with the scores it reached while in the top, oldest first: a point whenever a member of the top changes score or enters it with a changed score. Redis keeps the last 2,000 points of a period; a closed period's race is archived with it and read from the archive once the period has left Redis. While the board is frozen the race stops at the freeze. Rolling windows keep no race (404 `no_race`).
+//
+// Corresponds with GET /boards/{board}/race (the `GetRace` operationId).
+func (c *Client) GetRace(ctx context.Context, board BoardID, params *GetRaceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRaceRequest(c.Server, board, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6708,6 +6824,79 @@ func NewSetTeamRequestWithBody(server string, board BoardID, member MemberID, co
 	return req, nil
 }
 
+// NewGetRaceRequest constructs an http.Request for the GetRace method
+func NewGetRaceRequest(server string, board BoardID, params *GetRaceParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "board", board, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/boards/%s/race", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.At != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "at", *params.At, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetRanksRequest constructs an http.Request for the GetRanks method
 func NewGetRanksRequest(server string, board BoardID, params *GetRanksParams) (*http.Request, error) {
 	var err error
@@ -7534,6 +7723,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /boards/{board}/members/{member}/team (the `SetTeam` operationId).
 	SetTeamWithResponse(ctx context.Context, board BoardID, member MemberID, body SetTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTeamResponse, error)
+
+	// GetRaceWithResponse A period's race: its top's scores over time.
+	//
+	// Each member of the period's top (the first `top` places, as the reader may see them: a privacy mode's top and names apply) with the scores it reached while in the top, oldest first: a point whenever a member of the top changes score or enters it with a changed score. Redis keeps the last 2,000 points of a period; a closed period's race is archived with it and read from the archive once the period has left Redis. While the board is frozen the race stops at the freeze. Rolling windows keep no race (404 `no_race`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /boards/{board}/race (the `GetRace` operationId).
+	GetRaceWithResponse(ctx context.Context, board BoardID, params *GetRaceParams, reqEditors ...RequestEditorFn) (*GetRaceResponse, error)
 
 	// GetRanksWithResponse Listed members' ranks: globally and within the list.
 	//
@@ -10567,6 +10765,89 @@ func (r SetTeamResponse) ContentType() string {
 	return ""
 }
 
+// GetRaceResponse429Headers the declared response headers of an HTTP 429 response for GetRace
+type GetRaceResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetRaceResponse503Headers the declared response headers of an HTTP 503 response for GetRace
+type GetRaceResponse503Headers struct {
+	RetryAfter int
+}
+
+type GetRaceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Race
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *Gone
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRaceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRaceResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRaceResponse) GetJSON200() *Race {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRaceResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r GetRaceResponse) GetJSON410() *Gone {
+	return r.JSON410
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRaceResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRaceResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRaceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRaceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRaceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRaceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetRanksResponse429Headers the declared response headers of an HTTP 429 response for GetRanks
 type GetRanksResponse429Headers struct {
 	RetryAfter int
@@ -11804,6 +12085,21 @@ func (c *ClientWithResponses) SetTeamWithResponse(ctx context.Context, board Boa
 		return nil, err
 	}
 	return ParseSetTeamResponse(rsp)
+}
+
+// GetRaceWithResponse A period's race: its top's scores over time.
+//
+// Each member of the period's top (the first `top` places, as the reader may see them: a privacy mode's top and names apply) with the scores it reached while in the top, oldest first: a point whenever a member of the top changes score or enters it with a changed score. Redis keeps the last 2,000 points of a period; a closed period's race is archived with it and read from the archive once the period has left Redis. While the board is frozen the race stops at the freeze. Rolling windows keep no race (404 `no_race`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /boards/{board}/race (the `GetRace` operationId).
+func (c *ClientWithResponses) GetRaceWithResponse(ctx context.Context, board BoardID, params *GetRaceParams, reqEditors ...RequestEditorFn) (*GetRaceResponse, error) {
+	rsp, err := c.GetRace(ctx, board, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRaceResponse(rsp)
 }
 
 // GetRanksWithResponse Listed members' ranks: globally and within the list.
@@ -14777,6 +15073,83 @@ func ParseSetTeamResponse(rsp *http.Response) (*SetTeamResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SetTeamResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRaceResponse parses an HTTP response from a GetRaceWithResponse call
+func ParseGetRaceResponse(rsp *http.Response) (*GetRaceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRaceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Race
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest Gone
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetRaceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRaceResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
