@@ -28,13 +28,6 @@ func (s reader) Race(ctx context.Context, b *board.Board, p board.Period) ([]boa
 	if p.Kind.Rolling() {
 		return nil, nil
 	}
-	past, err := s.FromPast(ctx, b, p)
-	if err != nil {
-		return nil, err
-	}
-	if past {
-		return s.past.Race(ctx, b.ID, p.String())
-	}
 	since, err := s.publicFreeze(ctx, b)
 	if err != nil {
 		return nil, err
@@ -42,11 +35,19 @@ func (s reader) Race(ctx context.Context, b *board.Board, p board.Period) ([]boa
 	if p.Ended(since) {
 		since = time.Time{} // closed before the freeze: shown as it is
 	}
-	raw, err := s.rdb.LRange(ctx, RaceKey(b.ID, p), 0, -1).Result()
-	if err != nil {
-		return nil, fmt.Errorf("board: race of %s of %q: %w", p, b.ID, err)
+	var pts []board.RacePoint
+	past, err := s.FromPast(ctx, b, p)
+	switch {
+	case err != nil:
+		return nil, err
+	case past: // archived as it closed: after the freeze too, when it closed after it
+		pts, err = s.past.Race(ctx, b.ID, p.String())
+	default:
+		var raw []string
+		if raw, err = s.rdb.LRange(ctx, RaceKey(b.ID, p), 0, -1).Result(); err == nil {
+			pts, err = parseRace(raw)
+		}
 	}
-	pts, err := ParseRace(raw)
 	if err != nil {
 		return nil, fmt.Errorf("board: race of %s of %q: %w", p, b.ID, err)
 	}
@@ -62,9 +63,9 @@ func (s reader) Race(ctx context.Context, b *board.Board, p board.Period) ([]boa
 	return pts, nil
 }
 
-// ParseRace reads a race list as lib/race.lua writes it:
+// parseRace reads a race list as lib/race.lua writes it:
 // "<time µs>\t<score>\t<member>" per point.
-func ParseRace(raw []string) ([]board.RacePoint, error) {
+func parseRace(raw []string) ([]board.RacePoint, error) {
 	out := make([]board.RacePoint, 0, len(raw))
 	for _, r := range raw {
 		t, rest, ok1 := strings.Cut(r, "\t")
