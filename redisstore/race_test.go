@@ -111,14 +111,16 @@ func (f *fixture) race(b *board.Board, p board.Period) []string {
 
 // The race records exactly the points the model expects over a few hundred
 // random writes, single and in batches, on boards of either order, across
-// day boundaries (each day's race apart, all time's whole).
+// day boundaries and a custom schedule's (each period's race apart, all
+// time's whole).
 func TestRaceMatchesModel(t *testing.T) {
 	t.Parallel()
 	for _, order := range []board.Order{board.HigherIsBetter, board.LowerIsBetter} {
 		t.Run(string(order), func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			b := f.board(board.Board{Order: order, Periods: []board.Kind{board.Daily, board.AllTime, board.Last24h}})
+			b := f.board(board.Board{Order: order, Periods: []board.Kind{board.Daily, board.Custom, board.AllTime, board.Last24h},
+				Schedule: "every 20h from 2026-11-22T00:00"})
 			rng := rand.New(rand.NewPCG(7, uint64(len(order))))
 			m := &raceModel{higher: order == board.HigherIsBetter, scores: map[string]map[string]float64{}, points: map[string][]board.RacePoint{}}
 			ops := []board.Op{board.Incr, board.Set, board.Best}
@@ -136,13 +138,13 @@ func TestRaceMatchesModel(t *testing.T) {
 				} else if _, err := f.store.SubmitBatch(f.ctx, b.ID, subs, board.BatchOptions{By: tester}); err != nil {
 					t.Fatal(err)
 				}
-				for _, k := range []board.Kind{board.Daily, board.AllTime} {
+				for _, k := range []board.Kind{board.Daily, board.Custom, board.AllTime} {
 					p := b.Current(k, now)
 					labels[p.String()] = p
 					m.apply(p.String(), now, subs)
 				}
 			}
-			if len(labels) < 4 {
+			if len(labels) < 7 {
 				t.Fatalf("the writes span %d periods, want days apart", len(labels))
 			}
 			for label, p := range labels {

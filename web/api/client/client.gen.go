@@ -1739,6 +1739,7 @@ func (e GetMemberLeagueParamsPeriod) Valid() bool {
 // Defines values for GetRaceParamsPeriod.
 const (
 	GetRaceParamsPeriodAll     GetRaceParamsPeriod = "all"
+	GetRaceParamsPeriodCustom  GetRaceParamsPeriod = "custom"
 	GetRaceParamsPeriodDay     GetRaceParamsPeriod = "day"
 	GetRaceParamsPeriodLast24h GetRaceParamsPeriod = "last24h"
 	GetRaceParamsPeriodLast30d GetRaceParamsPeriod = "last30d"
@@ -1752,6 +1753,8 @@ const (
 func (e GetRaceParamsPeriod) Valid() bool {
 	switch e {
 	case GetRaceParamsPeriodAll:
+		return true
+	case GetRaceParamsPeriodCustom:
 		return true
 	case GetRaceParamsPeriodDay:
 		return true
@@ -3482,7 +3485,7 @@ type GetRaceParams struct {
 	// Period Period kind. Default: the board's default period. A kind the board does not keep is 404 `period_not_found`.
 	Period *GetRaceParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
 
-	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026. Default: the current period.
+	// At A past period's key, with `period`: 2026-11-22, 2026-W47, 2026-11, 2026, or a custom period's start in UTC, 20261204T1700Z. Default: the current period.
 	At *PeriodKey `form:"at,omitempty" json:"at,omitempty"`
 }
 
