@@ -238,3 +238,24 @@ func TestRaceFunction(t *testing.T) {
 		t.Fatalf("race after FCALL writes: %q", got)
 	}
 }
+
+// A period's race keeps its last 2,000 points, the newest last.
+func TestRaceCapped(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.board(board.Board{Periods: []board.Kind{board.AllTime}})
+	const writes = 2050
+	subs := make([]board.Submission, 0, writes)
+	for i := range writes {
+		subs = append(subs, board.Submission{Member: "ann", Op: board.Set, Score: float64(i + 1)})
+	}
+	for _, s := range subs { // one call each: a call records one point per member
+		if _, err := f.store.Submit(f.ctx, b.ID, s, tester); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pts := f.points(b, b.Current(board.AllTime, f.clock.Now()))
+	if len(pts) != 2000 || pts[0].Score != writes-1999 || pts[1999].Score != writes {
+		t.Fatalf("%d points, from %v to %v", len(pts), pts[0], pts[len(pts)-1])
+	}
+}
