@@ -79,3 +79,30 @@ func (db *DB) renameRace(ctx context.Context, boardID, member, pseudonym string)
 	n, err := res.RowsAffected()
 	return int(n), err
 }
+
+// RacePoint is an archived point of a period's race.
+type RacePoint struct {
+	Period string
+	board.RacePoint
+}
+
+// MemberRace is a member's points in the board's archived races, newest
+// first, at most limit (a member's copy of its data, package memberdata).
+func (db *DB) MemberRace(ctx context.Context, boardID, member string, limit int) ([]RacePoint, error) {
+	rs, err := db.sql.QueryContext(ctx, db.q(`SELECT period, at, score FROM archive_race WHERE board = ? AND member = ? ORDER BY at DESC, period LIMIT ?`), boardID, member, limit)
+	if err != nil {
+		return nil, fmt.Errorf("archive: race points of a member of %q: %w", boardID, err)
+	}
+	defer rs.Close()
+	var out []RacePoint
+	for rs.Next() {
+		var us int64
+		pt := RacePoint{}
+		if err := rs.Scan(&pt.Period, &us, &pt.Score); err != nil {
+			return nil, fmt.Errorf("archive: race points of a member of %q: %w", boardID, err)
+		}
+		pt.At, pt.Member = time.UnixMicro(us).UTC(), member
+		out = append(out, pt)
+	}
+	return out, rs.Err()
+}

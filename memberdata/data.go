@@ -67,11 +67,14 @@ type Data struct {
 	// League is, on a board that runs a league, the member's tier now and
 	// what the close of each archived period of the league did to it.
 	League *League `json:"league,omitempty"`
+	// Race are its points in the periods' races (the top's scores over
+	// time, redisstore/race.go), in Redis and in the archive, newest first.
+	Race []RacePoint `json:"race,omitempty"`
 	// Audit are the changes the audit log records about it, newest first:
 	// in Redis and in the archive.
 	Audit []Change `json:"audit"`
 	// Limit is the most rows each list holds; Truncated names the lists
-	// that had more ("periods", "archived", "league", "audit").
+	// that had more ("periods", "archived", "league", "race", "audit").
 	Limit     int      `json:"limit"`
 	Truncated []string `json:"truncated,omitempty"`
 }
@@ -90,6 +93,13 @@ type Standing struct {
 	// Segments are, in archived rows, the member's values of the board's
 	// attributes when the period was copied.
 	Segments map[string]string `json:"segments,omitempty"`
+}
+
+// RacePoint is a score the member reached while in a period's top.
+type RacePoint struct {
+	Period string      `json:"period"`
+	At     time.Time   `json:"at"`
+	Score  json.Number `json:"score"` // in the board's unit, exact
 }
 
 // League is a member's league: its tier now (in the league's next
@@ -164,6 +174,9 @@ func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data
 	if err := s.league(ctx, b, member, &out); err != nil {
 		return Data{}, err
 	}
+	if err := s.race(ctx, b, member, &out); err != nil {
+		return Data{}, err
+	}
 	es, more, err := s.Audit.About(ctx, b.ID, member, Limit)
 	if err != nil {
 		return Data{}, err
@@ -172,7 +185,7 @@ func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data
 		out.Audit = append(out.Audit, Change{ID: e.ID, Time: e.Time.UTC(), Actor: e.Actor, Action: e.Action, Period: e.Period, Before: e.Before, After: e.After, Reason: e.Reason})
 	}
 	truncate(&out, "audit", more)
-	if out.Name == "" && out.Team == "" && len(out.Segments) == 0 && out.League == nil && len(out.Periods)+len(out.Archived)+len(out.Audit)+len(out.Friends) == 0 {
+	if out.Name == "" && out.Team == "" && len(out.Segments) == 0 && out.League == nil && len(out.Periods)+len(out.Archived)+len(out.Audit)+len(out.Friends)+len(out.Race) == 0 {
 		return Data{}, noMember(b.ID, member)
 	}
 	return out, nil

@@ -231,7 +231,7 @@ func tablesDump(t *testing.T, target string) string {
 	}
 	defer db.Close()
 	var b strings.Builder
-	for _, table := range []string{"archive_periods", "archive_entries", "archive_teams", "archive_audit", "archive_schema"} {
+	for _, table := range []string{"archive_periods", "archive_entries", "archive_teams", "archive_race", "archive_audit", "archive_schema"} {
 		rs, err := db.Query("SELECT * FROM " + table)
 		if err != nil {
 			t.Fatal(err)

@@ -19,7 +19,8 @@ import (
 var root = board.Author{Actor: "admin:root"}
 
 // TestData: the copy holds the member's name and team, its standings in
-// Redis (open, windowed, closed), its archived rows and its audit entries
+// Redis (open, windowed, closed), its archived rows, its race points (in
+// Redis, and those of the expired week from the archive) and its audit entries
 // from Redis and the archive; an unknown member is ErrNoMember.
 func TestData(t *testing.T) {
 	backends(t, func(t *testing.T, f *fixture) {
@@ -45,6 +46,13 @@ func TestData(t *testing.T) {
 		}
 		if want := "[week:2026-W46=7@2/4 Alice L. week:2026-W45=10@2/3 Alice L.]"; fmt.Sprint(got) != want {
 			t.Errorf("archived: %v, want %s", got, want)
+		}
+		got = nil
+		for _, r := range d.Race {
+			got = append(got, r.Period+"="+r.Score.String())
+		}
+		if want := "[all=18 week:2026-W47=1 all=17 week:2026-W46=7 all=10 week:2026-W45=10]"; fmt.Sprint(got) != want { // W45 from the archive
+			t.Errorf("race: %v, want %s", got, want)
 		}
 		got = nil
 		for _, c := range d.Audit {

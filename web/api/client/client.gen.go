@@ -901,6 +901,7 @@ const (
 	MemberDataTruncatedArchived MemberDataTruncated = "archived"
 	MemberDataTruncatedAudit    MemberDataTruncated = "audit"
 	MemberDataTruncatedPeriods  MemberDataTruncated = "periods"
+	MemberDataTruncatedRace     MemberDataTruncated = "race"
 )
 
 // Valid indicates whether the value is a known member of the MemberDataTruncated enum.
@@ -911,6 +912,8 @@ func (e MemberDataTruncated) Valid() bool {
 	case MemberDataTruncatedAudit:
 		return true
 	case MemberDataTruncatedPeriods:
+		return true
+	case MemberDataTruncatedRace:
 		return true
 	default:
 		return false
@@ -2653,6 +2656,17 @@ type MemberData struct {
 
 	// Periods Its standing in every period Redis holds, latest first.
 	Periods []MemberPeriod `json:"periods"`
+
+	// Race The scores it reached while in a period's top (the period's race, see getRace), in Redis and in the archive, newest first. Left out when there are none.
+	Race *[]struct {
+		At time.Time `json:"at"`
+
+		// Period As `Period.String`: `week:2026-W47`, `all`.
+		Period string `json:"period"`
+
+		// Score Exact, in the board's unit.
+		Score float64 `json:"score"`
+	} `json:"race,omitempty"`
 
 	// Segments Its values of the board's attributes.
 	Segments *map[string]string `json:"segments,omitempty"`
