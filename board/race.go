@@ -3,7 +3,10 @@ package board
 import "time"
 
 // RaceTop is how many members a period's race follows: the top by rank,
-// as CTFd's scoreboard graph follows its top ten.
+// as CTFd's scoreboard graph follows its top ten. The script that records
+// the race keeps the same number (racelib.TOP in
+// redisstore/lua/lib/race.lua); redisstore's TestRaceMatchesModel fails
+// when the two differ.
 const RaceTop = 10
 
 // RacePoint is one point of a period's race: a member of the period's top
