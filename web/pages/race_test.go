@@ -2,11 +2,15 @@ package pages_test
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"podium/archive"
 	"podium/board"
 	"podium/internal/webtest"
+	"podium/redisstore"
 )
 
 // TestRacePage: the board page links to its period's race; the race page
@@ -59,5 +63,49 @@ func TestRacePrivacy(t *testing.T) {
 				t.Fatalf("%s shows %q", path, secret)
 			}
 		}
+	}
+}
+
+// TestRaceReplaysFromTheArchive: a closed week's race page, once the
+// week's keys have expired to the archive, draws the race it closed with.
+func TestRaceReplaysFromTheArchive(t *testing.T) {
+	ctx := context.Background()
+	f := webtest.New(t, webtest.Archive(), webtest.Clock(time.Now))
+	lastWeek := time.Now().UTC().AddDate(0, 0, -14)
+	past := redisstore.NewStore(f.Redis, redisstore.WithClock(func() time.Time { return lastWeek }))
+	b, err := past.CreateBoard(ctx, board.Board{ID: "ctf", Title: "CTF", Periods: []board.Kind{board.Weekly, board.AllTime}, Retention: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []board.Submission{{Member: "ann", Score: 100}, {Member: "bob", Score: 150}, {Member: "ann", Score: 200}} {
+		s.Op = board.Set
+		if _, err := past.Submit(ctx, b.ID, s, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	week := b.Current(board.Weekly, lastWeek)
+	path := "/b/ctf/race?" + url.Values{"period": {"week"}, "at": {week.Key}}.Encode()
+	_, before := f.Get(path)
+	a := &archive.Archiver{Store: f.Store, DB: f.App.Archive, Log: webtest.Quiet, Linger: time.Millisecond}
+	if _, err := a.Due(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); f.Redis.Exists(ctx, redisstore.RaceKey(b.ID, week)).Val() == 1; {
+		if time.Now().After(deadline) {
+			t.Fatal("the week's race outlived its keys")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	res, after := f.Get(path)
+	if res.StatusCode != 200 || strings.Count(after, `data-testid="race-row"`) != 3 || strings.Count(after, `data-testid="race-line"`) != 2 {
+		t.Fatalf("the archived race %d:\n%s", res.StatusCode, after)
+	}
+	chart := func(page string) string {
+		_, svg, _ := strings.Cut(page, "<svg")
+		svg, _, _ = strings.Cut(svg, "</svg>")
+		return svg
+	}
+	if chart(before) != chart(after) {
+		t.Fatalf("the archived race is drawn otherwise:\n%s\nwas\n%s", chart(after), chart(before))
 	}
 }
