@@ -60,9 +60,6 @@ func (s *Handler) racePage(c echo.Context) error {
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/",
 			Frozen: rows.FrozenNotice(&b, now, false)},
 	}
-	if v.Live.Frozen != "" {
-		v.Note = "The chart stops at the freeze until the reveal."
-	}
 	if !current {
 		v.Live.Key = p.Key
 		v.Live.Closed = p.Ended(now)
@@ -126,11 +123,15 @@ func (s *Handler) race(c echo.Context, b *board.Board, p board.Period) (template
 	if p.Ended(now) {
 		to = p.End
 	}
+	stopped := false
 	if since, frozen := b.FrozenSince(now); frozen && !p.Ended(since) {
-		to = since
+		to, stopped = since, true
 	}
 	label := "Scores of the top of " + b.Title + " over " + p.Title()
 	chart := templates.DrawRace(label, lines, from, to, b.Order != board.LowerIsBetter, b.Format.Display, b.Location())
+	if stopped {
+		chart.Note = "The standings are frozen: the chart stops at the freeze until the reveal."
+	}
 	table := lens
 	table.Sight.Me = ""
 	return chart, tableOf(table, pg.Entries, "", "The top of "+b.Title+", "+p.Title()), nil

@@ -109,3 +109,29 @@ func TestRaceReplaysFromTheArchive(t *testing.T) {
 		t.Fatalf("the archived race is drawn otherwise:\n%s\nwas\n%s", chart(after), chart(before))
 	}
 }
+
+// TestRaceFrozen: while the board is frozen the race page draws the
+// freeze's top up to the freeze and says so; the reveal draws the rest.
+func TestRaceFrozen(t *testing.T) {
+	ctx := context.Background()
+	f := webtest.New(t, webtest.Clock(time.Now), webtest.StoreOptions(redisstore.WithDefinitionTTL(0)))
+	b := f.Board(board.Board{ID: "cup", Title: "Cup"}, map[string]float64{"ann": 10, "bob": 20})
+	if _, err := f.Store.Freeze(ctx, b.ID, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Store.Submit(ctx, b.ID, board.Submission{Member: "zed", Name: "Zed Zebra", Score: 99, Op: board.Set}, board.Author{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/b/cup/race", "/b/cup/race/chart"} {
+		_, page := f.Get(path)
+		if !strings.Contains(page, `data-testid="race-note"`) || strings.Count(page, `data-testid="race-row"`) != 2 || strings.Contains(page, "Zed") || strings.Contains(page, "zed") {
+			t.Fatalf("%s while frozen:\n%s", path, page)
+		}
+	}
+	if _, err := f.Store.Unfreeze(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, page := f.Get("/b/cup/race/chart"); strings.Contains(page, `data-testid="race-note"`) || strings.Count(page, `data-testid="race-row"`) != 3 || !strings.Contains(page, "Zed Zebra") {
+		t.Fatalf("the chart after the reveal:\n%s", page)
+	}
+}

@@ -21,8 +21,7 @@ type RaceView struct {
 	Table       Table     // the top as the reader sees it, the live view
 	Chart       RaceChart // re-drawn from ChartSrc when a live frame arrives
 	ChartSrc    string
-	Top         int    // how many members the race follows
-	Note        string // why the race shows less than the period holds ("" nothing)
+	Top         int // how many members the race follows
 }
 
 // RaceLine is one member's line on the chart, as the reader sees it.
@@ -45,6 +44,7 @@ type RacePoint struct {
 // coordinates (raceW by raceH), the axes' labels, and the table beside it.
 type RaceChart struct {
 	Label  string // the chart's accessible name
+	Note   string // why it shows less than the period holds ("" nothing): a freeze
 	Lines  []RaceLine
 	Paths  []RacePath
 	YTicks []RaceTick
