@@ -5,9 +5,9 @@
 -- expiry) and its rolling windows' buckets, its points in the periods'
 -- races, its frozen copies, team, names, friends (its list and its place
 -- in others'), its fair-play rises and held writes, recent changes, the
--- webhook state and queued deliveries, and the archive
--- passes' snapshots of the periods it was in. Pseudonymise (the default)
--- renames it everywhere; remove takes it out of the open periods (all time,
+-- webhook state and queued deliveries, and the archive passes' snapshots
+-- of the periods it was in. Pseudonymise (the default) renames it
+-- everywhere; remove takes it out of the open periods (all time,
 -- windows, and the current calendar periods the caller names), their team
 -- standings following, and renames it in the rest. Closed periods the
 -- archiver copied are marked changed, so their copy is made again. The

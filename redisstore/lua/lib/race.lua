@@ -5,7 +5,7 @@
 -- racelib.TOP after it (competition rank, so ties at the edge all count).
 -- The list keeps the last racelib.CAP points; it expires, empties and goes
 -- with its period (expire.lua, reset.lua, dropboard.lua), and an erasure
--- takes its member's points out (lib/erase.lua).
+-- renames or takes out its member's points (racelib.erase, from erase.lua).
 -- uses: ranks
 
 -- racelib holds the library's functions: one local (a script may have 200,
