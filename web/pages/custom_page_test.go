@@ -36,3 +36,17 @@ func TestCustomPeriodPages(t *testing.T) {
 		t.Fatalf("a week's key for a heat: %d", res.StatusCode)
 	}
 }
+
+// TestCustomPeriodWinners: the past winners of a board's own schedule are
+// named by its periods' name, in the plural.
+func TestCustomPeriodWinners(t *testing.T) {
+	f := webtest.New(t, webtest.Archive())
+	for _, c := range []struct{ name, tab string }{{"", "Rounds"}, {"Match", "Matches"}, {"Qualy", "Qualies"}, {"GP", "GPs"}, {"Heat", "Heats"}} {
+		id := "w" + strings.ToLower(c.name)
+		f.Board(board.Board{ID: id, Title: "W", Periods: []board.Kind{board.Weekly, board.Custom}, Schedule: "0 18 * * FRI", ScheduleName: c.name}, map[string]float64{"ann": 3})
+		res, body := f.Get("/b/" + id + "/winners?period=custom")
+		if res.StatusCode != 200 || !strings.Contains(body, ">"+c.tab+"<") || !strings.Contains(body, ">Weeks<") {
+			t.Fatalf("%q: %d\n%s", c.name, res.StatusCode, webtest.Excerpt(body))
+		}
+	}
+}

@@ -132,7 +132,7 @@ func (s *Handler) history(c echo.Context, lens rows.Lens, member string, k board
 	if err != nil {
 		return nil, err
 	}
-	chart := &templates.RankChart{Title: "Past " + kindPlural(k)}
+	chart := &templates.RankChart{Title: "Past " + kindPlural(b, k)}
 	var ranks []int
 	var labels []string
 	worst := 1

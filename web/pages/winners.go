@@ -58,10 +58,10 @@ func (s *Handler) winners(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := templates.WinnersView{Title: b.Title, BoardHref: "/b/" + url.PathEscape(b.ID), Kind: kindPlural(kind)}
+	v := templates.WinnersView{Title: b.Title, BoardHref: "/b/" + url.PathEscape(b.ID), Kind: kindPlural(&b, kind)}
 	for _, k := range b.Periods {
 		if k.Calendar() {
-			label := kindPlural(k)
+			label := kindPlural(&b, k)
 			v.Tabs = append(v.Tabs, templates.Link{Label: strings.ToUpper(label[:1]) + label[1:], Href: winnersURL(b.ID, k, 1), Current: k == kind})
 		}
 	}
@@ -120,8 +120,27 @@ func winnersURL(id string, k board.Kind, page int) string {
 	return u
 }
 
-func kindPlural(k board.Kind) string {
+// kindPlural names closed periods of kind k of board b: "weeks", or a
+// custom period's name as the board calls it, in the plural by English
+// rules: "rounds", "matches", "GPs".
+func kindPlural(b *board.Board, k board.Kind) string {
+	if k == board.Custom {
+		return pluralName(templates.LowerName(b.Sched().Name))
+	}
 	return map[board.Kind]string{board.Daily: "days", board.Weekly: "weeks", board.Monthly: "months", board.Yearly: "years"}[k]
+}
+
+// pluralName is a name's English plural, by the common rules.
+func pluralName(s string) string {
+	lower := strings.ToLower(s)
+	switch {
+	case strings.HasSuffix(lower, "s"), strings.HasSuffix(lower, "x"), strings.HasSuffix(lower, "z"),
+		strings.HasSuffix(lower, "ch"), strings.HasSuffix(lower, "sh"):
+		return s + "es"
+	case len(s) > 1 && strings.HasSuffix(lower, "y") && !strings.ContainsRune("aeiou", rune(lower[len(lower)-2])):
+		return s[:len(s)-1] + "ies"
+	}
+	return s + "s"
 }
 
 // secret reports whether an archived period's results are still the

@@ -208,7 +208,7 @@ func Group(n int) string { return board.Format{Type: board.Integer}.Display(floa
 func TabLabel(p board.Period) string {
 	switch k := p.Kind; k {
 	case board.Custom:
-		return "This " + lowerName(p.ScheduleName())
+		return "This " + LowerName(p.ScheduleName())
 	case board.Daily:
 		return "Today"
 	case board.Weekly:
@@ -223,9 +223,9 @@ func TabLabel(p board.Period) string {
 	return board.Period{Kind: p.Kind}.Title() // "Last 7 days"
 }
 
-// lowerName lower-cases a name's first letter where it reads as a word
+// LowerName lower-cases a name's first letter where it reads as a word
 // ("Round" in "This round"), not an acronym ("GP").
-func lowerName(s string) string {
+func LowerName(s string) string {
 	r := []rune(s)
 	if len(r) > 1 && unicode.IsUpper(r[0]) && unicode.IsLower(r[1]) {
 		r[0] = unicode.ToLower(r[0])
