@@ -98,7 +98,7 @@ func AdminHeld(v HeldView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, " holds no scores now: its rules, if any, refuse what breaks them. Set rules to hold scores under Fair play in its settings.")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, " holds no new scores: its rules, if any, refuse what breaks them. Set rules to hold scores under Fair play in its settings.")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
