@@ -242,29 +242,6 @@ func (b *Board) Current(k Kind, now time.Time) Period {
 	return PeriodAt(k, now, b.Location())
 }
 
-// Sched is the board's parsed schedule. A board whose schedule does not
-// parse (Validate refuses it; a stored one could only be damaged) runs
-// daily from midnight rather than have no periods.
-func (b *Board) Sched() *Schedule {
-	if b.sched == nil || b.sched.spec != b.Schedule || b.sched.loc != b.Location() {
-		s, err := ParseSchedule(b.Schedule, b.ScheduleName, b.Location())
-		if err != nil {
-			s, _ = ParseSchedule("every 1d from 2000-01-01T00:00", b.ScheduleName, b.Location())
-		}
-		b.sched = s
-	}
-	return b.sched
-}
-
-// PeriodOf reads a period of kind k of the board from its key, in the
-// board's zone and, for kind Custom, on its schedule (see ParsePeriod).
-func (b *Board) PeriodOf(k Kind, key string) (Period, error) {
-	if k == Custom {
-		return b.Sched().parseKey(key)
-	}
-	return ParsePeriod(k, key, b.Location())
-}
-
 // ParsePeriod reads a period of the board from its URL form: kind and key,
 // where an empty key means the current period.
 func (b *Board) ParsePeriod(kind, key string, now time.Time) (Period, error) {

@@ -350,23 +350,23 @@ func parseDef(m map[string]string) (board.Board, error) {
 	b.Created, _ = time.Parse(time.RFC3339Nano, m["created"])
 	b.Updated, _ = time.Parse(time.RFC3339Nano, m["updated"])
 	b.Version, _ = strconv.ParseInt(m["version"], 10, 64) // 0 for definitions written before versions
-	if us, err := strconv.ParseInt(m["freeze_at"], 10, 64); err == nil {
-		b.FreezeAt = time.UnixMicro(us).UTC()
-	}
-	if us, err := strconv.ParseInt(m["reveal_at"], 10, 64); err == nil {
-		b.RevealAt = time.UnixMicro(us).UTC()
-	}
-	if us, err := strconv.ParseInt(m["opens_at"], 10, 64); err == nil {
-		b.OpensAt = time.UnixMicro(us).UTC()
-	}
-	if us, err := strconv.ParseInt(m["closes_at"], 10, 64); err == nil {
-		b.ClosesAt = time.UnixMicro(us).UTC()
-	}
+	b.FreezeAt, b.RevealAt = microsOrZero(m["freeze_at"]), microsOrZero(m["reveal_at"])
+	b.OpensAt, b.ClosesAt = microsOrZero(m["opens_at"]), microsOrZero(m["closes_at"])
 	b.LegacyUnits = b.Format.Type == board.Decimal && m["units"] != "1"
 	if err := b.Validate(); err != nil {
 		return board.Board{}, fmt.Errorf("stored definition of %q is invalid: %w", b.ID, err)
 	}
 	return b, nil
+}
+
+// microsOrZero reads an instant a definition keeps in Unix microseconds;
+// "" (none) or anything else is the zero time.
+func microsOrZero(v string) time.Time {
+	us, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMicro(us).UTC()
 }
 
 // microsOrEmpty is t in Unix microseconds as a definition keeps it, "" for

@@ -27,6 +27,26 @@ const (
 
 // boardPage shows a board in one period, a page at a time, the members
 // whose names start with ?q=, or one segment's standing (?segment=).
+// standingLinks are the board page's links to the period's other
+// standings: teams, the race, the league; and a rolling window's note.
+func (s *Handler) standingLinks(b *board.Board, p board.Period, current bool, v *templates.BoardView) {
+	if p.Kind.Rolling() {
+		v.PeriodNote = windowNote(b, p.Kind)
+	} else {
+		v.RaceHref = raceURL(b.ID, p, current)
+	}
+	if b.Teams != board.TeamsOff {
+		v.TeamsHref = teamsURL(b.ID, p, current, 1)
+	}
+	if l := b.League; l != nil {
+		if p.Kind == l.Kind {
+			v.LeagueHref = leaguesURL(b.ID, p, current)
+		} else {
+			v.LeagueHref = leaguesURL(b.ID, b.Current(l.Kind, s.opts.Store.Now()), true)
+		}
+	}
+}
+
 func (s *Handler) boardPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	b, err := s.loadBoard(c)
@@ -59,22 +79,7 @@ func (s *Handler) boardPage(c echo.Context) error {
 		Live: templates.LiveInfo{Period: string(p.Kind), MemberHref: "/b/" + url.PathEscape(b.ID) + "/m/",
 			Frozen: rows.FrozenNotice(&b, s.opts.Store.Now(), false), Countdown: countdownOf(&b, s.opts.Store.Now())},
 	}
-	if p.Kind.Rolling() {
-		v.PeriodNote = windowNote(&b, p.Kind)
-	}
-	if b.Teams != board.TeamsOff {
-		v.TeamsHref = teamsURL(b.ID, p, current, 1)
-	}
-	if !p.Kind.Rolling() {
-		v.RaceHref = raceURL(b.ID, p, current)
-	}
-	if l := b.League; l != nil {
-		if p.Kind == l.Kind {
-			v.LeagueHref = leaguesURL(b.ID, p, current)
-		} else {
-			v.LeagueHref = leaguesURL(b.ID, b.Current(l.Kind, s.opts.Store.Now()), true)
-		}
-	}
+	s.standingLinks(&b, p, current, &v)
 	s.boardNav(lens, p, current, ask, &v)
 	// The table is what the page's live view shows, the same for every
 	// reader of the shared surfaces: a personal link's own place is above it

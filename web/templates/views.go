@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"podium/board"
 	"podium/rows"
@@ -202,36 +201,6 @@ func Ordinal(n int) string { return rows.Ordinal(n) }
 
 // Group writes an integer with thousands separators.
 func Group(n int) string { return board.Format{Type: board.Integer}.Display(float64(n)) }
-
-// TabLabel names a period's kind as a tab: "Today", "This week", "All
-// time", "This round" (a custom period, by its schedule's name).
-func TabLabel(p board.Period) string {
-	switch k := p.Kind; k {
-	case board.Custom:
-		return "This " + LowerName(p.ScheduleName())
-	case board.Daily:
-		return "Today"
-	case board.Weekly:
-		return "This week"
-	case board.Monthly:
-		return "This month"
-	case board.Yearly:
-		return "This year"
-	case board.AllTime:
-		return "All time"
-	}
-	return board.Period{Kind: p.Kind}.Title() // "Last 7 days"
-}
-
-// LowerName lower-cases a name's first letter where it reads as a word
-// ("Round" in "This round"), not an acronym ("GP").
-func LowerName(s string) string {
-	r := []rune(s)
-	if len(r) > 1 && unicode.IsUpper(r[0]) && unicode.IsLower(r[1]) {
-		r[0] = unicode.ToLower(r[0])
-	}
-	return string(r)
-}
 
 // Ago writes how long ago t was, coarsely: "just now", "5 min ago", "3 h ago".
 func Ago(t, now time.Time) string {
