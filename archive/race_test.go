@@ -119,3 +119,57 @@ func TestRaceArchivedWhileFrozen(t *testing.T) {
 		}
 	})
 }
+
+// A period's archived race goes with its copy (a reset period's) and
+// with its board (a board made again under the id must not inherit it,
+// nor its members' data show it).
+func TestRaceDroppedWithItsCopy(t *testing.T) {
+	t.Parallel()
+	backends(t, func(t *testing.T, db *DB) {
+		f := newFixture(t, db)
+		w := f.week()
+		if _, err := f.store.Submit(f.ctx, f.b.ID, board.Submission{Member: member(0), Score: 500, Op: board.Set, Fields: []int64{0}}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Set(w.End.Add(2 * time.Hour))
+		if n, err := f.a.Due(f.ctx); err != nil || n != 1 {
+			t.Fatalf("final pass: %d %v", n, err)
+		}
+		held := func() int {
+			t.Helper()
+			pts, err := db.MemberRace(f.ctx, f.b.ID, member(0), 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(pts)
+		}
+		if held() == 0 {
+			t.Fatal("the archived race holds no point of the member")
+		}
+		if err := db.Delete(f.ctx, f.b.ID, w.String()); err != nil {
+			t.Fatal(err)
+		}
+		if n := held(); n != 0 {
+			t.Fatalf("the period's copy was dropped, its race kept %d points", n)
+		}
+		tx, err := db.sql.BeginTx(f.ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.a.writeRace(f.ctx, tx, &f.b, w); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if held() == 0 {
+			t.Fatal("the race copied again holds no point of the member")
+		}
+		if _, err := db.DropBoard(f.ctx, f.b.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n := held(); n != 0 {
+			t.Fatalf("the board was dropped, its race kept %d points", n)
+		}
+	})
+}
