@@ -51,7 +51,7 @@ func (db *DB) Count(ctx context.Context, boardID, period string) (int, error) {
 	return n, nil
 }
 
-// Delete drops the archived copy of a period.
+// Delete drops the archived copy of a period (its race too).
 func (db *DB) Delete(ctx context.Context, boardID, period string) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
@@ -59,7 +59,8 @@ func (db *DB) Delete(ctx context.Context, boardID, period string) error {
 	}
 	defer tx.Rollback()
 	for _, q := range []string{`DELETE FROM archive_entries WHERE board = ? AND period = ?`, `DELETE FROM archive_teams WHERE board = ? AND period = ?`,
-		`DELETE FROM archive_segments WHERE board = ? AND period = ?`, `DELETE FROM archive_periods WHERE board = ? AND period = ?`} {
+		`DELETE FROM archive_segments WHERE board = ? AND period = ?`, `DELETE FROM archive_race WHERE board = ? AND period = ?`,
+		`DELETE FROM archive_periods WHERE board = ? AND period = ?`} {
 		if _, err := tx.ExecContext(ctx, db.q(q), boardID, period); err != nil {
 			return fmt.Errorf("archive: delete %s of %q: %w", period, boardID, err)
 		}
@@ -71,8 +72,8 @@ func (db *DB) Delete(ctx context.Context, boardID, period string) error {
 }
 
 // DropBoard drops every archived period of a board (its standings, team
-// standings, league results and period records; the audit log keeps its
-// entries): a
+// standings, league results, races and period records; the audit log
+// keeps its entries): a
 // deleted board's past must not show on a board made again under its id,
 // which may be public where the old one was private. It returns how many
 // periods it dropped.
@@ -84,7 +85,8 @@ func (db *DB) DropBoard(ctx context.Context, boardID string) (int64, error) {
 	defer tx.Rollback()
 	var n int64
 	for _, q := range []string{`DELETE FROM archive_entries WHERE board = ?`, `DELETE FROM archive_teams WHERE board = ?`,
-		`DELETE FROM archive_segments WHERE board = ?`, `DELETE FROM archive_league_results WHERE board = ?`, `DELETE FROM archive_periods WHERE board = ?`} {
+		`DELETE FROM archive_segments WHERE board = ?`, `DELETE FROM archive_league_results WHERE board = ?`, `DELETE FROM archive_race WHERE board = ?`,
+		`DELETE FROM archive_periods WHERE board = ?`} {
 		res, err := tx.ExecContext(ctx, db.q(q), boardID)
 		if err != nil {
 			return 0, fmt.Errorf("archive: drop %q: %w", boardID, err)

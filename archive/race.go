@@ -20,7 +20,7 @@ import (
 // a frozen board's open periods never come here). A late write after it
 // marks the period changed, and the next pass copies the race again.
 func (a *Archiver) writeRace(ctx context.Context, tx *sql.Tx, b *board.Board, p board.Period) error {
-	pts, err := a.Store.Race(redisstore.LiveStandings(ctx), b, p)
+	pts, err := a.raceOf(ctx, b, p)
 	if err != nil {
 		return err
 	}
@@ -45,6 +45,36 @@ func (a *Archiver) writeRace(ctx context.Context, tx *sql.Tx, b *board.Board, p 
 		}
 	}
 	return nil
+}
+
+// raceOf is the race of p to archive. A period that closed after the
+// freeze of a board still frozen is read from the archive by the public
+// (points before the freeze) once its keys expire: its race is the
+// freeze's copy, whose oldest points later writes did not trim (how many
+// they trimmed would count the hidden writes), and the live race's points
+// from the freeze on.
+func (a *Archiver) raceOf(ctx context.Context, b *board.Board, p board.Period) ([]board.RacePoint, error) {
+	pts, err := a.Store.Race(redisstore.LiveStandings(ctx), b, p)
+	since, frozen := b.FrozenSince(a.Store.Now())
+	if err != nil || !frozen || p.Ended(since) {
+		return pts, err
+	}
+	pub, err := a.Store.Race(ctx, b, p) // the freeze's copy, as its public reads it
+	if err != nil {
+		return nil, err
+	}
+	out := make([]board.RacePoint, 0, len(pub)+len(pts))
+	for _, pt := range pub {
+		if pt.At.Before(since) { // all of them, unless the freeze was lifted meanwhile
+			out = append(out, pt)
+		}
+	}
+	for _, pt := range pts {
+		if !pt.At.Before(since) {
+			out = append(out, pt)
+		}
+	}
+	return out, nil
 }
 
 // Race is a period's race as archived, oldest point first (redisstore.Past).

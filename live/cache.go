@@ -46,6 +46,7 @@ type CachedReader interface {
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
 	ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult
+	Race(ctx context.Context, b *board.Board, p board.Period) ([]board.RacePoint, error)
 }
 
 // Cache is a read-through cache of a board's open periods in front of a
@@ -126,7 +127,7 @@ type cacheKey struct {
 	board   string
 	version int64
 	frozen  int64 // µs of the freeze the public sees; 0: none
-	kind    byte  // 'p' page, 'a' around, 'm' member
+	kind    byte  // 'p' page, 'a' around, 'm' member, 'r' race
 	period  string
 	offset  int
 	limit   int
@@ -151,6 +152,7 @@ type cacheEntry struct {
 	page      board.Page
 	pos       int
 	standings []board.Standing
+	race      []board.RacePoint
 }
 
 // Stats are the cache's counts since the start.
@@ -275,7 +277,7 @@ func (c *Cache) wait(ctx context.Context, e *cacheEntry) (*cacheEntry, error) {
 func (c *Cache) finish(k cacheKey, e *cacheEntry, err error) {
 	e.err = err
 	e.kept = err == nil || errors.Is(err, board.ErrNotFound)
-	e.rows = 1 + len(e.page.Entries) + len(e.standings)
+	e.rows = 1 + len(e.page.Entries) + len(e.standings) + len(e.race)
 	close(e.ready)
 	c.mu.Lock()
 	defer c.mu.Unlock()

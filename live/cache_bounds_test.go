@@ -193,6 +193,10 @@ func (r *countingReader) ReadViews(_ context.Context, qs []redisstore.ViewQuery)
 	return make([]redisstore.ViewResult, len(qs))
 }
 
+func (r *countingReader) Race(context.Context, *board.Board, board.Period) ([]board.RacePoint, error) {
+	return nil, nil
+}
+
 func (c *Cache) boardsKnown() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

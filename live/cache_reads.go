@@ -98,6 +98,29 @@ func (c *Cache) Member(ctx context.Context, b *board.Board, member string) ([]bo
 	return slices.Clone(e.standings), nil
 }
 
+// Race is the store's Race, from the cache when it may be: every open
+// race page fetches its chart again on each live frame, all at once, and
+// a race is a list of up to 2,000 points.
+func (c *Cache) Race(ctx context.Context, b *board.Board, p board.Period) ([]board.RacePoint, error) {
+	now := c.r.Now()
+	if !open(b, p, now) {
+		return c.r.Race(ctx, b, p)
+	}
+	k := keyOf(b, now, 'r')
+	k.period = p.String()
+	e, err := c.get(ctx, b.ID, k, func(e *cacheEntry) (err error) {
+		e.race, err = c.r.Race(ctx, b, p)
+		return err
+	})
+	if errors.Is(err, errFailed) {
+		return c.r.Race(ctx, b, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(e.race), nil // the caller renames its points (rows.Lens.Race)
+}
+
 // ReadViews is the store's ReadViews (many pages in one round trip: the
 // home page's tops), with each page of an open period from the cache when
 // it may be; the rest are read together, as before.

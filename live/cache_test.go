@@ -337,3 +337,45 @@ func TestCacheReadViews(t *testing.T) {
 		t.Errorf("stats %+v, want 3 misses then 3 hits", st)
 	}
 }
+
+// TestCacheRace: the race pages' charts, fetched again by every open page
+// at each frame, cost one read for many callers, and a write's point
+// reaches them once its notification arrives.
+func TestCacheRace(t *testing.T) {
+	f := newLiveFixture(t, Options{PollInterval: time.Minute})
+	b := f.board("racing")
+	ctx := context.Background()
+	submit := func(member string, v float64) {
+		t.Helper()
+		if _, err := f.store.Submit(ctx, b.ID, board.Submission{Member: member, Op: board.Set, Score: v}, board.Author{Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	submit("ann", 5)
+	c := f.hub.NewCache(f.store)
+	p := b.Current(board.AllTime, f.store.Now())
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Go(func() {
+			pts, err := c.Race(ctx, b, p)
+			if err != nil || len(pts) != 1 {
+				t.Errorf("race: %v %v", pts, err)
+			}
+		})
+	}
+	wg.Wait()
+	if st := c.Stats(); st.Misses > 2 || st.Hits+st.Misses != 50 {
+		t.Errorf("stats %+v: want one read of the race for 50 callers", st)
+	}
+	submit("bob", 7)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		pts, err := c.Race(ctx, b, p)
+		if err == nil && len(pts) == 2 && pts[1].Member == "bob" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("race after a write: %v %v", pts, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

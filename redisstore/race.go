@@ -21,7 +21,8 @@ import (
 func RaceKey(id string, p board.Period) string { return ZSetKey(id, p) + ":race" }
 
 // Race is period p's race, oldest point first. The public of a frozen
-// board sees the points made before the freeze; the admins' reads
+// board sees the points made before the freeze (the freeze's copy of the
+// list, lib/freeze.lua); the admins' reads
 // (LiveStandings) and everyone after the reveal see them all. Rolling
 // windows keep no race (nil).
 func (s reader) Race(ctx context.Context, b *board.Board, p board.Period) ([]board.RacePoint, error) {
@@ -35,6 +36,9 @@ func (s reader) Race(ctx context.Context, b *board.Board, p board.Period) ([]boa
 	if p.Ended(since) {
 		since = time.Time{} // closed before the freeze: shown as it is
 	}
+	// The freeze's copy: later points trim the live list's oldest, and how
+	// many went would count the hidden writes.
+	key, _ := periodSource(b, p, since)
 	var pts []board.RacePoint
 	past, err := s.FromPast(ctx, b, p)
 	switch {
@@ -44,7 +48,7 @@ func (s reader) Race(ctx context.Context, b *board.Board, p board.Period) ([]boa
 		pts, err = s.past.Race(ctx, b.ID, p.String())
 	default:
 		var raw []string
-		if raw, err = s.rdb.LRange(ctx, RaceKey(b.ID, p), 0, -1).Result(); err == nil {
+		if raw, err = s.rdb.LRange(ctx, key+":race", 0, -1).Result(); err == nil {
 			pts, err = parseRace(raw)
 		}
 	}

@@ -259,3 +259,41 @@ func TestRaceCapped(t *testing.T) {
 		t.Fatalf("%d points, from %v to %v", len(pts), pts[0], pts[len(pts)-1])
 	}
 }
+
+// A frozen board's public race is the race at the freeze: writes after it
+// push points past the cap, but the public still sees the oldest points
+// it had (how many were trimmed would count the hidden writes), and an
+// erasure during the freeze renames the member in that copy too.
+func TestRaceFrozenCapHidesLaterWrites(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.board(board.Board{Periods: []board.Kind{board.AllTime}})
+	all := b.Current(board.AllTime, f.clock.Now())
+	for i := range 2000 {
+		if _, err := f.store.Submit(f.ctx, b.ID, board.Submission{Member: "ann", Op: board.Set, Score: float64(i + 1)}, tester); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.at(f.clock.Now().Add(time.Minute))
+	fb, err := f.store.Freeze(f.ctx, b.ID, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.at(f.clock.Now().Add(time.Minute))
+	for range 5 {
+		f.write(&fb, "bob", board.Incr, 1)
+	}
+	pub, err := f.store.Race(f.ctx, &fb, all)
+	if err != nil || len(pub) != 2000 || pub[0].Score != 1 {
+		t.Fatalf("public race while frozen: %d points from %v, %v", len(pub), pub[0], err)
+	}
+	live, err := f.store.Race(LiveStandings(f.ctx), &fb, all)
+	if err != nil || len(live) != 2000 || live[len(live)-1].Member != "bob" {
+		t.Fatalf("admins' race while frozen: %d points, %v", len(live), err)
+	}
+	pseudo, _ := f.erase(&fb, "ann", board.Pseudonymise)
+	pub, err = f.store.Race(f.ctx, &fb, all)
+	if err != nil || len(pub) != 2000 || pub[0].Member != pseudo || pub[1999].Member != pseudo {
+		t.Fatalf("public race after erasing ann while frozen: %d points, %v, %v", len(pub), pub[0], err)
+	}
+}

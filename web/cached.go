@@ -20,6 +20,7 @@ type Reads interface {
 	Around(ctx context.Context, b *board.Board, p board.Period, member string, k int) (board.Page, int, error)
 	Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error)
 	ReadViews(ctx context.Context, qs []redisstore.ViewQuery) []redisstore.ViewResult
+	Race(ctx context.Context, b *board.Board, p board.Period) ([]board.RacePoint, error)
 	Stats() live.CacheStats
 }
 
@@ -45,6 +46,10 @@ func (s cachedPages) ReadViews(ctx context.Context, qs []redisstore.ViewQuery) [
 	return s.c.ReadViews(ctx, qs)
 }
 
+func (s cachedPages) Race(ctx context.Context, b *board.Board, p board.Period) ([]board.RacePoint, error) {
+	return s.c.Race(ctx, b, p)
+}
+
 // cachedAPI is the API's store with its reads through the cache; its
 // writes go to the store, and so do its pages after a cursor (PageAfter):
 // each walk asks for places of its own, which would only push the hot
@@ -64,4 +69,8 @@ func (s cachedAPI) Around(ctx context.Context, b *board.Board, p board.Period, m
 
 func (s cachedAPI) Member(ctx context.Context, b *board.Board, member string) ([]board.Standing, error) {
 	return s.c.Member(ctx, b, member)
+}
+
+func (s cachedAPI) Race(ctx context.Context, b *board.Board, p board.Period) ([]board.RacePoint, error) {
+	return s.c.Race(ctx, b, p)
 }

@@ -104,7 +104,7 @@ local function erase_in(z, live, frozen)
   -- Its place in a cohort (redisstore/league.go): the pseudonym's, or gone
   -- with its scores; the cohort's standing follows below (seg.rename).
   found = found + seg.league_erase(z, OLD, not out and NEW)
-  if not frozen then found = found + racelib.erase(z, OLD, not out and NEW or nil) end -- its points in the race (lib/race.lua)
+  found = found + racelib.erase(z, OLD, not out and NEW or nil) -- its points in the race (lib/race.lua), the freeze's copy too
   local e = entry_of(z, z .. ':e', OLD)
   local s = e and redis.call('ZSCORE', z, e)
   if not s then return end

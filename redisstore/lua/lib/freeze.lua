@@ -4,8 +4,10 @@
 -- uses: base
 
 -- The keys a frozen copy takes of a period: its sorted set, entries, dense
--- index, and its team standing (redisstore/team.go).
-local FROZEN_SUFFIXES = {'', ':e', ':d', ':c', ':t', ':tn', ':ts', ':t:d', ':t:c'}
+-- index, its team standing (redisstore/team.go) and its race (lib/race.lua:
+-- the public's race stays the freeze's, though later points trim the live
+-- one's oldest).
+local FROZEN_SUFFIXES = {'', ':e', ':d', ':c', ':t', ':tn', ':ts', ':t:d', ':t:c', ':race'}
 
 -- frozen_names_on caches, per board tag, whether its freeze is taken (so
 -- name changes save the names of the freeze) for the rest of the script.
