@@ -190,17 +190,28 @@ func (s *Schedule) floor(t time.Time) time.Time {
 	return time.Unix(s.anchor.Unix()+n*every, 0).In(s.loc)
 }
 
-// cronFloor finds the last fire at or before t by walking forward from ever
-// further back: robfig's schedules only look ahead.
+// cronFloor finds the last fire at or before t: robfig's schedules only
+// look ahead. Ever further back from t, the first window with a fire in it
+// is narrowed to a minute by bisection (a fire follows a time at or before
+// t exactly when that time is before the last fire), not walked fire by
+// fire: an hourly schedule that pauses for months has thousands of fires
+// before its pause.
 func (s *Schedule) cronFloor(t time.Time) time.Time {
 	for back := 2 * MinSchedulePeriod; back < 20*366*24*time.Hour; back *= 2 {
-		last := time.Time{}
-		for f := s.cron.Next(t.Add(-back)); !f.IsZero() && !f.After(t); f = s.cron.Next(f) {
-			last = f
+		lo, hi := t.Add(-back), t
+		f := s.cron.Next(lo)
+		if f.IsZero() || f.After(t) {
+			continue
 		}
-		if !last.IsZero() {
-			return last
+		for hi.Sub(lo) > time.Minute { // fires are whole minutes
+			mid := lo.Add(hi.Sub(lo) / 2)
+			if n := s.cron.Next(mid); !n.IsZero() && !n.After(t) {
+				lo, f = mid, n
+			} else {
+				hi = mid
+			}
 		}
+		return f
 	}
 	return time.Time{}
 }
