@@ -177,7 +177,7 @@ for n = 1, N do
     name = ARGV[a + IA.name], lower = ARGV[a + IA.lower], idem = ARGV[a + IA.idem], fp = ARGV[a + IA.fingerprint],
     time = time, team = ARGV[a + IA.team], segs = ARGV[a + IA.segments], idemkey = KEYS[k + IK.idem], session = ARGV[a + IA.session]}
 end
-if a_approve ~= '' and not rulelib.take(tag_of(k_def), a_approve, items[1]) then return {'gone'} end
+if a_approve ~= '' and not rulelib.take(tag_of(k_def), a_approve, items[1], def[10]) then return {'gone'} end
 
 -- Rolling windows (redisstore/window.go): their arguments follow the items'.
 local TAG = tag_of(k_def)

@@ -148,13 +148,21 @@ function rulelib.hold(tag, it, rule, now, actor)
 end
 
 -- rulelib.take reads held write id into item it, for its approval: the
--- write as it was sent, with its own time. False when it is not held (an
--- approval or a rejection came first).
-function rulelib.take(tag, id, it)
+-- write as it was sent, with its own time, its segment values kept only
+-- for the attributes the board still has (attrs, the definition's
+-- 'segments': one taken off meanwhile is not made again). False when it
+-- is not held (an approval or a rejection came first).
+function rulelib.take(tag, id, it, attrs)
   local raw = redis.call('HGET', tag .. ':held', id)
   if not raw then return false end
   local h = cjson.decode(raw)
   it.id, it.op, it.raw, it.val, it.fields, it.name = h.m, h.op, h.v, tonumber(h.v), h.f, h.name
-  it.lower, it.team, it.segs, it.time, it.idem = h.lower, h.team, h.segs, h.tp, ''
+  it.lower, it.team, it.time, it.idem = h.lower, h.team, h.tp, ''
+  local has, segs = {}, {}
+  for a in string.gmatch(attrs or '', '[^,]+') do has[a] = true end
+  for a, v in string.gmatch(h.segs or '', '([^\t]+)\t([^\t]*)') do
+    if has[a] then segs[#segs + 1] = a .. '\t' .. v end
+  end
+  it.segs = table.concat(segs, '\t')
   return true
 end
