@@ -170,7 +170,7 @@ func TestScheduleValidation(t *testing.T) {
 }
 
 // BenchmarkValidateHourlyCron: definitions are validated on every load;
-// an hourly cron walks a year of fires.
+// an hourly cron's check reads the fires around its zone's clock changes.
 func BenchmarkValidateHourlyCron(b *testing.B) {
 	for b.Loop() {
 		if _, err := ParseSchedule("0 * * * *", "", time.UTC); err != nil {

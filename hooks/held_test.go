@@ -64,3 +64,47 @@ func TestScoreHeld(t *testing.T) {
 		t.Fatalf("%d deliveries after a second held score", n)
 	}
 }
+
+// TestScoreHeldAfterALongHistory: a hook that wants score.held, made on a
+// board that held and decided many scores before, hears of the next held
+// score at the next tick, not after ticks spent on ids long decided (a
+// hundred a tick: 10,000 held in a board's life were 100 seconds of
+// silence).
+func TestScoreHeldAfterALongHistory(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, wednesday)
+	ten := int64(10)
+	f.b.Rules = &board.Rules{MaxValue: &ten, OnBreak: board.RulesHold}
+	b, err := f.store.UpdateBoard(f.ctx, f.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.b = b
+	for range 3 {
+		subs := make([]board.Submission, board.MaxBatch)
+		for i := range subs {
+			subs[i] = board.Submission{Member: "ann", Score: 11}
+		}
+		if _, err := f.store.SubmitBatch(f.ctx, f.b.ID, subs, board.BatchOptions{By: board.Author{Actor: "api:game"}}); err != nil {
+			t.Fatal(err)
+		}
+		held, err := f.store.Held(f.ctx, f.b.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range held {
+			if _, err := f.store.RejectHeld(f.ctx, &f.b, h.ID, board.Author{Actor: "admin:mo"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	recv := newReceiver(t, nil)
+	f.hook(recv, Input{Events: []Event{ScoreHeld}, AllPeriods: true, Top: 3})
+	f.clock.Add(time.Second)
+	if res, err := f.store.Submit(f.ctx, f.b.ID, board.Submission{Member: "bob", Score: 12}, board.Author{Actor: "api:game"}); err != nil || !res.Held {
+		t.Fatalf("%+v %v", res, err)
+	}
+	r := f.runner(recv, Options{})
+	f.pass(r)
+	eventually(t, 10*time.Second, "the held score's delivery", func() bool { return len(recv.deliveries()) == 1 })
+}

@@ -70,6 +70,9 @@ type Data struct {
 	// Race are its points in the periods' races (the top's scores over
 	// time, redisstore/race.go), in Redis and in the archive, newest first.
 	Race []RacePoint `json:"race,omitempty"`
+	// Held are its scores waiting in the board's review queue for breaking
+	// a fair-play rule (board/held.go), oldest first: at most board.MaxHeld.
+	Held []Held `json:"held,omitempty"`
 	// Audit are the changes the audit log records about it, newest first:
 	// in Redis and in the archive.
 	Audit []Change `json:"audit"`
@@ -134,6 +137,31 @@ type Change struct {
 	Reason string    `json:"reason,omitempty"`
 }
 
+// Held is a score of the member's held for review: what it would apply and
+// the name it would set.
+type Held struct {
+	ID    int64       `json:"id"`
+	Op    string      `json:"op"`
+	Value json.Number `json:"value"` // exact, in the board's unit
+	Name  string      `json:"name,omitempty"`
+	Rule  string      `json:"rule"`
+	Sent  time.Time   `json:"sent"`
+}
+
+// held fills d.Held with the member's writes in the board's review queue.
+func (s *Service) held(ctx context.Context, b *board.Board, member string, d *Data) error {
+	hs, err := s.Store.Held(ctx, b.ID)
+	if err != nil {
+		return err
+	}
+	for _, h := range hs {
+		if h.Member == member {
+			d.Held = append(d.Held, Held{ID: h.ID, Op: string(h.Op), Value: json.Number(b.Format.Number(h.Value)), Name: h.Name, Rule: h.Rule, Sent: h.At})
+		}
+	}
+	return nil
+}
+
 // Data reads what board b keeps about member; ErrNoMember (wrapping
 // board.ErrNotFound) when it keeps nothing.
 func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data, error) {
@@ -177,6 +205,9 @@ func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data
 	if err := s.race(ctx, b, member, &out); err != nil {
 		return Data{}, err
 	}
+	if err := s.held(ctx, b, member, &out); err != nil {
+		return Data{}, err
+	}
 	es, more, err := s.Audit.About(ctx, b.ID, member, Limit)
 	if err != nil {
 		return Data{}, err
@@ -185,7 +216,7 @@ func (s *Service) Data(ctx context.Context, b *board.Board, member string) (Data
 		out.Audit = append(out.Audit, Change{ID: e.ID, Time: e.Time.UTC(), Actor: e.Actor, Action: e.Action, Period: e.Period, Before: e.Before, After: e.After, Reason: e.Reason})
 	}
 	truncate(&out, "audit", more)
-	if out.Name == "" && out.Team == "" && len(out.Segments) == 0 && out.League == nil && len(out.Periods)+len(out.Archived)+len(out.Audit)+len(out.Friends)+len(out.Race) == 0 {
+	if out.Name == "" && out.Team == "" && len(out.Segments) == 0 && out.League == nil && len(out.Periods)+len(out.Archived)+len(out.Audit)+len(out.Friends)+len(out.Race)+len(out.Held) == 0 {
 		return Data{}, noMember(b.ID, member)
 	}
 	return out, nil

@@ -159,3 +159,30 @@ func TestHeldThroughFCALL(t *testing.T) {
 		t.Fatalf("held: %+v", held)
 	}
 }
+
+// TestApproveAfterAnAttributeWent: a held write's segment values are
+// applied on approval only for attributes the board still has: one taken
+// off meanwhile (its standings dropped) is not made again by the approval.
+func TestApproveAfterAnAttributeWent(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.board(board.Board{Segments: []string{"country", "class"}, Rules: &board.Rules{MaxValue: units(10), OnBreak: board.RulesHold}})
+	res, err := f.store.Submit(f.ctx, b.ID, board.Submission{Member: "ann", Score: 11, Segments: map[string]string{"country": "NO", "class": "7b"}}, tester)
+	if err != nil || !res.Held {
+		t.Fatalf("held: %+v %v", res, err)
+	}
+	nb := *b
+	nb.Segments = []string{"class"}
+	if _, err := f.store.UpdateBoard(f.ctx, nb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.ApproveHeld(f.ctx, b.ID, res.HeldID, board.Author{Actor: "admin:mo"}); err != nil {
+		t.Fatal(err)
+	}
+	if keys, _ := f.rdb.Keys(f.ctx, tagOf(b.ID)+":seg:country*").Result(); len(keys) != 0 {
+		t.Fatalf("the approval made the dropped attribute's keys again: %v", keys)
+	}
+	if keys, _ := f.rdb.Keys(f.ctx, tagOf(b.ID)+":seg:class*").Result(); len(keys) == 0 {
+		t.Fatal("the approval left out the attribute the board still has")
+	}
+}

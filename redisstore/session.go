@@ -16,8 +16,9 @@ import (
 // sessionKey is where a run's token is kept (lua/lib/rules.lua): under the
 // SHA-1 of its text, which is all the script can compute (a token is 256
 // random bits: its digest reveals nothing). A hash: m the member, t when
-// issued (µs), used once a score used it; it expires a minute after the
-// run's longest time.
+// issued (µs), b when its board was made (the definition's created: a
+// board made again under its id knows none of the old one's runs), used
+// once a score used it; it expires a minute after the run's longest time.
 func sessionKey(boardID, token string) string {
 	sum := sha1.Sum([]byte(token))
 	return tagOf(boardID) + ":sess:" + hex.EncodeToString(sum[:])
@@ -54,7 +55,7 @@ func (s writer) StartSession(ctx context.Context, boardID, member string) (board
 	k := sessionKey(boardID, ss.Token)
 	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		ttl := time.Duration(b.Sessions.MaxSeconds)*time.Second + time.Minute
-		p.HSet(ctx, k, "m", member, "t", ss.IssuedAt.UnixMicro())
+		p.HSet(ctx, k, "m", member, "t", ss.IssuedAt.UnixMicro(), "b", b.Created.Format(time.RFC3339Nano)) // as boards.go writes it
 		p.Expire(ctx, k, ttl)
 		p.SAdd(ctx, memberSessionsKey(boardID, member), k) // for the member's erasure (lua/erase.lua)
 		p.Expire(ctx, memberSessionsKey(boardID, member), ttl)

@@ -115,3 +115,30 @@ func TestSessionsOnTheEmbeddedStore(t *testing.T) {
 		t.Fatalf("reused: %v", err)
 	}
 }
+
+// TestSessionOfADeletedBoard: a board deleted and made again under its id
+// is a new board: a run started on the old one is unknown to it.
+func TestSessionOfADeletedBoard(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	def := board.Board{Sessions: &board.Sessions{MinSeconds: 0, MaxSeconds: 600}}
+	b := f.board(def)
+	run, err := f.store.StartSession(f.ctx, b.ID, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def.ID = b.ID
+	f.clock.Set(f.clock.Now().Add(time.Second)) // the board made again a second later
+	b = f.board(def)
+	_, err = f.store.Submit(f.ctx, b.ID, board.Submission{Member: "ann", Score: 10, Session: run.Token}, tester)
+	if !errors.Is(err, board.ErrSessionInvalid) || !strings.Contains(err.Error(), "unknown") {
+		t.Fatalf("the old board's run on the new board: %v", err)
+	}
+	again, err := f.store.StartSession(f.ctx, b.ID, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := f.submitWith(b, board.Submission{Member: "ann", Score: 10, Session: again.Token}); r.Member != "ann" {
+		t.Fatalf("the new board's run: %+v", r)
+	}
+}

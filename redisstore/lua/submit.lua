@@ -101,7 +101,7 @@ local ARGV_PER_PERIOD = {'label'}
 local ARGV_PER_ITEM = {'op', 'value', 'fields', 'member', 'name', 'lower', 'idem', 'fingerprint', 'time', 'team', 'segments', 'session'}
 local ARGV_PER_WINDOW = {'period', 'bucket', 'mode', 'ttl'}
 
-local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments', 'league', 'opens_at', 'closes_at', 'rules', 'sessions')
+local def = redis.call('HMGET', k_def, 'version', 'format', 'units', 'decimals', 'prefix', 'suffix', 'default_period', 'teams', 'freeze_at', 'segments', 'league', 'opens_at', 'closes_at', 'rules', 'sessions', 'created')
 local version = def[1]
 if not version then
   if redis.call('EXISTS', k_def) == 0 then return {'nf'} end
@@ -134,7 +134,7 @@ end
 -- batch's replay above still answers; a single item's retry is refused).
 -- Approving a held write is moderation of a write sent in time: the window
 -- does not hold it back, nor do the rules it was held for.
-local RULES = a_approve == '' and rulelib.parse(def[14], def[15])
+local RULES = a_approve == '' and rulelib.parse(def[14], def[15], def[16])
 if a_approve == '' and (def[12] or '') ~= '' and tonumber(a_now) < tonumber(def[12]) then return {'closed', 'opens', def[12]} end
 if a_approve == '' and (def[13] or '') ~= '' and tonumber(a_now) >= tonumber(def[13]) then return {'closed', 'closed', def[13]} end
 
@@ -177,7 +177,7 @@ for n = 1, N do
     name = ARGV[a + IA.name], lower = ARGV[a + IA.lower], idem = ARGV[a + IA.idem], fp = ARGV[a + IA.fingerprint],
     time = time, team = ARGV[a + IA.team], segs = ARGV[a + IA.segments], idemkey = KEYS[k + IK.idem], session = ARGV[a + IA.session]}
 end
-if a_approve ~= '' and not rulelib.take(tag_of(k_def), a_approve, items[1]) then return {'gone'} end
+if a_approve ~= '' and not rulelib.take(tag_of(k_def), a_approve, items[1], def[10]) then return {'gone'} end
 
 -- Rolling windows (redisstore/window.go): their arguments follow the items'.
 local TAG = tag_of(k_def)

@@ -153,6 +153,8 @@ func (s *Handler) updateBoard(c echo.Context) error {
 	b.ID = old.ID
 	if !form.Has("opens_at") && !form.Has("closes_at") {
 		b.OpensAt, b.ClosesAt = old.OpensAt, old.ClosesAt // a form without the section (an older page, a script): never drops the window
+	} else {
+		keepShownBounds(form, &b, &old) // a bound sent as shown stays the instant it was
 	}
 	b.Sessions = old.Sessions // the form has no fields for score sessions (set over the API)
 	if !form.Has("schedule") {

@@ -98,3 +98,21 @@ func contestFields(b *board.Board) (opens, closes string) {
 	}
 	return show(b.OpensAt), show(b.ClosesAt)
 }
+
+// keepShownBounds keeps old's contest bounds where the form sent their
+// fields as contestFields showed them, in the same zone: a field cannot show
+// every instant (a fraction of a second set through the API; the second of
+// two times the clocks go back over, which reads as the first), and saving
+// the form for another change must not move the contest.
+func keepShownBounds(v url.Values, b, old *board.Board) {
+	if b.TimeZone != old.TimeZone {
+		return
+	}
+	opens, closes := contestFields(old)
+	if strings.TrimSpace(v.Get("opens_at")) == opens {
+		b.OpensAt = old.OpensAt
+	}
+	if strings.TrimSpace(v.Get("closes_at")) == closes {
+		b.ClosesAt = old.ClosesAt
+	}
+}

@@ -98,3 +98,47 @@ func TestConsoleContestWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleContestWindowKeptAsShown: a bound the form cannot show exactly
+// (set through the API: the second of two wall-clock times the clocks go
+// back over, or a fraction of a second) is kept when the form is saved with
+// its field as shown, not moved to what the field reads as.
+func TestConsoleContestWindowKeptAsShown(t *testing.T) {
+	f := webtest.New(t)
+	a := f.SignedIn()
+	a.Get("/admin/boards/new")
+	form := boardForm(a.CSRF)
+	form.Set("time_zone", "Europe/Paris")
+	form.Set("opens_at", "2027-01-08T14:00:00.5Z")
+	form.Set("closes_at", "2027-10-31T01:30:00Z") // 02:30 CET, after 02:30 CEST
+	if msg := a.FlashAfter(a.Post("/admin/boards/new", form)); msg != "Board created." {
+		t.Fatalf("create: %q", msg)
+	}
+	before := f.MustBoard(t, "quiz")
+	_, edit := a.Get("/admin/boards/quiz/edit")
+	for _, want := range []string{`name="opens_at" value="2027-01-08T15:00"`, `name="closes_at" value="2027-10-31T02:30"`} {
+		if !strings.Contains(edit, want) {
+			t.Fatalf("the edit form lacks %s: %s", want, webtest.Excerpt(edit))
+		}
+	}
+	for _, k := range []string{"id", "field0", "field0_dir", "field1", "field1_dir", "field2", "field2_dir"} {
+		form.Del(k) // the edit form has none of them
+	}
+	form.Set("opens_at", "2027-01-08T15:00")
+	form.Set("closes_at", "2027-10-31T02:30")
+	form.Set("title", "Quiz night")
+	if msg := a.FlashAfter(a.Post("/admin/boards/quiz/edit", form)); msg != "Board saved." {
+		t.Fatalf("edit: %q", msg)
+	}
+	if b := f.MustBoard(t, "quiz"); !b.OpensAt.Equal(before.OpensAt) || !b.ClosesAt.Equal(before.ClosesAt) {
+		t.Fatalf("saving the form as shown moved the window from %v – %v to %v – %v", before.OpensAt, before.ClosesAt, b.OpensAt, b.ClosesAt)
+	}
+	// A zone changed in the same form reads the fields in the new zone.
+	form.Set("time_zone", "UTC")
+	if msg := a.FlashAfter(a.Post("/admin/boards/quiz/edit", form)); msg != "Board saved." {
+		t.Fatalf("edit: %q", msg)
+	}
+	if b := f.MustBoard(t, "quiz"); !b.ClosesAt.Equal(time.Date(2027, 10, 31, 2, 30, 0, 0, time.UTC)) {
+		t.Fatalf("in a new zone: %v", b.ClosesAt)
+	}
+}

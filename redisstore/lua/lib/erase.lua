@@ -103,6 +103,15 @@ local function erase_group_last(q, group)
   return nil
 end
 
+-- erase_held_event renames the member in a score.held event's write (the
+-- review queue's JSON, lib/rules.lua, hooks/held.go) as erase_rows does,
+-- its lower-cased name gone too. Returns whether the write was its.
+local function erase_held_event(held, old, new)
+  if type(held) ~= 'table' or held.m ~= old then return false end
+  held.m, held.name, held.lower = new, '', ''
+  return true
+end
+
 -- erase_queue rewrites the deliveries of webhook queue q whose payload
 -- names the member. An entry cannot change in place: one already delivered
 -- is deleted (its payload was sent, it is kept for nothing); one not yet
@@ -129,6 +138,7 @@ local function erase_queue(q, group, old, new)
             if erase_rows(d[k], old, new) then hit = true end
           end
           if erase_moves(d.league, old, new) then hit = true end
+          if erase_held_event(d.held, old, new) then hit = true end
           if hit then
             n = n + 1
             local pending = last ~= nil and #redis.call('XPENDING', q, group, e[1], e[1], 1) > 0

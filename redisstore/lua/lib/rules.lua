@@ -16,16 +16,18 @@ rulelib.MAX_HELD = 1000
 -- per item its rise (rise), per member the rises of the call's earlier
 -- items (pending), and the room left in the review queue (room, read once).
 -- With sess, the definition's 'sessions' field ("<min s> <max s>",
--- board/session.go), it also holds the board's run times (smin, smax) and
--- the run tokens the call's items took (taken).
-function rulelib.parse(raw, sess)
+-- board/session.go), it also holds the board's run times (smin, smax), the
+-- run tokens the call's items took (taken), and when the board was made
+-- (created, the definition's field): a run of a board deleted and made
+-- again under its id is not one of this board's.
+function rulelib.parse(raw, sess, created)
   if (not raw or raw == '') and (not sess or sess == '') then return nil end
   local r = {rise = {}, pending = {}, taken = {}}
   for name, v in string.gmatch(raw or '', '([%w_]+)=([%w%-]+)') do
     if name == 'on_break' then r.hold = v == 'hold' else r[name] = tonumber(v) end
   end
   local mn, mx = string.match(sess or '', '^(%d+) (%d+)$')
-  if mn then r.smin, r.smax = tonumber(mn), tonumber(mx) end
+  if mn then r.smin, r.smax, r.created = tonumber(mn), tonumber(mx), created end
   return r
 end
 
@@ -33,15 +35,16 @@ end
 -- sessions: nil when it may write, else why not ('missing', 'unknown',
 -- 'used', 'member', 'early', 'expired'). A token ('-' the console's: a
 -- person's adjustment, not a run) is kept under the SHA-1 of its text
--- (redisstore/session.go): m its member, t when issued (µs), used once
--- used. The item notes its key for rulelib.take_run.
+-- (redisstore/session.go): m its member, t when issued (µs), b when its
+-- board was made, used once used. The item notes its key for
+-- rulelib.take_run.
 function rulelib.session(r, tag, it, now)
   if not r.smin or it.session == '-' then return nil end
   if it.session == '' then return 'missing' end
   local k = tag .. ':sess:' .. redis.sha1hex(it.session)
   if r.taken[k] then return 'used' end
-  local s = redis.call('HMGET', k, 'm', 't', 'used')
-  if not s[1] then return 'unknown' end
+  local s = redis.call('HMGET', k, 'm', 't', 'used', 'b')
+  if not s[1] or (s[4] and r.created and s[4] ~= r.created) then return 'unknown' end
   if s[3] then return 'used' end
   if s[1] ~= it.id then return 'member' end
   local age = (tonumber(now) - tonumber(s[2])) / 1000000
@@ -145,13 +148,21 @@ function rulelib.hold(tag, it, rule, now, actor)
 end
 
 -- rulelib.take reads held write id into item it, for its approval: the
--- write as it was sent, with its own time. False when it is not held (an
--- approval or a rejection came first).
-function rulelib.take(tag, id, it)
+-- write as it was sent, with its own time, its segment values kept only
+-- for the attributes the board still has (attrs, the definition's
+-- 'segments': one taken off meanwhile is not made again). False when it
+-- is not held (an approval or a rejection came first).
+function rulelib.take(tag, id, it, attrs)
   local raw = redis.call('HGET', tag .. ':held', id)
   if not raw then return false end
   local h = cjson.decode(raw)
   it.id, it.op, it.raw, it.val, it.fields, it.name = h.m, h.op, h.v, tonumber(h.v), h.f, h.name
-  it.lower, it.team, it.segs, it.time, it.idem = h.lower, h.team, h.segs, h.tp, ''
+  it.lower, it.team, it.time, it.idem = h.lower, h.team, h.tp, ''
+  local has, segs = {}, {}
+  for a in string.gmatch(attrs or '', '[^,]+') do has[a] = true end
+  for a, v in string.gmatch(h.segs or '', '([^\t]+)\t([^\t]*)') do
+    if has[a] then segs[#segs + 1] = a .. '\t' .. v end
+  end
+  it.segs = table.concat(segs, '\t')
   return true
 end

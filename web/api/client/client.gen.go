@@ -920,6 +920,30 @@ func (e MemberDataTruncated) Valid() bool {
 	}
 }
 
+// Defines values for MemberHeldOp.
+const (
+	MemberHeldOpBest MemberHeldOp = "best"
+	MemberHeldOpDecr MemberHeldOp = "decr"
+	MemberHeldOpIncr MemberHeldOp = "incr"
+	MemberHeldOpSet  MemberHeldOp = "set"
+)
+
+// Valid indicates whether the value is a known member of the MemberHeldOp enum.
+func (e MemberHeldOp) Valid() bool {
+	switch e {
+	case MemberHeldOpBest:
+		return true
+	case MemberHeldOpDecr:
+		return true
+	case MemberHeldOpIncr:
+		return true
+	case MemberHeldOpSet:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MemberLeagueMove.
 const (
 	MemberLeagueMoveDown MemberLeagueMove = "down"
@@ -2647,6 +2671,9 @@ type MemberData struct {
 	Friends   *[]string `json:"friends,omitempty"`
 	Generated time.Time `json:"generated"`
 
+	// Held Its scores waiting in the board's review queue for breaking a fair-play rule, oldest first (at most 1,000); left out when none.
+	Held *[]MemberHeld `json:"held,omitempty"`
+
 	// Limit The most rows each list holds.
 	Limit  int    `json:"limit"`
 	Member string `json:"member"`
@@ -2678,6 +2705,25 @@ type MemberData struct {
 
 // MemberDataTruncated defines model for MemberData.Truncated.
 type MemberDataTruncated string
+
+// MemberHeld A score of the member's held for review: what it would apply, and the name it would set.
+type MemberHeld struct {
+	Id int64 `json:"id"`
+
+	// Name The display name it would set, when it names one.
+	Name *string      `json:"name,omitempty"`
+	Op   MemberHeldOp `json:"op"`
+
+	// Rule The rule it broke (min_value, max_value, max_score, max_rise_per_minute, max_rise_per_hour).
+	Rule string    `json:"rule"`
+	Sent time.Time `json:"sent"`
+
+	// Value Exact, in the board's unit, as scores are sent.
+	Value float32 `json:"value"`
+}
+
+// MemberHeldOp defines model for MemberHeld.Op.
+type MemberHeldOp string
 
 // MemberLeague defines model for MemberLeague.
 type MemberLeague struct {
@@ -4133,7 +4179,7 @@ type ClientInterface interface {
 
 	// GetMemberData Everything the board keeps about a member, as one JSON download.
 	//
-	// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
+	// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, its scores held for review, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
 	//
 	// Corresponds with GET /boards/{board}/members/{member}/data (the `GetMemberData` operationId).
 	GetMemberData(ctx context.Context, board BoardID, member MemberID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4779,7 +4825,7 @@ func (c *Client) GetAround(ctx context.Context, board BoardID, member MemberID, 
 
 // GetMemberData Everything the board keeps about a member, as one JSON download.
 //
-// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
+// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, its scores held for review, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
 //
 // Corresponds with GET /boards/{board}/members/{member}/data (the `GetMemberData` operationId).
 func (c *Client) GetMemberData(ctx context.Context, board BoardID, member MemberID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7635,7 +7681,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetMemberDataWithResponse Everything the board keeps about a member, as one JSON download.
 	//
-	// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
+	// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, its scores held for review, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11926,7 +11972,7 @@ func (c *ClientWithResponses) GetAroundWithResponse(ctx context.Context, board B
 
 // GetMemberDataWithResponse Everything the board keeps about a member, as one JSON download.
 //
-// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
+// For a person's request to see their data: the member's display name and team, its rank and score in every period Redis holds (the open ones, rolling windows, and closed periods not yet archived away), its rows of archived periods, its scores held for review, and the audit log's entries about it (from Redis and the archive). Each list holds at most `limit` rows (10,000), newest first; `truncated` names the lists that had more. Answered as an attachment, never cached. Needs a key that may write to the board (a read-only key gets 403 `read_only_key`); a private board is 404 to a key of another board, as an unknown board is. 404 `member_not_found` when the board keeps nothing of the member (never there, or erased).
 //
 // Returns a wrapper object for the known response body format(s).
 //
