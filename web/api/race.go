@@ -50,7 +50,7 @@ func (s *Handler) apiRace(c echo.Context) error {
 		return err
 	}
 	if p.Kind.Rolling() {
-		return apiErr(404, "no_race", "rolling windows keep no race: ask for a day, week, month, year or all time")
+		return apiErr(404, "no_race", "rolling windows keep no race: ask for a day, week, month, year, the board's own period (custom) or all time")
 	}
 	ctx := c.Request().Context()
 	pg, err := s.opts.Store.Page(ctx, &b, p, 0, board.RaceTop)

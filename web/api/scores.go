@@ -231,7 +231,7 @@ func (s *Handler) apiRemoveMember(c echo.Context) error {
 	var p *board.Period
 	if c.QueryParam("period") == "" && c.QueryParam("at") != "" {
 		// Read as "every period", a typo would remove far more than asked.
-		ae := apiErr(422, "invalid", "at=%q needs period= (day, week, month or year) to say which period it is in; without both the member leaves every period", c.QueryParam("at"))
+		ae := apiErr(422, "invalid", "at=%q needs period= (day, week, month, year or custom) to say which period it is in; without both the member leaves every period", c.QueryParam("at"))
 		ae.Field = "period"
 		return ae
 	}

@@ -37,7 +37,7 @@ func (s *Handler) raceBoard(c echo.Context) (board.Board, board.Period, bool, er
 		return b, p, current, err
 	}
 	if p.Kind.Rolling() {
-		return b, p, current, request.NotFound("No race in a rolling window", templates.TabLabel(p)+" keeps no history of its top: pick a day, week, month, year or all time.",
+		return b, p, current, request.NotFound("No race in a rolling window", templates.TabLabel(p)+" keeps no history of its top: pick another period, or all time.",
 			templates.Link{Label: "The race of " + b.Title, Href: raceURL(b.ID, b.Current(board.AllTime, s.opts.Store.Now()), true)})
 	}
 	return b, p, current, nil
